@@ -1,0 +1,125 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { config } from '../config.js';
+import { sql } from '../db/client.js';
+import { runMigrations } from '../db/migrate.js';
+import { isKnownCountry, isValidTimeZone } from '../lib/zones.js';
+import { createApiKey, createOrganisation, listApiKeys, revokeApiKey } from '../services/keys/key-service.js';
+import { createVenue } from '../services/venues/venue-service.js';
+import { venueJson } from '../services/venues/venue-json.js';
+import { buildDemo } from './demo.js';
+
+const usage = `Usage: npm run cli -- <command> [options] [--json]
+
+  migrate                                   apply pending database migrations
+  org:create --name N [--test]              create an organisation (--test: a test organisation)
+  venue:create --org ID --name N --timezone Z --country CC
+  key:create --org ID --kind live|test|publishable [--scopes a,b] [--venues id,id]
+             [--origins https://a,https://b] [--name N]
+                                            create an API key; it is printed once
+  key:revoke --id ID                        revoke a key (effective everywhere within 5 s)
+  key:list --org ID                         list the keys of an organisation (never the keys themselves)
+  demo                                      an organisation with a configured venue and one key of each kind`;
+
+const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+
+class UsageError extends Error {}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || !v) throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+async function run(command: string | undefined, values: Record<string, string | boolean | undefined>) {
+  switch (command) {
+    case 'migrate':
+      await runMigrations(config.DATABASE_URL);
+      return { human: 'migrations applied', json: { migrated: true } };
+    case 'org:create': {
+      const org = await createOrganisation(required(values, 'name'), values.test === true);
+      return { human: `organisation ${org.id} (${org.isTest ? 'test' : 'live'})`, json: { id: org.id, name: org.name, livemode: !org.isTest } };
+    }
+    case 'venue:create': {
+      const timezone = required(values, 'timezone');
+      const country = required(values, 'country').toUpperCase();
+      if (!isValidTimeZone(timezone)) throw new UsageError(`unknown time zone ${timezone}`);
+      if (!isKnownCountry(country)) throw new UsageError(`unknown country ${country}`);
+      const venue = await createVenue(required(values, 'org'), { name: required(values, 'name'), timezone, countryCode: country });
+      return { human: `venue ${venue.id}`, json: venueJson(venue) };
+    }
+    case 'key:create': {
+      const kind = z.enum(['live', 'test', 'publishable']).safeParse(required(values, 'kind'));
+      if (!kind.success) throw new UsageError('--kind must be live, test or publishable');
+      const created = await createApiKey({
+        organisationId: required(values, 'org'),
+        kind: kind.data,
+        name: typeof values.name === 'string' ? values.name : `${kind.data} key`,
+        scopes: list(values.scopes as string | undefined),
+        venueIds: list(values.venues as string | undefined) ?? null,
+        allowedOrigins: list(values.origins as string | undefined),
+      });
+      return { human: `key ${created.id}\n${created.key}\n(shown once: store it now)`, json: created };
+    }
+    case 'key:revoke': {
+      const revoked = await revokeApiKey(required(values, 'id'));
+      return { human: revoked ? 'revoked' : 'no active key with that id', json: { id: values.id, revoked } };
+    }
+    case 'key:list': {
+      const keys = await listApiKeys(required(values, 'org'));
+      return { human: keys.map((k) => `${k.id}  ${k.kind.padEnd(11)} ${k.prefix}…  ${k.name}${k.revokedAt ? '  (revoked)' : ''}`).join('\n') || 'no keys', json: { keys } };
+    }
+    case 'demo': {
+      const demo = await buildDemo();
+      const human = [
+        `organisation ${demo.organisationId}`,
+        `venue        ${demo.venueId}`,
+        `live key        ${demo.keys.live}`,
+        `test key        ${demo.keys.test}`,
+        `publishable key ${demo.keys.publishable} (origins: http://localhost:3000, http://127.0.0.1:3000)`,
+        'Keys are shown once.',
+      ].join('\n');
+      return { human, json: demo };
+    }
+    default:
+      throw new UsageError(command ? `unknown command ${command}` : 'no command given');
+  }
+}
+
+async function main() {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      test: { type: 'boolean' },
+      name: { type: 'string' },
+      org: { type: 'string' },
+      timezone: { type: 'string' },
+      country: { type: 'string' },
+      kind: { type: 'string' },
+      scopes: { type: 'string' },
+      venues: { type: 'string' },
+      origins: { type: 'string' },
+      id: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    return 0;
+  }
+  try {
+    const result = await run(positionals[0], values);
+    console.log(values.json ? JSON.stringify(result.json) : result.human);
+    return 0;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (values.json) console.log(JSON.stringify({ error: message }));
+    else console.error(`error: ${message}${err instanceof UsageError ? `\n\n${usage}` : ''}`);
+    return 1;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+process.exitCode = await main();

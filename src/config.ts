@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+const bool = z.stringbool({ truthy: ['true', '1', 'yes'], falsy: ['false', '0', 'no', ''] });
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/postgres'),
+    REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    QUEUE_PREFIX: z.string().min(1).max(100).default('{floorline}'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    SECRETS_KEY: z.string().min(16).optional(),
+    ADMIN_USER: z.string().min(1).default('admin'),
+    ADMIN_PASSWORD: z.string().min(1).optional(),
+    TRUST_PROXY: bool.default(false),
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+    RATE_LIMIT_WIDGET_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+    WEBHOOKS_ALLOW_PRIVATE_TARGETS: bool.default(false),
+    // Test-only compression of webhook retry waits (1 = the real schedule).
+    WEBHOOK_BACKOFF_SCALE: z.coerce.number().positive().max(1).default(1),
+    DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === 'production' && env.WEBHOOKS_ALLOW_PRIVATE_TARGETS) {
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOKS_ALLOW_PRIVATE_TARGETS'], message: 'must not be true when NODE_ENV=production' });
+    }
+    if (env.NODE_ENV === 'production' && !env.SECRETS_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required when NODE_ENV=production' });
+    }
+  });
+
+export type Config = z.infer<typeof envSchema> & { secretsKey: Buffer };
+
+function loadConfig(): Config {
+  const parsed = envSchema.safeParse(process.env);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      console.error(`Invalid environment variable ${issue.path.join('.')}: ${issue.message}`);
+    }
+    process.exit(1);
+  }
+  // A fixed development key keeps local data readable across restarts; production must set SECRETS_KEY.
+  const secretsKey = createHash('sha256').update(parsed.data.SECRETS_KEY ?? 'floorline-development-secrets-key').digest();
+  return { ...parsed.data, secretsKey };
+}
+
+export const config: Config = loadConfig();

@@ -1,0 +1,16 @@
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { config } from '../config.js';
+import * as schema from './schema/index.js';
+
+export const sql = postgres(config.DATABASE_URL, {
+  max: config.DB_POOL_SIZE,
+  onnotice: () => {},
+  connect_timeout: 5,
+});
+
+export const db = drizzle(sql, { schema });
+export type Db = typeof db;
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Either the pool or an open transaction: services take this so callers choose the boundary. */
+export type DbOrTx = Db | Tx;

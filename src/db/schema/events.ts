@@ -1,0 +1,30 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAtColumn, idColumn, instant } from './columns.js';
+
+/**
+ * The outbox and the event history in one table: rows are written in the transaction of the
+ * change they describe; `dispatchedAt` is set once worker-events has processed them.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: idColumn(),
+    organisationId: uuid('organisation_id').notNull(),
+    venueId: uuid('venue_id').notNull(),
+    type: text('type').notNull(),
+    /** What the event is about, so that a webhook can carry its current state. */
+    subjectType: text('subject_type', { enum: ['reservation', 'guest', 'waitlist_entry', 'none'] }).notNull(),
+    subjectId: uuid('subject_id'),
+    /** The `data` of the event as of the event time (GET /events). */
+    data: jsonb('data').notNull().$type<Record<string, unknown>>(),
+    livemode: boolean('livemode').notNull(),
+    createdAt: createdAtColumn(),
+    dispatchedAt: instant('dispatched_at'),
+  },
+  (t) => [
+    index('events_venue_created_idx').on(t.venueId, t.createdAt, t.id),
+    index('events_org_created_idx').on(t.organisationId, t.createdAt, t.id),
+    index('events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
+  ],
+);

@@ -1,0 +1,90 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import express, { type Express, type Request, type Response } from 'express';
+import { config } from '../config.js';
+import { logger } from '../logger.js';
+import { checkDependencies } from '../services/health.js';
+import { mountAdminBoard } from './admin-board.js';
+import { answerPreflight } from './cors.js';
+import { toHandler, type AnyRoute } from './define-route.js';
+import { errorHandler, notFoundHandler } from './error-handler.js';
+import { requestId } from './request-id.js';
+
+const require = createRequire(import.meta.url);
+
+function logRequests(req: Request, res: Response, next: () => void): void {
+  const started = process.hrtime.bigint();
+  res.on('finish', () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    logger.info({ requestId: req.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+  });
+  next();
+}
+
+function mountRoutes(router: express.Router, routes: AnyRoute[]): void {
+  const byPath = new Map<string, AnyRoute[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  for (const [routePath, defs] of byPath) {
+    const chain = router.route(routePath);
+    const methods = defs.map((d) => d.method.toUpperCase());
+    const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
+    if (defs.some((d) => d.widget)) chain.options((req, res) => answerPreflight(req, res, methods));
+    for (const def of defs) chain[def.method](toHandler(def));
+    chain.all((_req, res) => {
+      res.setHeader('Allow', allow);
+      res.status(405).end();
+    });
+  }
+}
+
+export interface AppOptions {
+  routes: AnyRoute[];
+  adminBoard?: boolean;
+}
+
+export function createApp({ routes, adminBoard = true }: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.use(requestId);
+  app.use(logRequests);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const deps = await checkDependencies();
+    const ready = deps.database && deps.redis;
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', database: deps.database ? 'ok' : 'unreachable', redis: deps.redis ? 'ok' : 'unreachable' });
+  });
+
+  if (adminBoard) mountAdminBoard(app);
+
+  const api = express.Router({ caseSensitive: true, strict: false });
+  mountRoutes(api, routes);
+  const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+  api.get('/docs', (_req, res) => {
+    res.type('html').send(docsPage);
+  });
+  api.use('/docs/assets', express.static(swaggerDir, { index: false }));
+  app.use('/api/v1', api);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}
+
+const docsPage = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>API reference</title>
+<link rel="stylesheet" href="/api/v1/docs/assets/swagger-ui.css">
+</head>
+<body>
+<div id="ui"></div>
+<script src="/api/v1/docs/assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui' });</script>
+</body>
+</html>`;

@@ -1,0 +1,187 @@
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { z } from 'zod';
+import { canonicalJson, hashCanonical } from '../lib/canonical-json.js';
+import { finishIdempotentRequest, startIdempotentRequest } from '../services/idempotency/idempotency-store.js';
+import { authenticate, hasScope, isPublishable, type AuthContext, type Scope } from './auth.js';
+import { checkWidgetOrigin } from './cors.js';
+import { ApiError } from './errors.js';
+import { logUnexpected, renderError, sendRendered, toApiError, type RenderedResponse } from './error-handler.js';
+import { applyRateLimit } from './rate-limit.js';
+import { parseOrThrow } from './validation.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface RouteResult {
+  status?: number;
+  body?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export interface RouteContext<P, Q, B, A> {
+  req: Request;
+  res: Response;
+  auth: A;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+type Out<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
+
+export interface RouteDefinition<PS, QS, BS, Public extends boolean> {
+  method: HttpMethod;
+  /** Express path relative to /api/v1, e.g. `/venues/:id`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** No API key needed (documentation endpoints). */
+  public?: Public;
+  scope?: Scope;
+  /** Also open to publishable (widget) keys. */
+  widget?: boolean;
+  /** Refused to keys limited to certain venues. */
+  organisationWide?: boolean;
+  params?: PS;
+  query?: QS;
+  body?: BS;
+  bodyLimit?: string;
+  /** `manual`: the handler implements Idempotency-Key itself (imports replay the live record). */
+  idempotency?: 'auto' | 'manual';
+  /** The handler writes the response itself (streams). */
+  raw?: boolean;
+  successStatus?: number;
+  handler: (ctx: RouteContext<Out<PS>, Out<QS>, Out<BS>, Public extends true ? AuthContext | undefined : AuthContext>) => Promise<RouteResult | void>;
+}
+
+export type AnyRoute = RouteDefinition<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined, boolean>;
+
+export function defineRoute<
+  PS extends AnyObject | undefined = undefined,
+  QS extends AnyObject | undefined = undefined,
+  BS extends z.ZodType | undefined = undefined,
+  Public extends boolean = false,
+>(def: RouteDefinition<PS, QS, BS, Public>): AnyRoute {
+  return def as unknown as AnyRoute;
+}
+
+const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+const writeMethods = new Set<HttpMethod>(['post', 'put', 'patch', 'delete']);
+const emptyBody = z.strictObject({});
+const jsonParsers = new Map<string, RequestHandler>();
+
+/** Reads the body after authentication, so that a bad key is told before a bad body. */
+function readJsonBody(req: Request, res: Response, limit: string): Promise<void> {
+  let parser = jsonParsers.get(limit);
+  if (!parser) {
+    // Every body is read as JSON whatever its Content-Type: anything else fails to parse and gets a 400.
+    parser = express.json({ limit, type: () => true, strict: true });
+    jsonParsers.set(limit, parser);
+  }
+  const parse = parser;
+  return new Promise((resolve, reject) => parse(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+}
+
+function strict(schema: z.ZodType | undefined): z.ZodType | undefined {
+  return schema instanceof z.ZodObject ? schema.strict() : schema;
+}
+
+function renderSuccess(result: RouteResult | void, def: AnyRoute, auth: AuthContext | undefined): RenderedResponse {
+  const status = result?.status ?? def.successStatus ?? 200;
+  const headers = { ...(result?.headers ?? {}) };
+  const body = result?.body ?? {};
+  if (def.method === 'get' && !headers.ETag) {
+    const values = Object.values(body);
+    const single = values.length === 1 ? (values[0] as { updatedAt?: unknown }) : undefined;
+    if (single && typeof single === 'object' && typeof single.updatedAt === 'string') headers.ETag = `"${single.updatedAt}"`;
+  }
+  const payload = auth ? { ...body, livemode: auth.livemode } : body;
+  return { status, headers, body: status === 204 ? '' : JSON.stringify(payload) };
+}
+
+/** Turns a definition into an Express handler: auth, rate limit, scope, validation, idempotency, response. */
+export function toHandler(def: AnyRoute): RequestHandler {
+  const paramsSchema = def.params;
+  const querySchema = strict(def.query);
+  const bodySchema = def.body ? strict(def.body) : writeMethods.has(def.method) ? emptyBody : undefined;
+
+  async function execute(req: Request, res: Response, auth: AuthContext | undefined): Promise<RenderedResponse | null> {
+    let params: unknown = {};
+    if (paramsSchema) {
+      const parsed = paramsSchema.safeParse(req.params);
+      // A malformed path id is a resource that does not exist.
+      if (!parsed.success) throw ApiError.notFound();
+      params = parsed.data;
+    }
+    const query = querySchema ? parseOrThrow(querySchema, { ...(req.query as object) }, 'query') : {};
+    if (bodySchema) await readJsonBody(req, res, def.bodyLimit ?? '1mb');
+    const body = bodySchema ? parseOrThrow(bodySchema, req.body ?? {}, 'body') : undefined;
+    const result = await def.handler({ req, res, auth: auth as AuthContext, params, query, body } as never);
+    if (def.raw) return null;
+    return renderSuccess(result, def, auth);
+  }
+
+  return async (req, res) => {
+    let auth: AuthContext | undefined;
+    let rendered: RenderedResponse | null;
+    try {
+      if (!def.public || req.headers.authorization) {
+        auth = await authenticate(req);
+        req.auth = auth;
+        await applyRateLimit(auth, req, res);
+        if (isPublishable(auth)) {
+          if (!def.widget) throw new ApiError('forbidden', 'Publishable keys may only check availability and book.', { reason: 'publishable_key' });
+          checkWidgetOrigin(auth, req, res);
+        } else {
+          if (def.scope && !hasScope(auth, def.scope)) {
+            throw new ApiError('insufficient_scope', `This operation needs the scope ${def.scope}.`, { requiredScope: def.scope });
+          }
+          if (def.organisationWide && auth.venueIds !== null) {
+            throw new ApiError('forbidden', 'This operation is organisation-wide; the key is limited to certain venues.', { reason: 'venue_limited_key' });
+          }
+        }
+      }
+      const idempotencyKey = req.headers['idempotency-key'];
+      if (auth && writeMethods.has(def.method) && def.idempotency !== 'manual' && idempotencyKey !== undefined) {
+        rendered = await runIdempotently(req, res, def, auth, String(idempotencyKey), () => execute(req, res, auth));
+      } else {
+        rendered = await execute(req, res, auth);
+      }
+    } catch (err) {
+      logUnexpected(err, req);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      rendered = renderError(toApiError(err), req.requestId, auth?.livemode);
+    }
+    if (rendered) sendRendered(res, rendered);
+  };
+}
+
+async function runIdempotently(
+  req: Request,
+  res: Response,
+  def: AnyRoute,
+  auth: AuthContext,
+  key: string,
+  execute: () => Promise<RenderedResponse | null>,
+): Promise<RenderedResponse | null> {
+  if (!idempotencyKeyPattern.test(key)) throw ApiError.invalid(['Idempotency-Key'], 'Idempotency-Key must be 1 to 255 printable characters.');
+  const operation = `${def.method.toUpperCase()} ${def.path} ${canonicalJson(req.params)}`;
+  const start = await startIdempotentRequest({ apiKeyId: auth.keyId, key, operation, requestHash: hashCanonical(req.body ?? {}) });
+  if (start.kind === 'replay') {
+    res.setHeader('Idempotent-Replayed', 'true');
+    return { status: start.status, body: start.body, headers: {} };
+  }
+  let rendered: RenderedResponse;
+  try {
+    rendered = (await execute()) ?? { status: 500, body: '', headers: {} };
+  } catch (err) {
+    logUnexpected(err, req);
+    rendered = renderError(toApiError(err), req.requestId, auth.livemode);
+  }
+  await finishIdempotentRequest(auth.keyId, key, rendered.status, rendered.body);
+  return rendered;
+}

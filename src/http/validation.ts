@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { ApiError } from './errors.js';
+
+/** Names the offending fields of a zod failure, as `details.fields` wants them. */
+export function fieldsOf(error: z.ZodError, prefix?: string): string[] {
+  const fields = new Set<string>();
+  for (const issue of error.issues) {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) fields.add(base ? `${base}.${key}` : key);
+    } else {
+      fields.add(base || prefix || 'body');
+    }
+  }
+  return [...fields];
+}
+
+function describe(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const path = issue.path.map(String).join('.');
+      return path ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join('; ');
+}
+
+/** Parses input with a schema or throws the contract's 400 naming every wrong field. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query'): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const fields = fieldsOf(result.error, where);
+  const phoneIssue = fields.some((f) => f === 'phone' || f.endsWith('.phone'));
+  throw ApiError.invalid(fields, `Invalid ${where}: ${describe(result.error)}`, phoneIssue ? { field: 'phone' } : {});
+}
+
+// Shared field schemas: one definition of each wire format.
+export const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:mm');
+export const isoDate = z.iso.date();
+export const instantParam = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+export const uuidParam = z.uuid();

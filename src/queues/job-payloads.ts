@@ -1,0 +1,14 @@
+import { z } from 'zod';
+
+/** Job payloads are validated when consumed: a job written by an older release must not crash a worker. */
+export const eventJobSchema = z.object({ eventId: z.uuid() });
+export const webhookDeliveryJobSchema = z.object({ deliveryId: z.uuid() });
+export const importJobSchema = z.object({ importId: z.uuid() });
+export const timerJobSchema = z.object({
+  task: z.enum(['late-no-show', 'outbox-sweep', 'daily-purge', 'waitlist-expiry']),
+});
+
+export type EventJob = z.infer<typeof eventJobSchema>;
+export type WebhookDeliveryJob = z.infer<typeof webhookDeliveryJobSchema>;
+export type ImportJob = z.infer<typeof importJobSchema>;
+export type TimerJob = z.infer<typeof timerJobSchema>;

@@ -1,0 +1,48 @@
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { config } from '../config.js';
+import { createProducerConnection } from '../redis.js';
+import { allQueueNames, type QueueName } from './queue-names.js';
+
+/** Completed jobs are kept briefly for Bull Board; PostgreSQL is where history lives. */
+export const defaultJobOptions: JobsOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+let connection: Redis | undefined;
+const queues = new Map<QueueName, Queue>();
+
+export function getQueueConnection(): Redis {
+  if (!connection) {
+    connection = createProducerConnection();
+    connection.on('error', () => {});
+  }
+  return connection;
+}
+
+export function getQueue(name: QueueName): Queue {
+  let queue = queues.get(name);
+  if (!queue) {
+    queue = new Queue(name, { connection: getQueueConnection(), prefix: config.QUEUE_PREFIX, defaultJobOptions });
+    queue.on('error', () => {});
+    queues.set(name, queue);
+  }
+  return queue;
+}
+
+export function getAllQueues(): Queue[] {
+  return allQueueNames.map(getQueue);
+}
+
+export async function closeQueues(): Promise<void> {
+  await Promise.all([...queues.values()].map((q) => q.close().catch(() => {})));
+  queues.clear();
+  if (connection) {
+    const conn = connection;
+    connection = undefined;
+    await conn.quit().catch(() => conn.disconnect());
+  }
+}

@@ -1,0 +1,30 @@
+import { sql } from '../db/client.js';
+import { logger } from '../logger.js';
+import { closeQueues } from '../queues/queues.js';
+import { closeRedis } from '../redis.js';
+import { roleStarters, type RoleName } from './role-starters.js';
+
+/** Starts the given roles in this process and drains them on SIGTERM/SIGINT. */
+export async function runRoles(roles: RoleName[]): Promise<void> {
+  const stops: Array<{ role: RoleName; stop: () => Promise<void> }> = [];
+  for (const role of roles) {
+    stops.push({ role, stop: await roleStarters[role]() });
+    logger.info({ role }, 'role started');
+  }
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    for (const { role, stop } of stops.reverse()) {
+      await stop().catch((err: unknown) => logger.error({ err, role }, 'role failed to stop cleanly'));
+      logger.info({ role }, 'role stopped');
+    }
+    await closeQueues();
+    await closeRedis();
+    await sql.end({ timeout: 5 });
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}

@@ -1,0 +1,5 @@
+import { explainUnreachable } from './preflight.js';
+import { runRoles } from './roles/run-roles.js';
+
+await explainUnreachable();
+await runRoles(['web']);

@@ -1,0 +1,21 @@
+/** The event catalogue of interface.md §6. */
+export const eventTypes = [
+  'reservation_created',
+  'reservation_confirmed',
+  'reservation_modified',
+  'reservation_cancelled',
+  'guest_arrived',
+  'guest_seated',
+  'table_released',
+  'meal_completed',
+  'reservation_late',
+  'reservation_no_show',
+  'reservation_needs_attention',
+  'waitlist_entry_created',
+  'waitlist_entry_cancelled',
+  'compatible_table_freed',
+  'guest_profile_changed',
+  'webhook_test',
+] as const;
+
+export type EventType = (typeof eventTypes)[number];

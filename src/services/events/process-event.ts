@@ -1,0 +1,13 @@
+import type { Job } from 'bullmq';
+import { eq } from 'drizzle-orm';
+import { db } from '../../db/client.js';
+import { events } from '../../db/schema/index.js';
+import { eventJobSchema } from '../../queues/job-payloads.js';
+
+/** worker-events: consumes one outbox event, then marks it dispatched so the sweeper leaves it alone. */
+export async function processEventJob(job: Job): Promise<void> {
+  const { eventId } = eventJobSchema.parse(job.data);
+  const [event] = await db.select().from(events).where(eq(events.id, eventId));
+  if (!event || event.dispatchedAt) return;
+  await db.update(events).set({ dispatchedAt: new Date() }).where(eq(events.id, eventId));
+}

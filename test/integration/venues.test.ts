@@ -1,0 +1,19 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => server.close());
+
+describe('venues', () => {
+  it('reads a venue with livemode and ETag', async () => {
+    const t = await createTenant();
+    const res = await client(server.url, t.key).get(`/venues/${t.venueId}`);
+    expect(res.status).toBe(200);
+    expect(res.body.livemode).toBe(true);
+    expect(res.body.venue).toMatchObject({ id: t.venueId, timezone: 'Europe/Rome', countryCode: 'IT', slotIntervalMinutes: 15 });
+    expect(res.headers.get('etag')).toBe(`"${res.body.venue.updatedAt}"`);
+  });
+});

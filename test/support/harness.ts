@@ -1,0 +1,98 @@
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/http/app.js';
+import { apiRoutes } from '../../src/routes/index.js';
+import { createApiKey, createOrganisation, type NewKey } from '../../src/services/keys/key-service.js';
+import { createVenue, type VenueInput } from '../../src/services/venues/venue-service.js';
+
+export interface TestServer {
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** The real Express app on an ephemeral 127.0.0.1 port. */
+export async function startTestServer(): Promise<TestServer> {
+  const app = createApp({ routes: apiRoutes });
+  const server = await new Promise<import('node:http').Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface Tenant {
+  organisationId: string;
+  venueId: string;
+  key: string;
+  keyId: string;
+}
+
+/** A fresh organisation with one venue and a key with every scope (override with `key`). */
+export async function createTenant(
+  options: { test?: boolean; venue?: Partial<VenueInput>; key?: Partial<Omit<NewKey, 'organisationId'>> } = {},
+): Promise<Tenant> {
+  const org = await createOrganisation(`Org ${Math.random().toString(36).slice(2, 8)}`, options.test ?? false);
+  const venue = await createVenue(org.id, { name: 'Test venue', timezone: 'Europe/Rome', countryCode: 'IT', ...options.venue });
+  const created = await createApiKey({ organisationId: org.id, kind: options.test ? 'test' : 'live', name: 'test key', ...options.key });
+  return { organisationId: org.id, venueId: venue.id, key: created.key, keyId: created.id };
+}
+
+export async function createKey(organisationId: string, options: Partial<Omit<NewKey, 'organisationId'>> = {}): Promise<string> {
+  const created = await createApiKey({ organisationId, kind: 'live', name: 'extra key', ...options });
+  return created.key;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface Client {
+  request: <T = any>(method: string, path: string, options?: { body?: unknown; rawBody?: string; headers?: Record<string, string> }) => Promise<ApiResponse<T>>;
+  get: <T = any>(path: string, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
+  post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
+  patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
+  put: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
+  delete: <T = any>(path: string, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
+}
+
+/** A tiny HTTP client for `/api/v1` with a Bearer key (or none). */
+export function client(baseUrl: string, key?: string): Client {
+  const request = async <T>(method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) => {
+    const headers: Record<string, string> = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...options.headers };
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${baseUrl}${path.startsWith('/') && !path.startsWith('/api/') && !path.startsWith('/admin') && !path.startsWith('/healthz') && !path.startsWith('/readyz') ? `/api/v1${path}` : path}`, {
+      method,
+      headers,
+      body,
+    });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  };
+  return {
+    request,
+    get: (path, headers) => request('GET', path, { headers }),
+    post: (path, body, headers) => request('POST', path, { body, headers }),
+    patch: (path, body, headers) => request('PATCH', path, { body, headers }),
+    put: (path, body, headers) => request('PUT', path, { body, headers }),
+    delete: (path, headers) => request('DELETE', path, { headers }),
+  };
+}
