@@ -15,7 +15,7 @@ const usage = `Usage: npm run cli -- <command> [options] [--json]
   org:create --name N [--test]              create an organisation (--test: a test organisation)
   venue:create --org ID --name N --timezone Z --country CC
   key:create --org ID --kind live|test|publishable [--scopes a,b] [--venues id,id]
-             [--origins https://a,https://b] [--name N]
+             [--origins https://a,https://b] [--name N] [--rate-limit PER_MINUTE]
                                             create an API key; it is printed once
   key:revoke --id ID                        revoke a key (effective everywhere within 5 s)
   key:list --org ID                         list the keys of an organisation (never the keys themselves)
@@ -24,6 +24,13 @@ const usage = `Usage: npm run cli -- <command> [options] [--json]
 const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
 class UsageError extends Error {}
+
+function parseRateLimit(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const parsed = z.coerce.number().int().min(1).safeParse(value);
+  if (!parsed.success) throw new UsageError('--rate-limit must be a whole number of requests per minute');
+  return parsed.data;
+}
 
 function required(values: Record<string, unknown>, name: string): string {
   const v = values[name];
@@ -58,6 +65,7 @@ async function run(command: string | undefined, values: Record<string, string | 
         scopes: list(values.scopes as string | undefined),
         venueIds: list(values.venues as string | undefined) ?? null,
         allowedOrigins: list(values.origins as string | undefined),
+        rateLimitPerMinute: parseRateLimit(values['rate-limit'] as string | undefined),
       });
       return { human: `key ${created.id}\n${created.key}\n(shown once: store it now)`, json: created };
     }
@@ -101,6 +109,7 @@ async function main() {
       venues: { type: 'string' },
       origins: { type: 'string' },
       id: { type: 'string' },
+      'rate-limit': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -31,6 +31,7 @@ export interface AuthContext {
   /** null: every venue of the organisation. */
   venueIds: readonly string[] | null;
   allowedOrigins: readonly string[];
+  rateLimitPerMinute: number | null;
   revoked: boolean;
 }
 
@@ -71,6 +72,7 @@ async function loadKey(hash: string): Promise<AuthContext | null> {
     scopes: new Set(key.scopes),
     venueIds: key.venueIds,
     allowedOrigins: key.allowedOrigins,
+    rateLimitPerMinute: key.rateLimitPerMinute,
     revoked: key.revokedAt !== null,
   };
 }

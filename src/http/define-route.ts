@@ -115,7 +115,6 @@ export function toHandler(def: AnyRoute): RequestHandler {
       params = parsed.data;
     }
     const query = querySchema ? parseOrThrow(querySchema, { ...(req.query as object) }, 'query') : {};
-    if (bodySchema) await readJsonBody(req, res, def.bodyLimit ?? '1mb');
     const body = bodySchema ? parseOrThrow(bodySchema, req.body ?? {}, 'body') : undefined;
     const result = await def.handler({ req, res, auth: auth as AuthContext, params, query, body } as never);
     if (def.raw) return null;
@@ -142,6 +141,8 @@ export function toHandler(def: AnyRoute): RequestHandler {
           }
         }
       }
+      // The body is read before the idempotency check, which hashes it.
+      if (bodySchema) await readJsonBody(req, res, def.bodyLimit ?? '1mb');
       const idempotencyKey = req.headers['idempotency-key'];
       if (auth && writeMethods.has(def.method) && def.idempotency !== 'manual' && idempotencyKey !== undefined) {
         rendered = await runIdempotently(req, res, def, auth, String(idempotencyKey), () => execute(req, res, auth));

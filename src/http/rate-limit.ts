@@ -11,7 +11,7 @@ let lastWarning = 0;
 /** Fixed one-minute windows counted in Redis, shared by every instance; fails open when Redis is down. */
 export async function applyRateLimit(auth: AuthContext, req: Request, res: Response): Promise<void> {
   const widget = auth.kind === 'publishable';
-  const limit = widget ? config.RATE_LIMIT_WIDGET_PER_MINUTE : config.RATE_LIMIT_PER_MINUTE;
+  const limit = auth.rateLimitPerMinute ?? (widget ? config.RATE_LIMIT_WIDGET_PER_MINUTE : config.RATE_LIMIT_PER_MINUTE);
   const window = Math.floor(Date.now() / windowMs);
   const reset = Math.ceil(((window + 1) * windowMs) / 1000);
   const subject = widget ? `${auth.keyId}:${req.ip ?? 'unknown'}` : auth.keyId;

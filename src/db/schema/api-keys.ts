@@ -1,4 +1,4 @@
-import { index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAtColumn, idColumn, instant } from './columns.js';
 import { organisations } from './organisations.js';
 
@@ -14,6 +14,8 @@ export const apiKeys = pgTable(
     scopes: text('scopes').array().notNull(),
     venueIds: uuid('venue_ids').array(),
     allowedOrigins: text('allowed_origins').array().notNull().default([]),
+    /** Overrides the deployment's per-minute limit for this key (null: the default). */
+    rateLimitPerMinute: integer('rate_limit_per_minute'),
     revokedAt: instant('revoked_at'),
     createdAt: createdAtColumn(),
   },

@@ -16,6 +16,7 @@ export interface NewKey {
   scopes?: string[];
   venueIds?: string[] | null;
   allowedOrigins?: string[];
+  rateLimitPerMinute?: number | null;
 }
 
 /** Creates a key and returns it in clear exactly once; only its hash is stored. */
@@ -38,6 +39,7 @@ export async function createApiKey(input: NewKey): Promise<{ id: string; key: st
       scopes: input.scopes ?? [...knownScopes],
       venueIds: input.venueIds && input.venueIds.length ? input.venueIds : null,
       allowedOrigins: input.allowedOrigins ?? [],
+      rateLimitPerMinute: input.rateLimitPerMinute ?? null,
     })
     .returning({ id: apiKeys.id });
   return { id: row.id, key };
