@@ -11,3 +11,6 @@ export * from './floor-plans.js';
 export * from './areas.js';
 export * from './floor-tables.js';
 export * from './table-combinations.js';
+export * from './guests.js';
+export * from './service-tags.js';
+export * from './imports.js';
