@@ -1,0 +1,35 @@
+import type { Tx } from '../../db/client.js';
+import { pacingRules } from '../../db/schema/index.js';
+import { assertShiftsOfVenue } from './shift-rules.js';
+import type { RuleKind } from './venue-rules.js';
+
+export type PacingRuleRow = typeof pacingRules.$inferSelect;
+
+export interface PacingRuleFields {
+  shiftId: string;
+  isEnabled: boolean;
+  maxCovers: number;
+  windowMinutes: number;
+}
+
+/** interface.md §2 Pacing rule, exactly. */
+export function pacingRuleJson(r: PacingRuleRow) {
+  return {
+    id: r.id,
+    shiftId: r.shiftId,
+    isEnabled: r.isEnabled,
+    maxCovers: r.maxCovers,
+    windowMinutes: r.windowMinutes,
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+async function checkPacingRule(tx: Tx, venueId: string, rule: PacingRuleFields): Promise<void> {
+  await assertShiftsOfVenue(tx, venueId, [rule.shiftId], 'shiftId');
+}
+
+export const pacingRuleKind: RuleKind<PacingRuleRow, PacingRuleFields> = {
+  table: pacingRules,
+  label: 'Pacing rule',
+  check: checkPacingRule,
+};
