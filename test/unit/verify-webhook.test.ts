@@ -1,0 +1,72 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createMemoryProcessedKeyStore, verifyWebhook, type VerifyWebhookInput } from '../../src/lib/verify-webhook.js';
+
+const secret = 'whsec_bmV3LW5ldy1uZXctbmV3LW5ldy1uZXctbmV3LW5ldy1uZXc';
+const oldSecret = 'whsec_b2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQ';
+const now = new Date('2030-05-01T12:00:00.000Z');
+const ts = String(now.getTime() / 1000);
+const key = 'automation:3f1c2b9e-0000-4000-8000-000000000000:0';
+const body = '{"id":"automation:3f1c2b9e-0000-4000-8000-000000000000:0","type":"reservation_created","data":{"reservation":{"id":"r"}}}';
+
+const sign = (s: string, timestamp = ts, b = body, k = key) => createHmac('sha256', s).update(`v1\n${timestamp}\n${k}\n${b}`).digest('hex');
+
+function request(overrides: Partial<VerifyWebhookInput> = {}, headers: Record<string, string> = {}): VerifyWebhookInput {
+  return {
+    rawBody: Buffer.from(body),
+    headers: { 'x-service-signature': `v1=${sign(secret)}`, 'x-service-timestamp': ts, 'x-service-idempotency-key': key, ...headers },
+    secrets: secret,
+    now,
+    ...overrides,
+  };
+}
+
+describe('verifyWebhook', () => {
+  it.each([
+    { name: 'a single signature', input: request() },
+    { name: 'the body as a string', input: request({ rawBody: body }) },
+    { name: 'the new signature of a rotation pair', input: request({}, { 'x-service-signature': `v1=${sign(secret)},v1=${sign(oldSecret)}` }) },
+    { name: 'the previous signature of a rotation pair', input: request({ secrets: oldSecret }, { 'x-service-signature': `v1=${sign(secret)},v1=${sign(oldSecret)}` }) },
+    { name: 'a receiver holding two secrets', input: request({ secrets: [oldSecret, secret] }) },
+    { name: 'a timestamp 5 minutes old', input: request({ now: new Date(now.getTime() + 300_000) }) },
+    { name: 'a timestamp 5 minutes ahead', input: request({ now: new Date(now.getTime() - 300_000) }) },
+    { name: 'a Headers object', input: request({ headers: new Headers({ 'X-Service-Signature': `v1=${sign(secret)}`, 'X-Service-Timestamp': ts, 'X-Service-Idempotency-Key': key }) }) },
+  ])('accepts $name', async ({ input }) => {
+    const result = await verifyWebhook(input);
+    expect(result).toMatchObject({ ok: true, duplicate: false, idempotencyKey: key, timestamp: Number(ts) });
+    if (result.ok) expect(result.envelope.type).toBe('reservation_created');
+  });
+
+  it.each([
+    { name: 'a parsed body', input: request({ rawBody: JSON.parse(body) }), reason: 'body_not_raw' },
+    { name: 'a missing signature', input: { ...request(), headers: { 'x-service-timestamp': ts, 'x-service-idempotency-key': key } }, reason: 'missing_headers' },
+    { name: 'a non-numeric timestamp', input: request({}, { 'x-service-timestamp': 'yesterday' }), reason: 'missing_headers' },
+    { name: 'a timestamp older than 5 minutes', input: request({ now: new Date(now.getTime() + 301_000) }), reason: 'timestamp_out_of_tolerance' },
+    { name: 'a timestamp further than 5 minutes ahead', input: request({ now: new Date(now.getTime() - 301_000) }), reason: 'timestamp_out_of_tolerance' },
+    { name: 'another secret', input: request({ secrets: oldSecret }), reason: 'signature_mismatch' },
+    { name: 'an altered body', input: request({ rawBody: body.replace('"r"', '"s"') }), reason: 'signature_mismatch' },
+    { name: 're-serialised JSON', input: request({ rawBody: JSON.stringify(JSON.parse(body), null, 2) }), reason: 'signature_mismatch' },
+    { name: 'another timestamp with the old signature', input: request({}, { 'x-service-timestamp': String(Number(ts) + 1) }), reason: 'signature_mismatch' },
+    { name: 'another idempotency key', input: request({}, { 'x-service-idempotency-key': 'automation:other:0' }), reason: 'signature_mismatch' },
+    { name: 'a truncated signature', input: request({}, { 'x-service-signature': `v1=${sign(secret).slice(0, 62)}` }), reason: 'signature_mismatch' },
+    { name: 'a signature of another scheme', input: request({}, { 'x-service-signature': `v2=${sign(secret)}` }), reason: 'signature_mismatch' },
+    { name: 'a signed body that is not JSON', input: request({ rawBody: 'not json' }, { 'x-service-signature': `v1=${sign(secret, ts, 'not json')}` }), reason: 'invalid_body' },
+  ])('refuses $name', async ({ input, reason }) => {
+    expect(await verifyWebhook(input as VerifyWebhookInput)).toEqual({ ok: false, reason });
+  });
+
+  it('reports an idempotency key already processed as a duplicate', async () => {
+    const store = createMemoryProcessedKeyStore();
+    expect(await verifyWebhook(request({ store }))).toMatchObject({ ok: true, duplicate: false });
+    store.add(key);
+    expect(await verifyWebhook(request({ store }))).toMatchObject({ ok: true, duplicate: true });
+    const asyncStore = { has: async (k: string) => k === key };
+    expect(await verifyWebhook(request({ store: asyncStore }))).toMatchObject({ ok: true, duplicate: true });
+  });
+
+  it('forgets processed keys after their time to live', async () => {
+    const store = createMemoryProcessedKeyStore(-1);
+    store.add(key);
+    expect(store.has(key)).toBe(false);
+  });
+});
