@@ -5,6 +5,7 @@ import { guests, organisations, venues, type GuestConsents } from '../../db/sche
 import type { AuthContext } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { nationalPhoneDigits, normalisePhone } from '../../lib/phone.js';
+import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import type { Emit, NewEvent } from '../events/outbox.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
@@ -55,10 +56,9 @@ async function livemodeOf(conn: DbOrTx, organisationId: string): Promise<boolean
 
 /** The 409 of a unique index on live guests (phone or externalRef of the venue), or the error unchanged. */
 function toGuestConflict(err: unknown): unknown {
-  const e = err as { code?: string; constraint_name?: string };
-  if (e?.code !== '23505') return err;
-  if (e.constraint_name === 'guests_venue_phone_live_idx') return new ApiError('conflict', 'Another guest of this venue has this phone.', { fields: ['phone'] });
-  if (e.constraint_name === 'guests_venue_external_ref_live_idx') {
+  const index = violatedUniqueIndex(err);
+  if (index === 'guests_venue_phone_live_idx') return new ApiError('conflict', 'Another guest of this venue has this phone.', { fields: ['phone'] });
+  if (index === 'guests_venue_external_ref_live_idx') {
     return new ApiError('conflict', 'Another guest of this venue has this externalRef.', { fields: ['externalRef'] });
   }
   return err;

@@ -4,6 +4,7 @@ import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { guests, serviceTags, venues } from '../../db/schema/index.js';
 import type { AuthContext } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
+import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 
@@ -36,10 +37,6 @@ export async function resolveServiceTags(conn: DbOrTx, venueId: string, names: s
 
 function nameTaken(name: string): ApiError {
   return new ApiError('conflict', `The venue already has a service tag named "${name}".`, { fields: ['name'] });
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string })?.code === '23505';
 }
 
 export async function listServiceTags(auth: AuthContext, query: ListQuery & { venueId?: string }) {
@@ -102,7 +99,7 @@ export async function renameServiceTag(auth: AuthContext, id: string, name: stri
       return row;
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw nameTaken(name);
+    if (violatedUniqueIndex(err) === 'service_tags_venue_name_idx') throw nameTaken(name);
     throw err;
   }
 }
