@@ -66,7 +66,7 @@ export function defineRoute<
   return def as unknown as AnyRoute;
 }
 
-const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 const writeMethods = new Set<HttpMethod>(['post', 'put', 'patch', 'delete']);
 const emptyBody = z.strictObject({});
 const jsonParsers = new Map<string, RequestHandler>();
