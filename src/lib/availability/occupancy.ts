@@ -1,0 +1,44 @@
+import type { Booking, ReservationStatus } from './types.js';
+
+/** Statuses whose reservation holds its tables; released, completed, no_show and cancelled free them. */
+export const tableHoldingStatuses: ReadonlySet<ReservationStatus> = new Set(['created', 'confirmed', 'arrived', 'seated']);
+
+interface Interval {
+  start: number;
+  end: number;
+  reservationId: string;
+}
+
+/** Which tables are taken when: intervals [start, end) per table. */
+export class Occupancy {
+  private readonly byTable = new Map<string, Interval[]>();
+
+  /**
+   * A seated party still at the table after its endsAt keeps the table until it is released or
+   * completed (decisions §5): nobody knows when it will leave, so the table stays taken from its
+   * start onwards.
+   */
+  constructor(bookings: readonly Booking[], now: number) {
+    for (const b of bookings) {
+      if (!b.tableIds.length || !tableHoldingStatuses.has(b.status)) continue;
+      const end = b.status === 'seated' && b.endsAt <= now ? Number.POSITIVE_INFINITY : b.endsAt;
+      for (const tableId of b.tableIds) {
+        let list = this.byTable.get(tableId);
+        if (!list) this.byTable.set(tableId, (list = []));
+        list.push({ start: b.startsAt, end, reservationId: b.id });
+      }
+    }
+  }
+
+  /** No table of the list is taken over [start, end), ignoring the reservation being changed. */
+  isFree(tableIds: readonly string[], start: number, end: number, ignoreReservationId?: string): boolean {
+    for (const tableId of tableIds) {
+      const list = this.byTable.get(tableId);
+      if (!list) continue;
+      for (const i of list) {
+        if (i.start < end && start < i.end && i.reservationId !== ignoreReservationId) return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,82 @@
+import type { ClosureSchedule, ShiftSchedule } from '../shift-schedule.js';
+
+export const reservationStatuses = ['created', 'confirmed', 'arrived', 'seated', 'released', 'completed', 'no_show', 'cancelled'] as const;
+export type ReservationStatus = (typeof reservationStatuses)[number];
+
+/** The reasons of interface.md §7 the engine itself can answer (conflict is a race lost in PostgreSQL). */
+export type UnavailableReason = 'closed' | 'no_shift' | 'after_last_seating' | 'no_turn_time_rule' | 'no_table' | 'pacing_full' | 'table_blocked';
+
+export interface VenueSettings {
+  timezone: string;
+  slotIntervalMinutes: number;
+  bookingHorizonDays: number;
+  minNoticeMinutes: number;
+}
+
+export interface TurnTimeRule {
+  id: string;
+  /** null: venue-wide. */
+  shiftId: string | null;
+  minPartySize: number;
+  maxPartySize: number;
+  durationMinutes: number;
+}
+
+export interface PacingRule {
+  id: string;
+  shiftId: string;
+  isEnabled: boolean;
+  maxCovers: number;
+  windowMinutes: number;
+}
+
+/** A table of the active floor plan (deleted tables are not passed in). */
+export interface FloorTable {
+  id: string;
+  name: string;
+  areaId: string;
+  areaPosition: number;
+  minSeats: number;
+  maxSeats: number;
+  isBlocked: boolean;
+}
+
+export interface TableCombination {
+  id: string;
+  tableIds: readonly string[];
+}
+
+/** Everything about a venue the engine needs, as loaded from its configuration. */
+export interface VenueConfig {
+  venue: VenueSettings;
+  shifts: readonly ShiftSchedule[];
+  closures: readonly ClosureSchedule[];
+  turnTimeRules: readonly TurnTimeRule[];
+  pacingRules: readonly PacingRule[];
+  tables: readonly FloorTable[];
+  combinations: readonly TableCombination[];
+}
+
+/** An existing reservation as the engine sees it. */
+export interface Booking {
+  id: string;
+  serviceDate: string;
+  /** HH:mm, venue local. */
+  time: string;
+  partySize: number;
+  status: ReservationStatus;
+  startsAt: number;
+  endsAt: number;
+  /** Tables it holds right now (its live occupancy); empty when none. */
+  tableIds: readonly string[];
+}
+
+/** A time offered to a guest (interface.md §2 Proposal). */
+export interface Proposal {
+  time: string;
+  startsAt: string;
+  endsAt: string;
+  turnTimeMinutes: number;
+  seats: number;
+  overflowsShift: boolean;
+}

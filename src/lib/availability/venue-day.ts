@@ -1,0 +1,280 @@
+import { daysBetween, instantToLocal, serviceDayClock } from '../local-time.js';
+import {
+  MINUTES_PER_DAY,
+  formatMinutes,
+  gridTimes,
+  minutesOf,
+  resolveServiceTime,
+  shiftWindow,
+  shiftsOn,
+  type ShiftSchedule,
+  type ShiftWindow,
+} from '../shift-schedule.js';
+import { Occupancy } from './occupancy.js';
+import { isPacingFull } from './pacing.js';
+import { fitsParty, orderedSeatings, type Seating } from './seatings.js';
+import type { Booking, PacingRule, Proposal, TurnTimeRule, UnavailableReason, VenueConfig } from './types.js';
+
+const MINUTE_MS = 60_000;
+/** decisions §5: alternatives are the nearest available grid times within ±120 minutes, at most 6. */
+export const ALTERNATIVES_WINDOW_MINUTES = 120;
+export const MAX_ALTERNATIVES = 6;
+
+export interface EvaluateOptions {
+  /** The reservation being changed: its own tables and covers do not count against it. */
+  reservationId?: string;
+  /** Skip the past / horizon / minimum-notice rules (walk-ins, parties already at the venue). */
+  ignoreBookingWindow?: boolean;
+  /** Only this table or combination is acceptable (an explicit request). */
+  requestedSeatingId?: string;
+  /** Tried first when it still fits and is free (a moved reservation keeps its table). */
+  preferredSeatingId?: string;
+  /** Return every free fitting seating in choice order (for retries after a lost race), not just the first. */
+  allSeatings?: boolean;
+}
+
+export interface Timing {
+  shiftId: string;
+  minuteOfService: number;
+  startsAt: number;
+  endsAt: number;
+  turnTimeMinutes: number;
+  overflowsShift: boolean;
+}
+
+export type Evaluation =
+  | { available: true; timing: Timing; seatings: Seating[] }
+  | { available: false; reason: UnavailableReason; timing?: Timing };
+
+export interface AvailabilityAnswer {
+  available: boolean;
+  reason: UnavailableReason | null;
+  proposal: Proposal | null;
+  alternatives: Proposal[];
+}
+
+interface PreparedConfig {
+  seatings: Seating[];
+  seatingById: Map<string, Seating>;
+  pacingByShift: Map<string, PacingRule[]>;
+}
+
+const prepared = new WeakMap<VenueConfig, PreparedConfig>();
+
+/** What depends on the configuration only, computed once per loaded configuration. */
+function prepare(config: VenueConfig): PreparedConfig {
+  let p = prepared.get(config);
+  if (!p) {
+    const seatings = orderedSeatings(config);
+    const pacingByShift = new Map<string, PacingRule[]>();
+    for (const rule of config.pacingRules) {
+      if (!rule.isEnabled) continue;
+      pacingByShift.set(rule.shiftId, [...(pacingByShift.get(rule.shiftId) ?? []), rule]);
+    }
+    p = { seatings, seatingById: new Map(seatings.map((s) => [s.id, s])), pacingByShift };
+    prepared.set(config, p);
+  }
+  return p;
+}
+
+/** decisions §4: the shift-specific rule covering the party wins over a venue-wide one; the narrowest range first. */
+export function chooseTurnTimeRule(rules: readonly TurnTimeRule[], shiftId: string, partySize: number): TurnTimeRule | undefined {
+  let best: TurnTimeRule | undefined;
+  let bestScore: [number, number, string] | undefined;
+  for (const rule of rules) {
+    if (partySize < rule.minPartySize || partySize > rule.maxPartySize) continue;
+    if (rule.shiftId !== null && rule.shiftId !== shiftId) continue;
+    const score: [number, number, string] = [rule.shiftId === null ? 1 : 0, rule.maxPartySize - rule.minPartySize, rule.id];
+    if (!bestScore || score[0] < bestScore[0] || (score[0] === bestScore[0] && (score[1] < bestScore[1] || (score[1] === bestScore[1] && score[2] < bestScore[2])))) {
+      best = rule;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/**
+ * The engine over one serviceDate of a venue: its configuration, the reservations around that day
+ * and the current instant. Pure: everything it needs is passed in.
+ */
+export class VenueDay {
+  private readonly prepared: PreparedConfig;
+  private readonly dayBookings: readonly Booking[];
+  private readonly occupancy: Occupancy;
+  private readonly clock: (minuteOfService: number) => number;
+  private readonly dateBookable: boolean;
+  private readonly dayShifts: readonly ShiftSchedule[];
+
+  /**
+   * `bookings` must include every reservation holding a table around that day (the previous
+   * day's past-midnight shifts included) and every reservation of the serviceDate. A prepared
+   * `occupancy` over the same bookings may be shared between the days of a range.
+   */
+  constructor(
+    readonly config: VenueConfig,
+    readonly serviceDate: string,
+    bookings: readonly Booking[],
+    readonly now: number,
+    occupancy?: Occupancy,
+  ) {
+    this.prepared = prepare(config);
+    this.dayBookings = bookings.filter((b) => b.serviceDate === serviceDate);
+    this.occupancy = occupancy ?? new Occupancy(bookings, now);
+    this.clock = serviceDayClock(config.venue.timezone, serviceDate);
+    const today = instantToLocal(config.venue.timezone, now).date;
+    const ahead = daysBetween(today, serviceDate);
+    this.dateBookable = ahead >= 0 && ahead <= config.venue.bookingHorizonDays;
+    const closedShiftIds = new Set<string>();
+    let closedDay = false;
+    for (const c of config.closures) {
+      if (c.from > serviceDate || serviceDate > c.to) continue;
+      if (c.shiftIds.length === 0) closedDay = true;
+      for (const id of c.shiftIds) closedShiftIds.add(id);
+    }
+    this.dayShifts = closedDay
+      ? []
+      : shiftsOn(config.shifts, serviceDate)
+          .filter((s) => !closedShiftIds.has(s.id))
+          .sort((a, b) => shiftWindow(a).start - shiftWindow(b).start);
+  }
+
+  seating(id: string): Seating | undefined {
+    return this.prepared.seatingById.get(id);
+  }
+
+  /** Whether a party can be booked at a local time, in the order of decisions §5. */
+  evaluate(time: string, partySize: number, options: EvaluateOptions = {}): Evaluation {
+    if (!options.ignoreBookingWindow && !this.dateBookable) return { available: false, reason: 'no_shift' };
+    const resolution = resolveServiceTime(this.config.shifts, this.config.closures, this.serviceDate, time);
+    if (resolution.outcome !== 'open') return { available: false, reason: resolution.outcome };
+    return this.evaluateInShift(resolution.shift!, resolution.minuteOfService, partySize, options);
+  }
+
+  private evaluateInShift(shift: ShiftSchedule, minuteOfService: number, partySize: number, options: EvaluateOptions): Evaluation {
+    const window = shiftWindow(shift);
+    const startsAt = this.clock(minuteOfService);
+    if (!options.ignoreBookingWindow && startsAt < this.now + this.config.venue.minNoticeMinutes * MINUTE_MS) {
+      return { available: false, reason: 'no_shift' };
+    }
+    const rule = chooseTurnTimeRule(this.config.turnTimeRules, shift.id, partySize);
+    if (!rule) return { available: false, reason: 'no_turn_time_rule' };
+    const endsAt = startsAt + rule.durationMinutes * MINUTE_MS;
+    const timing: Timing = {
+      shiftId: shift.id,
+      minuteOfService,
+      startsAt,
+      endsAt,
+      turnTimeMinutes: rule.durationMinutes,
+      overflowsShift: endsAt > this.clock(window.end),
+    };
+    const seatings = this.freeSeatings(partySize, startsAt, endsAt, options);
+    if (!Array.isArray(seatings)) return { available: false, reason: seatings, timing };
+    if (this.pacingFull(shift.id, window, minuteOfService, partySize, options.reservationId)) {
+      return { available: false, reason: 'pacing_full', timing };
+    }
+    return { available: true, timing, seatings };
+  }
+
+  private freeSeatings(partySize: number, start: number, end: number, options: EvaluateOptions): Seating[] | 'no_table' | 'table_blocked' {
+    const { reservationId } = options;
+    if (options.requestedSeatingId !== undefined) {
+      const requested = this.prepared.seatingById.get(options.requestedSeatingId);
+      if (!requested) return 'no_table';
+      if (requested.isBlocked) return 'table_blocked';
+      return fitsParty(requested, partySize) && this.occupancy.isFree(requested.tableIds, start, end, reservationId) ? [requested] : 'no_table';
+    }
+    const found: Seating[] = [];
+    const usable = (s: Seating) => !s.isBlocked && fitsParty(s, partySize) && this.occupancy.isFree(s.tableIds, start, end, reservationId);
+    const preferred = options.preferredSeatingId !== undefined ? this.prepared.seatingById.get(options.preferredSeatingId) : undefined;
+    if (preferred && usable(preferred)) {
+      found.push(preferred);
+      if (!options.allSeatings) return found;
+    }
+    for (const s of this.prepared.seatings) {
+      if (s === preferred || !usable(s)) continue;
+      found.push(s);
+      if (!options.allSeatings) break;
+    }
+    return found.length ? found : 'no_table';
+  }
+
+  private pacingFull(shiftId: string, window: ShiftWindow, minuteOfService: number, partySize: number, reservationId?: string): boolean {
+    const rules = this.prepared.pacingByShift.get(shiftId);
+    if (!rules) return false;
+    const others = reservationId === undefined ? this.dayBookings : this.dayBookings.filter((b) => b.id !== reservationId);
+    return isPacingFull(rules, window, minuteOfService, partySize, others);
+  }
+
+  proposalOf(evaluation: Extract<Evaluation, { available: true }>): Proposal {
+    const { timing } = evaluation;
+    return {
+      time: formatMinutes(timing.minuteOfService),
+      startsAt: new Date(timing.startsAt).toISOString(),
+      endsAt: new Date(timing.endsAt).toISOString(),
+      turnTimeMinutes: timing.turnTimeMinutes,
+      seats: evaluation.seatings[0].maxSeats,
+      overflowsShift: timing.overflowsShift,
+    };
+  }
+
+  /** Every grid time of the day's open shifts, in order (decisions §5: start + k × interval up to lastSeating). */
+  private grid(): { shift: ShiftSchedule; minuteOfService: number }[] {
+    const interval = this.config.venue.slotIntervalMinutes;
+    return this.dayShifts.flatMap((shift) => gridTimes(shift, interval).map((g) => ({ shift, minuteOfService: g.minuteOfService })));
+  }
+
+  private evaluateGrid(partySize: number, options: EvaluateOptions) {
+    const base: EvaluateOptions = { reservationId: options.reservationId, ignoreBookingWindow: options.ignoreBookingWindow };
+    return (g: { shift: ShiftSchedule; minuteOfService: number }) =>
+      !base.ignoreBookingWindow && !this.dateBookable
+        ? ({ available: false, reason: 'no_shift' } as Evaluation)
+        : this.evaluateInShift(g.shift, g.minuteOfService, partySize, base);
+  }
+
+  /** Every available grid time of the day (GET /availability/slots). */
+  slots(partySize: number): Proposal[] {
+    if (!this.dateBookable) return [];
+    const evaluateAt = this.evaluateGrid(partySize, {});
+    const proposals: Proposal[] = [];
+    for (const g of this.grid()) {
+      const e = evaluateAt(g);
+      if (e.available) proposals.push(this.proposalOf(e));
+    }
+    return proposals;
+  }
+
+  /** The number of available grid times (GET /availability/days). */
+  countSlots(partySize: number): number {
+    if (!this.dateBookable) return 0;
+    const evaluateAt = this.evaluateGrid(partySize, {});
+    let count = 0;
+    for (const g of this.grid()) if (evaluateAt(g).available) count++;
+    return count;
+  }
+
+  /** Up to 6 available grid times within ±120 minutes of `time`, nearest first, earlier first on ties. */
+  alternatives(time: string, partySize: number, options: EvaluateOptions = {}): Proposal[] {
+    const clock = minutesOf(time);
+    const distance = (m: number) => Math.min(Math.abs(m - clock), Math.abs(m - clock - MINUTES_PER_DAY));
+    const candidates = this.grid()
+      .map((g) => ({ ...g, distance: distance(g.minuteOfService) }))
+      .filter((g) => g.distance <= ALTERNATIVES_WINDOW_MINUTES && g.distance > 0)
+      .sort((a, b) => a.distance - b.distance || a.minuteOfService - b.minuteOfService);
+    const evaluateAt = this.evaluateGrid(partySize, options);
+    const proposals: Proposal[] = [];
+    for (const g of candidates) {
+      const e = evaluateAt(g);
+      if (!e.available) continue;
+      proposals.push(this.proposalOf(e));
+      if (proposals.length === MAX_ALTERNATIVES) break;
+    }
+    return proposals;
+  }
+
+  /** GET /availability: the verdict for one time, with alternatives when it is unavailable. */
+  check(time: string, partySize: number, options: EvaluateOptions = {}): AvailabilityAnswer {
+    const e = this.evaluate(time, partySize, options);
+    if (e.available) return { available: true, reason: null, proposal: this.proposalOf(e), alternatives: [] };
+    return { available: false, reason: e.reason, proposal: null, alternatives: this.alternatives(time, partySize, options) };
+  }
+}
