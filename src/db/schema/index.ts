@@ -20,3 +20,5 @@ export * from './webhook-endpoints.js';
 export * from './organisation-webhook-secrets.js';
 export * from './webhook-secret-rotations.js';
 export * from './webhook-deliveries.js';
+export * from './reservations.js';
+export * from './reservation-tables.js';
