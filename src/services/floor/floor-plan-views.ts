@@ -1,0 +1,106 @@
+import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client.js';
+import { areas, floorPlans, floorTables, tableCombinations } from '../../db/schema/index.js';
+
+export type FloorPlanRow = typeof floorPlans.$inferSelect;
+export type AreaRow = typeof areas.$inferSelect;
+export type FloorTableRow = typeof floorTables.$inferSelect;
+export type CombinationRow = typeof tableCombinations.$inferSelect;
+
+export interface PlanContents {
+  areas: AreaRow[];
+  tables: FloorTableRow[];
+  combinations: CombinationRow[];
+}
+
+/** interface.md §2 Floor plan, exactly. */
+export function floorPlanJson(plan: FloorPlanRow, contents: PlanContents) {
+  return {
+    id: plan.id,
+    name: plan.name,
+    isActive: plan.isActive,
+    version: plan.version,
+    updatedAt: plan.updatedAt.toISOString(),
+    areas: contents.areas.map((a) => ({ id: a.id, name: a.name, widthCm: a.widthCm, heightCm: a.heightCm })),
+    tables: contents.tables.map((t) => ({
+      id: t.id,
+      areaId: t.areaId,
+      name: t.name,
+      shape: t.shape,
+      minSeats: t.minSeats,
+      maxSeats: t.maxSeats,
+      positionXCm: t.positionXCm,
+      positionYCm: t.positionYCm,
+      widthCm: t.widthCm,
+      heightCm: t.heightCm,
+      rotationDegrees: t.rotationDegrees,
+      isBlocked: t.isBlocked,
+    })),
+    combinations: contents.combinations.map((c) => ({ id: c.id, tableIds: c.tableIds })),
+  };
+}
+
+/** interface.md §2 Table (list item), exactly. */
+export function tableJson(t: FloorTableRow, combinationIds: string[]) {
+  return {
+    id: t.id,
+    floorPlanId: t.floorPlanId,
+    areaId: t.areaId,
+    name: t.name,
+    shape: t.shape,
+    minSeats: t.minSeats,
+    maxSeats: t.maxSeats,
+    isBlocked: t.isBlocked,
+    combinationIds,
+    updatedAt: t.updatedAt.toISOString(),
+  };
+}
+
+/** interface.md §2 Area (list item), exactly. */
+export function areaJson(a: AreaRow) {
+  return { id: a.id, name: a.name, icon: a.icon, position: a.position, widthCm: a.widthCm, heightCm: a.heightCm, updatedAt: a.updatedAt.toISOString() };
+}
+
+/** The live combinations each table belongs to. */
+export function combinationIdsByTable(combinations: readonly CombinationRow[]): Map<string, string[]> {
+  const byTable = new Map<string, string[]>();
+  for (const c of combinations) for (const tableId of c.tableIds) byTable.set(tableId, [...(byTable.get(tableId) ?? []), c.id]);
+  return byTable;
+}
+
+/**
+ * The live (not deleted) areas, tables and combinations of some plans, in their natural order:
+ * areas by position then name, tables by area position then name, combinations as created.
+ */
+export async function loadPlanContents(conn: DbOrTx, planIds: readonly string[]): Promise<Map<string, PlanContents>> {
+  const contents = new Map<string, PlanContents>(planIds.map((id) => [id, { areas: [], tables: [], combinations: [] }]));
+  if (planIds.length === 0) return contents;
+  const ids = [...planIds];
+  const [areaRows, tableRows, combinationRows] = await Promise.all([
+    conn
+      .select()
+      .from(areas)
+      .where(and(inArray(areas.floorPlanId, ids), isNull(areas.deletedAt)))
+      .orderBy(asc(areas.position), asc(areas.name), asc(areas.id)),
+    conn
+      .select({ table: floorTables })
+      .from(floorTables)
+      .innerJoin(areas, eq(areas.id, floorTables.areaId))
+      .where(and(inArray(floorTables.floorPlanId, ids), isNull(floorTables.deletedAt)))
+      .orderBy(asc(areas.position), asc(floorTables.name), asc(floorTables.id)),
+    conn
+      .select()
+      .from(tableCombinations)
+      .where(and(inArray(tableCombinations.floorPlanId, ids), isNull(tableCombinations.deletedAt)))
+      .orderBy(asc(tableCombinations.createdAt), asc(tableCombinations.id)),
+  ]);
+  for (const a of areaRows) contents.get(a.floorPlanId)!.areas.push(a);
+  for (const { table } of tableRows) contents.get(table.floorPlanId)!.tables.push(table);
+  for (const c of combinationRows) contents.get(c.floorPlanId)!.combinations.push(c);
+  return contents;
+}
+
+export async function floorPlanView(conn: DbOrTx, plan: FloorPlanRow) {
+  const contents = await loadPlanContents(conn, [plan.id]);
+  return floorPlanJson(plan, contents.get(plan.id)!);
+}
