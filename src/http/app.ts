@@ -21,11 +21,23 @@ function logRequests(req: Request, res: Response, next: () => void): void {
   next();
 }
 
-function mountRoutes(router: express.Router, routes: AnyRoute[]): void {
+/**
+ * Routes are grouped in one sub-router per first path segment: a request then tests only the
+ * patterns of its own resource instead of every pattern of the API.
+ */
+function mountRoutes(api: express.Router, routes: AnyRoute[]): void {
   const byPath = new Map<string, AnyRoute[]>();
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  const routers = new Map<string, express.Router>();
   for (const [routePath, defs] of byPath) {
-    const chain = router.route(routePath);
+    const segment = routePath.split('/')[1];
+    let router = routers.get(segment);
+    if (!router) {
+      router = express.Router({ caseSensitive: true, mergeParams: true });
+      routers.set(segment, router);
+      api.use(`/${segment}`, router);
+    }
+    const chain = router.route(routePath.slice(segment.length + 1) || '/');
     const methods = defs.map((d) => d.method.toUpperCase());
     const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
     if (defs.some((d) => d.widget)) chain.options((req, res) => answerPreflight(req, res, methods));

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { Redis } from 'ioredis';
 import { config } from '../config.js';
 import { logger } from '../logger.js';
 import { getRedis, redisKey } from '../redis.js';
@@ -7,6 +8,20 @@ import { ApiError } from './errors.js';
 
 const windowMs = 60_000;
 let lastWarning = 0;
+
+// One round trip per request: INCR and, for a new window, its expiry (EVALSHA after the first call).
+const incrementScript = `local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c`;
+type WithIncrement = Redis & { incrementWindow(key: string, ttlMs: number): Promise<number> };
+let scripted: WithIncrement | undefined;
+
+function incrementWindow(key: string): Promise<number> {
+  const redis = getRedis() as WithIncrement;
+  if (scripted !== redis) {
+    redis.defineCommand('incrementWindow', { numberOfKeys: 1, lua: incrementScript });
+    scripted = redis;
+  }
+  return redis.incrementWindow(key, windowMs + 1000);
+}
 
 /** Fixed one-minute windows counted in Redis, shared by every instance; fails open when Redis is down. */
 export async function applyRateLimit(auth: AuthContext, req: Request, res: Response): Promise<void> {
@@ -17,10 +32,7 @@ export async function applyRateLimit(auth: AuthContext, req: Request, res: Respo
   const subject = widget ? `${auth.keyId}:${req.ip ?? 'unknown'}` : auth.keyId;
   let count = 0;
   try {
-    // The window is part of the key, so re-arming its expiry on every hit is harmless.
-    const key = redisKey('rl', subject, String(window));
-    const results = await getRedis().pipeline().incr(key).pexpire(key, windowMs + 1000).exec();
-    count = Number(results?.[0]?.[1] ?? 0);
+    count = await incrementWindow(redisKey('rl', subject, String(window)));
   } catch (err) {
     if (Date.now() - lastWarning > 10_000) {
       lastWarning = Date.now();

@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { db, type DbOrTx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { venues } from '../../db/schema/index.js';
@@ -18,13 +18,19 @@ export interface VenueInput {
   noShowToleranceMinutes?: number | null;
 }
 
+const venueInOrganisation = (conn: DbOrTx) =>
+  conn
+    .select()
+    .from(venues)
+    .where(and(eq(venues.id, sql.placeholder('venueId')), eq(venues.organisationId, sql.placeholder('organisationId'))));
+// Read on nearly every request: prepared once instead of rebuilt by the query builder each time.
+const preparedVenueInOrganisation = venueInOrganisation(db).prepare('venue_in_organisation');
+
 /** The venue if it exists in the key's organisation and the key may see it; 404 otherwise. */
 export async function getVisibleVenue(auth: AuthContext, venueId: string, conn: DbOrTx = db): Promise<VenueRow> {
   if (!canSeeVenue(auth, venueId)) throw ApiError.notFound('Venue');
-  const [venue] = await conn
-    .select()
-    .from(venues)
-    .where(and(eq(venues.id, venueId), eq(venues.organisationId, auth.organisationId)));
+  const params = { venueId, organisationId: auth.organisationId };
+  const [venue] = conn === db ? await preparedVenueInOrganisation.execute(params) : await venueInOrganisation(conn).execute(params);
   if (!venue) throw ApiError.notFound('Venue');
   return venue;
 }

@@ -1,0 +1,20 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** Starts a server script in its own process (so that the load generator does not share its event loop) and waits for the port. */
+export async function spawnServer(script: string, env: Record<string, string>, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; i < 100; i++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (res.ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${script} did not start on port ${port}`);
+}
