@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configureDemoVenue } from '../../src/services/venue-config/demo-venue.js';
 import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
 
 let server: TestServer;
@@ -316,5 +317,30 @@ describe('isolation and scopes', () => {
   it('answers 404 to a malformed rule id', async () => {
     const { api, base } = await tenantWithClient();
     expect((await api.patch(`${base}/shifts/not-a-uuid`, { name: 'x' })).status).toBe(404);
+  });
+});
+
+describe('demo venue', () => {
+  it.each([24, 61])('configures shifts, turn times, pacing and a floor of %i tables', async (tableCount) => {
+    const { api, base, organisationId, venueId } = await tenantWithClient();
+    const setup = await configureDemoVenue(organisationId, venueId, { tableCount });
+    const shifts = (await api.get(`${base}/shifts`)).body.data;
+    expect(shifts.map((s: { startTime: string; lastSeatingTime: string; endTime: string }) => [s.startTime, s.lastSeatingTime, s.endTime])).toEqual([
+      ['12:00', '14:00', '15:00'],
+      ['19:00', '22:00', '23:30'],
+    ]);
+    const turnTimes = (await api.get(`${base}/turn-time-rules`)).body.data;
+    expect(turnTimes.map((r: { minPartySize: number; maxPartySize: number; durationMinutes: number }) => [r.minPartySize, r.maxPartySize, r.durationMinutes])).toEqual([
+      [1, 2, 90],
+      [3, 4, 105],
+      [5, 8, 120],
+      [9, 16, 150],
+    ]);
+    expect((await api.get(`${base}/pacing-rules`)).body.data).toMatchObject([{ shiftId: setup.shiftIds.dinner, maxCovers: 40, windowMinutes: 30, isEnabled: true }]);
+    const tables = (await api.get(`${base}/tables?limit=200`)).body.data;
+    expect(tables).toHaveLength(tableCount);
+    expect(new Set(tables.map((t: { maxSeats: number }) => t.maxSeats))).toEqual(new Set([2, 4, 6, 8]));
+    expect(tables.filter((t: { combinationIds: string[] }) => t.combinationIds.length > 0).length).toBeGreaterThanOrEqual(8);
+    expect((await api.get(`${base}/areas`)).body.data).toHaveLength(2);
   });
 });
