@@ -3,10 +3,18 @@ import { logger } from '../../logger.js';
 import { timerJobSchema, type TimerJob } from '../../queues/job-payloads.js';
 import { sweepOutbox } from '../events/sweep-outbox.js';
 import { purgeExpiredIdempotencyKeys } from '../idempotency/idempotency-store.js';
+import { purgeTrashedGuests } from '../guests/guest-service.js';
+import { requeueStalledImports } from '../imports/import-service.js';
 
 const tasks: Record<TimerJob['task'], () => Promise<unknown>> = {
-  'outbox-sweep': sweepOutbox,
-  'daily-purge': purgeExpiredIdempotencyKeys,
+  'outbox-sweep': async () => ({
+    events: await sweepOutbox(),
+    stalledImports: await requeueStalledImports(),
+  }),
+  'daily-purge': async () => ({
+    idempotencyKeys: await purgeExpiredIdempotencyKeys(),
+    trashedGuests: await purgeTrashedGuests(),
+  }),
   'late-no-show': async () => 0,
   'waitlist-expiry': async () => 0,
 };

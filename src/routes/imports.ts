@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { defineRoute } from '../http/define-route.js';
+import { hashCanonical } from '../lib/canonical-json.js';
+import { importJson, type ImportKind } from '../services/imports/import-json.js';
+import { getVisibleImport, listImports, submitImport } from '../services/imports/import-service.js';
+import { listQuerySchema } from '../services/pagination.js';
+
+/** Rows are objects; their fields are checked one by one by the worker, a bad row becomes a rejection. */
+const importBody = z.object({ rows: z.array(z.record(z.string(), z.unknown())).min(1).max(1000) });
+
+/**
+ * POST /imports/<kind>: 202 `{import}` processing; with an Idempotency-Key already used with the
+ * same body, 200 `{import}` in its current state (decisions §3). Exported so that every import
+ * kind is submitted alike.
+ */
+export function defineImportRoute(kind: ImportKind, summary: string, description: string) {
+  return defineRoute({
+    method: 'post',
+    path: `/imports/${kind}`,
+    tag: 'Imports',
+    summary,
+    description,
+    scope: 'imports:write',
+    body: importBody,
+    bodyLimit: '5mb',
+    idempotency: 'manual',
+    handler: async ({ auth, body, req }) => {
+      const key = req.headers['idempotency-key'];
+      const { record, replayed } = await submitImport(auth, {
+        kind,
+        rows: body.rows,
+        requestHash: hashCanonical(req.body ?? {}),
+        idempotencyKey: key === undefined ? undefined : String(key),
+      });
+      return { status: replayed ? 200 : 202, body: { import: importJson(record) }, headers: replayed ? { 'Idempotent-Replayed': 'true' } : undefined };
+    },
+  });
+}
+
+export const importRoutes = [
+  defineImportRoute(
+    'guests',
+    'Import guests',
+    '1 to 1000 rows {venueId, phone, firstName, lastName, email, allergies, allergens, notes, externalRef, serviceTags, consents}. ' +
+      'Each row updates the live guest of its venue with the same externalRef, else the same phone, else creates one; no events. ' +
+      'Rejection codes: invalid_field, venue_not_found, invalid_phone, duplicate_row; `row` is the 0-based index in `rows`.',
+  ),
+  defineRoute({
+    method: 'get',
+    path: '/imports',
+    tag: 'Imports',
+    summary: 'List imports',
+    scope: 'imports:write',
+    query: listQuerySchema,
+    handler: async ({ auth, query }) => {
+      const page = await listImports(auth, query);
+      return { body: { data: page.rows.map(importJson), nextCursor: page.nextCursor } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/imports/:id',
+    tag: 'Imports',
+    summary: 'Read an import and its progress',
+    scope: 'imports:write',
+    params: z.object({ id: z.uuid() }),
+    handler: async ({ auth, params }) => ({ body: { import: importJson(await getVisibleImport(auth, params.id)) } }),
+  }),
+];

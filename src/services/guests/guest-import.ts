@@ -1,0 +1,126 @@
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { z } from 'zod';
+import { db, type Tx } from '../../db/client.js';
+import { nextUpdatedAt } from '../../db/schema/columns.js';
+import { guests, venues } from '../../db/schema/index.js';
+import { ApiError } from '../../http/errors.js';
+import { fieldsOf } from '../../http/validation.js';
+import { normalisePhone } from '../../lib/phone.js';
+import { violatedUniqueIndex } from '../../lib/unique-violation.js';
+import type { ImportRow } from '../imports/import-json.js';
+import type { PreparedImport, RowOutcome } from '../imports/import-processors.js';
+import type { VenueRow } from '../venues/venue-json.js';
+import { guestContactFields, guestProfileFields } from './guest-input.js';
+import type { GuestRow } from './guest-json.js';
+import { diffGuest, findLiveGuestByPhone, newGuestValues } from './guest-service.js';
+
+/** A row of POST /imports/guests (decisions §8): venueId and phone required. */
+export const guestImportRowSchema = z
+  .object({
+    venueId: z.uuid(),
+    phone: guestContactFields.phone,
+    firstName: guestContactFields.firstName.optional(),
+    lastName: guestContactFields.lastName.optional(),
+    email: guestContactFields.email.optional(),
+    allergies: guestContactFields.allergies.optional(),
+    allergens: guestContactFields.allergens.optional(),
+    notes: guestContactFields.notes.optional(),
+    externalRef: guestProfileFields.externalRef.optional(),
+    serviceTags: guestProfileFields.serviceTags.optional(),
+    consents: guestProfileFields.consents.optional(),
+  })
+  .strict();
+
+type GuestImportRow = z.output<typeof guestImportRowSchema>;
+
+type Checked = { rejected: RowOutcome } | { row: GuestImportRow; venue: VenueRow; phone: string };
+
+function reject(code: string, message: string, fields: string[]): { rejected: RowOutcome } {
+  return { rejected: { outcome: 'rejected', code, message, fields } };
+}
+
+/**
+ * Checks every row before the first write: validity, venue (of the organisation and visible to the
+ * submitting key), phone, and duplicates (the same externalRef or phone in the same venue as an
+ * earlier row: the first one wins). Deterministic, so that a resumed run judges rows alike.
+ */
+async function checkRows(record: ImportRow): Promise<Checked[]> {
+  const parsed = record.rows.map((raw) => guestImportRowSchema.safeParse(raw));
+  const venueIds = [...new Set(parsed.flatMap((p) => (p.success ? [p.data.venueId] : [])))].filter(
+    (id) => record.venueIds === null || record.venueIds.includes(id),
+  );
+  const found = venueIds.length
+    ? await db
+        .select()
+        .from(venues)
+        .where(and(eq(venues.organisationId, record.organisationId), inArray(venues.id, venueIds)))
+    : [];
+  const venueById = new Map(found.map((v) => [v.id, v]));
+  const seen = new Set<string>();
+  return parsed.map((p): Checked => {
+    if (!p.success) return reject('invalid_field', 'The row has invalid or missing fields.', fieldsOf(p.error));
+    const row = p.data;
+    const venue = venueById.get(row.venueId);
+    if (!venue) return reject('venue_not_found', 'The venue does not exist or is not visible to the key.', ['venueId']);
+    const phone = normalisePhone(row.phone, venue.countryCode);
+    if (!phone) return reject('invalid_phone', 'phone is not a valid phone number.', ['phone']);
+    const refKey = row.externalRef ? `${venue.id} ref ${row.externalRef}` : null;
+    const phoneKey = `${venue.id} phone ${phone}`;
+    if (refKey && seen.has(refKey)) return reject('duplicate_row', 'An earlier row of this import has the same externalRef.', ['externalRef']);
+    if (seen.has(phoneKey)) return reject('duplicate_row', 'An earlier row of this import has the same phone.', ['phone']);
+    if (refKey) seen.add(refKey);
+    seen.add(phoneKey);
+    return { row, venue, phone };
+  });
+}
+
+async function findByExternalRef(tx: Tx, venueId: string, externalRef: string): Promise<GuestRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(guests)
+    .where(and(eq(guests.venueId, venueId), eq(guests.externalRef, externalRef), isNull(guests.deletedAt)));
+  return row;
+}
+
+/** Upserts one checked row: the live guest with its externalRef, else with its phone, else a new guest. No events. */
+async function upsertGuest(tx: Tx, { row, venue, phone }: { row: GuestImportRow; venue: VenueRow; phone: string }): Promise<RowOutcome> {
+  const { venueId: _venueId, ...fields } = row;
+  const input = { ...fields, phone };
+  const existing = (row.externalRef ? await findByExternalRef(tx, venue.id, row.externalRef) : undefined) ?? (await findLiveGuestByPhone(tx, venue.id, phone));
+  if (!existing) {
+    await tx.insert(guests).values(await newGuestValues(tx, venue, input));
+    return { outcome: 'created' };
+  }
+  const change = await diffGuest(tx, existing, venue.countryCode, input);
+  if (Object.keys(change.set).length) {
+    await tx
+      .update(guests)
+      .set({ ...change.set, updatedAt: nextUpdatedAt(guests.updatedAt) })
+      .where(eq(guests.id, existing.id));
+  }
+  return { outcome: 'updated' };
+}
+
+export async function prepareGuestImport(record: ImportRow): Promise<PreparedImport> {
+  const checked = await checkRows(record);
+  return {
+    processRow: async (tx, index) => {
+      const check = checked[index];
+      if ('rejected' in check) return check.rejected;
+      try {
+        // A savepoint per row: a row that breaks a constraint is rejected without undoing its chunk.
+        return await tx.transaction((sp) => upsertGuest(sp, check));
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'invalid_request') {
+          return { outcome: 'rejected', code: 'invalid_field', message: err.message, fields: err.details.fields ?? [] };
+        }
+        const index = violatedUniqueIndex(err);
+        if (index === 'guests_venue_phone_live_idx') return { outcome: 'rejected', code: 'invalid_field', message: 'Another guest of the venue has this phone.', fields: ['phone'] };
+        if (index === 'guests_venue_external_ref_live_idx') {
+          return { outcome: 'rejected', code: 'invalid_field', message: 'Another guest of the venue has this externalRef.', fields: ['externalRef'] };
+        }
+        throw err;
+      }
+    },
+  };
+}
