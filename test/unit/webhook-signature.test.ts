@@ -27,7 +27,7 @@ describe('webhook signature', () => {
     { change: 'idempotency key', args: [secret, '1700000000', 'k2', '{}'] },
     { change: 'body', args: [secret, '1700000000', 'k', '{} '] },
     { change: 'secret', args: [other, '1700000000', 'k', '{}'] },
-  ] as const)('changes with the $change', ({ args }) => {
+  ] as Array<{ change: string; args: [string, string, string, string] }>)('changes with the $change', ({ args }) => {
     expect(computeSignature(...args)).not.toBe(computeSignature(secret, '1700000000', 'k', '{}'));
   });
 

@@ -3,11 +3,16 @@ import { eq } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { eventJobSchema } from '../../queues/job-payloads.js';
+import { runAutomationsForEvent } from '../automations/dispatch-event.js';
 
-/** worker-events: consumes one outbox event, then marks it dispatched so the sweeper leaves it alone. */
+/**
+ * worker-events: consumes one outbox event, then marks it dispatched so the sweeper leaves it alone.
+ * Every step is idempotent: a job that runs twice (crash before the mark, sweeper) changes nothing.
+ */
 export async function processEventJob(job: Job): Promise<void> {
   const { eventId } = eventJobSchema.parse(job.data);
   const [event] = await db.select().from(events).where(eq(events.id, eventId));
   if (!event || event.dispatchedAt) return;
+  await runAutomationsForEvent(event);
   await db.update(events).set({ dispatchedAt: new Date() }).where(eq(events.id, eventId));
 }

@@ -3,6 +3,7 @@ import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue } from '../../queues/queues.js';
+import { sweepDeliveries } from '../webhooks/sweep-deliveries.js';
 
 const sweepAfterSeconds = 30;
 const batchSize = 500;
@@ -32,5 +33,6 @@ export async function sweepOutbox(): Promise<number> {
       await queue.add('event', { eventId: id }, { jobId: id });
     }
   }
-  return stale.length;
+  // Webhook deliveries are swept on the same beat: their rows are an outbox of their own.
+  return stale.length + (await sweepDeliveries());
 }

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { deliveryStatuses } from '../db/schema/index.js';
+import { defineRoute } from '../http/define-route.js';
+import { eventTypes } from '../services/events/event-types.js';
+import { listQuerySchema } from '../services/pagination.js';
+import { deliveryJson } from '../services/webhooks/delivery-json.js';
+import { getVisibleDelivery, listDeliveries, redeliver } from '../services/webhooks/delivery-service.js';
+
+// A delivery is addressed by its record id or by its idempotency key (the envelope id).
+const idParams = z.object({ id: z.union([z.uuid(), z.string().regex(/^automation:[0-9a-f-]{36}:\d{1,3}$/)]) });
+
+const listQuery = listQuerySchema.extend({
+  venueId: z.uuid().optional(),
+  status: z.enum(deliveryStatuses).optional(),
+  eventType: z.enum(eventTypes).optional(),
+  automationId: z.uuid().optional(),
+  endpointId: z.uuid().optional(),
+});
+
+export const webhookDeliveryRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/webhook-deliveries',
+    tag: 'Webhooks',
+    summary: 'List webhook deliveries and their outcome; status=discarded is the discard queue',
+    description:
+      'The envelope in `payload` is filtered by the key: without guests:read the guest data is reduced to its id; without reservations:read and events:read the reservation is null.',
+    scope: 'webhooks:read',
+    query: listQuery,
+    handler: async ({ auth, query }) => {
+      const page = await listDeliveries(auth, query);
+      return { body: { data: page.rows.map((d) => deliveryJson(d, auth)), nextCursor: page.nextCursor } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/webhook-deliveries/:id',
+    tag: 'Webhooks',
+    summary: 'Read a webhook delivery',
+    scope: 'webhooks:read',
+    params: idParams,
+    handler: async ({ auth, params }) => ({ body: { delivery: deliveryJson(await getVisibleDelivery(auth, params.id), auth) } }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/webhook-deliveries/:id/redeliver',
+    tag: 'Webhooks',
+    summary: 'Send a concluded delivery again: a fresh cycle of five attempts, same idempotency key, body and destination',
+    description: '409 `conflict` while the delivery is pending.',
+    scope: 'webhooks:write',
+    params: idParams,
+    successStatus: 202,
+    handler: async ({ auth, params }) => ({ body: { delivery: deliveryJson(await redeliver(auth, params.id), auth) } }),
+  }),
+];

@@ -1,0 +1,133 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { AuthContext } from '../http/auth.js';
+import { canonicalJson, hashCanonical } from '../lib/canonical-json.js';
+import { defaultOverlapMinutes, maxOverlapMinutes } from '../lib/secret-rotation.js';
+import { defineRoute, idempotencyKeyPattern, type RouteResult } from '../http/define-route.js';
+import { ApiError } from '../http/errors.js';
+import { listQuerySchema } from '../services/pagination.js';
+import { rotateWebhookSecret, type RotationTarget } from '../services/webhooks/secret-rotation-service.js';
+import { sendTestWebhook } from '../services/webhooks/test-webhook.js';
+import { webhookEndpointJson } from '../services/webhooks/webhook-endpoint-json.js';
+import { createEndpoint, deleteEndpoint, getVisibleEndpoint, listEndpoints, updateEndpoint } from '../services/webhooks/webhook-endpoint-service.js';
+import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
+
+const idParams = z.object({ id: z.uuid() });
+
+export const rotationBody = z.object({
+  overlapMinutes: z.number().int().min(0).max(maxOverlapMinutes).default(defaultOverlapMinutes),
+});
+
+/**
+ * Both rotation routes handle Idempotency-Key themselves (`idempotency: 'manual'`): a replay must
+ * return the secret generated the first time, which the shared store must not keep in clear.
+ */
+export async function handleRotation(req: Request, auth: AuthContext, path: string, target: RotationTarget, overlapMinutes: number): Promise<RouteResult> {
+  const header = req.headers['idempotency-key'];
+  let idempotency;
+  if (header !== undefined) {
+    const key = String(header);
+    if (!idempotencyKeyPattern.test(key)) throw ApiError.invalid(['Idempotency-Key'], 'Idempotency-Key must be 1 to 255 printable characters.');
+    idempotency = { key, operation: `POST ${path} ${canonicalJson(req.params)}`, requestHash: hashCanonical(req.body ?? {}) };
+  }
+  const { replayed, ...result } = await rotateWebhookSecret(auth, target, overlapMinutes, idempotency);
+  return { body: result, headers: replayed ? { 'Idempotent-Replayed': 'true' } : {} };
+}
+
+const testBody = z
+  .object({ endpointId: z.uuid().optional(), venueId: z.uuid().optional(), url: webhookUrlSchema.optional() })
+  .superRefine((body, ctx) => {
+    const byEndpoint = body.endpointId !== undefined;
+    const byAddress = body.venueId !== undefined || body.url !== undefined;
+    if (byEndpoint && byAddress) {
+      ctx.addIssue({ code: 'custom', path: ['endpointId'], message: 'give either endpointId or venueId and url' });
+    } else if (!byEndpoint) {
+      if (body.venueId === undefined) ctx.addIssue({ code: 'custom', path: ['venueId'], message: 'required without endpointId' });
+      if (body.url === undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'required without endpointId' });
+    }
+  });
+
+export const webhookEndpointRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/webhook-endpoints',
+    tag: 'Webhooks',
+    summary: 'List the webhook destinations of the venues visible to the key',
+    scope: 'webhooks:read',
+    query: listQuerySchema.extend({ venueId: z.uuid().optional() }),
+    handler: async ({ auth, query }) => {
+      const page = await listEndpoints(auth, query);
+      return { body: { data: page.rows.map(webhookEndpointJson), nextCursor: page.nextCursor } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/webhook-endpoints',
+    tag: 'Webhooks',
+    summary: 'Register a webhook destination; its secret is returned once',
+    description: "The first destination registered for a venue is its main destination, used by actions that name neither an address nor a destination.",
+    scope: 'webhooks:write',
+    body: z.object({ venueId: z.uuid(), url: webhookUrlSchema }),
+    successStatus: 201,
+    handler: async ({ auth, body }) => {
+      const { endpoint, secret } = await createEndpoint(auth, body);
+      return { body: { webhookEndpoint: webhookEndpointJson(endpoint), secret } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/webhook-endpoints/test',
+    tag: 'Webhooks',
+    summary: 'Send a signed webhook_test now to a destination or an address and return the outcome (not kept)',
+    scope: 'webhooks:write',
+    body: testBody,
+    handler: async ({ auth, body }) => {
+      const target = body.endpointId ? { endpointId: body.endpointId } : { venueId: body.venueId!, url: body.url! };
+      return { body: { delivery: await sendTestWebhook(auth, target) } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/webhook-endpoints/:id',
+    tag: 'Webhooks',
+    summary: 'Read a webhook destination',
+    scope: 'webhooks:read',
+    params: idParams,
+    handler: async ({ auth, params }) => ({ body: { webhookEndpoint: webhookEndpointJson(await getVisibleEndpoint(auth, params.id)) } }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/webhook-endpoints/:id',
+    tag: 'Webhooks',
+    summary: 'Change the address of a webhook destination or turn it on or off',
+    scope: 'webhooks:write',
+    params: idParams,
+    body: z.object({ url: webhookUrlSchema.optional(), isActive: z.boolean().optional() }),
+    handler: async ({ auth, params, body }) => ({ body: { webhookEndpoint: webhookEndpointJson(await updateEndpoint(auth, params.id, body)) } }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/webhook-endpoints/:id',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook destination',
+    scope: 'webhooks:write',
+    params: idParams,
+    successStatus: 204,
+    handler: async ({ auth, params }) => {
+      await deleteEndpoint(auth, params.id);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/webhook-endpoints/:id/rotate-secret',
+    tag: 'Webhooks',
+    summary: 'Generate the next secret version of a destination and return it once',
+    description: 'During `overlapMinutes` (0 to 10080, default 1440) deliveries carry two signatures, the new one first.',
+    scope: 'webhooks:write',
+    params: idParams,
+    body: rotationBody,
+    idempotency: 'manual',
+    handler: ({ auth, params, body, req }) =>
+      handleRotation(req, auth, '/webhook-endpoints/:id/rotate-secret', { kind: 'endpoint', endpointId: params.id }, body.overlapMinutes),
+  }),
+];

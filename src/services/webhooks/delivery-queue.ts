@@ -1,0 +1,50 @@
+import type { JobsOptions } from 'bullmq';
+import { config } from '../../config.js';
+import { maxDeliveryAttempts, webhookBackoffStrategy } from '../../lib/webhook-backoff.js';
+import { queueNames } from '../../queues/queue-names.js';
+import { getQueue } from '../../queues/queues.js';
+
+/** The custom backoff of the webhook worker (registered as `settings.backoffStrategy`). */
+export const webhookBackoff = webhookBackoffStrategy(config.WEBHOOK_BACKOFF_SCALE);
+
+const thirtyDaysSeconds = 30 * 24 * 3600;
+
+/** Five attempts on the schedule of interface.md §6; failed jobs stay as the discard list of Bull Board. */
+export const deliveryJobOptions: JobsOptions = {
+  attempts: maxDeliveryAttempts,
+  backoff: { type: 'webhook' },
+  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnFail: { age: thirtyDaysSeconds },
+};
+
+export interface DeliveryToEnqueue {
+  id: string;
+  /** When the first attempt is due (the action's delay); null or past: now. */
+  nextAttemptAt: Date | null;
+}
+
+/** jobId = delivery id, so enqueueing twice is harmless. */
+export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promise<void> {
+  if (!deliveries.length) return;
+  const now = Date.now();
+  await getQueue(queueNames.webhookDelivery).addBulk(
+    deliveries.map((d) => ({
+      name: 'delivery',
+      data: { deliveryId: d.id },
+      opts: { ...deliveryJobOptions, jobId: d.id, delay: Math.max(0, (d.nextAttemptAt?.getTime() ?? now) - now) },
+    })),
+  );
+}
+
+/** Removes waiting or delayed jobs; a job being attempted right now is left to notice the row's state. */
+export async function removeDeliveryJobs(ids: string[]): Promise<void> {
+  const queue = getQueue(queueNames.webhookDelivery);
+  await Promise.all(ids.map((id) => queue.remove(id)));
+}
+
+/** Clears the finished job of a delivery so that a new cycle can start under the same jobId; false while an attempt runs. */
+export async function clearFinishedDeliveryJob(id: string): Promise<boolean> {
+  const queue = getQueue(queueNames.webhookDelivery);
+  await queue.remove(id);
+  return !(await queue.getJob(id));
+}

@@ -1,0 +1,38 @@
+import { signatureHeader } from '../../lib/webhook-signature.js';
+
+/** The envelope of interface.md §6, serialised once: these bytes are signed and sent at every attempt. */
+export function serialiseEnvelope(input: {
+  idempotencyKey: string;
+  eventId: string | null;
+  type: string;
+  createdAt: Date;
+  venueId: string;
+  data: Record<string, unknown>;
+  automation: { name: string; runId: string } | null;
+}): string {
+  return JSON.stringify({
+    id: input.idempotencyKey,
+    eventId: input.eventId,
+    type: input.type,
+    createdAt: input.createdAt.toISOString(),
+    venueId: input.venueId,
+    apiVersion: 'v1',
+    data: input.data,
+    automation: input.automation,
+  });
+}
+
+/** `automation:<runId>:<n>`: the delivery's idempotency key, n being the index of the action. */
+export function deliveryKey(runId: string, actionIndex: number): string {
+  return `automation:${runId}:${actionIndex}`;
+}
+
+/** The signature headers of one attempt: a fresh timestamp, the same key and body every time. */
+export function signedHeaders(secrets: readonly string[], idempotencyKey: string, body: Buffer, now = new Date()): Record<string, string> {
+  const timestamp = String(Math.floor(now.getTime() / 1000));
+  return {
+    'X-Service-Signature': signatureHeader(secrets, timestamp, idempotencyKey, body),
+    'X-Service-Timestamp': timestamp,
+    'X-Service-Idempotency-Key': idempotencyKey,
+  };
+}

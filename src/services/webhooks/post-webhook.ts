@@ -1,0 +1,125 @@
+import { lookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { config } from '../../config.js';
+import { checkAddress } from '../../lib/ip-address-check.js';
+
+export const webhookTimeoutMs = 10_000;
+export const webhookUserAgent = 'service-webhook/1';
+
+export interface WebhookPost {
+  url: string;
+  /** The signed headers of interface.md §6 (Content-Type and User-Agent are added here). */
+  headers: Record<string, string>;
+  body: Buffer;
+  /** Deliver to non-public addresses and over plain http (tests only; refused in production by config). */
+  allowPrivate?: boolean;
+  timeoutMs?: number;
+}
+
+export interface WebhookOutcome {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+class RefusedTarget extends Error {}
+
+/** Resolves the host once and checks every address it has; the checked address is the one connected to. */
+async function resolveTarget(host: string, allowPrivate: boolean): Promise<{ address: string; family: number }> {
+  const literal = isIP(host);
+  const addresses = literal ? [{ address: host, family: literal }] : await lookup(host, { all: true, verbatim: true });
+  if (!addresses.length) throw new RefusedTarget(`${host} has no address`);
+  if (!allowPrivate) {
+    for (const { address } of addresses) {
+      const verdict = checkAddress(address);
+      // A host with one internal address among public ones is refused too: the connection could land on it.
+      if (!verdict.public) throw new RefusedTarget(`address ${address} of ${host} is not public (${verdict.reason}); not sent`);
+    }
+  }
+  return addresses[0];
+}
+
+function describeError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  return e.code ? `${e.code}: ${e.message}` : e.message || String(err);
+}
+
+/**
+ * One POST of a webhook (decisions §12): address check at every call, connection to the checked
+ * address (no second DNS lookup; the host name still goes to TLS SNI and Host), no redirects
+ * (a 3xx is a failure), 10 s in all including the lookup. Success is a 2xx answer.
+ */
+export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
+  const started = performance.now();
+  const allowPrivate = post.allowPrivate ?? config.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
+  const timeoutMs = post.timeoutMs ?? webhookTimeoutMs;
+  const done = (status: number | null, error: string | null): WebhookOutcome => ({
+    ok: error === null,
+    status,
+    error,
+    durationMs: Math.round(performance.now() - started),
+  });
+
+  let url: URL;
+  try {
+    url = new URL(post.url);
+  } catch {
+    return done(null, 'invalid address');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowPrivate)) return done(null, 'only https addresses receive webhooks');
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  timer.unref();
+  try {
+    const target = await Promise.race([
+      resolveTarget(host, allowPrivate),
+      new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(new Error('timeout')))),
+    ]);
+    const fixedLookup: LookupFunction = (_hostname, options, callback) => {
+      if (options.all) (callback as (err: null, addresses: Array<{ address: string; family: number }>) => void)(null, [target]);
+      else callback(null, target.address, target.family);
+    };
+    const transport = url.protocol === 'https:' ? https : http;
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = transport.request(
+        {
+          method: 'POST',
+          hostname: host,
+          port: url.port || undefined,
+          path: `${url.pathname}${url.search}`,
+          lookup: fixedLookup,
+          agent: false,
+          signal: controller.signal,
+          headers: {
+            'Content-Type': 'application/json',
+            'User-Agent': webhookUserAgent,
+            ...post.headers,
+            'Content-Length': String(post.body.length),
+          },
+        },
+        (response) => {
+          // Only the status matters; the body is drained (still within the deadline) so the connection can close.
+          response.resume();
+          response.on('error', () => {});
+          response.on('close', () => clearTimeout(timer));
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.on('error', reject);
+      request.end(post.body);
+    });
+    if (status >= 200 && status < 300) return done(status, null);
+    if (status >= 300 && status < 400) return done(status, `redirect (HTTP ${status}) not followed`);
+    return done(status, `HTTP ${status}`);
+  } catch (err) {
+    clearTimeout(timer);
+    if (controller.signal.aborted) return done(null, `no answer within ${timeoutMs / 1000} s`);
+    if (err instanceof RefusedTarget) return done(null, err.message);
+    return done(null, describeError(err));
+  }
+}

@@ -1,0 +1,50 @@
+import { eq } from 'drizzle-orm';
+import { config } from '../../config.js';
+import { db, type DbOrTx } from '../../db/client.js';
+import { organisationWebhookSecrets } from '../../db/schema/index.js';
+import { openSecret, sealSecret } from '../../lib/secret-box.js';
+import { signingSecrets, type SecretState } from '../../lib/secret-rotation.js';
+import { generateWebhookSecret } from '../../lib/webhook-signature.js';
+
+/** Secrets at rest are sealed strings; they are opened only to sign or to hand a new one out once. */
+export type SealedSecretState = SecretState<string>;
+
+interface SecretColumns {
+  currentSecret: string;
+  previousSecret: string | null;
+  secretVersion: number;
+  previousSecretExpiresAt: Date;
+}
+
+export function secretStateOf(row: SecretColumns): SealedSecretState {
+  return { current: row.currentSecret, previous: row.previousSecret, version: row.secretVersion, previousExpiresAt: row.previousSecretExpiresAt };
+}
+
+export function secretColumnsOf(state: SealedSecretState): SecretColumns {
+  return { currentSecret: state.current, previousSecret: state.previous, secretVersion: state.version, previousSecretExpiresAt: state.previousExpiresAt };
+}
+
+export function sealNewSecret(): { secret: string; sealed: string } {
+  const secret = generateWebhookSecret();
+  return { secret, sealed: sealSecret(secret, config.secretsKey) };
+}
+
+/** The plaintext secrets that sign now, newest first. */
+export function openSigningSecrets(state: SealedSecretState, now = new Date()): string[] {
+  return signingSecrets(state, now).map((sealed) => openSecret(sealed, config.secretsKey));
+}
+
+/**
+ * The organisation secret, created on first use: until someone rotates it, deliveries are signed
+ * with this initial version 1, which is never shown.
+ */
+export async function getOrganisationSecretState(organisationId: string, conn: DbOrTx = db): Promise<SealedSecretState> {
+  const [existing] = await conn.select().from(organisationWebhookSecrets).where(eq(organisationWebhookSecrets.organisationId, organisationId));
+  if (existing) return secretStateOf(existing);
+  await conn
+    .insert(organisationWebhookSecrets)
+    .values({ organisationId, currentSecret: sealNewSecret().sealed, secretVersion: 1, previousSecretExpiresAt: new Date() })
+    .onConflictDoNothing();
+  const [row] = await conn.select().from(organisationWebhookSecrets).where(eq(organisationWebhookSecrets.organisationId, organisationId));
+  return secretStateOf(row);
+}

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import type { AuthContext } from '../../http/auth.js';
+import { getVisibleVenue } from '../venues/venue-service.js';
+import { serialiseEnvelope, signedHeaders } from './envelope.js';
+import { postWebhook } from './post-webhook.js';
+import { getOrganisationSecretState, openSigningSecrets, secretStateOf } from './signing-secrets.js';
+import { getVisibleEndpoint } from './webhook-endpoint-service.js';
+
+export type TestTarget = { endpointId: string } | { venueId: string; url: string };
+
+export interface TestDeliveryOutcome {
+  id: string;
+  status: 'delivered' | 'failed';
+  responseStatus: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+/**
+ * POST /webhook-endpoints/test: a signed `webhook_test` sent now, with the secret the destination
+ * would use (the endpoint's, or the organisation's for an address), and not kept.
+ */
+export async function sendTestWebhook(auth: AuthContext, target: TestTarget): Promise<TestDeliveryOutcome> {
+  const endpoint = 'endpointId' in target ? await getVisibleEndpoint(auth, target.endpointId) : null;
+  const venueId = endpoint ? endpoint.venueId : (await getVisibleVenue(auth, (target as { venueId: string }).venueId)).id;
+  const url = endpoint ? endpoint.url : (target as { url: string }).url;
+  const id = randomUUID();
+  // Test organisations send nothing (interface.md §1.10).
+  if (!auth.livemode) return { id, status: 'failed', responseStatus: null, durationMs: 0, error: 'not sent: test organisations send no webhooks' };
+
+  const state = endpoint ? secretStateOf(endpoint) : await getOrganisationSecretState(auth.organisationId);
+  const key = `test:${id}`;
+  const body = Buffer.from(
+    serialiseEnvelope({ idempotencyKey: key, eventId: null, type: 'webhook_test', createdAt: new Date(), venueId, data: {}, automation: null }),
+    'utf8',
+  );
+  const outcome = await postWebhook({ url, headers: signedHeaders(openSigningSecrets(state), key, body), body });
+  return { id, status: outcome.ok ? 'delivered' : 'failed', responseStatus: outcome.status, durationMs: outcome.durationMs, error: outcome.error };
+}

@@ -1,0 +1,84 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { db, type DbOrTx } from '../../db/client.js';
+import { nextUpdatedAt } from '../../db/schema/columns.js';
+import { webhookEndpoints } from '../../db/schema/index.js';
+import { canSeeVenue, type AuthContext } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
+import { fetchPage, type ListQuery } from '../pagination.js';
+import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
+import { sealNewSecret } from './signing-secrets.js';
+import type { WebhookEndpointRow } from './webhook-endpoint-json.js';
+
+/** The endpoint if it belongs to the key's organisation and a venue the key may see; 404 otherwise. */
+export async function getVisibleEndpoint(auth: AuthContext, endpointId: string, conn: DbOrTx = db): Promise<WebhookEndpointRow> {
+  const [row] = await conn
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.organisationId, auth.organisationId)));
+  if (!row || !canSeeVenue(auth, row.venueId)) throw ApiError.notFound('Webhook endpoint');
+  return row;
+}
+
+/** The venue's main destination: the first registered one (interface.md §6). */
+export async function getMainEndpoint(venueId: string, conn: DbOrTx = db): Promise<WebhookEndpointRow | null> {
+  const [row] = await conn
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.venueId, venueId))
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Registers a destination with secret version 1, returned once in plain text. */
+export async function createEndpoint(auth: AuthContext, input: { venueId: string; url: string }): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
+  const venue = await getVisibleVenue(auth, input.venueId);
+  const { secret, sealed } = sealNewSecret();
+  const [endpoint] = await db
+    .insert(webhookEndpoints)
+    .values({ organisationId: venue.organisationId, venueId: venue.id, url: input.url, currentSecret: sealed, secretVersion: 1, previousSecretExpiresAt: new Date() })
+    .returning();
+  return { endpoint, secret };
+}
+
+export async function listEndpoints(auth: AuthContext, query: ListQuery & { venueId?: string }) {
+  if (query.venueId) await getVisibleVenue(auth, query.venueId);
+  return fetchPage<WebhookEndpointRow>({
+    query,
+    idColumn: webhookEndpoints.id,
+    naturalOrder: [{ column: webhookEndpoints.createdAt, kind: 'instant', read: (e) => e.createdAt }],
+    updatedAt: { column: webhookEndpoints.updatedAt, kind: 'instant', read: (e) => e.updatedAt },
+    fetch: (keyset, orderBy, limit) =>
+      db
+        .select()
+        .from(webhookEndpoints)
+        .where(
+          and(
+            eq(webhookEndpoints.organisationId, auth.organisationId),
+            visibleVenueIds(auth, webhookEndpoints.venueId),
+            query.venueId ? eq(webhookEndpoints.venueId, query.venueId) : undefined,
+            keyset,
+          ),
+        )
+        .orderBy(...orderBy)
+        .limit(limit),
+  });
+}
+
+export async function updateEndpoint(auth: AuthContext, endpointId: string, patch: { url?: string; isActive?: boolean }): Promise<WebhookEndpointRow> {
+  const existing = await getVisibleEndpoint(auth, endpointId);
+  if (patch.url === undefined && patch.isActive === undefined) return existing;
+  const [endpoint] = await db
+    .update(webhookEndpoints)
+    .set({ ...patch, updatedAt: nextUpdatedAt(webhookEndpoints.updatedAt) })
+    .where(eq(webhookEndpoints.id, existing.id))
+    .returning();
+  if (!endpoint) throw ApiError.notFound('Webhook endpoint');
+  return endpoint;
+}
+
+/** Deletes the destination; deliveries still aimed at it fail with a clear lastError. */
+export async function deleteEndpoint(auth: AuthContext, endpointId: string): Promise<void> {
+  const existing = await getVisibleEndpoint(auth, endpointId);
+  await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, existing.id));
+}
