@@ -16,6 +16,7 @@ export function listOf<T extends z.ZodType>(item: T, options: { min?: number; un
   return z
     .array(z.unknown())
     .min(options.min ?? 0)
+    .describe(`Each item: ${options.what}${options.unique ? ', without repeats' : ''}.`)
     .superRefine((values, ctx) => {
       const bad = values.findIndex((v) => !item.safeParse(v).success);
       if (bad >= 0) ctx.addIssue({ code: 'custom', message: `item ${bad} is not ${options.what}` });
