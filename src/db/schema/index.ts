@@ -22,3 +22,4 @@ export * from './webhook-secret-rotations.js';
 export * from './webhook-deliveries.js';
 export * from './reservations.js';
 export * from './reservation-tables.js';
+export * from './waitlist-entries.js';
