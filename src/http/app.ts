@@ -3,6 +3,7 @@ import path from 'node:path';
 import express, { type Express, type Request, type Response } from 'express';
 import { config } from '../config.js';
 import { logger } from '../logger.js';
+import { getRedis } from '../redis.js';
 import { checkDependencies } from '../services/health.js';
 import { mountAdminBoard } from './admin-board.js';
 import { answerPreflight } from './cors.js';
@@ -55,6 +56,8 @@ export interface AppOptions {
 }
 
 export function createApp({ routes, adminBoard = true }: AppOptions): Express {
+  // Connect to Redis now: the rate limiter fails open while its connection is not ready.
+  getRedis();
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
