@@ -38,6 +38,20 @@ function required(values: Record<string, unknown>, name: string): string {
   return v;
 }
 
+const uuid = z.uuid();
+
+function requiredId(values: Record<string, unknown>, name: string): string {
+  const v = required(values, name);
+  if (!uuid.safeParse(v).success) throw new UsageError(`--${name} must be a UUID`);
+  return v;
+}
+
+function idList(value: string | undefined): string[] | undefined {
+  const ids = list(value);
+  if (ids?.some((id) => !uuid.safeParse(id).success)) throw new UsageError('--venues must be UUIDs separated by commas');
+  return ids;
+}
+
 async function run(command: string | undefined, values: Record<string, string | boolean | undefined>) {
   switch (command) {
     case 'migrate':
@@ -52,29 +66,29 @@ async function run(command: string | undefined, values: Record<string, string | 
       const country = required(values, 'country').toUpperCase();
       if (!isValidTimeZone(timezone)) throw new UsageError(`unknown time zone ${timezone}`);
       if (!isKnownCountry(country)) throw new UsageError(`unknown country ${country}`);
-      const venue = await createVenue(required(values, 'org'), { name: required(values, 'name'), timezone, countryCode: country });
+      const venue = await createVenue(requiredId(values, 'org'), { name: required(values, 'name'), timezone, countryCode: country });
       return { human: `venue ${venue.id}`, json: venueJson(venue) };
     }
     case 'key:create': {
       const kind = z.enum(['live', 'test', 'publishable']).safeParse(required(values, 'kind'));
       if (!kind.success) throw new UsageError('--kind must be live, test or publishable');
       const created = await createApiKey({
-        organisationId: required(values, 'org'),
+        organisationId: requiredId(values, 'org'),
         kind: kind.data,
         name: typeof values.name === 'string' ? values.name : `${kind.data} key`,
         scopes: list(values.scopes as string | undefined),
-        venueIds: list(values.venues as string | undefined) ?? null,
+        venueIds: idList(values.venues as string | undefined) ?? null,
         allowedOrigins: list(values.origins as string | undefined),
         rateLimitPerMinute: parseRateLimit(values['rate-limit'] as string | undefined),
       });
       return { human: `key ${created.id}\n${created.key}\n(shown once: store it now)`, json: created };
     }
     case 'key:revoke': {
-      const revoked = await revokeApiKey(required(values, 'id'));
+      const revoked = await revokeApiKey(requiredId(values, 'id'));
       return { human: revoked ? 'revoked' : 'no active key with that id', json: { id: values.id, revoked } };
     }
     case 'key:list': {
-      const keys = await listApiKeys(required(values, 'org'));
+      const keys = await listApiKeys(requiredId(values, 'org'));
       return { human: keys.map((k) => `${k.id}  ${k.kind.padEnd(11)} ${k.prefix}…  ${k.name}${k.revokedAt ? '  (revoked)' : ''}`).join('\n') || 'no keys', json: { keys } };
     }
     case 'demo': {
