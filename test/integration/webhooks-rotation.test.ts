@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}rot`;
+});
+
+import { closeQueues } from '../../src/queues/queues.js';
+import { startEventsRole } from '../../src/roles/events.js';
+import { startWebhooksRole } from '../../src/roles/webhooks.js';
+import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { emitReservationEvent } from '../support/webhook-fixtures.js';
+import { expectedSignature, signaturesOf, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+let server: TestServer;
+let r: WebhookReceiver;
+let stopEvents: () => Promise<void>;
+let stopWebhooks: () => Promise<void>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  r = await startWebhookReceiver();
+  stopEvents = await startEventsRole();
+  stopWebhooks = await startWebhooksRole();
+});
+afterAll(async () => {
+  await stopWebhooks();
+  await stopEvents();
+  await closeQueues();
+  await r.close();
+  await server.close();
+});
+
+const minutesFromNow = (iso: string) => (new Date(iso).getTime() - Date.now()) / 60_000;
+
+async function endpointSetUp() {
+  const tenant = await createTenant();
+  const api = client(server.url, tenant.key);
+  const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+  return { tenant, api, endpointId: created.body.webhookEndpoint.id as string, firstSecret: created.body.secret as string };
+}
+
+/** Sends a webhook_test to the endpoint and returns the request as the receiver got it. */
+async function sendTest(api: ReturnType<typeof client>, endpointId: string) {
+  const before = r.received.length;
+  const res = await api.post('/webhook-endpoints/test', { endpointId });
+  expect(res.body.delivery.status).toBe('delivered');
+  return (await r.waitFor(before + 1))[before];
+}
+
+describe('endpoint secret rotation', () => {
+  it('signs with the new and the previous secret during the overlap (default one day)', async () => {
+    const { api, endpointId, firstSecret } = await endpointSetUp();
+    const rotated = await api.post(`/webhook-endpoints/${endpointId}/rotate-secret`, {});
+    expect(rotated.status).toBe(200);
+    expect(Object.keys(rotated.body).sort()).toEqual(['livemode', 'previousSecretExpiresAt', 'secret', 'secretVersion']);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(firstSecret);
+    expect(rotated.body.secretVersion).toBe(2);
+    expect(minutesFromNow(rotated.body.previousSecretExpiresAt)).toBeCloseTo(1440, 0);
+
+    const request = await sendTest(api, endpointId);
+    expect(request.headers['x-service-signature']).toMatch(/^v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(signaturesOf(request)).toEqual([expectedSignature(rotated.body.secret, request), expectedSignature(firstSecret, request)]);
+
+    const endpoint = (await api.get(`/webhook-endpoints/${endpointId}`)).body.webhookEndpoint;
+    expect(endpoint).toMatchObject({ secretVersion: 2, previousSecretExpiresAt: rotated.body.previousSecretExpiresAt });
+  });
+
+  it('with overlapMinutes 0 only the new secret signs', async () => {
+    const { api, endpointId } = await endpointSetUp();
+    const rotated = await api.post(`/webhook-endpoints/${endpointId}/rotate-secret`, { overlapMinutes: 0 });
+    expect(rotated.status).toBe(200);
+    expect(minutesFromNow(rotated.body.previousSecretExpiresAt)).toBeLessThanOrEqual(0);
+    const request = await sendTest(api, endpointId);
+    expect(signaturesOf(request)).toEqual([expectedSignature(rotated.body.secret, request)]);
+  });
+
+  it('a rotation during an overlap keeps the older previous version; the intermediate one stops signing (rule 4)', async () => {
+    const { api, endpointId, firstSecret } = await endpointSetUp();
+    const second = await api.post(`/webhook-endpoints/${endpointId}/rotate-secret`, { overlapMinutes: 60 });
+    const third = await api.post(`/webhook-endpoints/${endpointId}/rotate-secret`, { overlapMinutes: 30 });
+    expect(third.body.secretVersion).toBe(3);
+    expect(minutesFromNow(third.body.previousSecretExpiresAt)).toBeCloseTo(30, 0);
+    const request = await sendTest(api, endpointId);
+    expect(signaturesOf(request)).toEqual([expectedSignature(third.body.secret, request), expectedSignature(firstSecret, request)]);
+    expect(signaturesOf(request)).not.toContain(expectedSignature(second.body.secret, request));
+  });
+
+  it('the same Idempotency-Key returns the same secret, and 409 without a secret once rotated again (rule 5)', async () => {
+    const { api, endpointId } = await endpointSetUp();
+    const headers = { 'idempotency-key': `rotate-${crypto.randomUUID()}` };
+    const path = `/webhook-endpoints/${endpointId}/rotate-secret`;
+    const first = await api.post(path, { overlapMinutes: 10 }, headers);
+    expect(first.status).toBe(200);
+    const replay = await api.post(path, { overlapMinutes: 10 }, headers);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expect((await api.get(`/webhook-endpoints/${endpointId}`)).body.webhookEndpoint.secretVersion).toBe(2);
+
+    const otherBody = await api.post(path, { overlapMinutes: 11 }, headers);
+    expect(otherBody.status).toBe(422);
+    expect(otherBody.body.error.code).toBe('idempotency_key_reused');
+
+    const newer = await api.post(path, { overlapMinutes: 10 });
+    expect(newer.body.secretVersion).toBe(3);
+    const superseded = await api.post(path, { overlapMinutes: 10 }, headers);
+    expect(superseded.status).toBe(409);
+    expect(superseded.body.error.code).toBe('conflict');
+    expect(superseded.text).not.toContain('whsec_');
+    expect(superseded.text).not.toContain(first.body.secret);
+  });
+
+  it.each([[{ overlapMinutes: -1 }], [{ overlapMinutes: 10081 }], [{ overlapMinutes: 1.5 }], [{ overlapMinutes: '60' }], [{ overlap: 5 }]])(
+    'answers 400 for %j',
+    async (body) => {
+      const { api, endpointId } = await endpointSetUp();
+      const res = await api.post(`/webhook-endpoints/${endpointId}/rotate-secret`, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.fields).toEqual([Object.keys(body)[0]]);
+    },
+  );
+
+  it('another organisation’s endpoint is not found', async () => {
+    const { endpointId } = await endpointSetUp();
+    const other = await createTenant();
+    expect((await client(server.url, other.key).post(`/webhook-endpoints/${endpointId}/rotate-secret`, {})).status).toBe(404);
+  });
+});
+
+describe('organisation secret rotation', () => {
+  it('is refused to a key limited to certain venues', async () => {
+    const tenant = await createTenant();
+    const limited = await createKey(tenant.organisationId, { venueIds: [tenant.venueId] });
+    const res = await client(server.url, limited).post('/webhook-secret/rotate', {});
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('forbidden');
+  });
+
+  it('replaces the initial unreadable version; addresses in actions are signed with both during the overlap', async () => {
+    const tenant = await createTenant();
+    const api = client(server.url, tenant.key);
+    await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'Address',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification', url: r.url },
+    });
+    const before = r.received.length;
+    await emitReservationEvent(tenant);
+    const [initial] = (await r.waitFor(before + 1)).slice(before);
+    expect(signaturesOf(initial)).toHaveLength(1);
+
+    const headers = { 'idempotency-key': `org-${crypto.randomUUID()}` };
+    const rotated = await api.post('/webhook-secret/rotate', { overlapMinutes: 120 }, headers);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secretVersion).toBe(2);
+    expect(minutesFromNow(rotated.body.previousSecretExpiresAt)).toBeCloseTo(120, 0);
+    expect((await api.post('/webhook-secret/rotate', { overlapMinutes: 120 }, headers)).body.secret).toBe(rotated.body.secret);
+
+    await emitReservationEvent(tenant);
+    const [request] = (await r.waitFor(before + 2)).slice(before + 1);
+    const [newest, previous] = signaturesOf(request);
+    expect(newest).toBe(expectedSignature(rotated.body.secret, request));
+    expect(previous).toMatch(/^[0-9a-f]{64}$/);
+    expect(previous).not.toBe(newest);
+
+    // Endpoint secrets are not touched by the organisation rotation.
+    const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+    await api.post('/webhook-secret/rotate', { overlapMinutes: 0 });
+    expect((await api.get(`/webhook-endpoints/${endpoint.body.webhookEndpoint.id}`)).body.webhookEndpoint.secretVersion).toBe(1);
+    expect((await api.post('/webhook-secret/rotate', { overlapMinutes: 120 }, headers)).status).toBe(409);
+  });
+});

@@ -1,0 +1,388 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Its own queues (another test file's workers must not take these jobs) and a compressed schedule:
+// attempt 2 comes 1.2 s after the first failure instead of 1 min.
+vi.hoisted(() => {
+  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}wh`;
+  process.env.WEBHOOK_BACKOFF_SCALE = '0.02';
+});
+
+import { config } from '../../src/config.js';
+import { queueNames } from '../../src/queues/queue-names.js';
+import { closeQueues, getQueue } from '../../src/queues/queues.js';
+import { startEventsRole } from '../../src/roles/events.js';
+import { startWebhooksRole } from '../../src/roles/webhooks.js';
+import { webhookBackoff } from '../../src/services/webhooks/delivery-queue.js';
+import { postWebhook } from '../../src/services/webhooks/post-webhook.js';
+import { client, createKey, createTenant, startTestServer, type Tenant, type TestServer } from '../support/harness.js';
+import { emitReservationEvent, waitForDelivery, waitForDispatch, deliveriesOfEvent } from '../support/webhook-fixtures.js';
+import { expectedSignature, signaturesOf, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+let server: TestServer;
+let stopEvents: () => Promise<void>;
+let stopWebhooks: () => Promise<void>;
+const receivers: WebhookReceiver[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  stopEvents = await startEventsRole();
+  stopWebhooks = await startWebhooksRole();
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await stopWebhooks();
+  await stopEvents();
+  await closeQueues();
+  await server.close();
+});
+
+async function receiver(...args: Parameters<typeof startWebhookReceiver>) {
+  const r = await startWebhookReceiver(...args);
+  receivers.push(r);
+  return r;
+}
+
+/** A tenant with an endpoint (its main destination) and an automation on reservation_created. */
+async function setUp(options: { receiverUrl: string; action?: Record<string, unknown>; tenant?: Tenant }) {
+  const tenant = options.tenant ?? (await createTenant());
+  const api = client(server.url, tenant.key);
+  const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: options.receiverUrl });
+  expect(endpoint.status).toBe(201);
+  const automation = await api.post('/automations', {
+    venueId: tenant.venueId,
+    name: 'Notify the CRM',
+    eventTypes: ['reservation_created'],
+    action: { type: 'partner_notification', ...options.action },
+  });
+  expect(automation.status).toBe(201);
+  return { tenant, api, endpoint: endpoint.body.webhookEndpoint, secret: endpoint.body.secret as string, automation: automation.body.automation };
+}
+
+describe('webhook delivery', () => {
+  it('sends the envelope with the headers of interface.md §6, signed with the endpoint secret', async () => {
+    const r = await receiver();
+    const { tenant, api, secret, automation, endpoint } = await setUp({ receiverUrl: r.url });
+    const { eventId, reservation } = await emitReservationEvent(tenant);
+    const [request] = await r.waitFor(1);
+
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers['user-agent']).toBe('service-webhook/1');
+    const key = String(request.headers['x-service-idempotency-key']);
+    expect(key).toMatch(/^automation:[0-9a-f-]{36}:0$/);
+    const timestamp = Number(request.headers['x-service-timestamp']);
+    expect(Math.abs(timestamp - request.receivedAt / 1000)).toBeLessThan(5);
+    // Recomputed with node:crypto only: HMAC-SHA256 keyed with the whole whsec_ string.
+    expect(request.headers['x-service-signature']).toBe(`v1=${expectedSignature(secret, request)}`);
+
+    const envelope = JSON.parse(request.body.toString('utf8'));
+    expect(Object.keys(envelope)).toEqual(['id', 'eventId', 'type', 'createdAt', 'venueId', 'apiVersion', 'data', 'automation']);
+    expect(envelope).toMatchObject({ id: key, eventId, type: 'reservation_created', venueId: tenant.venueId, apiVersion: 'v1' });
+    expect(envelope.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(envelope.data.reservation).toEqual(reservation);
+    expect(envelope.automation).toEqual({ name: 'Notify the CRM', runId: key.split(':')[1] });
+
+    const delivery = await waitForDelivery(eventId, (d) => d.status === 'delivered');
+    expect(delivery.payload).toBe(request.body.toString('utf8'));
+    const listed = await api.get(`/webhook-deliveries?automationId=${automation.id}`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toHaveLength(1);
+    expect(listed.body.data[0]).toMatchObject({
+      id: delivery.id,
+      idempotencyKey: key,
+      eventId,
+      eventType: 'reservation_created',
+      venueId: tenant.venueId,
+      automationId: automation.id,
+      endpointId: endpoint.id,
+      url: r.url,
+      status: 'delivered',
+      attempts: 1,
+      lastResponseStatus: 200,
+      lastError: null,
+      discardReason: null,
+      nextAttemptAt: null,
+      payload: envelope,
+    });
+    const byKey = await api.get(`/webhook-deliveries/${encodeURIComponent(key)}`);
+    expect(byKey.body.delivery.id).toBe(delivery.id);
+    const history = await api.get(`/events?venueId=${tenant.venueId}&type=reservation_created`);
+    expect(history.body.data.map((e: { id: string }) => e.id)).toContain(envelope.eventId);
+  });
+
+  it('retries a 500 with the same body and key and a new timestamp; the schedule is the production one, scaled', async () => {
+    const r = await receiver((_req, i) => (i === 0 ? 500 : 200));
+    const { tenant, secret } = await setUp({ receiverUrl: r.url });
+    const { eventId } = await emitReservationEvent(tenant);
+    const [first] = await r.waitFor(1);
+    const pending = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 500);
+    expect(pending).toMatchObject({ status: 'pending', lastError: 'HTTP 500' });
+    // attempt 2 is due 1 minute × WEBHOOK_BACKOFF_SCALE after the first failure
+    expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(60_000 * config.WEBHOOK_BACKOFF_SCALE);
+    expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeLessThan(60_000 * config.WEBHOOK_BACKOFF_SCALE + 1000);
+
+    const [, second] = await r.waitFor(2);
+    expect(second.body.equals(first.body)).toBe(true);
+    expect(second.headers['x-service-idempotency-key']).toBe(first.headers['x-service-idempotency-key']);
+    expect(Number(second.headers['x-service-timestamp'])).toBeGreaterThan(Number(first.headers['x-service-timestamp']));
+    for (const request of [first, second]) expect(signaturesOf(request)).toEqual([expectedSignature(secret, request)]);
+    const delivered = await waitForDelivery(eventId, (d) => d.status === 'delivered');
+    expect(delivered).toMatchObject({ attempts: 2, lastResponseStatus: 200, lastError: null });
+
+    // The job carries the custom strategy, whose unscaled delays are the production schedule.
+    const job = await getQueue(queueNames.webhookDelivery).getJob(delivered.id);
+    expect(job?.opts).toMatchObject({ attempts: 5, backoff: { type: 'webhook' } });
+    const production = [1, 2, 3, 4, 5].map((failed) => webhookBackoff(failed, 'webhook') / config.WEBHOOK_BACKOFF_SCALE);
+    expect(production).toEqual([60_000, 300_000, 900_000, 3_600_000, -1 / config.WEBHOOK_BACKOFF_SCALE]);
+  }, 30_000);
+
+  it('treats a 3xx as a failure and does not follow it', async () => {
+    const r = await receiver(() => 302);
+    const { tenant } = await setUp({ receiverUrl: r.url });
+    const { eventId } = await emitReservationEvent(tenant);
+    await r.waitFor(1);
+    const delivery = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 302);
+    expect(delivery.status).toBe('pending');
+    expect(delivery.lastError).toMatch(/redirect/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(r.received).toHaveLength(1);
+    await client(server.url, tenant.key).patch(`/automations/${(await deliveriesOfEvent(eventId))[0].automationId}`, { status: 'inactive' });
+  });
+
+  it('redelivers a concluded delivery with the same key and body, and answers 409 while it is pending', async () => {
+    const r = await receiver((_req, i) => (i === 1 ? 'hold' : 200));
+    const { tenant, api } = await setUp({ receiverUrl: r.url });
+    const { eventId } = await emitReservationEvent(tenant);
+    const [first] = await r.waitFor(1);
+    const delivered = await waitForDelivery(eventId, (d) => d.status === 'delivered');
+
+    const again = await api.post(`/webhook-deliveries/${delivered.id}/redeliver`);
+    expect(again.status).toBe(202);
+    expect(again.body.delivery).toMatchObject({ id: delivered.id, status: 'pending', attempts: 0 });
+    const [, second] = await r.waitFor(2); // held: the delivery stays pending
+    expect(second.body.equals(first.body)).toBe(true);
+    expect(second.headers['x-service-idempotency-key']).toBe(first.headers['x-service-idempotency-key']);
+    const whilePending = await api.post(`/webhook-deliveries/${delivered.id}/redeliver`);
+    expect(whilePending.status).toBe(409);
+    expect(whilePending.body.error.code).toBe('conflict');
+
+    r.setPolicy(() => 200);
+  }, 30_000);
+
+  it('signs an address written in the action with the organisation secret', async () => {
+    const r = await receiver();
+    const tenant = await createTenant();
+    const api = client(server.url, tenant.key);
+    const rotated = await api.post('/webhook-secret/rotate', { overlapMinutes: 0 });
+    expect(rotated.status).toBe(200);
+    const automation = await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'To an address',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification', url: r.url },
+    });
+    expect(automation.status).toBe(201);
+    const { eventId } = await emitReservationEvent(tenant);
+    const [request] = await r.waitFor(1);
+    expect(signaturesOf(request)).toEqual([expectedSignature(rotated.body.secret, request)]);
+    const delivery = await waitForDelivery(eventId, (d) => d.status === 'delivered');
+    expect(delivery).toMatchObject({ endpointId: null, url: r.url });
+  });
+
+  it('fails with a clear error when the venue has no destination, or it is off', async () => {
+    const tenant = await createTenant();
+    const api = client(server.url, tenant.key);
+    await api.post('/automations', { venueId: tenant.venueId, name: 'Main', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    const none = await emitReservationEvent(tenant);
+    expect((await waitForDelivery(none.eventId, (d) => d.attempts === 1)).lastError).toBe('the venue has no webhook endpoint');
+
+    const r = await receiver();
+    const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+    await api.patch(`/webhook-endpoints/${endpoint.body.webhookEndpoint.id}`, { isActive: false });
+    const off = await emitReservationEvent(tenant);
+    const failed = await waitForDelivery(off.eventId, (d) => d.attempts === 1);
+    expect(failed.lastError).toBe(`webhook endpoint ${endpoint.body.webhookEndpoint.id} is inactive`);
+    expect(r.received).toHaveLength(0);
+    const automations = await api.get('/automations');
+    await api.delete(`/automations/${automations.body.data[0].id}`);
+  });
+
+  it('sends nothing for a test organisation', async () => {
+    const r = await receiver();
+    const tenant = await createTenant({ test: true });
+    const api = client(server.url, tenant.key);
+    const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+    expect(endpoint.status).toBe(201);
+    expect(endpoint.body.livemode).toBe(false);
+    await api.post('/automations', { venueId: tenant.venueId, name: 'Test', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    const { eventId } = await emitReservationEvent(tenant, { livemode: false });
+    await waitForDispatch(eventId);
+    expect(await deliveriesOfEvent(eventId)).toEqual([]);
+    const test = await api.post('/webhook-endpoints/test', { endpointId: endpoint.body.webhookEndpoint.id });
+    expect(test.status).toBe(200);
+    expect(test.body.delivery.status).toBe('failed');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(r.received).toHaveLength(0);
+  });
+
+  it('does not run inactive automations or automations of other event types or unmet conditions', async () => {
+    const r = await receiver();
+    const tenant = await createTenant();
+    const api = client(server.url, tenant.key);
+    await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+    const base = { venueId: tenant.venueId, action: { type: 'partner_notification' } };
+    await api.post('/automations', { ...base, name: 'Inactive', eventTypes: ['reservation_created'], status: 'inactive' });
+    await api.post('/automations', { ...base, name: 'Other type', eventTypes: ['reservation_cancelled'] });
+    await api.post('/automations', { ...base, name: 'Big parties', eventTypes: ['reservation_created'], conditions: { partySizeMin: 8 } });
+    const phone = await api.post('/automations', { ...base, name: 'Phone', eventTypes: ['reservation_created'], conditions: { sources: ['phone'] } });
+    const { eventId } = await emitReservationEvent(tenant);
+    await waitForDispatch(eventId);
+    expect(await deliveriesOfEvent(eventId)).toEqual([]);
+
+    const { reservation } = await emitReservationEvent(tenant);
+    const { eventId: matching } = await emitReservationEvent(tenant, { reservation: { ...reservation, id: crypto.randomUUID(), source: 'phone' } });
+    const delivery = await waitForDelivery(matching, (d) => d.status === 'delivered');
+    expect(delivery.automationId).toBe(phone.body.automation.id);
+  });
+});
+
+describe('POST /webhook-endpoints/test', () => {
+  it('sends a signed webhook_test now and reports the outcome without keeping it', async () => {
+    const r = await receiver((_req, i) => (i === 0 ? 200 : 503));
+    const { api, secret, endpoint, tenant } = await setUp({ receiverUrl: r.url });
+    const ok = await api.post('/webhook-endpoints/test', { endpointId: endpoint.id });
+    expect(ok.status).toBe(200);
+    expect(ok.body.delivery).toMatchObject({ status: 'delivered', responseStatus: 200, error: null });
+    expect(ok.body.delivery.durationMs).toBeGreaterThanOrEqual(0);
+    const [request] = await r.waitFor(1);
+    expect(signaturesOf(request)).toEqual([expectedSignature(secret, request)]);
+    expect(JSON.parse(request.body.toString())).toMatchObject({ type: 'webhook_test', venueId: tenant.venueId, apiVersion: 'v1', data: {} });
+
+    const failed = await api.post('/webhook-endpoints/test', { venueId: tenant.venueId, url: r.url });
+    expect(failed.body.delivery).toMatchObject({ status: 'failed', responseStatus: 503, error: 'HTTP 503' });
+    const listed = await api.get(`/webhook-deliveries?venueId=${tenant.venueId}`);
+    expect(listed.body.data).toEqual([]);
+
+    const bad = await api.post('/webhook-endpoints/test', { venueId: tenant.venueId });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.fields).toEqual(['url']);
+  });
+});
+
+describe('address check', () => {
+  it.each([
+    ['loopback', 'http://127.0.0.1:9/x'],
+    ['loopback by name', 'http://localhost:9/x'],
+    ['IPv6 loopback', 'http://[::1]:9/x'],
+    ['private', 'https://10.0.0.1/x'],
+    ['link-local (cloud metadata)', 'http://169.254.169.254/latest'],
+    ['CGNAT', 'https://100.64.0.1/x'],
+    ['IPv4-mapped loopback', 'http://[::ffff:127.0.0.1]:9/x'],
+  ])('refuses %s when private targets are not allowed', async (_name, url) => {
+    const outcome = await postWebhook({ url, headers: {}, body: Buffer.from('{}'), allowPrivate: false });
+    expect(outcome.ok).toBe(false);
+    expect(outcome.error).toMatch(/not public|only https/);
+  });
+
+  it('refuses a loopback destination at delivery time when the flag is off, at every attempt', async () => {
+    const r = await receiver();
+    // An https address on 127.0.0.1, by name: resolved, checked and refused before any connection.
+    const { tenant } = await setUp({ receiverUrl: `https://localhost:${new URL(r.url).port}/hooks` });
+    config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
+    try {
+      const { eventId } = await emitReservationEvent(tenant);
+      const delivery = await waitForDelivery(eventId, (d) => d.attempts === 2);
+      expect(delivery.status).toBe('pending');
+      expect(delivery.lastError).toMatch(/^address (127\.0\.0\.1|::1) of localhost is not public \(loopback\); not sent$/);
+      expect(r.received).toHaveLength(0);
+    } finally {
+      config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
+    }
+  }, 30_000);
+});
+
+describe('webhook endpoints API', () => {
+  it('creates, lists, reads, changes and deletes endpoints with the shape of interface.md §2', async () => {
+    const tenant = await createTenant();
+    const api = client(server.url, tenant.key);
+    const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: 'https://partner.example.com/hooks' });
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const endpoint = created.body.webhookEndpoint;
+    expect(Object.keys(endpoint).sort()).toEqual(['createdAt', 'id', 'isActive', 'previousSecretExpiresAt', 'secretVersion', 'updatedAt', 'url', 'venueId']);
+    expect(endpoint).toMatchObject({ venueId: tenant.venueId, url: 'https://partner.example.com/hooks', isActive: true, secretVersion: 1 });
+    expect(JSON.stringify(endpoint)).not.toContain('whsec_');
+
+    const other = await createTenant();
+    await client(server.url, other.key).post('/webhook-endpoints', { venueId: other.venueId, url: 'https://other.example.com/' });
+    const list = await api.get(`/webhook-endpoints?venueId=${tenant.venueId}`);
+    expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([endpoint.id]);
+    expect((await api.get('/webhook-endpoints')).body.data).toHaveLength(1);
+    expect((await client(server.url, other.key).get(`/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
+
+    const read = await api.get(`/webhook-endpoints/${endpoint.id}`);
+    expect(read.body.webhookEndpoint).toEqual(endpoint);
+    const patched = await api.patch(`/webhook-endpoints/${endpoint.id}`, { isActive: false, url: 'https://partner.example.com/v2' });
+    expect(patched.body.webhookEndpoint).toMatchObject({ isActive: false, url: 'https://partner.example.com/v2' });
+    expect(patched.body.webhookEndpoint.updatedAt > endpoint.updatedAt).toBe(true);
+    expect((await api.delete(`/webhook-endpoints/${endpoint.id}`)).status).toBe(204);
+    expect((await api.get(`/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
+  });
+
+  it.each([
+    [{ url: 'https://x.example/' }, ['venueId']],
+    [{ venueId: 'nope', url: 'https://x.example/' }, ['venueId']],
+    [{ url: 'ftp://x.example/' }, ['venueId', 'url']],
+    [{ url: 'https://user:pw@x.example/' }, ['venueId', 'url']],
+    [{ url: 'https://x.example/', extra: 1 }, ['venueId', 'extra']],
+  ])('answers 400 naming the fields for %j', async (body, fields) => {
+    const tenant = await createTenant();
+    const res = await client(server.url, tenant.key).post('/webhook-endpoints', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.details.fields.sort()).toEqual([...fields].sort());
+  });
+
+  it('needs webhooks:read to read and webhooks:write to write; other venues answer 404', async () => {
+    const tenant = await createTenant();
+    const reader = await createKey(tenant.organisationId, { scopes: ['webhooks:read'] });
+    const denied = await client(server.url, reader).post('/webhook-endpoints', { venueId: tenant.venueId, url: 'https://x.example/' });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.details.requiredScope).toBe('webhooks:write');
+    const none = await createKey(tenant.organisationId, { scopes: ['reservations:read'] });
+    expect((await client(server.url, none).get('/webhook-endpoints')).body.error.details.requiredScope).toBe('webhooks:read');
+    const other = await createTenant();
+    const res = await client(server.url, other.key).post('/webhook-endpoints', { venueId: tenant.venueId, url: 'https://x.example/' });
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('GET /webhook-deliveries', () => {
+  it('filters the payload by the reader’s scopes and by status, event type and endpoint', async () => {
+    const r = await receiver();
+    const { tenant, endpoint, automation } = await setUp({ receiverUrl: r.url });
+    const { eventId, reservation } = await emitReservationEvent(tenant);
+    await waitForDelivery(eventId, (d) => d.status === 'delivered');
+
+    const read = async (scopes: string[], query = '') =>
+      (await client(server.url, await createKey(tenant.organisationId, { scopes })).get(`/webhook-deliveries${query}`)).body.data;
+    const full = await read(['webhooks:read', 'reservations:read', 'guests:read']);
+    expect(full[0].payload.data.reservation).toEqual(reservation);
+    const noGuests = await read(['webhooks:read', 'reservations:read']);
+    expect(noGuests[0].payload.data.reservation.guest).toEqual({ id: reservation.guestId });
+    expect(noGuests[0].payload.data.reservation.guestDetails).toEqual({ id: reservation.guestId });
+    expect(noGuests[0].payload.data.reservation.partySize).toBe(4);
+    const viaEvents = await read(['webhooks:read', 'events:read', 'guests:read']);
+    expect(viaEvents[0].payload.data.reservation).toEqual(reservation);
+    const bare = await read(['webhooks:read']);
+    expect(bare[0].payload.data.reservation).toBeNull();
+
+    expect(await read(['webhooks:read'], '?status=discarded')).toEqual([]);
+    expect(await read(['webhooks:read'], '?status=delivered&eventType=reservation_created')).toHaveLength(1);
+    expect(await read(['webhooks:read'], '?eventType=reservation_cancelled')).toEqual([]);
+    expect(await read(['webhooks:read'], `?endpointId=${endpoint.id}&automationId=${automation.id}`)).toHaveLength(1);
+    const bad = await client(server.url, tenant.key).get('/webhook-deliveries?status=lost');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.fields).toEqual(['status']);
+    expect((await client(server.url, tenant.key).get('/webhook-deliveries/not-an-id')).status).toBe(404);
+  });
+});

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq } from 'drizzle-orm';
+import { db } from '../../src/db/client.js';
+import { events, webhookDeliveries } from '../../src/db/schema/index.js';
+import type { EventType } from '../../src/services/events/event-types.js';
+import { transactionWithEvents } from '../../src/services/events/outbox.js';
+import { eventually } from './webhook-receiver.js';
+
+/** A reservation in the v1 response shape, as the reservation engine will emit it. */
+export function plausibleReservation(venueId: string, overrides: Record<string, unknown> = {}) {
+  const startsAt = new Date(Date.now() + 2 * 24 * 3600_000);
+  startsAt.setUTCHours(18, 0, 0, 0);
+  const guestId = randomUUID();
+  return {
+    id: randomUUID(),
+    venueId,
+    serviceDate: startsAt.toISOString().slice(0, 10),
+    time: '20:00',
+    startsAt: startsAt.toISOString(),
+    endsAt: new Date(startsAt.getTime() + 2 * 3600_000).toISOString(),
+    partySize: 4,
+    status: 'confirmed',
+    tableAssigned: true,
+    needsAttention: false,
+    notes: 'Window seat, birthday',
+    source: 'api',
+    sourceDetail: 'test key',
+    externalRef: null,
+    guestId,
+    updatedAt: new Date().toISOString(),
+    guest: { name: 'Ada Lovelace', allergies: 'shellfish', allergens: ['crustaceans'] },
+    guestDetails: {
+      id: guestId,
+      phone: '+390612345678',
+      email: 'ada@example.com',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      name: 'Ada Lovelace',
+      allergies: 'shellfish',
+      allergens: ['crustaceans'],
+      notes: null,
+      visitCount: 3,
+      noShowCount: 0,
+      externalRef: null,
+      updatedAt: new Date().toISOString(),
+    },
+    table: null,
+    ...overrides,
+  };
+}
+
+/** Emits a reservation event through the outbox, as a domain change would, and returns its id. */
+export async function emitReservationEvent(
+  tenant: { organisationId: string; venueId: string },
+  options: { type?: EventType; livemode?: boolean; reservation?: ReturnType<typeof plausibleReservation> } = {},
+) {
+  const reservation = options.reservation ?? plausibleReservation(tenant.venueId);
+  await transactionWithEvents(async (_tx, emit) => {
+    emit({
+      organisationId: tenant.organisationId,
+      venueId: tenant.venueId,
+      livemode: options.livemode ?? true,
+      type: options.type ?? 'reservation_created',
+      subjectType: 'reservation',
+      subjectId: reservation.id,
+      data: { reservation },
+    });
+  });
+  const [event] = await db.select().from(events).where(eq(events.subjectId, reservation.id)).orderBy(desc(events.createdAt)).limit(1);
+  return { eventId: event.id, reservation };
+}
+
+export async function deliveriesOfEvent(eventId: string) {
+  return db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
+}
+
+/** Waits for the single delivery of an event to reach a state. */
+export async function waitForDelivery(eventId: string, accept: (d: typeof webhookDeliveries.$inferSelect) => boolean, timeoutMs = 20_000) {
+  return eventually(
+    async () => {
+      const [delivery] = await db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.eventId, eventId)));
+      return delivery && accept(delivery) ? delivery : undefined;
+    },
+    timeoutMs,
+    `delivery of event ${eventId}`,
+  );
+}
+
+export async function waitForDispatch(eventId: string) {
+  return eventually(
+    async () => {
+      const [event] = await db.select().from(events).where(eq(events.id, eventId));
+      return event?.dispatchedAt ? event : undefined;
+    },
+    20_000,
+    `dispatch of event ${eventId}`,
+  );
+}

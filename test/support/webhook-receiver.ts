@@ -1,0 +1,97 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedWebhook {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  receivedAt: number;
+}
+
+/** What the receiver answers to the n-th request (0-based): a status, or `hold` to keep the request open. */
+export type ReceiverPolicy = (request: ReceivedWebhook, index: number) => number | 'hold';
+
+export interface WebhookReceiver {
+  url: string;
+  received: ReceivedWebhook[];
+  setPolicy: (policy: ReceiverPolicy) => void;
+  /** Resolves once `count` requests have arrived. */
+  waitFor: (count: number, timeoutMs?: number) => Promise<ReceivedWebhook[]>;
+  close: () => Promise<void>;
+}
+
+/** A real HTTP receiver on 127.0.0.1 that records every request byte for byte. */
+export async function startWebhookReceiver(policy: ReceiverPolicy = () => 200): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  let current = policy;
+  const waiters: Array<() => void> = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const request = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks), receivedAt: Date.now() };
+      const index = received.push(request) - 1;
+      waiters.splice(0).forEach((wake) => wake());
+      const answer = current(request, index);
+      if (answer === 'hold') return;
+      res.writeHead(answer, answer >= 300 && answer < 400 ? { Location: 'http://127.0.0.1:1/elsewhere' } : {}).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks/${randomUUID()}`,
+    received,
+    setPolicy: (p) => {
+      current = p;
+    },
+    waitFor: async (count, timeoutMs = 20_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`expected ${count} webhook(s), received ${received.length}`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(left, 250));
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      return received.slice(0, count);
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The signature of interface.md §6 recomputed with node:crypto alone, independently of the service's signing code. */
+export function expectedSignature(secret: string, request: ReceivedWebhook): string {
+  const content = Buffer.concat([
+    Buffer.from(`v1\n${request.headers['x-service-timestamp']}\n${request.headers['x-service-idempotency-key']}\n`),
+    request.body,
+  ]);
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(content).digest('hex');
+}
+
+/** The `v1=` values of the X-Service-Signature header, in order. */
+export function signaturesOf(request: ReceivedWebhook): string[] {
+  return String(request.headers['x-service-signature'] ?? '')
+    .split(',')
+    .map((part) => part.replace(/^v1=/, ''));
+}
+
+/** Polls until `check` returns a value (not undefined/false), or fails after the timeout. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
