@@ -31,6 +31,8 @@ export interface EvaluateOptions {
   preferredSeatingId?: string;
   /** Return every free fitting seating in choice order (for retries after a lost race), not just the first. */
   allSeatings?: boolean;
+  /** The reservation will have no table: skip the table stage (an explicit removal of the table). */
+  withoutTable?: boolean;
 }
 
 export interface Timing {
@@ -77,6 +79,11 @@ function prepare(config: VenueConfig): PreparedConfig {
   return p;
 }
 
+/** A table or combination of the active plan by id (undefined when it is not one). */
+export function seatingOf(config: VenueConfig, id: string): Seating | undefined {
+  return prepare(config).seatingById.get(id);
+}
+
 /** decisions §4: the shift-specific rule covering the party wins over a venue-wide one; the narrowest range first. */
 export function chooseTurnTimeRule(rules: readonly TurnTimeRule[], shiftId: string, partySize: number): TurnTimeRule | undefined {
   let best: TurnTimeRule | undefined;
@@ -106,9 +113,9 @@ export class VenueDay {
   private readonly dayShifts: readonly ShiftSchedule[];
 
   /**
-   * `bookings` must include every reservation holding a table around that day (the previous
-   * day's past-midnight shifts included) and every reservation of the serviceDate. A prepared
-   * `occupancy` over the same bookings may be shared between the days of a range.
+   * `bookings` must include every reservation of the serviceDate (pacing) and, unless a prepared
+   * `occupancy` is given, every reservation holding a table around that day (the previous day's
+   * past-midnight shifts included). The days of a range share one occupancy over all of them.
    */
   constructor(
     readonly config: VenueConfig,
@@ -138,10 +145,6 @@ export class VenueDay {
           .sort((a, b) => shiftWindow(a).start - shiftWindow(b).start);
   }
 
-  seating(id: string): Seating | undefined {
-    return this.prepared.seatingById.get(id);
-  }
-
   /** Whether a party can be booked at a local time, in the order of decisions §5. */
   evaluate(time: string, partySize: number, options: EvaluateOptions = {}): Evaluation {
     if (!options.ignoreBookingWindow && !this.dateBookable) return { available: false, reason: 'no_shift' };
@@ -167,12 +170,21 @@ export class VenueDay {
       turnTimeMinutes: rule.durationMinutes,
       overflowsShift: endsAt > this.clock(window.end),
     };
-    const seatings = this.freeSeatings(partySize, startsAt, endsAt, options);
+    const seatings = options.withoutTable ? [] : this.freeSeatings(partySize, startsAt, endsAt, options);
     if (!Array.isArray(seatings)) return { available: false, reason: seatings, timing };
     if (this.pacingFull(shift.id, window, minuteOfService, partySize, options.reservationId)) {
       return { available: false, reason: 'pacing_full', timing };
     }
     return { available: true, timing, seatings };
+  }
+
+  /**
+   * Whether one table or combination can take the party over [start, end): an explicit change of
+   * table of an existing reservation, whose time is not re-examined.
+   */
+  seatingVerdict(seatingId: string, partySize: number, start: number, end: number, reservationId: string): 'ok' | 'no_table' | 'table_blocked' {
+    const verdict = this.freeSeatings(partySize, start, end, { requestedSeatingId: seatingId, reservationId });
+    return Array.isArray(verdict) ? 'ok' : verdict;
   }
 
   private freeSeatings(partySize: number, start: number, end: number, options: EvaluateOptions): Seating[] | 'no_table' | 'table_blocked' {

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { defineRoute } from '../http/define-route.js';
+import { ApiError } from '../http/errors.js';
+import { hhmm, isoDate } from '../http/validation.js';
+import { daysBetween } from '../lib/local-time.js';
+import { checkAvailability, listDays, listSlots } from '../services/availability/availability-service.js';
+
+/** decisions §5 / interface.md §8: at most 62 days, both ends included. */
+const maxRangeDays = 62;
+
+const partySize = z.coerce.number().int().min(1).max(500);
+
+const availabilityQuery = z.object({ venueId: z.uuid(), serviceDate: isoDate, time: hhmm, partySize });
+const slotsQuery = z.object({ venueId: z.uuid(), serviceDate: isoDate, partySize });
+const daysQuery = z.object({ venueId: z.uuid(), from: isoDate, to: isoDate, partySize });
+
+export const availabilityRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/availability',
+    tag: 'Availability',
+    summary: 'Whether a party can be booked at a time, with near alternatives when not',
+    description: 'An unavailable time is a 200 with `available: false`, a `reason` and up to 6 `alternatives`. When available, `reason` is null.',
+    scope: 'reservations:read',
+    widget: true,
+    query: availabilityQuery,
+    handler: async ({ auth, query }) => ({ body: await checkAvailability(auth, query) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/availability/slots',
+    tag: 'Availability',
+    summary: 'Every available time of a day for a party',
+    scope: 'reservations:read',
+    widget: true,
+    query: slotsQuery,
+    handler: async ({ auth, query }) => ({ body: await listSlots(auth, query) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/availability/days',
+    tag: 'Availability',
+    summary: 'Availability over a range of days (at most 62, both ends included)',
+    scope: 'reservations:read',
+    widget: true,
+    query: daysQuery,
+    handler: async ({ auth, query }) => {
+      const span = daysBetween(query.from, query.to);
+      if (span < 0) throw ApiError.invalid(['to'], '`to` must not be before `from`.');
+      if (span + 1 > maxRangeDays) throw ApiError.invalid(['to'], `The range is at most ${maxRangeDays} days, both ends included.`);
+      return { body: await listDays(auth, query) };
+    },
+  }),
+];

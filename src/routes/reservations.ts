@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { defineRoute } from '../http/define-route.js';
+import { ApiError } from '../http/errors.js';
+import { hhmm, isoDate } from '../http/validation.js';
+import { reservationStatuses } from '../lib/availability/types.js';
+import { guestContactSchema } from '../services/guests/guest-input.js';
+import { listQuerySchema } from '../services/pagination.js';
+import { cancelReservation, updateReservation } from '../services/reservations/change-reservation.js';
+import { createReservation } from '../services/reservations/create-reservation.js';
+import { guestVisibilityOf, reservationJson } from '../services/reservations/reservation-json.js';
+import { getVisibleReservation, listReservations } from '../services/reservations/list-reservations.js';
+
+const idParams = z.object({ id: z.uuid() });
+
+const partySize = z.number().int().min(1).max(500);
+const notes = z.string().max(5000).nullable();
+const externalRef = z.string().min(1).max(200).nullable();
+
+const createBody = z.object({
+  venueId: z.uuid(),
+  serviceDate: isoDate.optional(),
+  time: hhmm.optional(),
+  partySize,
+  notes: notes.optional(),
+  externalRef: externalRef.optional(),
+  guestId: z.uuid().optional(),
+  guest: guestContactSchema.strict().optional(),
+  serviceTags: z.array(z.string().trim().min(1).max(100)).max(50).optional(),
+  source: z.enum(['api', 'phone', 'voice_agent', 'floor', 'walk_in']).optional(),
+  sourceDetail: z.string().trim().min(1).max(200).nullable().optional(),
+  status: z.enum(['created', 'confirmed']).optional(),
+  tableId: z.uuid().optional(),
+  tableCombinationId: z.uuid().optional(),
+  force: z.boolean().optional(),
+});
+
+const patchBody = z
+  .object({
+    serviceDate: isoDate,
+    time: hhmm,
+    partySize,
+    notes,
+    status: z.enum(['confirmed', 'arrived', 'seated', 'released', 'completed', 'no_show']),
+    tableId: z.uuid().nullable(),
+    tableCombinationId: z.uuid().nullable(),
+    guestId: z.uuid().nullable(),
+    externalRef,
+    version: z.iso.datetime({ offset: true }),
+  })
+  .partial();
+
+const statusList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+  .pipe(z.array(z.enum(reservationStatuses)).min(1));
+
+const listQuery = listQuerySchema.extend({
+  venueId: z.uuid().optional(),
+  from: isoDate.optional(),
+  to: isoDate.optional(),
+  status: statusList.optional(),
+  guestId: z.uuid().optional(),
+  externalRef: z.string().min(1).max(200).optional(),
+});
+
+/** The expected version from If-Match (quoted or bare, decisions §1) or the body's `version`. */
+function expectedVersion(header: string | undefined, bodyVersion: string | undefined): Date | undefined {
+  if (header !== undefined) {
+    const value = header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+    const date = new Date(value);
+    if (!value || Number.isNaN(date.getTime())) throw ApiError.invalid(['If-Match'], 'If-Match must be the updatedAt read earlier.');
+    return date;
+  }
+  return bodyVersion === undefined ? undefined : new Date(bodyVersion);
+}
+
+export const reservationRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/reservations',
+    tag: 'Reservations',
+    summary: 'Book a table',
+    description:
+      'Runs the availability engine and assigns a table. 409 `no_availability` carries `details.reason` and `details.alternatives`. ' +
+      'Publishable keys may book without externalRef, serviceTags, guestId, tableId, tableCombinationId, status, source or force.',
+    scope: 'reservations:write',
+    widget: true,
+    body: createBody,
+    successStatus: 201,
+    handler: async ({ auth, body }) => {
+      const parts = await createReservation(auth, body);
+      return { body: { reservation: reservationJson(parts, guestVisibilityOf(auth)) } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/reservations',
+    tag: 'Reservations',
+    summary: 'List reservations (by startsAt)',
+    description: '`from` and `to` are serviceDates, both included; `status` takes one status or several separated by commas.',
+    scope: 'reservations:read',
+    query: listQuery,
+    handler: async ({ auth, query }) => {
+      const page = await listReservations(auth, query);
+      const visibility = guestVisibilityOf(auth);
+      return { body: { data: page.parts.map((p) => reservationJson(p, visibility)), nextCursor: page.nextCursor } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/reservations/:id',
+    tag: 'Reservations',
+    summary: 'Read a reservation',
+    scope: 'reservations:read',
+    params: idParams,
+    handler: async ({ auth, params }) => ({ body: { reservation: reservationJson(await getVisibleReservation(auth, params.id), guestVisibilityOf(auth)) } }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/reservations/:id',
+    tag: 'Reservations',
+    summary: 'Confirm, move, change the status, table or guest of a reservation',
+    description:
+      'arrived, seated, released, completed, no_show and tableId / tableCombinationId also need floor:write. ' +
+      'A stale If-Match or `version` answers 409 `conflict` with `details.reason: version_mismatch`.',
+    scope: 'reservations:write',
+    params: idParams,
+    body: patchBody,
+    handler: async ({ auth, params, body, req }) => {
+      const { version, ...patch } = body;
+      const parts = await updateReservation(auth, params.id, patch, expectedVersion(req.get('if-match'), version));
+      return { body: { reservation: reservationJson(parts, guestVisibilityOf(auth)) } };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/reservations/:id',
+    tag: 'Reservations',
+    summary: 'Cancel a reservation',
+    description: 'Cancels from created, confirmed or arrived; an already cancelled reservation answers 200 unchanged.',
+    scope: 'reservations:write',
+    params: idParams,
+    handler: async ({ auth, params, req }) => {
+      const parts = await cancelReservation(auth, params.id, expectedVersion(req.get('if-match'), undefined));
+      return { body: { reservation: reservationJson(parts, guestVisibilityOf(auth)) } };
+    },
+  }),
+];

@@ -1,0 +1,281 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Tx } from '../../db/client.js';
+import { db } from '../../db/client.js';
+import { nextUpdatedAt } from '../../db/schema/columns.js';
+import { reservations, reservationTables } from '../../db/schema/index.js';
+import { hasScope, type AuthContext } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
+import { tableHoldingStatuses } from '../../lib/availability/occupancy.js';
+import type { Seating } from '../../lib/availability/seatings.js';
+import { canCancel, canMove, floorStatuses, statusEvents, type ReservationEventType } from '../../lib/availability/status-transitions.js';
+import type { ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
+import { VenueDay, seatingOf } from '../../lib/availability/venue-day.js';
+import { addDays } from '../../lib/local-time.js';
+import { formatMinutes } from '../../lib/shift-schedule.js';
+import { violatedUniqueIndex } from '../../lib/unique-violation.js';
+import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay } from '../availability/venue-day-loader.js';
+import { transactionWithEvents } from '../events/outbox.js';
+import { applyGuestStatusChange } from '../guests/guest-counters.js';
+import type { GuestRow } from '../guests/guest-json.js';
+import { getGuestForVenue } from '../guests/guest-service.js';
+import { emitReservationEvents } from './reservation-events.js';
+import type { ReservationParts, ReservationRow, SeatedTable } from './reservation-json.js';
+import { loadReservationParts } from './reservation-view.js';
+import { deleteOccupancy, isExclusionViolation, noAvailability, occupyFirstFree, seatedTablesOf, seatingColumns, setOccupancyLive } from './table-assignment.js';
+
+export type PatchStatus = 'confirmed' | 'arrived' | 'seated' | 'released' | 'completed' | 'no_show';
+
+export interface ReservationPatch {
+  serviceDate?: string;
+  time?: string;
+  partySize?: number;
+  notes?: string | null;
+  status?: PatchStatus;
+  tableId?: string | null;
+  tableCombinationId?: string | null;
+  guestId?: string | null;
+  externalRef?: string | null;
+}
+
+function invalidTransition(from: ReservationStatus, to: ReservationStatus | 'cancelled'): ApiError {
+  return new ApiError('invalid_request', `A reservation cannot move from ${from} to ${to}.`, { reason: 'invalid_transition', fields: ['status'] });
+}
+
+function versionMismatch(row: ReservationRow): ApiError {
+  return new ApiError('conflict', `The reservation changed since that version; it is now at ${row.updatedAt.toISOString()}.`, { reason: 'version_mismatch' });
+}
+
+/** The reservation row locked for this transaction, if the key may see it. */
+async function lockVisibleReservation(tx: Tx, auth: AuthContext, id: string): Promise<ReservationRow> {
+  const [row] = await tx
+    .select()
+    .from(reservations)
+    .where(
+      and(
+        eq(reservations.id, id),
+        eq(reservations.organisationId, auth.organisationId),
+        auth.venueIds === null ? undefined : inArray(reservations.venueId, [...auth.venueIds]),
+      ),
+    )
+    .for('update');
+  if (!row) throw ApiError.notFound('Reservation');
+  return row;
+}
+
+/** Which venue and day a reservation is on, read before the transaction so that locks are taken venue first. */
+async function peekReservation(auth: AuthContext, id: string): Promise<Pick<ReservationRow, 'venueId' | 'serviceDate'>> {
+  const [row] = await db
+    .select({ venueId: reservations.venueId, serviceDate: reservations.serviceDate })
+    .from(reservations)
+    .where(and(eq(reservations.id, id), eq(reservations.organisationId, auth.organisationId)));
+  if (!row || (auth.venueIds !== null && !auth.venueIds.includes(row.venueId))) throw ApiError.notFound('Reservation');
+  return row;
+}
+
+function checkVersion(row: ReservationRow, expected: Date | undefined): void {
+  if (expected && row.updatedAt.getTime() !== expected.getTime()) throw versionMismatch(row);
+}
+
+function currentSeatingId(row: ReservationRow): string | null {
+  return row.tableAssigned ? (row.tableId ?? row.tableCombinationId) : null;
+}
+
+/**
+ * The table asked for by the patch: a seating id, null to remove the table, undefined when the
+ * patch does not touch tables. 400 when it names something that is not in the active plan.
+ */
+function requestedSeating(config: VenueConfig, patch: ReservationPatch): Seating | null | undefined {
+  if (patch.tableId === undefined && patch.tableCombinationId === undefined) return undefined;
+  const field = patch.tableId ? 'tableId' : patch.tableCombinationId ? 'tableCombinationId' : null;
+  if (!field) return null;
+  const seating = seatingOf(config, patch[field]!);
+  if (!seating || seating.kind !== (field === 'tableId' ? 'table' : 'combination')) {
+    throw ApiError.invalid([field], `No ${field === 'tableId' ? 'table' : 'combination'} of the active floor plan has this id.`);
+  }
+  return seating;
+}
+
+/** The instants a status move stamps on the row. */
+function statusStamps(row: ReservationRow, to: ReservationStatus, now: Date): Partial<ReservationRow> {
+  switch (to) {
+    case 'arrived':
+      return { arrivedAt: now };
+    case 'seated':
+      return { seatedAt: now, arrivedAt: row.arrivedAt ?? now };
+    case 'released':
+      return { freedAt: now };
+    case 'completed':
+      return { completedAt: now, freedAt: row.freedAt ?? now };
+    case 'no_show':
+      return { noShowAt: now };
+    case 'cancelled':
+      return { cancelledAt: now };
+    default:
+      return {};
+  }
+}
+
+/**
+ * A no_show that turns out to be a late arrival takes its tables back when they are still valid
+ * and free; otherwise it keeps its time without a table and needs attention (decisions §4).
+ */
+async function retakeTables(tx: Tx, config: VenueConfig, row: ReservationRow): Promise<boolean> {
+  const seatingId = currentSeatingId(row);
+  if (!seatingId) return true;
+  const seating = seatingOf(config, seatingId);
+  if (seating && !seating.isBlocked) {
+    try {
+      await tx.transaction(async (sp) => {
+        await sp.update(reservationTables).set({ live: true }).where(eq(reservationTables.reservationId, row.id));
+      });
+      return true;
+    } catch (err) {
+      if (!isExclusionViolation(err)) throw err;
+    }
+  }
+  await deleteOccupancy(tx, row.id);
+  return false;
+}
+
+/** PATCH /reservations/:id (decisions §6). Every change is one transaction; nothing changes on a refusal. */
+export async function updateReservation(auth: AuthContext, id: string, patch: ReservationPatch, expectedVersion?: Date): Promise<ReservationParts> {
+  const needsFloor = (patch.status !== undefined && floorStatuses.has(patch.status)) || patch.tableId !== undefined || patch.tableCombinationId !== undefined;
+  if (needsFloor && !hasScope(auth, 'floor:write')) {
+    throw new ApiError('insufficient_scope', 'These statuses and table changes need the scope floor:write.', { requiredScope: 'floor:write' });
+  }
+  if (patch.tableId && patch.tableCombinationId) throw ApiError.invalid(['tableId', 'tableCombinationId'], 'Give a table or a combination, not both.');
+  const peek = await peekReservation(auth, id);
+  const now = Date.now();
+  return transactionWithEvents(async (tx, emit) => {
+    const earliest = addDays([peek.serviceDate, patch.serviceDate ?? peek.serviceDate, new Date(now).toISOString().slice(0, 10)].sort()[0], -2);
+    const { venue, config } = await loadVenueConfig(tx, auth, peek.venueId, earliest, true);
+    const row = await lockVisibleReservation(tx, auth, id);
+    checkVersion(row, expectedVersion);
+
+    const from = row.status;
+    const to: ReservationStatus = patch.status ?? from;
+    if (to !== from && !canMove(from, to)) throw invalidTransition(from, to);
+
+    const target = { serviceDate: patch.serviceDate ?? row.serviceDate, time: patch.time ?? row.time, partySize: patch.partySize ?? row.partySize };
+    const scheduleChanged = target.serviceDate !== row.serviceDate || target.time !== row.time || target.partySize !== row.partySize;
+    const requested = requestedSeating(config, patch);
+    const current = currentSeatingId(row);
+    const tableChanged = requested !== undefined && (requested?.id ?? null) !== current;
+    if ((scheduleChanged || tableChanged) && (!tableHoldingStatuses.has(from) || !tableHoldingStatuses.has(to))) {
+      const fields = (['serviceDate', 'time', 'partySize', 'tableId', 'tableCombinationId'] as const).filter((f) => patch[f] !== undefined);
+      throw ApiError.invalid(fields, `A ${tableHoldingStatuses.has(from) ? to : from} reservation can no longer be moved or seated elsewhere.`);
+    }
+
+    const set: Partial<typeof reservations.$inferInsert> = {};
+    const events = new Set<ReservationEventType>();
+    let needsAttention = row.needsAttention;
+    let tables: readonly SeatedTable[] | undefined;
+    const nowDate = new Date(now);
+
+    if (scheduleChanged || tableChanged) {
+      // Parties already at the venue are moved whatever the booking window says.
+      const onSite = from === 'arrived' || from === 'seated' || to === 'arrived' || to === 'seated';
+      let seatings: readonly Seating[] = [];
+      let startsAt = row.startsAt;
+      let endsAt = row.endsAt;
+      if (scheduleChanged && hasPacing(config)) await lockPacingDay(tx, venue.id, target.serviceDate);
+      const day = new VenueDay(config, target.serviceDate, await loadBookings(tx, venue.id, target.serviceDate, target.serviceDate, now), now);
+      if (scheduleChanged) {
+        const evaluation = day.evaluate(target.time, target.partySize, {
+          reservationId: row.id,
+          ignoreBookingWindow: onSite,
+          requestedSeatingId: requested?.id,
+          preferredSeatingId: requested === undefined ? (current ?? undefined) : undefined,
+          withoutTable: requested === null,
+          allSeatings: true,
+        });
+        if (!evaluation.available) throw noAvailability(evaluation.reason, day.alternatives(target.time, target.partySize, { reservationId: row.id }));
+        seatings = evaluation.seatings;
+        startsAt = new Date(evaluation.timing.startsAt);
+        endsAt = new Date(evaluation.timing.endsAt);
+        Object.assign(set, { serviceDate: target.serviceDate, time: formatMinutes(evaluation.timing.minuteOfService), partySize: target.partySize, startsAt, endsAt });
+        events.add('reservation_modified');
+      } else if (requested) {
+        const verdict = day.seatingVerdict(requested.id, row.partySize, row.startsAt.getTime(), row.endsAt.getTime(), row.id);
+        if (verdict !== 'ok') throw noAvailability(verdict, []);
+        seatings = [requested];
+      }
+      await deleteOccupancy(tx, row.id);
+      const seating = seatings.length ? await occupyFirstFree(tx, row.id, venue.id, seatings, startsAt, endsAt, requested !== undefined) : null;
+      if (seatings.length && !seating) throw noAvailability('no_table', day.alternatives(target.time, target.partySize, { reservationId: row.id }));
+      Object.assign(set, seatingColumns(seating));
+      tables = seatedTablesOf(config, seating);
+      needsAttention = seating === null;
+    }
+
+    if (to !== from) {
+      Object.assign(set, { status: to }, statusStamps(row, to, nowDate));
+      for (const type of statusEvents(from, to)) events.add(type);
+      const held = tableHoldingStatuses.has(from);
+      const holds = tableHoldingStatuses.has(to);
+      if (held && !holds) await setOccupancyLive(tx, row.id, false);
+      if (!held && holds && !(await retakeTables(tx, config, row))) {
+        Object.assign(set, seatingColumns(null));
+        tables = [];
+        needsAttention = true;
+      }
+      if (row.guestId) await applyGuestStatusChange(tx, row.guestId, from, to, nowDate);
+    }
+
+    if (patch.notes !== undefined && patch.notes !== row.notes) {
+      set.notes = patch.notes;
+      events.add('reservation_modified');
+    }
+    if (patch.externalRef !== undefined && patch.externalRef !== row.externalRef) set.externalRef = patch.externalRef;
+    let guest: GuestRow | null | undefined;
+    if (patch.guestId !== undefined && patch.guestId !== row.guestId) {
+      if (patch.guestId !== null) {
+        guest = await getGuestForVenue(tx, venue.id, patch.guestId);
+        if (!guest) throw ApiError.invalid(['guestId'], 'No guest of this venue has this id.');
+      }
+      set.guestId = patch.guestId;
+    }
+    if (needsAttention !== row.needsAttention) set.needsAttention = needsAttention;
+    if (needsAttention && !row.needsAttention) events.add('reservation_needs_attention');
+
+    if (Object.keys(set).length === 0) return (await loadReservationParts(tx, [row]))[0];
+    let updated: ReservationRow;
+    try {
+      [updated] = await tx
+        .update(reservations)
+        .set({ ...set, updatedAt: nextUpdatedAt(reservations.updatedAt) })
+        .where(eq(reservations.id, row.id))
+        .returning();
+    } catch (err) {
+      if (violatedUniqueIndex(err) === 'reservations_venue_external_ref_idx') {
+        throw new ApiError('conflict', 'Another reservation of this venue has this externalRef.', { fields: ['externalRef'] });
+      }
+      throw err;
+    }
+    const [loaded] = await loadReservationParts(tx, [updated]);
+    const parts: ReservationParts = { row: updated, tables: tables ?? loaded.tables, guest: guest !== undefined ? guest : loaded.guest };
+    emitReservationEvents(emit, parts, events, auth.livemode);
+    return parts;
+  });
+}
+
+/** DELETE /reservations/:id: cancels from created, confirmed or arrived; an already cancelled reservation answers unchanged. */
+export async function cancelReservation(auth: AuthContext, id: string, expectedVersion?: Date): Promise<ReservationParts> {
+  return transactionWithEvents(async (tx, emit) => {
+    const row = await lockVisibleReservation(tx, auth, id);
+    if (row.status === 'cancelled') return (await loadReservationParts(tx, [row]))[0];
+    checkVersion(row, expectedVersion);
+    if (!canCancel(row.status)) throw invalidTransition(row.status, 'cancelled');
+    const now = new Date();
+    await setOccupancyLive(tx, row.id, false);
+    if (row.guestId) await applyGuestStatusChange(tx, row.guestId, row.status, 'cancelled', now);
+    const [updated] = await tx
+      .update(reservations)
+      .set({ status: 'cancelled', ...statusStamps(row, 'cancelled', now), updatedAt: nextUpdatedAt(reservations.updatedAt) })
+      .where(eq(reservations.id, row.id))
+      .returning();
+    const [parts] = await loadReservationParts(tx, [updated]);
+    emitReservationEvents(emit, parts, ['reservation_cancelled'], auth.livemode);
+    return parts;
+  });
+}

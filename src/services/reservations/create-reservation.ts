@@ -1,0 +1,208 @@
+import { eq } from 'drizzle-orm';
+import type { Tx } from '../../db/client.js';
+import { nextUpdatedAt } from '../../db/schema/columns.js';
+import { guests, reservations } from '../../db/schema/index.js';
+import { hasScope, isPublishable, type AuthContext } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
+import type { Seating } from '../../lib/availability/seatings.js';
+import type { VenueConfig } from '../../lib/availability/types.js';
+import { VenueDay, seatingOf, type Evaluation, type Timing } from '../../lib/availability/venue-day.js';
+import { addDays, instantToLocal } from '../../lib/local-time.js';
+import { formatMinutes, resolveServiceTime, MINUTES_PER_DAY } from '../../lib/shift-schedule.js';
+import { violatedUniqueIndex } from '../../lib/unique-violation.js';
+import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay, type LoadedVenue } from '../availability/venue-day-loader.js';
+import { transactionWithEvents, type Emit } from '../events/outbox.js';
+import type { GuestContactInput } from '../guests/guest-input.js';
+import type { GuestRow } from '../guests/guest-json.js';
+import { findOrCreateGuestByPhone, getGuestForVenue, guestChangedEvent, normalisePhoneOrThrow } from '../guests/guest-service.js';
+import { resolveServiceTags } from '../guests/service-tag-service.js';
+import { emitReservationEvents } from './reservation-events.js';
+import type { ReservationParts, ReservationRow } from './reservation-json.js';
+import { noAvailability, occupyFirstFree, seatedTablesOf, seatingColumns } from './table-assignment.js';
+
+export type CreateSource = 'api' | 'phone' | 'voice_agent' | 'floor' | 'walk_in' | 'waitlist';
+
+export interface CreateReservationInput {
+  venueId: string;
+  /** Required except for walk-ins, which start now. */
+  serviceDate?: string;
+  time?: string;
+  partySize: number;
+  notes?: string | null;
+  externalRef?: string | null;
+  guestId?: string;
+  guest?: GuestContactInput;
+  /** Service tags of the venue added to the reservation's guest. */
+  serviceTags?: string[];
+  source?: CreateSource;
+  sourceDetail?: string | null;
+  status?: 'created' | 'confirmed';
+  tableId?: string;
+  tableCombinationId?: string;
+  force?: boolean;
+}
+
+/** decisions §2: what a publishable (widget) key may not send. */
+const widgetForbidden = ['externalRef', 'serviceTags', 'guestId', 'tableId', 'tableCombinationId', 'status', 'source', 'force'] as const;
+
+function checkPermissions(auth: AuthContext, input: CreateReservationInput): void {
+  if (isPublishable(auth)) {
+    const sent = widgetForbidden.filter((field) => input[field] !== undefined);
+    if (sent.length) {
+      throw new ApiError('forbidden', `A publishable key may not send ${sent.join(', ')}.`, { reason: 'publishable_key', fields: sent });
+    }
+    return;
+  }
+  // Choosing tables, overriding the engine and seating a walk-in are floor operations.
+  const needsFloor = input.tableId !== undefined || input.tableCombinationId !== undefined || input.force === true || input.source === 'walk_in';
+  if (needsFloor && !hasScope(auth, 'floor:write')) {
+    throw new ApiError('insufficient_scope', 'Tables, force and walk-ins need the scope floor:write.', { requiredScope: 'floor:write' });
+  }
+}
+
+function checkShape(input: CreateReservationInput): void {
+  const walkIn = input.source === 'walk_in';
+  const missing = walkIn ? [] : (['serviceDate', 'time'] as const).filter((f) => input[f] === undefined);
+  if (missing.length) throw ApiError.invalid([...missing], `Missing: ${missing.join(', ')}.`);
+  if (walkIn && input.status !== undefined) throw ApiError.invalid(['status'], 'A walk-in starts seated; status cannot be chosen.');
+  if (input.tableId !== undefined && input.tableCombinationId !== undefined) {
+    throw ApiError.invalid(['tableId', 'tableCombinationId'], 'Give a table or a combination, not both.');
+  }
+  if (input.guestId !== undefined && input.guest !== undefined) throw ApiError.invalid(['guestId', 'guest'], 'Give guestId or guest, not both.');
+  if (input.serviceTags !== undefined && input.guestId === undefined && input.guest === undefined) {
+    throw ApiError.invalid(['serviceTags'], 'Service tags belong to a guest: give guestId or guest.');
+  }
+}
+
+/** The guest of a new reservation: by id (of that venue), or found / created by phone; service tags added. */
+async function resolveGuest(tx: Tx, emit: Emit, venue: LoadedVenue, input: CreateReservationInput, livemode: boolean): Promise<GuestRow | null> {
+  let guest: GuestRow | null = null;
+  if (input.guestId !== undefined) {
+    guest = await getGuestForVenue(tx, venue.id, input.guestId);
+    if (!guest) throw ApiError.invalid(['guestId'], 'No guest of this venue has this id.');
+  } else if (input.guest !== undefined) {
+    guest = await findOrCreateGuestByPhone(tx, emit, venue, input.guest);
+  }
+  if (guest && input.serviceTags?.length) {
+    const names = await resolveServiceTags(tx, venue.id, input.serviceTags);
+    const merged = [...new Set([...guest.serviceTags, ...names])];
+    if (merged.length !== guest.serviceTags.length) {
+      [guest] = await tx.update(guests).set({ serviceTags: merged, updatedAt: nextUpdatedAt(guests.updatedAt) }).where(eq(guests.id, guest.id)).returning();
+      emit(guestChangedEvent(guest, 'service_tags_changed', livemode));
+    }
+  }
+  return guest;
+}
+
+interface Slot {
+  serviceDate: string;
+  time: string;
+}
+
+/**
+ * A walk-in starts now (decisions §6). Just after midnight "now" may still be the previous
+ * serviceDate's past-midnight shift: that serviceDate is tried when today has no shift then.
+ */
+function walkInSlot(config: VenueConfig, now: number): Slot {
+  const local = instantToLocal(config.venue.timezone, now);
+  const today = { serviceDate: local.date, time: formatMinutes(local.minutes) };
+  if (resolveServiceTime(config.shifts, config.closures, today.serviceDate, today.time).outcome !== 'no_shift') return today;
+  const previous = { serviceDate: addDays(local.date, -1), time: today.time };
+  const resolution = resolveServiceTime(config.shifts, config.closures, previous.serviceDate, previous.time);
+  return resolution.outcome !== 'no_shift' && resolution.minuteOfService >= MINUTES_PER_DAY ? previous : today;
+}
+
+function uniqueViolationError(err: unknown): unknown {
+  if (violatedUniqueIndex(err) === 'reservations_venue_external_ref_idx') {
+    return new ApiError('conflict', 'Another reservation of this venue has this externalRef.', { fields: ['externalRef'] });
+  }
+  return err;
+}
+
+/** POST /reservations (decisions §6): one transaction; 409 no_availability when the engine refuses. */
+export async function createReservation(auth: AuthContext, input: CreateReservationInput): Promise<ReservationParts> {
+  checkPermissions(auth, input);
+  checkShape(input);
+  const walkIn = input.source === 'walk_in';
+  const now = Date.now();
+  return transactionWithEvents(async (tx, emit) => {
+    // Closures from two days back cover "today" in every zone, and the previous serviceDate of a walk-in.
+    const earliest = addDays(input.serviceDate ?? new Date(now).toISOString().slice(0, 10), -2);
+    const { venue, config } = await loadVenueConfig(tx, auth, input.venueId, earliest, true);
+    if (input.guest) normalisePhoneOrThrow(input.guest.phone, venue.countryCode);
+    const slot: Slot = walkIn ? walkInSlot(config, now) : { serviceDate: input.serviceDate!, time: input.time! };
+    const requestedSeatingId = input.tableId ?? input.tableCombinationId;
+    if (requestedSeatingId !== undefined) {
+      const seating = seatingOf(config, requestedSeatingId);
+      const field = input.tableId !== undefined ? 'tableId' : 'tableCombinationId';
+      if (!seating || seating.kind !== (field === 'tableId' ? 'table' : 'combination')) {
+        throw ApiError.invalid([field], `No ${field === 'tableId' ? 'table' : 'combination'} of the active floor plan has this id.`);
+      }
+    }
+    const guest = await resolveGuest(tx, emit, venue, input, auth.livemode);
+    if (hasPacing(config)) await lockPacingDay(tx, venue.id, slot.serviceDate);
+    const bookings = await loadBookings(tx, venue.id, slot.serviceDate, slot.serviceDate, now);
+    const day = new VenueDay(config, slot.serviceDate, bookings, now);
+    const evaluation: Evaluation = day.evaluate(slot.time, input.partySize, { ignoreBookingWindow: walkIn, requestedSeatingId, allSeatings: true });
+    let timing: Timing;
+    let seatings: readonly Seating[] = [];
+    let forced = false;
+    if (evaluation.available) {
+      ({ timing, seatings } = evaluation);
+    } else if (input.force && evaluation.timing && (evaluation.reason === 'no_table' || evaluation.reason === 'pacing_full')) {
+      // decisions §6: booked anyway, without a table, to be arranged on the floor.
+      timing = evaluation.timing;
+      forced = true;
+    } else {
+      throw noAvailability(evaluation.reason, day.alternatives(slot.time, input.partySize));
+    }
+
+    const startsAt = new Date(timing.startsAt);
+    const endsAt = new Date(timing.endsAt);
+    const first = seatings[0] ?? null;
+    let row: ReservationRow;
+    try {
+      [row] = await tx
+        .insert(reservations)
+        .values({
+          organisationId: venue.organisationId,
+          venueId: venue.id,
+          serviceDate: slot.serviceDate,
+          time: formatMinutes(timing.minuteOfService),
+          startsAt,
+          endsAt,
+          partySize: input.partySize,
+          status: walkIn ? 'seated' : (input.status ?? 'created'),
+          ...seatingColumns(first),
+          needsAttention: forced,
+          notes: input.notes ?? null,
+          source: input.source ?? 'api',
+          sourceDetail: input.sourceDetail !== undefined ? input.sourceDetail : auth.keyName,
+          externalRef: input.externalRef ?? null,
+          guestId: guest?.id ?? null,
+          arrivedAt: walkIn ? new Date(now) : null,
+          seatedAt: walkIn ? new Date(now) : null,
+        })
+        .returning();
+    } catch (err) {
+      throw uniqueViolationError(err);
+    }
+    if (!forced) {
+      const seating = await occupyFirstFree(tx, row.id, venue.id, seatings, startsAt, endsAt, requestedSeatingId !== undefined);
+      if (!seating) throw noAvailability('no_table', day.alternatives(slot.time, input.partySize));
+      if (seating !== first) {
+        [row] = await tx
+          .update(reservations)
+          .set({ ...seatingColumns(seating), updatedAt: nextUpdatedAt(reservations.updatedAt) })
+          .where(eq(reservations.id, row.id))
+          .returning();
+      }
+      const parts: ReservationParts = { row, tables: seatedTablesOf(config, seating), guest };
+      emitReservationEvents(emit, parts, ['reservation_created'], auth.livemode);
+      return parts;
+    }
+    const parts: ReservationParts = { row, tables: [], guest };
+    emitReservationEvents(emit, parts, ['reservation_created', 'reservation_needs_attention'], auth.livemode);
+    return parts;
+  });
+}

@@ -1,0 +1,59 @@
+import { and, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
+import { db } from '../../db/client.js';
+import { reservations } from '../../db/schema/index.js';
+import type { AuthContext } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
+import type { ReservationStatus } from '../../lib/availability/types.js';
+import { fetchPage, type ListQuery } from '../pagination.js';
+import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
+import type { ReservationParts, ReservationRow } from './reservation-json.js';
+import { loadReservationParts } from './reservation-view.js';
+
+export interface ReservationListQuery extends ListQuery {
+  venueId?: string;
+  /** serviceDates, both included. */
+  from?: string;
+  to?: string;
+  status?: ReservationStatus[];
+  guestId?: string;
+  externalRef?: string;
+}
+
+/** GET /reservations: by startsAt (or by updatedAt with changedAfter), within the key's venues. */
+export async function listReservations(auth: AuthContext, query: ReservationListQuery): Promise<{ parts: ReservationParts[]; nextCursor: string | null }> {
+  if (query.venueId) await getVisibleVenue(auth, query.venueId);
+  const filters: (SQL | undefined)[] = [
+    eq(reservations.organisationId, auth.organisationId),
+    visibleVenueIds(auth, reservations.venueId),
+    query.venueId ? eq(reservations.venueId, query.venueId) : undefined,
+    query.from ? gte(reservations.serviceDate, query.from) : undefined,
+    query.to ? lte(reservations.serviceDate, query.to) : undefined,
+    query.status?.length ? inArray(reservations.status, query.status) : undefined,
+    query.guestId ? eq(reservations.guestId, query.guestId) : undefined,
+    query.externalRef ? eq(reservations.externalRef, query.externalRef) : undefined,
+  ];
+  const page = await fetchPage<ReservationRow>({
+    query,
+    idColumn: reservations.id,
+    naturalOrder: [{ column: reservations.startsAt, kind: 'instant', read: (r) => r.startsAt }],
+    updatedAt: { column: reservations.updatedAt, kind: 'instant', read: (r) => r.updatedAt },
+    fetch: (keyset, orderBy, limit) =>
+      db
+        .select()
+        .from(reservations)
+        .where(and(...filters, keyset))
+        .orderBy(...orderBy)
+        .limit(limit),
+  });
+  return { parts: await loadReservationParts(db, page.rows), nextCursor: page.nextCursor };
+}
+
+/** GET /reservations/:id: 404 for other organisations and venues outside a limited key. */
+export async function getVisibleReservation(auth: AuthContext, id: string): Promise<ReservationParts> {
+  const [row] = await db
+    .select()
+    .from(reservations)
+    .where(and(eq(reservations.id, id), eq(reservations.organisationId, auth.organisationId), visibleVenueIds(auth, reservations.venueId)));
+  if (!row) throw ApiError.notFound('Reservation');
+  return (await loadReservationParts(db, [row]))[0];
+}

@@ -1,0 +1,93 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Tx } from '../../db/client.js';
+import { reservationTables } from '../../db/schema/index.js';
+import { ApiError } from '../../http/errors.js';
+import type { Seating } from '../../lib/availability/seatings.js';
+import type { Proposal, VenueConfig } from '../../lib/availability/types.js';
+import type { SeatedTable } from './reservation-json.js';
+
+/** The PostgreSQL error of the occupancy exclusion constraint: another live reservation holds the table then. */
+export function isExclusionViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === '23P01') return true;
+  }
+  return false;
+}
+
+export function duringRange(startsAt: Date | number, endsAt: Date | number): string {
+  return `[${new Date(startsAt).toISOString()},${new Date(endsAt).toISOString()})`;
+}
+
+/**
+ * Inserts the occupancy rows of a seating in a savepoint, tables in id order (two transactions
+ * taking overlapping combinations then queue instead of deadlocking). False when a concurrent
+ * reservation took one of the tables: the exclusion constraint refused it and the savepoint
+ * leaves the transaction usable for the next attempt.
+ */
+export async function occupySeating(tx: Tx, reservationId: string, venueId: string, seating: Seating, startsAt: Date, endsAt: Date, live = true): Promise<boolean> {
+  const during = duringRange(startsAt, endsAt);
+  const rows = [...seating.tableIds].sort().map((tableId) => ({ reservationId, tableId, venueId, during, live }));
+  try {
+    await tx.transaction(async (sp) => {
+      await sp.insert(reservationTables).values(rows);
+    });
+    return true;
+  } catch (err) {
+    if (isExclusionViolation(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Takes the first seating of the list still free in PostgreSQL: an automatic assignment that loses
+ * a race moves on to the next table (decisions §5). Null when every one was taken meanwhile. An
+ * explicitly requested seating that is lost answers 409 no_availability, reason `conflict`.
+ */
+export async function occupyFirstFree(
+  tx: Tx,
+  reservationId: string,
+  venueId: string,
+  seatings: readonly Seating[],
+  startsAt: Date,
+  endsAt: Date,
+  explicit: boolean,
+): Promise<Seating | null> {
+  for (const seating of seatings) {
+    if (await occupySeating(tx, reservationId, venueId, seating, startsAt, endsAt)) return seating;
+    if (explicit) throw noAvailability('conflict', []);
+  }
+  return null;
+}
+
+/** Frees (or takes back) a reservation's tables without forgetting which they were. */
+export async function setOccupancyLive(tx: Tx, reservationId: string, live: boolean): Promise<void> {
+  await tx.update(reservationTables).set({ live }).where(and(eq(reservationTables.reservationId, reservationId), sql`${reservationTables.live} <> ${live}`));
+}
+
+export async function deleteOccupancy(tx: Tx, reservationId: string): Promise<void> {
+  await tx.delete(reservationTables).where(eq(reservationTables.reservationId, reservationId));
+}
+
+/** The table and combination columns of a reservation seated at `seating` (or at nothing). */
+export function seatingColumns(seating: Seating | null) {
+  return {
+    tableId: seating?.kind === 'table' ? seating.id : null,
+    tableCombinationId: seating?.kind === 'combination' ? seating.id : null,
+    tableAssigned: seating !== null,
+  };
+}
+
+/** The tables of a seating as a response shows them, from the loaded configuration. */
+export function seatedTablesOf(config: VenueConfig, seating: Seating | null): SeatedTable[] {
+  if (!seating) return [];
+  const ids = new Set(seating.tableIds);
+  return config.tables
+    .filter((t) => ids.has(t.id))
+    .map((t) => ({ id: t.id, name: t.name, minSeats: t.minSeats, maxSeats: t.maxSeats }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
+}
+
+/** 409 no_availability with the reason and the alternatives of GET /availability (interface.md §7). */
+export function noAvailability(reason: string, alternatives: Proposal[]): ApiError {
+  return new ApiError('no_availability', `No availability: ${reason}.`, { reason, alternatives });
+}
