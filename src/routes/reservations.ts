@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
 import { ApiError } from '../http/errors.js';
 import { hhmm, isoDate } from '../http/validation.js';
-import { reservationStatuses } from '../lib/availability/types.js';
+import { reservationStatuses, type ReservationStatus } from '../lib/availability/types.js';
 import { guestContactSchema } from '../services/guests/guest-input.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { cancelReservation, updateReservation } from '../services/reservations/change-reservation.js';
@@ -49,10 +49,17 @@ const patchBody = z
   })
   .partial();
 
-const statusList = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
-  .pipe(z.array(z.enum(reservationStatuses)).min(1));
+const knownStatuses = new Set<string>(reservationStatuses);
+
+/** `status=a,b` or `status=a&status=b`; any unknown value is a 400 naming `status`. */
+const statusList = z.union([z.string(), z.array(z.string())]).transform((value, ctx) => {
+  const list = (Array.isArray(value) ? value : [value]).flatMap((s) => s.split(',')).map((s) => s.trim());
+  if (!list.length || list.some((s) => !knownStatuses.has(s))) {
+    ctx.addIssue({ code: 'custom', message: `must be among ${reservationStatuses.join(', ')}` });
+    return z.NEVER;
+  }
+  return list as ReservationStatus[];
+});
 
 const listQuery = listQuerySchema.extend({
   venueId: z.uuid().optional(),
