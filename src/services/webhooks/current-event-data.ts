@@ -1,5 +1,6 @@
 import type { events } from '../../db/schema/index.js';
 import { getGuestView } from '../guests/guest-view.js';
+import { getWaitlistEntryView } from '../waitlist/waitlist-view.js';
 
 type EventRow = typeof events.$inferSelect;
 
@@ -14,9 +15,10 @@ export async function getCurrentEventData(event: Pick<EventRow, 'subjectType' | 
   switch (event.subjectType) {
     case 'guest':
       return { ...event.data, ...((await getGuestView(event.subjectId)) ?? {}) };
-    // Reservations and waiting-list entries: the data as of the event until their views exist.
-    case 'reservation':
     case 'waitlist_entry':
+      return { ...event.data, ...((await getWaitlistEntryView(event.subjectId)) ?? {}) };
+    // Reservations: the data as of the event until their view exists.
+    case 'reservation':
     case 'none':
       return event.data;
   }

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { waitlistStatusValues } from '../db/schema/index.js';
+import { defineRoute } from '../http/define-route.js';
+import { isoDate } from '../http/validation.js';
+import { listQuerySchema } from '../services/pagination.js';
+import { waitlistEntryJson } from '../services/waitlist/waitlist-json.js';
+import {
+  cancelWaitlistEntry,
+  createWaitlistEntry,
+  getVisibleEntry,
+  listWaitlistEntries,
+  notifyWaitlistEntry,
+  showsGuestData,
+  updateWaitlistEntry,
+} from '../services/waitlist/waitlist-service.js';
+
+const idParams = z.object({ id: z.uuid() });
+
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .transform((s) => s || null)
+    .nullable();
+
+const entryFields = {
+  partySize: z.number().int().min(1).max(500),
+  name: text(200),
+  phone: z.string().max(40),
+  notes: text(2000),
+  quotedWaitMinutes: z.number().int().min(0).max(1440).nullable(),
+};
+
+const createEntryBody = z.object({
+  venueId: z.uuid(),
+  serviceDate: isoDate.optional(),
+  partySize: entryFields.partySize,
+  name: entryFields.name.optional(),
+  phone: entryFields.phone.optional(),
+  guestId: z.uuid().optional(),
+  notes: entryFields.notes.optional(),
+  quotedWaitMinutes: entryFields.quotedWaitMinutes.optional(),
+});
+
+const listWaitlistQuery = listQuerySchema.extend({
+  venueId: z.uuid().optional(),
+  serviceDate: isoDate.optional(),
+  status: z.enum(waitlistStatusValues).optional(),
+});
+
+export const waitlistRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/waitlist',
+    tag: 'Waiting list',
+    summary: 'Add a party to the waiting list',
+    description:
+      'The party joins the end of the queue of its serviceDate (default: today in the venue). A phone finds or creates the guest of the venue, ' +
+      'as for reservations; `guestId` names an existing one. Emits waitlist_entry_created. `name` and `phone` are shown only with guests:read.',
+    scope: 'reservations:write',
+    body: createEntryBody,
+    successStatus: 201,
+    handler: async ({ auth, body }) => ({ body: { entry: waitlistEntryJson(await createWaitlistEntry(auth, body), showsGuestData(auth)) } }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/waitlist',
+    tag: 'Waiting list',
+    summary: 'List waiting-list entries in queue order',
+    description: 'Ordered by serviceDate, then position (the queue order); filters venueId, serviceDate, status.',
+    scope: 'reservations:read',
+    query: listWaitlistQuery,
+    handler: async ({ auth, query }) => {
+      const page = await listWaitlistEntries(auth, query);
+      const show = showsGuestData(auth);
+      return { body: { data: page.rows.map((e) => waitlistEntryJson(e, show)), nextCursor: page.nextCursor } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/waitlist/:id',
+    tag: 'Waiting list',
+    summary: 'Read a waiting-list entry',
+    scope: 'reservations:read',
+    params: idParams,
+    handler: async ({ auth, params }) => ({ body: { entry: waitlistEntryJson(await getVisibleEntry(auth, params.id), showsGuestData(auth)) } }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/waitlist/:id',
+    tag: 'Waiting list',
+    summary: 'Change an entry still in the queue',
+    description: 'partySize, name, phone (finds or creates the guest), notes, quotedWaitMinutes. A converted, cancelled or expired entry: 400 invalid_transition.',
+    scope: 'reservations:write',
+    params: idParams,
+    body: z.object(entryFields).partial(),
+    handler: async ({ auth, params, body }) => ({ body: { entry: waitlistEntryJson(await updateWaitlistEntry(auth, params.id, body), showsGuestData(auth)) } }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/waitlist/:id/notify',
+    tag: 'Waiting list',
+    summary: 'Record a call-back to the party',
+    description: 'The entry becomes notified with notifiedAt = now (a later call-back records its own time).',
+    scope: 'reservations:write',
+    params: idParams,
+    handler: async ({ auth, params }) => ({ body: { entry: waitlistEntryJson(await notifyWaitlistEntry(auth, params.id), showsGuestData(auth)) } }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/waitlist/:id',
+    tag: 'Waiting list',
+    summary: 'Remove a party from the waiting list',
+    description: 'The entry becomes cancelled and waitlist_entry_cancelled is emitted; an entry already cancelled answers unchanged.',
+    scope: 'reservations:write',
+    params: idParams,
+    handler: async ({ auth, params }) => ({ body: { entry: waitlistEntryJson(await cancelWaitlistEntry(auth, params.id), showsGuestData(auth)) } }),
+  }),
+];
