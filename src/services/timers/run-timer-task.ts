@@ -5,6 +5,9 @@ import { sweepOutbox } from '../events/sweep-outbox.js';
 import { purgeExpiredIdempotencyKeys } from '../idempotency/idempotency-store.js';
 import { purgeTrashedGuests } from '../guests/guest-service.js';
 import { requeueStalledImports } from '../imports/import-service.js';
+import { expireWaitlistEntries } from '../waitlist/waitlist-service.js';
+import { markNoShows, notifyLateReservations } from './late-reservations.js';
+import { purgeConcludedDeliveries } from './purge-deliveries.js';
 
 const tasks: Record<TimerJob['task'], () => Promise<unknown>> = {
   'outbox-sweep': async () => ({
@@ -14,9 +17,12 @@ const tasks: Record<TimerJob['task'], () => Promise<unknown>> = {
   'daily-purge': async () => ({
     idempotencyKeys: await purgeExpiredIdempotencyKeys(),
     trashedGuests: await purgeTrashedGuests(),
+    concludedDeliveries: await purgeConcludedDeliveries(),
+    expiredWaitlistEntries: await expireWaitlistEntries(),
   }),
-  'late-no-show': async () => 0,
-  'waitlist-expiry': async () => 0,
+  // Late first: a reservation past both tolerances (timers were down) is announced late, then no_show.
+  'late-no-show': async () => ({ late: await notifyLateReservations(), noShows: await markNoShows() }),
+  'waitlist-expiry': async () => ({ expiredWaitlistEntries: await expireWaitlistEntries() }),
 };
 
 export async function runTimerJob(job: Job): Promise<void> {
