@@ -5,6 +5,7 @@ import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { areas, floorPlans, floorTables, tableCombinations } from '../../db/schema/index.js';
 import { ApiError } from '../../http/errors.js';
 import { transactionWithEvents } from '../events/outbox.js';
+import { releaseInvalidTableAssignments } from '../reservations/release-invalid-assignments.js';
 import { lockVisibleVenue, type VenueAccess } from '../venue-config/venue-lock.js';
 import { checkFloorPlanContents, type FloorPlanContentsInput } from './floor-plan-input.js';
 import { combinationIdsByTable, floorPlanView, tableJson, type FloorPlanRow } from './floor-plan-views.js';
@@ -172,7 +173,7 @@ export async function replaceFloorPlan(
   input: FloorPlanContentsInput & { name?: string },
   expected?: PlanVersionCondition,
 ) {
-  return transactionWithEvents(async (tx) => {
+  return transactionWithEvents(async (tx, emit) => {
     await lockVisibleVenue(tx, access, venueId);
     const current = await lockPlan(tx, venueId, planId);
     if (expected && !matchesVersion(current, expected)) {
@@ -184,6 +185,7 @@ export async function replaceFloorPlan(
       .set(planChange(input.name === undefined ? {} : { name: input.name }))
       .where(eq(floorPlans.id, planId))
       .returning();
+    await releaseInvalidTableAssignments(tx, emit, venueId);
     return floorPlanView(tx, plan);
   });
 }
@@ -194,7 +196,7 @@ export async function replaceFloorPlan(
  * table lists (which show the active plan) reports them.
  */
 export async function activateFloorPlan(access: VenueAccess, venueId: string, planId: string) {
-  return transactionWithEvents(async (tx) => {
+  return transactionWithEvents(async (tx, emit) => {
     await lockVisibleVenue(tx, access, venueId);
     const current = await lockPlan(tx, venueId, planId);
     if (current.isActive) return floorPlanView(tx, current);
@@ -209,13 +211,14 @@ export async function activateFloorPlan(access: VenueAccess, venueId: string, pl
         .set({ updatedAt: nextUpdatedAt(table.updatedAt) })
         .where(and(eq(table.floorPlanId, planId), isNull(table.deletedAt)));
     }
+    await releaseInvalidTableAssignments(tx, emit, venueId);
     return floorPlanView(tx, plan);
   });
 }
 
 /** PATCH /venues/:id/tables/:tableId: blocks or unblocks a table; the plan's version moves only on a real change. */
 export async function setTableBlocked(access: VenueAccess, venueId: string, tableId: string, isBlocked: boolean) {
-  return transactionWithEvents(async (tx) => {
+  return transactionWithEvents(async (tx, emit) => {
     await lockVisibleVenue(tx, access, venueId);
     const [current] = await tx
       .select()
@@ -231,6 +234,7 @@ export async function setTableBlocked(access: VenueAccess, venueId: string, tabl
         .where(eq(floorTables.id, tableId))
         .returning();
       await tx.update(floorPlans).set(planChange()).where(eq(floorPlans.id, table.floorPlanId));
+      if (isBlocked) await releaseInvalidTableAssignments(tx, emit, venueId);
     }
     const combinations = await tx
       .select()
