@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
-import { events, guests } from '../../src/db/schema/index.js';
+import { events, guests, reservations } from '../../src/db/schema/index.js';
 import { purgeTrashedGuests } from '../../src/services/guests/guest-service.js';
 import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
 
@@ -234,9 +234,27 @@ describe('guests', () => {
     await c.delete(`/guests/${old.id}`);
     await c.delete(`/guests/${recent.id}`);
     await db.update(guests).set({ deletedAt: new Date(Date.now() - 31 * 86_400_000) }).where(eq(guests.id, old.id));
+    const [booking] = await db
+      .insert(reservations)
+      .values({
+        organisationId: t.organisationId,
+        venueId: t.venueId,
+        serviceDate: '2024-01-10',
+        time: '20:00',
+        startsAt: new Date('2024-01-10T19:00:00Z'),
+        endsAt: new Date('2024-01-10T21:00:00Z'),
+        partySize: 2,
+        status: 'completed',
+        source: 'api',
+        guestId: old.id,
+      })
+      .returning();
     expectError(await c.post(`/guests/${old.id}/restore`), 404, 'not_found');
     expect(await purgeTrashedGuests()).toBeGreaterThanOrEqual(1);
     expectError(await c.get(`/guests/${old.id}`), 404, 'not_found');
+    // The reservation stays, without its guest.
+    const [kept] = await db.select().from(reservations).where(eq(reservations.id, booking.id));
+    expect(kept.guestId).toBeNull();
     expect((await c.get(`/guests/${recent.id}`)).status).toBe(200);
     expect((await c.get(`/guests/${live.id}`)).status).toBe(200);
   });
