@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { db, type Tx } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { logger } from '../../logger.js';
@@ -27,7 +28,9 @@ export async function transactionWithEvents<T>(work: (tx: Tx, emit: Emit) => Pro
   const pending: NewEvent[] = [];
   const { result, ids } = await db.transaction(async (tx) => {
     const result = await work(tx, (event) => pending.push(event));
-    const ids = pending.length ? (await tx.insert(events).values(pending).returning({ id: events.id })).map((r) => r.id) : [];
+    // Events of one change are 1 ms apart, so that GET /events lists them in the order they were emitted.
+    const rows = pending.map((event, i) => ({ ...event, createdAt: sql`clock_timestamp() + make_interval(secs => ${i / 1000})` }));
+    const ids = rows.length ? (await tx.insert(events).values(rows).returning({ id: events.id })).map((r) => r.id) : [];
     return { result, ids };
   });
   if (ids.length) enqueueEvents(ids);
