@@ -14,8 +14,14 @@ import { startEventsRole } from '../../src/roles/events.js';
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import { webhookBackoff } from '../../src/services/webhooks/delivery-queue.js';
 import { postWebhook } from '../../src/services/webhooks/post-webhook.js';
+import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
+import { processEventJob } from '../../src/services/events/process-event.js';
+import { db } from '../../src/db/client.js';
+import { automationRuns, events, webhookDeliveries } from '../../src/db/schema/index.js';
+import { eq, sql } from 'drizzle-orm';
+import type { Job } from 'bullmq';
 import { client, createKey, createTenant, startTestServer, type Tenant, type TestServer } from '../support/harness.js';
-import { emitReservationEvent, waitForDelivery, waitForDispatch, deliveriesOfEvent } from '../support/webhook-fixtures.js';
+import { afterAttempt, deliveriesOfEvent, emitReservationEvent, waitForDelivery, waitForDispatch } from '../support/webhook-fixtures.js';
 import { expectedSignature, signaturesOf, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 let server: TestServer;
@@ -193,13 +199,13 @@ describe('webhook delivery', () => {
     const api = client(server.url, tenant.key);
     await api.post('/automations', { venueId: tenant.venueId, name: 'Main', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
     const none = await emitReservationEvent(tenant);
-    expect((await waitForDelivery(none.eventId, (d) => d.attempts === 1)).lastError).toBe('the venue has no webhook endpoint');
+    expect((await waitForDelivery(none.eventId, afterAttempt(1))).lastError).toBe('the venue has no webhook endpoint');
 
     const r = await receiver();
     const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
     await api.patch(`/webhook-endpoints/${endpoint.body.webhookEndpoint.id}`, { isActive: false });
     const off = await emitReservationEvent(tenant);
-    const failed = await waitForDelivery(off.eventId, (d) => d.attempts === 1);
+    const failed = await waitForDelivery(off.eventId, afterAttempt(1));
     expect(failed.lastError).toBe(`webhook endpoint ${endpoint.body.webhookEndpoint.id} is inactive`);
     expect(r.received).toHaveLength(0);
     const automations = await api.get('/automations');
@@ -242,6 +248,38 @@ describe('webhook delivery', () => {
     const { eventId: matching } = await emitReservationEvent(tenant, { reservation: { ...reservation, id: crypto.randomUUID(), source: 'phone' } });
     const delivery = await waitForDelivery(matching, (d) => d.status === 'delivered');
     expect(delivery.automationId).toBe(phone.body.automation.id);
+  });
+});
+
+describe('exactly once', () => {
+  it('processing an event again, even concurrently, creates no second run, delivery or request', async () => {
+    const r = await receiver();
+    const { tenant } = await setUp({ receiverUrl: r.url });
+    const { eventId } = await emitReservationEvent(tenant);
+    await waitForDelivery(eventId, (d) => d.status === 'delivered');
+    await db.update(events).set({ dispatchedAt: null }).where(eq(events.id, eventId));
+    const replay = { data: { eventId } } as Job;
+    await Promise.all([processEventJob(replay), processEventJob(replay), processEventJob(replay)]);
+    expect(await db.select().from(automationRuns).where(eq(automationRuns.eventId, eventId))).toHaveLength(1);
+    expect(await deliveriesOfEvent(eventId)).toHaveLength(1);
+    expect((await waitForDispatch(eventId)).dispatchedAt).not.toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(r.received).toHaveLength(1);
+  });
+
+  it('the sweeper enqueues a pending delivery whose job Redis lost', async () => {
+    const r = await receiver();
+    const { tenant } = await setUp({ receiverUrl: r.url, action: { delayMinutes: 60 } });
+    const { eventId } = await emitReservationEvent(tenant);
+    const waiting = await waitForDelivery(eventId, () => true);
+    const queue = getQueue(queueNames.webhookDelivery);
+    expect(await (await queue.getJob(waiting.id))?.isDelayed()).toBe(true);
+    // Redis loses the job; the row says the attempt is long overdue.
+    await queue.remove(waiting.id);
+    await db.update(webhookDeliveries).set({ nextAttemptAt: sql`clock_timestamp() - interval '2 minutes'` }).where(eq(webhookDeliveries.id, waiting.id));
+    expect(await sweepDeliveries()).toBeGreaterThanOrEqual(1);
+    await r.waitFor(1);
+    expect((await waitForDelivery(eventId, (d) => d.status === 'delivered')).attempts).toBe(1);
   });
 });
 
@@ -290,7 +328,7 @@ describe('address check', () => {
     config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
     try {
       const { eventId } = await emitReservationEvent(tenant);
-      const delivery = await waitForDelivery(eventId, (d) => d.attempts === 2);
+      const delivery = await waitForDelivery(eventId, afterAttempt(2));
       expect(delivery.status).toBe('pending');
       expect(delivery.lastError).toMatch(/^address (127\.0\.0\.1|::1) of localhost is not public \(loopback\); not sent$/);
       expect(r.received).toHaveLength(0);

@@ -96,3 +96,7 @@ export async function waitForDispatch(eventId: string) {
     `dispatch of event ${eventId}`,
   );
 }
+
+/** The delivery has had `n` attempts and the outcome of the last one is recorded (an attempt under way is counted first). */
+export const afterAttempt = (n: number) => (d: typeof webhookDeliveries.$inferSelect) =>
+  d.attempts === n && (d.status !== 'pending' || (d.nextAttemptAt !== null && d.lastAttemptAt !== null && d.nextAttemptAt > d.lastAttemptAt));

@@ -3,16 +3,16 @@ import { eq } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { eventJobSchema } from '../../queues/job-payloads.js';
-import { runAutomationsForEvent } from '../automations/dispatch-event.js';
+import { runAutomations } from '../automations/run-automations.js';
 
 /**
  * worker-events: consumes one outbox event, then marks it dispatched so the sweeper leaves it alone.
- * Every step is idempotent: a job that runs twice (crash before the mark, sweeper) changes nothing.
+ * Every step is idempotent: a job that runs twice (sweeper, crash before the mark) changes nothing.
  */
 export async function processEventJob(job: Job): Promise<void> {
   const { eventId } = eventJobSchema.parse(job.data);
   const [event] = await db.select().from(events).where(eq(events.id, eventId));
   if (!event || event.dispatchedAt) return;
-  await runAutomationsForEvent(event);
+  await runAutomations(event);
   await db.update(events).set({ dispatchedAt: new Date() }).where(eq(events.id, eventId));
 }

@@ -1,7 +1,7 @@
-import { and, eq, inArray, ne } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { db, type DbOrTx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
-import { webhookDeliveries } from '../../db/schema/index.js';
+import { automations, events, organisationWebhookSecrets, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import type { DeliveryRow } from './delivery-json.js';
 
 /**
@@ -11,43 +11,76 @@ import type { DeliveryRow } from './delivery-json.js';
 
 const bump = () => ({ updatedAt: nextUpdatedAt(webhookDeliveries.updatedAt) });
 
-/** Starts attempt `attempts + 1`; null when someone else moved the row meanwhile. */
-export async function claimAttempt(
-  delivery: DeliveryRow,
-  fields: { payload: string; endpointId: string | null; url: string | null },
-): Promise<DeliveryRow | null> {
+/**
+ * Starts attempt `attempts + 1` of a pending delivery and reads, in the same round trip, what the
+ * attempt needs: the event, the automation, the destination endpoint and the organisation secret.
+ * Counting before sending means an attempt cut short by a crash still counts. Undefined when the
+ * delivery is not pending.
+ */
+export async function claimAttempt(id: string) {
+  const claimed = db.$with('claimed').as(
+    db
+      .update(webhookDeliveries)
+      .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: sql`clock_timestamp()`, ...bump() })
+      .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'pending')))
+      .returning(),
+  );
+  const [row] = await db
+    .with(claimed)
+    .select()
+    .from(claimed)
+    .innerJoin(events, eq(events.id, claimed.eventId))
+    .innerJoin(automations, eq(automations.id, claimed.automationId))
+    .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, claimed.endpointId))
+    .leftJoin(organisationWebhookSecrets, eq(organisationWebhookSecrets.organisationId, claimed.organisationId));
+  return row && { delivery: row.claimed, event: row.events, automation: row.automations, endpoint: row.webhook_endpoints, organisationSecret: row.organisation_webhook_secrets };
+}
+
+/** Keeps the body built at the first attempt; a body already stored wins and is returned. */
+export async function storePayload(id: string, payload: string): Promise<string> {
   const [row] = await db
     .update(webhookDeliveries)
-    .set({
-      attempts: delivery.attempts + 1,
-      lastAttemptAt: new Date(),
-      // The first body built wins; it is never rebuilt.
-      payload: delivery.payload ?? fields.payload,
-      endpointId: fields.endpointId,
-      url: fields.url,
-      ...bump(),
-    })
-    .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.attempts, delivery.attempts)))
-    .returning();
-  return row ?? null;
+    .set({ payload: sql`coalesce(${webhookDeliveries.payload}, ${payload})` })
+    .where(eq(webhookDeliveries.id, id))
+    .returning({ payload: webhookDeliveries.payload });
+  return row?.payload ?? payload;
+}
+
+export interface AttemptOutcome {
+  status: number | null;
+  error: string | null;
+  /** The destination of the attempt, kept on the row ("same destination" for a redelivery). */
+  endpointId: string | null;
+  url: string | null;
 }
 
 /** A 2xx answer is the truth, even if the delivery was annulled while the request was under way. */
-export async function recordDelivered(id: string, status: number): Promise<void> {
+export async function recordDelivered(id: string, outcome: AttemptOutcome): Promise<void> {
   await db
     .update(webhookDeliveries)
-    .set({ status: 'delivered', lastResponseStatus: status, lastError: null, nextAttemptAt: null, discardReason: null, ...bump() })
+    .set({
+      status: 'delivered',
+      lastResponseStatus: outcome.status,
+      lastError: null,
+      nextAttemptAt: null,
+      discardReason: null,
+      endpointId: outcome.endpointId,
+      url: outcome.url,
+      ...bump(),
+    })
     .where(and(eq(webhookDeliveries.id, id), ne(webhookDeliveries.status, 'delivered')));
 }
 
 /** A failed attempt: pending with its next moment, or discarded after the last one. False when no longer pending. */
-export async function recordFailure(id: string, outcome: { status: number | null; error: string }, nextAttemptAt: Date | null): Promise<boolean> {
+export async function recordFailure(id: string, outcome: AttemptOutcome, nextAttemptAt: Date | null): Promise<boolean> {
   const rows = await db
     .update(webhookDeliveries)
     .set({
       lastResponseStatus: outcome.status,
       lastError: outcome.error,
       nextAttemptAt,
+      endpointId: outcome.endpointId,
+      url: outcome.url,
       ...(nextAttemptAt === null ? { status: 'discarded' as const, discardReason: 'max_attempts' as const } : {}),
       ...bump(),
     })
