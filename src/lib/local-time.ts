@@ -100,6 +100,19 @@ export function daysBetween(from: string, to: string): number {
  * it is plain arithmetic; otherwise each minute goes through localToInstant.
  */
 export function serviceDayClock(zone: string, serviceDate: string): (minuteOfService: number) => number {
+  const key = `${zone} ${serviceDate}`;
+  let clock = dayClocks.get(key);
+  if (!clock) {
+    // A pure function of its key: memoised, the few days in use at a time stay warm.
+    if (dayClocks.size >= 4096) dayClocks.clear();
+    dayClocks.set(key, (clock = buildDayClock(zone, serviceDate)));
+  }
+  return clock;
+}
+
+const dayClocks = new Map<string, (minuteOfService: number) => number>();
+
+function buildDayClock(zone: string, serviceDate: string): (minuteOfService: number) => number {
   const naiveStart = naiveDayStartMs(serviceDate);
   const offsets = [-1, 0, 1, 2, 3].map((d) => zoneOffsetMs(zone, naiveStart + d * DAY_MS));
   if (offsets.every((o) => o === offsets[0])) {

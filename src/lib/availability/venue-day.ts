@@ -11,7 +11,7 @@ import {
   type ShiftWindow,
 } from '../shift-schedule.js';
 import { Occupancy } from './occupancy.js';
-import { isPacingFull } from './pacing.js';
+import { blockOfBooking, blockStartOf, countsForPacing, coversByBlock } from './pacing.js';
 import { fitsParty, orderedSeatings, type Seating } from './seatings.js';
 import type { Booking, PacingRule, Proposal, TurnTimeRule, UnavailableReason, VenueConfig } from './types.js';
 
@@ -111,6 +111,8 @@ export class VenueDay {
   private readonly clock: (minuteOfService: number) => number;
   private readonly dateBookable: boolean;
   private readonly dayShifts: readonly ShiftSchedule[];
+  /** Covers per pacing block of each rule, computed on first use. */
+  private readonly blockCovers = new Map<PacingRule, Map<number, number>>();
 
   /**
    * `bookings` must include every reservation of the serviceDate (pacing) and, unless a prepared
@@ -213,8 +215,18 @@ export class VenueDay {
   private pacingFull(shiftId: string, window: ShiftWindow, minuteOfService: number, partySize: number, reservationId?: string): boolean {
     const rules = this.prepared.pacingByShift.get(shiftId);
     if (!rules) return false;
-    const others = reservationId === undefined ? this.dayBookings : this.dayBookings.filter((b) => b.id !== reservationId);
-    return isPacingFull(rules, window, minuteOfService, partySize, others);
+    const own = reservationId === undefined ? undefined : this.dayBookings.find((b) => b.id === reservationId);
+    for (const rule of rules) {
+      if (rule.windowMinutes <= 0) continue;
+      let covers = this.blockCovers.get(rule);
+      if (!covers) this.blockCovers.set(rule, (covers = coversByBlock(rule, window, this.dayBookings)));
+      const block = blockStartOf(rule, window, minuteOfService);
+      let taken = covers.get(block) ?? 0;
+      // The reservation being changed is not counted against itself.
+      if (own && countsForPacing(own) && blockOfBooking(rule, window, own) === block) taken -= own.partySize;
+      if (taken + partySize > rule.maxCovers) return true;
+    }
+    return false;
   }
 
   proposalOf(evaluation: Extract<Evaluation, { available: true }>): Proposal {

@@ -4,13 +4,7 @@ import { Occupancy } from '../../lib/availability/occupancy.js';
 import type { Booking } from '../../lib/availability/types.js';
 import { VenueDay } from '../../lib/availability/venue-day.js';
 import { addDays, daysBetween } from '../../lib/local-time.js';
-import { loadBookings, loadVenueConfig } from './venue-day-loader.js';
-
-/** Configuration and reservations are read in parallel: two round trips' worth of latency become one. */
-async function loadRange(auth: AuthContext, venueId: string, from: string, to: string, now: number) {
-  const [loaded, bookings] = await Promise.all([loadVenueConfig(db, auth, venueId, addDays(from, -1)), loadBookings(db, venueId, from, to, now)]);
-  return { ...loaded, bookings };
-}
+import { loadVenueDay } from './venue-day-loader.js';
 
 export interface AvailabilityQuery {
   venueId: string;
@@ -22,7 +16,7 @@ export interface AvailabilityQuery {
 /** GET /availability: the verdict for one time; an unavailable time is an answer, not an error. */
 export async function checkAvailability(auth: AuthContext, q: AvailabilityQuery) {
   const now = Date.now();
-  const { venue, config, bookings } = await loadRange(auth, q.venueId, q.serviceDate, q.serviceDate, now);
+  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate, now);
   const answer = new VenueDay(config, q.serviceDate, bookings, now).check(q.time, q.partySize);
   return {
     venueId: venue.id,
@@ -40,7 +34,7 @@ export async function checkAvailability(auth: AuthContext, q: AvailabilityQuery)
 /** GET /availability/slots: every available grid time of the day. */
 export async function listSlots(auth: AuthContext, q: Omit<AvailabilityQuery, 'time'>) {
   const now = Date.now();
-  const { venue, config, bookings } = await loadRange(auth, q.venueId, q.serviceDate, q.serviceDate, now);
+  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate, now);
   const data = new VenueDay(config, q.serviceDate, bookings, now).slots(q.partySize);
   return { venueId: venue.id, serviceDate: q.serviceDate, partySize: q.partySize, timezone: venue.timezone, data, nextCursor: null };
 }
@@ -48,7 +42,7 @@ export async function listSlots(auth: AuthContext, q: Omit<AvailabilityQuery, 't
 /** GET /availability/days: the whole range is loaded at once and computed in memory. */
 export async function listDays(auth: AuthContext, q: { venueId: string; from: string; to: string; partySize: number }) {
   const now = Date.now();
-  const { venue, config, bookings } = await loadRange(auth, q.venueId, q.from, q.to, now);
+  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.from, q.to, now);
   const occupancy = new Occupancy(bookings, now);
   const byDate = new Map<string, Booking[]>();
   for (const b of bookings) {

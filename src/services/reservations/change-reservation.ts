@@ -10,7 +10,6 @@ import type { Seating } from '../../lib/availability/seatings.js';
 import { canCancel, canMove, floorStatuses, statusEvents, type ReservationEventType } from '../../lib/availability/status-transitions.js';
 import type { ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
 import { VenueDay, seatingOf } from '../../lib/availability/venue-day.js';
-import { addDays } from '../../lib/local-time.js';
 import { formatMinutes } from '../../lib/shift-schedule.js';
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay } from '../availability/venue-day-loader.js';
@@ -62,10 +61,10 @@ async function lockVisibleReservation(tx: Tx, auth: AuthContext, id: string): Pr
   return row;
 }
 
-/** Which venue and day a reservation is on, read before the transaction so that locks are taken venue first. */
-async function peekReservation(auth: AuthContext, id: string): Promise<Pick<ReservationRow, 'venueId' | 'serviceDate'>> {
+/** Which venue a reservation belongs to, read before the transaction so that locks are taken venue first. */
+async function peekReservation(auth: AuthContext, id: string): Promise<Pick<ReservationRow, 'venueId'>> {
   const [row] = await db
-    .select({ venueId: reservations.venueId, serviceDate: reservations.serviceDate })
+    .select({ venueId: reservations.venueId })
     .from(reservations)
     .where(and(eq(reservations.id, id), eq(reservations.organisationId, auth.organisationId)));
   if (!row || (auth.venueIds !== null && !auth.venueIds.includes(row.venueId))) throw ApiError.notFound('Reservation');
@@ -147,8 +146,7 @@ export async function updateReservation(auth: AuthContext, id: string, patch: Re
   const peek = await peekReservation(auth, id);
   const now = Date.now();
   return transactionWithEvents(async (tx, emit) => {
-    const earliest = addDays([peek.serviceDate, patch.serviceDate ?? peek.serviceDate, new Date(now).toISOString().slice(0, 10)].sort()[0], -2);
-    const { venue, config } = await loadVenueConfig(tx, auth, peek.venueId, earliest, true);
+    const { venue, config } = await loadVenueConfig(tx, auth, peek.venueId, true);
     const row = await lockVisibleReservation(tx, auth, id);
     checkVersion(row, expectedVersion);
 

@@ -126,9 +126,7 @@ export async function createReservation(auth: AuthContext, input: CreateReservat
   const walkIn = input.source === 'walk_in';
   const now = Date.now();
   return transactionWithEvents(async (tx, emit) => {
-    // Closures from two days back cover "today" in every zone, and the previous serviceDate of a walk-in.
-    const earliest = addDays(input.serviceDate ?? new Date(now).toISOString().slice(0, 10), -2);
-    const { venue, config } = await loadVenueConfig(tx, auth, input.venueId, earliest, true);
+    const { venue, config } = await loadVenueConfig(tx, auth, input.venueId, true);
     if (input.guest) normalisePhoneOrThrow(input.guest.phone, venue.countryCode);
     const slot: Slot = walkIn ? walkInSlot(config, now) : { serviceDate: input.serviceDate!, time: input.time! };
     const requestedSeatingId = input.tableId ?? input.tableCombinationId;
