@@ -22,6 +22,8 @@ const envSchema = z
     WEBHOOK_BACKOFF_SCALE: z.coerce.number().positive().max(1).default(1),
     // BullMQ lock of a webhook job: a worker that dies mid-delivery hands the job over once it expires.
     WEBHOOK_WORKER_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+    // BullMQ lock of an import job: a worker that dies mid-import hands the job over once it expires.
+    IMPORT_WORKER_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
     WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   })

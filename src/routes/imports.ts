@@ -45,6 +45,15 @@ export const importRoutes = [
       'Each row updates the live guest of its venue with the same externalRef, else the same phone, else creates one; no events. ' +
       'Rejection codes: invalid_field, venue_not_found, invalid_phone, duplicate_row; `row` is the 0-based index in `rows`.',
   ),
+  defineImportRoute(
+    'reservations',
+    'Import reservations',
+    '1 to 1000 rows {venueId, serviceDate, time, partySize (1..500), phone?, guestName?, notes?, externalRef? (1..200), channel? (→ sourceDetail), ' +
+      'durationMinutes? (5..720, replaces the turn-time rule)}. Source `import`; no events, no automations. A row starting before the import was submitted ' +
+      'is created `completed`, without a table; a later one goes through the engine and, when it finds no table, is still created with ' +
+      '`needsAttention: true`, `tableAssigned: false`. A row whose externalRef exists in its venue updates that reservation (updatedRows). ' +
+      'Rejection codes: invalid_field, venue_not_found, invalid_phone, duplicate_row; `row` is the 0-based index in `rows`.',
+  ),
   defineRoute({
     method: 'get',
     path: '/imports',

@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/client.js';
 import { prepareGuestImport } from '../guests/guest-import.js';
 import type { ImportKind, ImportRow } from './import-json.js';
+import { prepareReservationImport } from './reservation-import.js';
 
 export type RowOutcome = { outcome: 'created' } | { outcome: 'updated' } | { outcome: 'rejected'; code: string; message: string; fields: string[] };
 
@@ -13,4 +14,5 @@ export interface PreparedImport {
 /** The processor of each import kind: reads the record (rows, organisation, visible venues) before the first chunk. */
 export const importProcessors: Partial<Record<ImportKind, (record: ImportRow) => Promise<PreparedImport>>> = {
   guests: prepareGuestImport,
+  reservations: prepareReservationImport,
 };
