@@ -23,3 +23,4 @@ export * from './webhook-deliveries.js';
 export * from './reservations.js';
 export * from './reservation-tables.js';
 export * from './waitlist-entries.js';
+export * from './waitlist-offers.js';

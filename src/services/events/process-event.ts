@@ -4,6 +4,7 @@ import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { eventJobSchema } from '../../queues/job-payloads.js';
 import { runAutomations } from '../automations/run-automations.js';
+import { offerFreedTable } from '../waitlist/offer-freed-table.js';
 
 /**
  * worker-events: consumes one outbox event, then marks it dispatched so the sweeper leaves it alone.
@@ -14,5 +15,7 @@ export async function processEventJob(job: Job): Promise<void> {
   const [event] = await db.select().from(events).where(eq(events.id, eventId));
   if (!event || event.dispatchedAt) return;
   await runAutomations(event);
+  // Waiting list: a reservation event that freed a table may offer it to a waiting party.
+  await offerFreedTable(event);
   await db.update(events).set({ dispatchedAt: new Date() }).where(eq(events.id, eventId));
 }

@@ -6,6 +6,7 @@ import { areas, floorPlans, floorTables, tableCombinations } from '../../db/sche
 import { ApiError } from '../../http/errors.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import { releaseInvalidTableAssignments } from '../reservations/release-invalid-assignments.js';
+import { offerUnblockedTable } from '../waitlist/offer-freed-table.js';
 import { lockVisibleVenue, type VenueAccess } from '../venue-config/venue-lock.js';
 import { checkFloorPlanContents, type FloorPlanContentsInput } from './floor-plan-input.js';
 import { combinationIdsByTable, floorPlanView, tableJson, type FloorPlanRow } from './floor-plan-views.js';
@@ -235,6 +236,8 @@ export async function setTableBlocked(access: VenueAccess, venueId: string, tabl
         .returning();
       await tx.update(floorPlans).set(planChange()).where(eq(floorPlans.id, table.floorPlanId));
       if (isBlocked) await releaseInvalidTableAssignments(tx, emit, venueId);
+      // Waiting list: the table back in use may seat a waiting party now.
+      else await offerUnblockedTable(tx, emit, venueId, tableId);
     }
     const combinations = await tx
       .select()
