@@ -40,6 +40,8 @@ export interface CreateReservationInput {
   tableId?: string;
   tableCombinationId?: string;
   force?: boolean;
+  /** Not an API field: the party is at the venue now (a waiting-list conversion without a time), so it is booked now, outside the booking window. */
+  startNow?: boolean;
 }
 
 /** decisions §2: what a publishable (widget) key may not send. */
@@ -62,7 +64,7 @@ function checkPermissions(auth: AuthContext, input: CreateReservationInput): voi
 
 function checkShape(input: CreateReservationInput): void {
   const walkIn = input.source === 'walk_in';
-  const missing = walkIn ? [] : (['serviceDate', 'time'] as const).filter((f) => input[f] === undefined);
+  const missing = walkIn || input.startNow ? [] : (['serviceDate', 'time'] as const).filter((f) => input[f] === undefined);
   if (missing.length) throw ApiError.invalid([...missing], `Missing: ${missing.join(', ')}.`);
   if (walkIn && input.status !== undefined) throw ApiError.invalid(['status'], 'A walk-in starts seated; status cannot be chosen.');
   if (input.tableId !== undefined && input.tableCombinationId !== undefined) {
@@ -121,86 +123,90 @@ function uniqueViolationError(err: unknown): unknown {
 
 /** POST /reservations (decisions §6): one transaction; 409 no_availability when the engine refuses. */
 export async function createReservation(auth: AuthContext, input: CreateReservationInput): Promise<ReservationParts> {
+  return transactionWithEvents((tx, emit) => createReservationIn(tx, emit, auth, input));
+}
+
+/** createReservation inside the caller's transaction (a waiting-list conversion changes its entry in the same one). */
+export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext, input: CreateReservationInput): Promise<ReservationParts> {
   checkPermissions(auth, input);
   checkShape(input);
   const walkIn = input.source === 'walk_in';
+  const startsNow = walkIn || input.startNow === true;
   const now = Date.now();
-  return transactionWithEvents(async (tx, emit) => {
-    const { venue, config } = await loadVenueConfig(tx, auth, input.venueId, true);
-    if (input.guest) normalisePhoneOrThrow(input.guest.phone, venue.countryCode);
-    const slot: Slot = walkIn ? walkInSlot(config, now) : { serviceDate: input.serviceDate!, time: input.time! };
-    const requestedSeatingId = input.tableId ?? input.tableCombinationId;
-    if (requestedSeatingId !== undefined) {
-      const seating = seatingOf(config, requestedSeatingId);
-      const field = input.tableId !== undefined ? 'tableId' : 'tableCombinationId';
-      if (!seating || seating.kind !== (field === 'tableId' ? 'table' : 'combination')) {
-        throw ApiError.invalid([field], `No ${field === 'tableId' ? 'table' : 'combination'} of the active floor plan has this id.`);
-      }
+  const { venue, config } = await loadVenueConfig(tx, auth, input.venueId, true);
+  if (input.guest) normalisePhoneOrThrow(input.guest.phone, venue.countryCode);
+  const slot: Slot = startsNow ? walkInSlot(config, now) : { serviceDate: input.serviceDate!, time: input.time! };
+  const requestedSeatingId = input.tableId ?? input.tableCombinationId;
+  if (requestedSeatingId !== undefined) {
+    const seating = seatingOf(config, requestedSeatingId);
+    const field = input.tableId !== undefined ? 'tableId' : 'tableCombinationId';
+    if (!seating || seating.kind !== (field === 'tableId' ? 'table' : 'combination')) {
+      throw ApiError.invalid([field], `No ${field === 'tableId' ? 'table' : 'combination'} of the active floor plan has this id.`);
     }
-    const guest = await resolveGuest(tx, emit, venue, input, auth.livemode);
-    if (hasPacing(config)) await lockPacingDay(tx, venue.id, slot.serviceDate);
-    const bookings = await loadBookings(tx, venue.id, slot.serviceDate, slot.serviceDate, now);
-    const day = new VenueDay(config, slot.serviceDate, bookings, now);
-    const evaluation: Evaluation = day.evaluate(slot.time, input.partySize, { ignoreBookingWindow: walkIn, requestedSeatingId, allSeatings: true });
-    let timing: Timing;
-    let seatings: readonly Seating[] = [];
-    let forced = false;
-    if (evaluation.available) {
-      ({ timing, seatings } = evaluation);
-    } else if (input.force && evaluation.timing && (evaluation.reason === 'no_table' || evaluation.reason === 'pacing_full')) {
-      // decisions §6: booked anyway, without a table, to be arranged on the floor.
-      timing = evaluation.timing;
-      forced = true;
-    } else {
-      throw noAvailability(evaluation.reason, day.alternatives(slot.time, input.partySize));
-    }
+  }
+  const guest = await resolveGuest(tx, emit, venue, input, auth.livemode);
+  if (hasPacing(config)) await lockPacingDay(tx, venue.id, slot.serviceDate);
+  const bookings = await loadBookings(tx, venue.id, slot.serviceDate, slot.serviceDate, now);
+  const day = new VenueDay(config, slot.serviceDate, bookings, now);
+  const evaluation: Evaluation = day.evaluate(slot.time, input.partySize, { ignoreBookingWindow: startsNow, requestedSeatingId, allSeatings: true });
+  let timing: Timing;
+  let seatings: readonly Seating[] = [];
+  let forced = false;
+  if (evaluation.available) {
+    ({ timing, seatings } = evaluation);
+  } else if (input.force && evaluation.timing && (evaluation.reason === 'no_table' || evaluation.reason === 'pacing_full')) {
+    // decisions §6: booked anyway, without a table, to be arranged on the floor.
+    timing = evaluation.timing;
+    forced = true;
+  } else {
+    throw noAvailability(evaluation.reason, day.alternatives(slot.time, input.partySize));
+  }
 
-    const startsAt = new Date(timing.startsAt);
-    const endsAt = new Date(timing.endsAt);
-    const first = seatings[0] ?? null;
-    let row: ReservationRow;
-    try {
+  const startsAt = new Date(timing.startsAt);
+  const endsAt = new Date(timing.endsAt);
+  const first = seatings[0] ?? null;
+  let row: ReservationRow;
+  try {
+    [row] = await tx
+      .insert(reservations)
+      .values({
+        organisationId: venue.organisationId,
+        venueId: venue.id,
+        serviceDate: slot.serviceDate,
+        time: formatMinutes(timing.minuteOfService),
+        startsAt,
+        endsAt,
+        partySize: input.partySize,
+        status: walkIn ? 'seated' : (input.status ?? 'created'),
+        ...seatingColumns(first),
+        needsAttention: forced,
+        notes: input.notes ?? null,
+        source: input.source ?? 'api',
+        sourceDetail: input.sourceDetail !== undefined ? input.sourceDetail : auth.keyName,
+        externalRef: input.externalRef ?? null,
+        guestId: guest?.id ?? null,
+        arrivedAt: walkIn ? new Date(now) : null,
+        seatedAt: walkIn ? new Date(now) : null,
+      })
+      .returning();
+  } catch (err) {
+    throw uniqueViolationError(err);
+  }
+  if (!forced) {
+    const seating = await occupyFirstFree(tx, row.id, venue.id, seatings, startsAt, endsAt, requestedSeatingId !== undefined);
+    if (!seating) throw noAvailability('no_table', day.alternatives(slot.time, input.partySize));
+    if (seating !== first) {
       [row] = await tx
-        .insert(reservations)
-        .values({
-          organisationId: venue.organisationId,
-          venueId: venue.id,
-          serviceDate: slot.serviceDate,
-          time: formatMinutes(timing.minuteOfService),
-          startsAt,
-          endsAt,
-          partySize: input.partySize,
-          status: walkIn ? 'seated' : (input.status ?? 'created'),
-          ...seatingColumns(first),
-          needsAttention: forced,
-          notes: input.notes ?? null,
-          source: input.source ?? 'api',
-          sourceDetail: input.sourceDetail !== undefined ? input.sourceDetail : auth.keyName,
-          externalRef: input.externalRef ?? null,
-          guestId: guest?.id ?? null,
-          arrivedAt: walkIn ? new Date(now) : null,
-          seatedAt: walkIn ? new Date(now) : null,
-        })
+        .update(reservations)
+        .set({ ...seatingColumns(seating), updatedAt: nextUpdatedAt(reservations.updatedAt) })
+        .where(eq(reservations.id, row.id))
         .returning();
-    } catch (err) {
-      throw uniqueViolationError(err);
     }
-    if (!forced) {
-      const seating = await occupyFirstFree(tx, row.id, venue.id, seatings, startsAt, endsAt, requestedSeatingId !== undefined);
-      if (!seating) throw noAvailability('no_table', day.alternatives(slot.time, input.partySize));
-      if (seating !== first) {
-        [row] = await tx
-          .update(reservations)
-          .set({ ...seatingColumns(seating), updatedAt: nextUpdatedAt(reservations.updatedAt) })
-          .where(eq(reservations.id, row.id))
-          .returning();
-      }
-      const parts: ReservationParts = { row, tables: seatedTablesOf(config, seating), guest };
-      emitReservationEvents(emit, parts, ['reservation_created'], auth.livemode);
-      return parts;
-    }
-    const parts: ReservationParts = { row, tables: [], guest };
-    emitReservationEvents(emit, parts, ['reservation_created', 'reservation_needs_attention'], auth.livemode);
+    const parts: ReservationParts = { row, tables: seatedTablesOf(config, seating), guest };
+    emitReservationEvents(emit, parts, ['reservation_created'], auth.livemode);
     return parts;
-  });
+  }
+  const parts: ReservationParts = { row, tables: [], guest };
+  emitReservationEvents(emit, parts, ['reservation_created', 'reservation_needs_attention'], auth.livemode);
+  return parts;
 }
