@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { waitlistStatusValues } from '../db/schema/index.js';
 import { defineRoute } from '../http/define-route.js';
-import { isoDate } from '../http/validation.js';
+import { hhmm, isoDate } from '../http/validation.js';
 import { listQuerySchema } from '../services/pagination.js';
+import { guestVisibilityOf, reservationJson } from '../services/reservations/reservation-json.js';
 import { waitlistEntryJson } from '../services/waitlist/waitlist-json.js';
 import {
   cancelWaitlistEntry,
+  convertWaitlistEntry,
   createWaitlistEntry,
   getVisibleEntry,
   listWaitlistEntries,
@@ -106,6 +108,23 @@ export const waitlistRoutes = [
     scope: 'reservations:write',
     params: idParams,
     handler: async ({ auth, params }) => ({ body: { entry: waitlistEntryJson(await notifyWaitlistEntry(auth, params.id), showsGuestData(auth)) } }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/waitlist/:id/convert',
+    tag: 'Waiting list',
+    summary: 'Turn an entry into a reservation',
+    description:
+      'Books the party through the engine with source `waitlist`: at `time` on the entry\'s serviceDate, or, without a time, now (the party is at ' +
+      'the venue; only for an entry of today). `tableId` (needs floor:write) asks for a table. Unavailable: 409 no_availability as for ' +
+      'POST /reservations, and the entry stays in the queue. Answers `{entry, reservation}` with the entry converted.',
+    scope: 'reservations:write',
+    params: idParams,
+    body: z.object({ time: hhmm.optional(), tableId: z.uuid().optional() }),
+    handler: async ({ auth, params, body }) => {
+      const { entry, reservation } = await convertWaitlistEntry(auth, params.id, body);
+      return { body: { entry: waitlistEntryJson(entry, showsGuestData(auth)), reservation: reservationJson(reservation, guestVisibilityOf(auth)) } };
+    },
   }),
   defineRoute({
     method: 'delete',

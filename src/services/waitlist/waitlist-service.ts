@@ -12,6 +12,8 @@ import { guestName, type GuestRow } from '../guests/guest-json.js';
 import { findOrCreateGuestByPhone, getGuestForVenue } from '../guests/guest-service.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import type { VenueRow } from '../venues/venue-json.js';
+import { createReservationIn } from '../reservations/create-reservation.js';
+import type { ReservationParts } from '../reservations/reservation-json.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { waitlistEntryJson, type WaitlistEntryRow } from './waitlist-json.js';
 
@@ -217,6 +219,48 @@ export function cancelWaitlistEntry(auth: AuthContext, id: string): Promise<Wait
     if (entry.status === 'cancelled') return null;
     if (!isActiveEntry(entry)) throw invalidEntryTransition(entry, 'cancelled');
     return { set: { status: 'cancelled' }, event: 'waitlist_entry_cancelled' };
+  });
+}
+
+export interface ConvertInput {
+  time?: string;
+  tableId?: string;
+}
+
+/**
+ * POST /waitlist/:id/convert: a reservation for the party through the engine, source `waitlist`,
+ * at `time` on the entry's serviceDate, or — without a time — now, the party being at the venue
+ * (outside the booking window, like a walk-in). 409 no_availability as for POST /reservations,
+ * and then nothing changes. The entry becomes converted in the same transaction.
+ */
+export async function convertWaitlistEntry(auth: AuthContext, id: string, input: ConvertInput): Promise<{ entry: WaitlistEntryRow; reservation: ReservationParts }> {
+  return transactionWithEvents(async (tx, emit) => {
+    const entry = await getVisibleEntry(auth, id, tx, true);
+    if (!isActiveEntry(entry)) throw invalidEntryTransition(entry, 'converted');
+    if (input.time === undefined) {
+      const venue = await getVisibleVenue(auth, entry.venueId, tx);
+      if (entry.serviceDate !== instantToLocal(venue.timezone, Date.now()).date) {
+        throw ApiError.invalid(['time'], 'An entry of another day than today needs a time.');
+      }
+    }
+    const reservation = await createReservationIn(tx, emit, auth, {
+      venueId: entry.venueId,
+      serviceDate: entry.serviceDate,
+      time: input.time,
+      startNow: input.time === undefined,
+      partySize: entry.partySize,
+      notes: entry.notes,
+      // By phone, the guest is found again even if the one linked was moved to the trash meanwhile.
+      ...(entry.phone ? { guest: { phone: entry.phone, ...splitPersonName(entry.name) } } : entry.guestId ? { guestId: entry.guestId } : {}),
+      source: 'waitlist',
+      tableId: input.tableId,
+    });
+    const [converted] = await tx
+      .update(waitlistEntries)
+      .set({ status: 'converted', reservationId: reservation.row.id, guestId: reservation.row.guestId, updatedAt: nextUpdatedAt(waitlistEntries.updatedAt) })
+      .where(eq(waitlistEntries.id, entry.id))
+      .returning();
+    return { entry: converted, reservation };
   });
 }
 
