@@ -156,12 +156,13 @@ class ChunkState {
     return config;
   }
 
-  async dayBookings(venueId: string, serviceDate: string, config: VenueConfig, now: number): Promise<Booking[]> {
+  async dayBookings(venueId: string, serviceDate: string, config: VenueConfig): Promise<Booking[]> {
     const key = `${venueId} ${serviceDate}`;
     let list = this.bookings.get(key);
     if (!list) {
       if (hasPacing(config)) await lockPacingDay(this.tx, venueId, serviceDate);
-      list = await loadBookings(this.tx, venueId, serviceDate, serviceDate, now);
+      // A copy: the loader may hand out its process-wide cached list, which this chunk then changes.
+      list = [...(await loadBookings(this.tx, venueId, serviceDate, serviceDate))];
       this.bookings.set(key, list);
     }
     return list;
@@ -346,7 +347,7 @@ export async function prepareReservationImport(record: ImportRow): Promise<Prepa
       if ('rejected' in check) return check.rejected;
       const config = await state.config(check.venue.id);
       const past = timingOf(config, check.row).startsAt < submittedAt;
-      const bookings = past ? [] : await state.dayBookings(check.venue.id, check.row.serviceDate, config, Date.now());
+      const bookings = past ? [] : await state.dayBookings(check.venue.id, check.row.serviceDate, config);
       const existing = await state.existing(chunkRows, check.venue.id, check.row.externalRef);
       const written = await importRow(tx, { checked: check, existing, config, past, bookings, keyName });
       if (!written) return { outcome: 'rejected', code: 'invalid_field', message: 'Another reservation of the venue took this externalRef meanwhile.', fields: ['externalRef'] };

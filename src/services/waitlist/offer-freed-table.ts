@@ -32,7 +32,7 @@ async function findWaitingParty(tx: Tx, venue: { organisationId: string; venueId
   if (!queue.length) return null;
   const now = Date.now();
   const { config } = await loadVenueConfig(tx, { organisationId: venue.organisationId, venueIds: null }, venue.venueId);
-  const bookings = await loadBookings(tx, venue.venueId, serviceDate, serviceDate, now);
+  const bookings = await loadBookings(tx, venue.venueId, serviceDate, serviceDate);
   // The turn time of the shift running at `start` when there is one, else the venue-wide rule.
   const local = instantToLocal(config.venue.timezone, start);
   const shift = resolveServiceTime(config.shifts, config.closures, serviceDate, formatMinutes(local.minutes)).shift;
