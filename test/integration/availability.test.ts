@@ -1,4 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db } from '../../src/db/client.js';
+import { floorTables, reservationTables, reservations } from '../../src/db/schema/index.js';
 import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
@@ -100,6 +103,27 @@ describe('GET /availability', () => {
     const res = await client(server.url, noScope).get(`/availability?venueId=${a.venueId}&serviceDate=${tomorrow}&time=19:00&partySize=2`);
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'insufficient_scope', details: { requiredScope: 'reservations:read' } });
+  });
+});
+
+describe('freshness of what each process keeps in memory', () => {
+  it('sees every committed change at once, whoever wrote it', async () => {
+    const t = await createTenant();
+    const f = await configureVenue(t.venueId, { tables: [{ name: 'Solo', minSeats: 1, maxSeats: 4 }] });
+    const api = client(server.url, t.key);
+    const path = `/availability?venueId=${t.venueId}&serviceDate=${tomorrow}&time=19:00&partySize=2`;
+    expect((await api.get(path)).body.available).toBe(true);
+    const booked = await api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time: '19:00', partySize: 2 });
+    expect((await api.get(path)).body).toMatchObject({ available: false, reason: 'no_table' });
+    // Written behind the API's back (another process, an import): the version trigger still tells.
+    await db.transaction(async (tx) => {
+      await tx.update(reservations).set({ status: 'cancelled' }).where(eq(reservations.id, booked.body.reservation.id));
+      await tx.update(reservationTables).set({ live: false }).where(eq(reservationTables.reservationId, booked.body.reservation.id));
+    });
+    expect((await api.get(path)).body.available).toBe(true);
+    // A configuration change written directly is seen too.
+    await db.update(floorTables).set({ isBlocked: true, updatedAt: new Date() }).where(eq(floorTables.id, f.tableIds.Solo));
+    expect((await api.get(path)).body).toMatchObject({ available: false, reason: 'no_table' });
   });
 });
 

@@ -16,7 +16,7 @@ export interface AvailabilityQuery {
 /** GET /availability: the verdict for one time; an unavailable time is an answer, not an error. */
 export async function checkAvailability(auth: AuthContext, q: AvailabilityQuery) {
   const now = Date.now();
-  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate, now);
+  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate);
   const answer = new VenueDay(config, q.serviceDate, bookings, now).check(q.time, q.partySize);
   return {
     venueId: venue.id,
@@ -34,7 +34,7 @@ export async function checkAvailability(auth: AuthContext, q: AvailabilityQuery)
 /** GET /availability/slots: every available grid time of the day. */
 export async function listSlots(auth: AuthContext, q: Omit<AvailabilityQuery, 'time'>) {
   const now = Date.now();
-  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate, now);
+  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate);
   const data = new VenueDay(config, q.serviceDate, bookings, now).slots(q.partySize);
   return { venueId: venue.id, serviceDate: q.serviceDate, partySize: q.partySize, timezone: venue.timezone, data, nextCursor: null };
 }
@@ -42,7 +42,7 @@ export async function listSlots(auth: AuthContext, q: Omit<AvailabilityQuery, 't
 /** GET /availability/days: the whole range is loaded at once and computed in memory. */
 export async function listDays(auth: AuthContext, q: { venueId: string; from: string; to: string; partySize: number }) {
   const now = Date.now();
-  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.from, q.to, now);
+  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.from, q.to);
   const occupancy = new Occupancy(bookings, now);
   const byDate = new Map<string, Booking[]>();
   for (const b of bookings) {

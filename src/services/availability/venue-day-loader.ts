@@ -5,14 +5,21 @@ import { ApiError } from '../../http/errors.js';
 import type { Booking, ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
 import { naiveDayStartMs } from '../../lib/local-time.js';
 
-const DAY_MS = 86_400_000;
-
 /**
- * Loading a venue day for the engine. These queries are the hot path of availability and of every
- * booking, so they are written for postgres.js directly: its tagged templates are prepared
- * statements (one round trip, planned once per connection), where drizzle's `execute` parses,
- * describes and plans each time.
+ * Loading a venue day for the engine: the hot path of availability and of every booking.
+ *
+ * - The queries are postgres.js tagged templates, i.e. prepared statements (one round trip,
+ *   planned once per connection), where drizzle's `execute` parses, describes and plans each time.
+ * - The configuration and the reservations of a day are kept in process memory and reused while
+ *   their stamps hold: the configuration's is computed from the configuration rows (writes of a
+ *   venue's configuration are serialised by the venue lock), the reservations' is the venue's
+ *   counter in `reservation_versions`, bumped by triggers in every writing transaction (migration
+ *   0012). The stamps are read on every request, in the same statement that returns the data
+ *   when it changed (a CASE skips the loading when it did not), so a change committed by any
+ *   process is seen by the next request, and a request costs one round trip either way.
  */
+
+const DAY_MS = 86_400_000;
 
 /** The postgres.js client behind a drizzle handle: the pool, or the connection of the open transaction. */
 function clientOf(conn: DbOrTx): Sql {
@@ -34,12 +41,37 @@ export interface LoadedVenueConfig {
 
 type Access = Pick<AuthContext, 'organisationId' | 'venueIds'>;
 
+/** Bounded caches: the oldest entry goes when full. */
+class BoundedCache<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, value);
+  }
+}
+
+interface CachedConfig {
+  stamp: string;
+  config: VenueConfig;
+}
+interface CachedBookings {
+  version: string;
+  bookings: Booking[];
+}
+const configCache = new BoundedCache<CachedConfig>(2000);
+const bookingsCache = new BoundedCache<CachedBookings>(2000);
+
 /**
- * What the configuration's freshness is judged by: the venue row's version and, per configuration
- * table, the row count and the latest updatedAt of the venue's rows (a deletion lowers the count,
- * any insert or update raises the latest updatedAt).
+ * The configuration's stamp: the venue row's version and, per configuration table, the row count
+ * and the latest updatedAt of the venue's rows (a deletion lowers the count, any insert or update
+ * raises the latest updatedAt).
  */
-function stampOf(sql: Sql): PendingQuery<Row[]> {
+function configStamp(sql: Sql): PendingQuery<Row[]> {
   return sql`concat_ws('|', v.updated_at,
     (select count(*) || ',' || coalesce(max(updated_at)::text, '') from shifts where venue_id = v.id),
     (select count(*) || ',' || coalesce(max(updated_at)::text, '') from closures where venue_id = v.id),
@@ -51,42 +83,69 @@ function stampOf(sql: Sql): PendingQuery<Row[]> {
     (select count(*) || ',' || coalesce(max(updated_at)::text, '') from table_combinations where venue_id = v.id))`;
 }
 
+function versionOf(sql: Sql, venueId: string): PendingQuery<Row[]> {
+  return sql`coalesce((select version from reservation_versions where venue_id = ${venueId}), 0)::text`;
+}
+
+function configJson(sql: Sql, venueId: string): PendingQuery<Row[]> {
+  return sql`json_build_object(
+    'shifts', (select coalesce(json_agg(json_build_object('id', s.id, 'daysOfWeek', s.days_of_week, 'startTime', s.start_time,
+        'lastSeatingTime', s.last_seating_time, 'endTime', s.end_time, 'validFrom', s.valid_from, 'validTo', s.valid_to,
+        'isActive', s.is_active)), '[]') from shifts s where s.venue_id = ${venueId}),
+    'closures', (select coalesce(json_agg(json_build_object('from', c."from", 'to', c."to", 'shiftIds', c.shift_ids)), '[]')
+      from closures c where c.venue_id = ${venueId}),
+    'turnTimeRules', (select coalesce(json_agg(json_build_object('id', r.id, 'shiftId', r.shift_id, 'minPartySize', r.min_party_size,
+        'maxPartySize', r.max_party_size, 'durationMinutes', r.duration_minutes)), '[]') from turn_time_rules r where r.venue_id = ${venueId}),
+    'pacingRules', (select coalesce(json_agg(json_build_object('id', p.id, 'shiftId', p.shift_id, 'isEnabled', p.is_enabled,
+        'maxCovers', p.max_covers, 'windowMinutes', p.window_minutes)), '[]') from pacing_rules p where p.venue_id = ${venueId}),
+    'tables', (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'areaId', t.area_id, 'areaPosition', a.position,
+        'minSeats', t.min_seats, 'maxSeats', t.max_seats, 'isBlocked', t.is_blocked)), '[]')
+      from floor_tables t
+      join floor_plans fp on fp.id = t.floor_plan_id and fp.is_active
+      join areas a on a.id = t.area_id
+      where t.venue_id = ${venueId} and t.deleted_at is null),
+    'combinations', (select coalesce(json_agg(json_build_object('id', tc.id, 'tableIds', tc.table_ids)), '[]')
+      from table_combinations tc
+      join floor_plans fp on fp.id = tc.floor_plan_id and fp.is_active
+      where tc.venue_id = ${venueId} and tc.deleted_at is null))`;
+}
+
 /**
  * The reservations the engine needs for the serviceDates `from` … `to`: those dates and the days
  * either side (pacing of the range; tables held across midnight, turn times of up to a day) except
- * cancelled and no_show, plus the seated parties still at their table past their end, whenever
- * they started; and the live occupancy rows of those reservations over the same span.
+ * cancelled and no_show, plus every seated party (one still at its table past its end keeps it,
+ * whenever it started), each with its live table occupancy.
  *
  * Two text values, `;` between items and `,` or `|` between fields (uuids, a date, HH:mm,
  * integers, a status, epoch milliseconds: none contains a separator): building and reading them
  * costs a fraction of JSON or of row-by-row results on both sides. Each part is a plain index
- * scan, without joins or ORs, so that the generic plan of the prepared statement stays the
- * obvious one (a join here once made it a nested loop over every reservation of the venue).
+ * scan, without joins over the reservations or ORs, so that the generic plan of the prepared
+ * statement stays the obvious one (a join here once made it a nested loop over every
+ * reservation of the venue). Nothing here depends on the current time: the result only changes
+ * with the venue's reservation version.
  */
-function bookingsText(sql: Sql, venueId: string, from: string, to: string, now: number): PendingQuery<Row[]> {
-  const nowIso = new Date(now).toISOString();
+function bookingsColumns(sql: Sql, venueId: string, from: string, to: string, changed: PendingQuery<Row[]>): PendingQuery<Row[]> {
   const lo = new Date(naiveDayStartMs(from) - 2 * DAY_MS).toISOString();
   const hi = new Date(naiveDayStartMs(to) + 4 * DAY_MS).toISOString();
   return sql`
-    (select coalesce(string_agg(concat_ws(',', r.id, r.service_date, r.time, r.party_size, r.status,
+    case when ${changed} then (select coalesce(string_agg(concat_ws(',', r.id, r.service_date, r.time, r.party_size, r.status,
         date_part('epoch', r.starts_at) * 1000, date_part('epoch', r.ends_at) * 1000), ';'), '')
       from (
         select * from reservations
           where venue_id = ${venueId} and service_date between ${from}::date - 1 and ${to}::date + 1 and status not in ('cancelled', 'no_show')
         union all
         select * from reservations
-          where venue_id = ${venueId} and status = 'seated' and ends_at <= ${nowIso}::timestamptz
-            and service_date not between ${from}::date - 1 and ${to}::date + 1
-      ) r) as bookings,
-    (select coalesce(string_agg(o.pair, ';'), '')
+          where venue_id = ${venueId} and status = 'seated' and service_date not between ${from}::date - 1 and ${to}::date + 1
+      ) r) end as bookings,
+    case when ${changed} then (select coalesce(string_agg(o.pair, ';'), '')
       from (
         select rt.reservation_id || '|' || rt.table_id as pair from reservation_tables rt
           where rt.venue_id = ${venueId} and rt.live and rt.during && tstzrange(${lo}::timestamptz, ${hi}::timestamptz)
         union
         select rt.reservation_id || '|' || rt.table_id from reservations r
           join reservation_tables rt on rt.reservation_id = r.id and rt.live
-          where r.venue_id = ${venueId} and r.status = 'seated' and r.ends_at <= ${nowIso}::timestamptz
-      ) o) as occupancy`;
+          where r.venue_id = ${venueId} and r.status = 'seated'
+      ) o) end as occupancy`;
 }
 
 function parseBookings(bookings: string, occupancy: string): Booking[] {
@@ -116,7 +175,7 @@ function parseBookings(bookings: string, occupancy: string): Booking[] {
   });
 }
 
-interface VenueRowFields {
+interface StateRow {
   id: string;
   organisation_id: string;
   country_code: string;
@@ -125,42 +184,19 @@ interface VenueRowFields {
   booking_horizon_days: number;
   min_notice_minutes: number;
   stamp: string;
+  config: Omit<VenueConfig, 'venue'> | null;
+  version?: string;
+  bookings?: string | null;
+  occupancy?: string | null;
 }
 
-function venueOf(row: VenueRowFields): LoadedVenue {
+function venueOf(row: StateRow): LoadedVenue {
   return { id: row.id, organisationId: row.organisation_id, countryCode: row.country_code, timezone: row.timezone };
 }
 
-// Configurations are kept per process while their stamp holds; the stamp is read on every request,
-// so a change made through any process is seen at once. Bounded: cleared when full.
-const maxCachedVenues = 2000;
-const configCache = new Map<string, { stamp: string; config: VenueConfig }>();
-
-async function configFor(sql: Sql, row: VenueRowFields): Promise<VenueConfig> {
-  const cached = configCache.get(row.id);
-  if (cached && cached.stamp === row.stamp) return cached.config;
-  const [c] = await sql`
-    select
-      (select coalesce(json_agg(json_build_object('id', s.id, 'daysOfWeek', s.days_of_week, 'startTime', s.start_time,
-          'lastSeatingTime', s.last_seating_time, 'endTime', s.end_time, 'validFrom', s.valid_from, 'validTo', s.valid_to,
-          'isActive', s.is_active)), '[]') from shifts s where s.venue_id = ${row.id}) as shifts,
-      (select coalesce(json_agg(json_build_object('from', c."from", 'to', c."to", 'shiftIds', c.shift_ids)), '[]')
-        from closures c where c.venue_id = ${row.id}) as closures,
-      (select coalesce(json_agg(json_build_object('id', r.id, 'shiftId', r.shift_id, 'minPartySize', r.min_party_size,
-          'maxPartySize', r.max_party_size, 'durationMinutes', r.duration_minutes)), '[]') from turn_time_rules r where r.venue_id = ${row.id}) as turn_time_rules,
-      (select coalesce(json_agg(json_build_object('id', p.id, 'shiftId', p.shift_id, 'isEnabled', p.is_enabled,
-          'maxCovers', p.max_covers, 'windowMinutes', p.window_minutes)), '[]') from pacing_rules p where p.venue_id = ${row.id}) as pacing_rules,
-      (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'areaId', t.area_id, 'areaPosition', a.position,
-          'minSeats', t.min_seats, 'maxSeats', t.max_seats, 'isBlocked', t.is_blocked)), '[]')
-        from floor_tables t
-        join floor_plans fp on fp.id = t.floor_plan_id and fp.is_active
-        join areas a on a.id = t.area_id
-        where t.venue_id = ${row.id} and t.deleted_at is null) as tables,
-      (select coalesce(json_agg(json_build_object('id', tc.id, 'tableIds', tc.table_ids)), '[]')
-        from table_combinations tc
-        join floor_plans fp on fp.id = tc.floor_plan_id and fp.is_active
-        where tc.venue_id = ${row.id} and tc.deleted_at is null) as combinations
-  `;
+/** The row's configuration, or the cached one it was found equal to (`cached`: what loadState compared with). */
+function configOf(row: StateRow, cached: CachedConfig | undefined): VenueConfig {
+  if (!row.config) return cached!.config;
   const config: VenueConfig = {
     venue: {
       timezone: row.timezone,
@@ -168,24 +204,62 @@ async function configFor(sql: Sql, row: VenueRowFields): Promise<VenueConfig> {
       bookingHorizonDays: row.booking_horizon_days,
       minNoticeMinutes: row.min_notice_minutes,
     },
-    shifts: c.shifts,
-    closures: c.closures,
-    turnTimeRules: c.turn_time_rules,
-    pacingRules: c.pacing_rules,
-    tables: c.tables,
-    combinations: c.combinations,
+    ...row.config,
   };
-  if (configCache.size >= maxCachedVenues) configCache.clear();
   configCache.set(row.id, { stamp: row.stamp, config });
   return config;
+}
+
+/**
+ * The reservations of the row, or the cached ones it was found equal to. Only what was read
+ * outside a transaction is stored: a transaction could see its own uncommitted writes under a
+ * version number that a rollback gives back to the next writer.
+ */
+function bookingsOf(
+  key: string | null,
+  cached: CachedBookings | undefined,
+  row: { version?: string; bookings?: string | null; occupancy?: string | null },
+  store: boolean,
+): Booking[] {
+  if (row.bookings === null || row.bookings === undefined) return cached!.bookings;
+  const parsed = parseBookings(row.bookings, row.occupancy ?? '');
+  if (key && store) bookingsCache.set(key, { version: row.version!, bookings: parsed });
+  return parsed;
 }
 
 function checkAccess(access: Access, venueId: string): void {
   if (access.venueIds !== null && !access.venueIds.includes(venueId)) throw ApiError.notFound('Venue');
 }
 
-const venueColumns = (sql: Sql) =>
-  sql`v.id, v.organisation_id, v.country_code, v.timezone, v.slot_interval_minutes, v.booking_horizon_days, v.min_notice_minutes, ${stampOf(sql)} as stamp`;
+/** Reservations are cached for single days only: a long range would hold a lot of memory for little reuse. */
+function bookingsKey(venueId: string, from: string, to: string): string | null {
+  return from === to ? `${venueId} ${from}` : null;
+}
+
+/**
+ * One statement: the venue (FOR SHARE with `lock`), its configuration unless the cached one is
+ * current, and with `range` the reservations of those days unless the cached ones are current.
+ * The cache entries compared are returned with the row: they are what a null column stands for.
+ */
+async function loadState(sql: Sql, access: Access, venueId: string, range: { from: string; to: string } | null, lock: boolean) {
+  checkAccess(access, venueId);
+  const cachedConfig = configCache.get(venueId);
+  const key = range && bookingsKey(venueId, range.from, range.to);
+  const cachedBookings = key ? bookingsCache.get(key) : undefined;
+  const [row] = await sql<StateRow[]>`
+    select v.id, v.organisation_id, v.country_code, v.timezone, v.slot_interval_minutes, v.booking_horizon_days, v.min_notice_minutes,
+      s.stamp,
+      case when s.stamp <> ${cachedConfig?.stamp ?? ''} then ${configJson(sql, venueId)} end as config
+      ${range ? sql`, s.version, ${bookingsColumns(sql, venueId, range.from, range.to, sql`s.version <> ${cachedBookings?.version ?? ''}`)}` : sql``}
+    from venues v
+    cross join lateral (select ${configStamp(sql)} as stamp, ${versionOf(sql, venueId)} as version) s
+    where v.id = ${venueId} and v.organisation_id = ${access.organisationId}
+    ${lock ? sql`for share of v` : sql``}`;
+  if (!row) throw ApiError.notFound('Venue');
+  const venue = venueOf(row);
+  const config = configOf(row, cachedConfig);
+  return { venue, config, bookings: range ? bookingsOf(key, cachedBookings, row, true) : [] };
+}
 
 /**
  * The venue and its whole configuration (shifts, closures, rules, tables and combinations of the
@@ -194,36 +268,28 @@ const venueColumns = (sql: Sql) =>
  * the other way round. 404 when the key may not see the venue.
  */
 export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: string, lock = false): Promise<LoadedVenueConfig> {
-  checkAccess(access, venueId);
-  const sql = clientOf(conn);
-  const [row] = await sql<VenueRowFields[]>`
-    select ${venueColumns(sql)} from venues v
-    where v.id = ${venueId} and v.organisation_id = ${access.organisationId}
-    ${lock ? sql`for share of v` : sql``}`;
-  if (!row) throw ApiError.notFound('Venue');
-  return { venue: venueOf(row), config: await configFor(sql, row) };
+  const { venue, config } = await loadState(clientOf(conn), access, venueId, null, lock);
+  return { venue, config };
 }
 
-/** The bookings of loadVenueDay alone, for a transaction that read the configuration first and then took its locks. */
-export async function loadBookings(conn: DbOrTx, venueId: string, from: string, to: string, now: number): Promise<Booking[]> {
-  const sql = clientOf(conn);
-  const [row] = await sql`select ${bookingsText(sql, venueId, from, to, now)}`;
-  return parseBookings(row.bookings, row.occupancy);
+/** Venue, configuration and the reservations of the serviceDates `from` … `to`, for reads: one round trip. */
+export function loadVenueDay(conn: DbOrTx, access: Access, venueId: string, from: string, to: string) {
+  return loadState(clientOf(conn), access, venueId, { from, to }, false);
 }
 
 /**
- * Everything the engine needs for the serviceDates `from` … `to`, for reads: venue, stamp and
- * reservations in one round trip; the configuration itself only when the cached one is stale.
+ * The reservations of the serviceDates `from` … `to` alone, for a transaction that read the
+ * configuration first and then took its locks: read now, in the transaction, unless the version
+ * shows the cached ones are still current.
  */
-export async function loadVenueDay(conn: DbOrTx, access: Access, venueId: string, from: string, to: string, now: number) {
-  checkAccess(access, venueId);
+export async function loadBookings(conn: DbOrTx, venueId: string, from: string, to: string): Promise<Booking[]> {
   const sql = clientOf(conn);
-  const [row] = await sql<(VenueRowFields & { bookings: string; occupancy: string })[]>`
-    select ${venueColumns(sql)}, ${bookingsText(sql, venueId, from, to, now)}
-    from venues v
-    where v.id = ${venueId} and v.organisation_id = ${access.organisationId}`;
-  if (!row) throw ApiError.notFound('Venue');
-  return { venue: venueOf(row), config: await configFor(sql, row), bookings: parseBookings(row.bookings, row.occupancy) };
+  const key = bookingsKey(venueId, from, to);
+  const cached = key ? bookingsCache.get(key) : undefined;
+  const [row] = await sql<{ version: string; bookings: string | null; occupancy: string | null }[]>`
+    select s.version, ${bookingsColumns(sql, venueId, from, to, sql`s.version <> ${cached?.version ?? ''}`)}
+    from (select ${versionOf(sql, venueId)} as version) s`;
+  return bookingsOf(key, cached, row, false);
 }
 
 /** Whether any enabled pacing rule exists: only then do writes need the per-day pacing lock. */

@@ -177,7 +177,7 @@ export async function updateReservation(auth: AuthContext, id: string, patch: Re
       let startsAt = row.startsAt;
       let endsAt = row.endsAt;
       if (scheduleChanged && hasPacing(config)) await lockPacingDay(tx, venue.id, target.serviceDate);
-      const day = new VenueDay(config, target.serviceDate, await loadBookings(tx, venue.id, target.serviceDate, target.serviceDate, now), now);
+      const day = new VenueDay(config, target.serviceDate, await loadBookings(tx, venue.id, target.serviceDate, target.serviceDate), now);
       if (scheduleChanged) {
         const evaluation = day.evaluate(target.time, target.partySize, {
           reservationId: row.id,

@@ -146,7 +146,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   }
   const guest = await resolveGuest(tx, emit, venue, input, auth.livemode);
   if (hasPacing(config)) await lockPacingDay(tx, venue.id, slot.serviceDate);
-  const bookings = await loadBookings(tx, venue.id, slot.serviceDate, slot.serviceDate, now);
+  const bookings = await loadBookings(tx, venue.id, slot.serviceDate, slot.serviceDate);
   const day = new VenueDay(config, slot.serviceDate, bookings, now);
   const evaluation: Evaluation = day.evaluate(slot.time, input.partySize, { ignoreBookingWindow: startsNow, requestedSeatingId, allSeatings: true });
   let timing: Timing;
