@@ -13,8 +13,9 @@ import { venueConfigRoutes } from './venue-config.js';
 import { floorRoutes } from './floor.js';
 import { waitlistRoutes } from './waitlist.js';
 import { reportRoutes } from './reports.js';
+import { exportRoutes } from './exports.js';
 import { availabilityRoutes } from './availability.js';
 import { reservationRoutes } from './reservations.js';
 
 /** Every API route; each resource module exports its list. */
-export const apiRoutes: AnyRoute[] = [...metaRoutes(() => apiRoutes), ...venueRoutes, ...eventRoutes, ...automationRoutes, ...webhookEndpointRoutes, ...webhookSecretRoutes, ...webhookDeliveryRoutes, ...guestRoutes, ...serviceTagRoutes, ...importRoutes, ...venueConfigRoutes, ...floorRoutes, ...availabilityRoutes, ...reservationRoutes, ...waitlistRoutes, ...reportRoutes];
+export const apiRoutes: AnyRoute[] = [...metaRoutes(() => apiRoutes), ...venueRoutes, ...eventRoutes, ...automationRoutes, ...webhookEndpointRoutes, ...webhookSecretRoutes, ...webhookDeliveryRoutes, ...guestRoutes, ...serviceTagRoutes, ...importRoutes, ...venueConfigRoutes, ...floorRoutes, ...availabilityRoutes, ...reservationRoutes, ...waitlistRoutes, ...reportRoutes, ...exportRoutes];
