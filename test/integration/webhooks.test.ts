@@ -20,6 +20,7 @@ import { db } from '../../src/db/client.js';
 import { automationRuns, events, webhookDeliveries } from '../../src/db/schema/index.js';
 import { eq, sql } from 'drizzle-orm';
 import type { Job } from 'bullmq';
+import net, { type AddressInfo } from 'node:net';
 import { client, createKey, createTenant, startTestServer, type Tenant, type TestServer } from '../support/harness.js';
 import { afterAttempt, deliveriesOfEvent, emitReservationEvent, waitForDelivery, waitForDispatch } from '../support/webhook-fixtures.js';
 import { expectedSignature, signaturesOf, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -336,6 +337,38 @@ describe('address check', () => {
       config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
     }
   }, 30_000);
+});
+
+describe('HTTP client', () => {
+  it('sends again on a new connection when a kept-alive connection was closed by the receiver', async () => {
+    // Answers the first request of each connection and resets the connection on the next one.
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      connections++;
+      let requests = 0;
+      socket.on('data', () => {
+        if (++requests === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n');
+        else socket.resetAndDestroy();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const first = await postWebhook({ url, headers: {}, body: Buffer.from('{}') });
+      const second = await postWebhook({ url, headers: {}, body: Buffer.from('{}') });
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(connections).toBe(2);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('gives up after 10 s without an answer', async () => {
+    const r = await receiver(() => 'hold');
+    const outcome = await postWebhook({ url: r.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 300 });
+    expect(outcome).toMatchObject({ ok: false, status: null, error: 'no answer within 0.3 s' });
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
+  });
 });
 
 describe('webhook endpoints API', () => {

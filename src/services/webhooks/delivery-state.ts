@@ -11,6 +11,50 @@ import type { DeliveryRow } from './delivery-json.js';
 
 const bump = () => ({ updatedAt: nextUpdatedAt(webhookDeliveries.updatedAt) });
 
+const claimed = db.$with('claimed').as(
+  db
+    .update(webhookDeliveries)
+    .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: sql`clock_timestamp()`, ...bump() })
+    .where(and(eq(webhookDeliveries.id, sql.placeholder('id')), eq(webhookDeliveries.status, 'pending')))
+    .returning(),
+);
+
+// Prepared once: this runs for every attempt, and building the statement is most of its cost.
+const claimStatement = db
+  .with(claimed)
+  .select({
+    delivery: {
+      id: claimed.id,
+      organisationId: claimed.organisationId,
+      venueId: claimed.venueId,
+      runId: claimed.runId,
+      idempotencyKey: claimed.idempotencyKey,
+      destination: claimed.destination,
+      endpointId: claimed.endpointId,
+      url: claimed.url,
+      attempts: claimed.attempts,
+      payload: claimed.payload,
+    },
+    event: {
+      id: events.id,
+      type: events.type,
+      createdAt: events.createdAt,
+      venueId: events.venueId,
+      data: events.data,
+      subjectType: events.subjectType,
+      subjectId: events.subjectId,
+    },
+    automation: { name: automations.name },
+    endpoint: webhookEndpoints,
+    organisationSecret: organisationWebhookSecrets,
+  })
+  .from(claimed)
+  .innerJoin(events, eq(events.id, claimed.eventId))
+  .innerJoin(automations, eq(automations.id, claimed.automationId))
+  .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, claimed.endpointId))
+  .leftJoin(organisationWebhookSecrets, eq(organisationWebhookSecrets.organisationId, claimed.organisationId))
+  .prepare('claim_webhook_attempt');
+
 /**
  * Starts attempt `attempts + 1` of a pending delivery and reads, in the same round trip, what the
  * attempt needs: the event, the automation, the destination endpoint and the organisation secret.
@@ -18,22 +62,8 @@ const bump = () => ({ updatedAt: nextUpdatedAt(webhookDeliveries.updatedAt) });
  * delivery is not pending.
  */
 export async function claimAttempt(id: string) {
-  const claimed = db.$with('claimed').as(
-    db
-      .update(webhookDeliveries)
-      .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: sql`clock_timestamp()`, ...bump() })
-      .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'pending')))
-      .returning(),
-  );
-  const [row] = await db
-    .with(claimed)
-    .select()
-    .from(claimed)
-    .innerJoin(events, eq(events.id, claimed.eventId))
-    .innerJoin(automations, eq(automations.id, claimed.automationId))
-    .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, claimed.endpointId))
-    .leftJoin(organisationWebhookSecrets, eq(organisationWebhookSecrets.organisationId, claimed.organisationId));
-  return row && { delivery: row.claimed, event: row.events, automation: row.automations, endpoint: row.webhook_endpoints, organisationSecret: row.organisation_webhook_secrets };
+  const [row] = await claimStatement.execute({ id });
+  return row;
 }
 
 /** Keeps the body built at the first attempt; a body already stored wins and is returned. */
@@ -54,21 +84,24 @@ export interface AttemptOutcome {
   url: string | null;
 }
 
+const deliveredStatement = db
+  .update(webhookDeliveries)
+  .set({
+    status: 'delivered',
+    lastResponseStatus: sql`${sql.placeholder('status')}`,
+    lastError: null,
+    nextAttemptAt: null,
+    discardReason: null,
+    endpointId: sql`${sql.placeholder('endpointId')}`,
+    url: sql`${sql.placeholder('url')}`,
+    ...bump(),
+  })
+  .where(and(eq(webhookDeliveries.id, sql.placeholder('id')), ne(webhookDeliveries.status, 'delivered')))
+  .prepare('record_webhook_delivered');
+
 /** A 2xx answer is the truth, even if the delivery was annulled while the request was under way. */
 export async function recordDelivered(id: string, outcome: AttemptOutcome): Promise<void> {
-  await db
-    .update(webhookDeliveries)
-    .set({
-      status: 'delivered',
-      lastResponseStatus: outcome.status,
-      lastError: null,
-      nextAttemptAt: null,
-      discardReason: null,
-      endpointId: outcome.endpointId,
-      url: outcome.url,
-      ...bump(),
-    })
-    .where(and(eq(webhookDeliveries.id, id), ne(webhookDeliveries.status, 'delivered')));
+  await deliveredStatement.execute({ id, status: outcome.status, endpointId: outcome.endpointId, url: outcome.url });
 }
 
 /** A failed attempt: pending with its next moment, or discarded after the last one. False when no longer pending. */

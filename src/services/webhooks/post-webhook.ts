@@ -27,6 +27,21 @@ export interface WebhookOutcome {
 
 class RefusedTarget extends Error {}
 
+/**
+ * Connections are kept alive between deliveries (a new TCP and TLS handshake per webhook is most of
+ * its cost). This keeps the address check intact: every attempt resolves and checks the host first,
+ * and a pooled connection leads to an address that passed the check when it was opened. Idle
+ * connections close after 4 s, before the usual 5 s keep-alive of servers.
+ */
+const idleSocketMs = 4000;
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, timeout: idleSocketMs, scheduling: 'lifo' }),
+  'https:': new https.Agent({ keepAlive: true, timeout: idleSocketMs, scheduling: 'lifo' }),
+};
+
+/** Errors of a kept-alive connection the server had just closed: the request never reached it. */
+const staleConnectionCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
 /** Resolves the host once and checks every address it has; the checked address is the one connected to. */
 async function resolveTarget(host: string, allowPrivate: boolean): Promise<{ address: string; family: number }> {
   const literal = isIP(host);
@@ -84,35 +99,41 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
       if (options.all) (callback as (err: null, addresses: Array<{ address: string; family: number }>) => void)(null, [target]);
       else callback(null, target.address, target.family);
     };
-    const transport = url.protocol === 'https:' ? https : http;
-    const status = await new Promise<number>((resolve, reject) => {
-      const request = transport.request(
-        {
-          method: 'POST',
-          hostname: host,
-          port: url.port || undefined,
-          path: `${url.pathname}${url.search}`,
-          lookup: fixedLookup,
-          agent: false,
-          signal: controller.signal,
-          headers: {
-            'Content-Type': 'application/json',
-            'User-Agent': webhookUserAgent,
-            ...post.headers,
-            'Content-Length': String(post.body.length),
+    const protocol = url.protocol as 'http:' | 'https:';
+    const send = (pooled: boolean) =>
+      new Promise<number>((resolve, reject) => {
+        const request = (protocol === 'https:' ? https : http).request(
+          {
+            method: 'POST',
+            hostname: host,
+            port: url.port || undefined,
+            path: `${url.pathname}${url.search}`,
+            lookup: fixedLookup,
+            agent: pooled ? agents[protocol] : false,
+            signal: controller.signal,
+            headers: {
+              'Content-Type': 'application/json',
+              'User-Agent': webhookUserAgent,
+              ...post.headers,
+              'Content-Length': String(post.body.length),
+            },
           },
-        },
-        (response) => {
-          // Only the status matters; the body is drained (still within the deadline) so the connection can close.
-          response.resume();
-          response.on('error', () => {});
-          response.on('close', () => clearTimeout(timer));
-          resolve(response.statusCode ?? 0);
-        },
-      );
-      request.on('error', reject);
-      request.end(post.body);
-    });
+          (response) => {
+            // Only the status matters; the body is drained (within the deadline) so the connection is reused.
+            response.resume();
+            response.on('error', () => {});
+            response.on('close', () => clearTimeout(timer));
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', (err: NodeJS.ErrnoException) => {
+          // A kept-alive connection closed by the server as we wrote: once more on a new connection.
+          if (pooled && request.reusedSocket && staleConnectionCodes.has(err.code ?? '') && !controller.signal.aborted) resolve(send(false));
+          else reject(err);
+        });
+        request.end(post.body);
+      });
+    const status = await send(true);
     if (status >= 200 && status < 300) return done(status, null);
     if (status >= 300 && status < 400) return done(status, `redirect (HTTP ${status}) not followed`);
     return done(status, `HTTP ${status}`);

@@ -1,0 +1,174 @@
+// Webhook delivery throughput and end-to-end lag (issue 6).
+// Two worker-webhooks processes and one worker-events process (child processes running
+// workers/*.ts) deliver to a local receiver.
+//   1. throughput: N deliveries queued while the queue is paused, then released: deliveries/s;
+//   2. lag: events committed at a steady rate; time from the commit of each event to the arrival
+//      of its webhook (p50, p99).
+// Targets: >= 1,000 deliveries/s, p99 lag < 1 s.
+// Usage: npx tsx bench/webhooks.ts [deliveries=3000] [lagEventsPerSecond=100] [lagSeconds=5]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg } from 'node:os';
+import { prepareBenchDatabase } from './support/bench-database.js';
+
+const deliveries = Number(process.argv[2] ?? 3000);
+const lagRate = Number(process.argv[3] ?? 100);
+const lagSeconds = Number(process.argv[4] ?? 5);
+
+await prepareBenchDatabase('floorline_bench_webhooks');
+Object.assign(process.env, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' });
+const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
+const { createVenue } = await import('../src/services/venues/venue-service.js');
+const { db, sql } = await import('../src/db/client.js');
+const { automations, webhookEndpoints } = await import('../src/db/schema/index.js');
+const { transactionWithEvents } = await import('../src/services/events/outbox.js');
+const { getQueue, closeQueues } = await import('../src/queues/queues.js');
+const { queueNames } = await import('../src/queues/queue-names.js');
+const { closeRedis } = await import('../src/redis.js');
+
+// The receiver: records when each reservation's webhook arrives.
+const arrivals = new Map<string, number>();
+let arrived = 0;
+const receiver = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    arrivals.set(envelope.data.reservation.id, performance.timeOrigin + performance.now());
+    arrived++;
+    res.writeHead(204).end();
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+
+const org = await createOrganisation('Bench', false);
+const venue = await createVenue(org.id, { name: 'Bench venue', timezone: 'Europe/Rome', countryCode: 'IT' });
+await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench' });
+await db.insert(webhookEndpoints).values({
+  organisationId: org.id,
+  venueId: venue.id,
+  url: receiverUrl,
+  currentSecret: (await import('../src/services/webhooks/signing-secrets.js')).sealNewSecret().sealed,
+  previousSecretExpiresAt: new Date(),
+});
+await db.insert(automations).values({
+  organisationId: org.id,
+  venueId: venue.id,
+  name: 'Bench',
+  eventTypes: ['reservation_created'],
+  conditions: { partySizeMin: null, partySizeMax: null, sources: null },
+  action: { type: 'partner_notification', url: null, endpointId: null, delayMinutes: 0 },
+});
+
+const childEnv = { ...process.env, LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' };
+const children: ChildProcess[] = ['workers/events.ts', 'workers/webhooks.ts', 'workers/webhooks.ts'].map((script) =>
+  spawn(process.execPath, ['--import', 'tsx', script], { env: childEnv, stdio: ['ignore', 'ignore', 'inherit'] }),
+);
+
+let sequence = 0;
+/** Commits `count` reservation_created events in one transaction; returns their reservation ids and commit time. */
+async function emit(count: number): Promise<{ ids: string[]; committedAt: number }> {
+  const ids = Array.from({ length: count }, () => crypto.randomUUID());
+  await transactionWithEvents(async (_tx, push) => {
+    for (const id of ids) {
+      sequence++;
+      push({
+        organisationId: org.id,
+        venueId: venue.id,
+        livemode: true,
+        type: 'reservation_created',
+        subjectType: 'reservation',
+        subjectId: id,
+        data: { reservation: { id, venueId: venue.id, partySize: 2 + (sequence % 6), status: 'confirmed', source: 'api', time: '20:00' } },
+      });
+    }
+  });
+  return { ids, committedAt: performance.timeOrigin + performance.now() };
+}
+
+async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** CPU milliseconds used so far by our own processes: the workers, the PostgreSQL backends of this database, and this process (the receiver). */
+const clockTicksPerSecond = 100;
+function processCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+  } catch {
+    return 0; // exited
+  }
+}
+async function cpuSnapshot() {
+  const backends = await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database()`;
+  const own = process.cpuUsage();
+  return {
+    workers: children.reduce((sum, c) => sum + processCpuMs(c.pid!), 0),
+    postgres: new Map(backends.map(({ pid }) => [pid, processCpuMs(pid)])),
+    receiver: (own.user + own.system) / 1000,
+  };
+}
+function cpuSince(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaited<ReturnType<typeof cpuSnapshot>>) {
+  let postgres = 0;
+  for (const [pid, ms] of after.postgres) postgres += ms - (before.postgres.get(pid) ?? 0);
+  return { workers: after.workers - before.workers, postgres, receiver: after.receiver - before.receiver };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+const queue = getQueue(queueNames.webhookDelivery);
+try {
+  // Warm-up: the three processes are up, connected and past their first JIT.
+  await emit(50);
+  await waitFor(() => arrived >= 50, 30_000, 'warm-up deliveries');
+
+  // 1. Throughput: a backlog of N deliveries, released at once.
+  await queue.pause();
+  for (let i = 0; i < deliveries; i += 250) await emit(Math.min(250, deliveries - i));
+  await waitFor(async () => (await queue.getWaitingCount()) >= deliveries, 60_000, 'deliveries to be queued');
+  const before = arrived;
+  const cpuBefore = await cpuSnapshot();
+  const released = performance.timeOrigin + performance.now();
+  await queue.resume();
+  await waitFor(() => arrived >= before + deliveries, 60_000, 'the backlog to be delivered');
+  const seconds = (performance.timeOrigin + performance.now() - released) / 1000;
+  const cpu = cpuSince(cpuBefore, await cpuSnapshot());
+  const perDelivery = (ms: number) => (ms / deliveries).toFixed(2);
+  console.log(`throughput: ${deliveries} deliveries in ${seconds.toFixed(2)} s = ${(deliveries / seconds).toFixed(0)} deliveries/s with 2 worker-webhooks processes (target >= 1000)`);
+  console.log(
+    `CPU per delivery: ${perDelivery(cpu.workers + cpu.postgres + cpu.receiver)} ms (workers ${perDelivery(cpu.workers)}, PostgreSQL ${perDelivery(cpu.postgres)}, receiver ${perDelivery(cpu.receiver)}); load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
+  );
+
+  // 2. Lag: one event per transaction at a steady rate.
+  const committed = new Map<string, number>();
+  const interval = 1000 / lagRate;
+  const start = performance.now();
+  for (let i = 0; i < lagRate * lagSeconds; i++) {
+    const wait = start + i * interval - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    void emit(1).then(({ ids, committedAt }) => committed.set(ids[0], committedAt));
+  }
+  await waitFor(() => [...committed.keys()].length === lagRate * lagSeconds && [...committed.keys()].every((id) => arrivals.has(id)), 30_000, 'lag deliveries');
+  const lags = [...committed].map(([id, at]) => arrivals.get(id)! - at).sort((a, b) => a - b);
+  console.log(
+    `lag commit → webhook at ${lagRate} events/s for ${lagSeconds} s: p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms, max ${lags[lags.length - 1].toFixed(0)} ms (target p99 < 1000 ms)`,
+  );
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+  await queue.obliterate({ force: true }).catch(() => {});
+  await getQueue(queueNames.events).obliterate({ force: true }).catch(() => {});
+  await closeQueues();
+  await closeRedis();
+  await sql.end();
+  receiver.closeAllConnections();
+  receiver.close();
+}
