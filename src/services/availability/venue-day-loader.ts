@@ -21,8 +21,8 @@ import { naiveDayStartMs } from '../../lib/local-time.js';
 
 const DAY_MS = 86_400_000;
 
-/** The postgres.js client behind a drizzle handle: the pool, or the connection of the open transaction. */
-function clientOf(conn: DbOrTx): Sql {
+/** The postgres.js client behind a drizzle handle: the pool, or the connection of the open transaction (or savepoint). */
+export function clientOf(conn: DbOrTx): Sql {
   return (conn._.session as unknown as { client: Sql }).client;
 }
 
@@ -237,11 +237,12 @@ function bookingsKey(venueId: string, from: string, to: string): string | null {
 }
 
 /**
- * One statement: the venue (FOR SHARE with `lock`), its configuration unless the cached one is
- * current, and with `range` the reservations of those days unless the cached ones are current.
- * The cache entries compared are returned with the row: they are what a null column stands for.
+ * One statement: the venue, its configuration unless the cached one is current, and with `range`
+ * the reservations of those days unless the cached ones are current. The cache entries compared
+ * are returned with the row: they are what a null column stands for. `store`: whether what was
+ * read may be cached (not inside a transaction, see bookingsOf).
  */
-async function loadState(sql: Sql, access: Access, venueId: string, range: { from: string; to: string } | null, lock: boolean) {
+async function loadState(sql: Sql, access: Access, venueId: string, range: { from: string; to: string } | null, store: boolean) {
   checkAccess(access, venueId);
   const cachedConfig = configCache.get(venueId);
   const key = range && bookingsKey(venueId, range.from, range.to);
@@ -253,28 +254,68 @@ async function loadState(sql: Sql, access: Access, venueId: string, range: { fro
       ${range ? sql`, s.version, ${bookingsColumns(sql, venueId, range.from, range.to, sql`s.version <> ${cachedBookings?.version ?? ''}`)}` : sql``}
     from venues v
     cross join lateral (select ${configStamp(sql)} as stamp, ${versionOf(sql, venueId)} as version) s
-    where v.id = ${venueId} and v.organisation_id = ${access.organisationId}
-    ${lock ? sql`for share of v` : sql``}`;
+    where v.id = ${venueId} and v.organisation_id = ${access.organisationId}`;
   if (!row) throw ApiError.notFound('Venue');
   const venue = venueOf(row);
   const config = configOf(row, cachedConfig);
-  return { venue, config, bookings: range ? bookingsOf(key, cachedBookings, row, true) : [] };
+  return { venue, config, bookings: range ? bookingsOf(key, cachedBookings, row, store) : [] };
+}
+
+/**
+ * FOR SHARE on the venue row, so that a floor or configuration change (which takes FOR NO KEY
+ * UPDATE on it) waits for the writes that read the configuration, and the other way round; with
+ * `pacingDay`, then the pacing lock of that day when the venue has pacing rules (see
+ * lockPacingDay). Its own statement: the statements after it read with a snapshot taken once the
+ * locks are held (in READ COMMITTED a statement that waits for a lock still reads from the
+ * snapshot it started with). The venue lock comes first, the pacing lock second, in every
+ * transaction. 404 when the key may not see the venue.
+ */
+async function lockVenue(sql: Sql, access: Access, venueId: string, pacingDay: string | null): Promise<{ pacingLocked: boolean }> {
+  checkAccess(access, venueId);
+  // The subquery locks the row before the outer projection takes the pacing lock.
+  const [row] = await sql<{ pacing_locked: boolean | null }[]>`
+    select case when x.pacing and ${pacingDay}::text is not null
+        then pg_advisory_xact_lock(hashtext('pacing'), hashtext(x.id::text || ${pacingDay}::text)) is not null end as pacing_locked
+    from (
+      select v.id, exists (select 1 from pacing_rules p where p.venue_id = v.id and p.is_enabled) as pacing
+      from venues v where v.id = ${venueId} and v.organisation_id = ${access.organisationId}
+      for share of v
+    ) x`;
+  if (!row) throw ApiError.notFound('Venue');
+  return { pacingLocked: row.pacing_locked === true };
 }
 
 /**
  * The venue and its whole configuration (shifts, closures, rules, tables and combinations of the
- * active plan). `lock`: FOR SHARE on the venue row, so that a floor or configuration change
- * (which takes FOR NO KEY UPDATE on it) waits for the writes that read the configuration, and
- * the other way round. 404 when the key may not see the venue.
+ * active plan). `lock`: the venue lock of lockVenue is taken first. 404 when the key may not see
+ * the venue.
  */
 export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: string, lock = false): Promise<LoadedVenueConfig> {
-  const { venue, config } = await loadState(clientOf(conn), access, venueId, null, lock);
+  const sql = clientOf(conn);
+  if (lock) await lockVenue(sql, access, venueId, null);
+  const { venue, config } = await loadState(sql, access, venueId, null, false);
   return { venue, config };
+}
+
+/**
+ * For a booking of `serviceDate`, in its transaction: the venue lock and the pacing lock of the
+ * day, then venue, configuration and the day's reservations as they are once the locks are held.
+ * Two statements (a third when a pacing rule appeared between them).
+ */
+export async function loadVenueDayForBooking(conn: DbOrTx, access: Access, venueId: string, serviceDate: string) {
+  const sql = clientOf(conn);
+  const { pacingLocked } = await lockVenue(sql, access, venueId, serviceDate);
+  const state = await loadState(sql, access, venueId, { from: serviceDate, to: serviceDate }, false);
+  if (!pacingLocked && hasPacing(state.config)) {
+    await lockPacingDay(conn, venueId, serviceDate);
+    state.bookings = await loadBookings(conn, venueId, serviceDate, serviceDate);
+  }
+  return state;
 }
 
 /** Venue, configuration and the reservations of the serviceDates `from` … `to`, for reads: one round trip. */
 export function loadVenueDay(conn: DbOrTx, access: Access, venueId: string, from: string, to: string) {
-  return loadState(clientOf(conn), access, venueId, { from, to }, false);
+  return loadState(clientOf(conn), access, venueId, { from, to }, true);
 }
 
 /**

@@ -10,7 +10,7 @@ import { VenueDay, seatingOf, type Evaluation, type Timing } from '../../lib/ava
 import { addDays, instantToLocal } from '../../lib/local-time.js';
 import { formatMinutes, resolveServiceTime, MINUTES_PER_DAY } from '../../lib/shift-schedule.js';
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
-import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay, type LoadedVenue } from '../availability/venue-day-loader.js';
+import { hasPacing, loadBookings, loadVenueConfig, loadVenueDayForBooking, lockPacingDay, type LoadedVenue } from '../availability/venue-day-loader.js';
 import { transactionWithEvents, type Emit } from '../events/outbox.js';
 import type { GuestContactInput } from '../guests/guest-input.js';
 import type { GuestRow } from '../guests/guest-json.js';
@@ -18,6 +18,7 @@ import { findOrCreateGuestByPhone, getGuestForVenue, guestChangedEvent, normalis
 import { resolveServiceTags } from '../guests/service-tag-service.js';
 import { emitReservationEvents } from './reservation-events.js';
 import type { ReservationParts, ReservationRow } from './reservation-json.js';
+import { insertReservationRow } from './reservation-rows.js';
 import { noAvailability, occupyFirstFree, seatedTablesOf, seatingColumns } from './table-assignment.js';
 
 export type CreateSource = 'api' | 'phone' | 'voice_agent' | 'floor' | 'walk_in' | 'waitlist';
@@ -133,7 +134,11 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   const walkIn = input.source === 'walk_in';
   const startsNow = walkIn || input.startNow === true;
   const now = Date.now();
-  const { venue, config } = await loadVenueConfig(tx, auth, input.venueId, true);
+  // A booking's day is known before anything is read, except for one that starts now.
+  const loaded = startsNow
+    ? { ...(await loadVenueConfig(tx, auth, input.venueId, true)), bookings: null }
+    : await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate!);
+  const { venue, config } = loaded;
   if (input.guest) normalisePhoneOrThrow(input.guest.phone, venue.countryCode);
   const slot: Slot = startsNow ? walkInSlot(config, now) : { serviceDate: input.serviceDate!, time: input.time! };
   const requestedSeatingId = input.tableId ?? input.tableCombinationId;
@@ -145,8 +150,11 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
     }
   }
   const guest = await resolveGuest(tx, emit, venue, input, auth.livemode);
-  if (hasPacing(config)) await lockPacingDay(tx, venue.id, slot.serviceDate);
-  const bookings = await loadBookings(tx, venue.id, slot.serviceDate, slot.serviceDate);
+  let bookings = loaded.bookings;
+  if (!bookings) {
+    if (hasPacing(config)) await lockPacingDay(tx, venue.id, slot.serviceDate);
+    bookings = await loadBookings(tx, venue.id, slot.serviceDate, slot.serviceDate);
+  }
   const day = new VenueDay(config, slot.serviceDate, bookings, now);
   const evaluation: Evaluation = day.evaluate(slot.time, input.partySize, { ignoreBookingWindow: startsNow, requestedSeatingId, allSeatings: true });
   let timing: Timing;
@@ -167,28 +175,25 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   const first = seatings[0] ?? null;
   let row: ReservationRow;
   try {
-    [row] = await tx
-      .insert(reservations)
-      .values({
-        organisationId: venue.organisationId,
-        venueId: venue.id,
-        serviceDate: slot.serviceDate,
-        time: formatMinutes(timing.minuteOfService),
-        startsAt,
-        endsAt,
-        partySize: input.partySize,
-        status: walkIn ? 'seated' : (input.status ?? 'created'),
-        ...seatingColumns(first),
-        needsAttention: forced,
-        notes: input.notes ?? null,
-        source: input.source ?? 'api',
-        sourceDetail: input.sourceDetail !== undefined ? input.sourceDetail : auth.keyName,
-        externalRef: input.externalRef ?? null,
-        guestId: guest?.id ?? null,
-        arrivedAt: walkIn ? new Date(now) : null,
-        seatedAt: walkIn ? new Date(now) : null,
-      })
-      .returning();
+    row = await insertReservationRow(tx, {
+      organisationId: venue.organisationId,
+      venueId: venue.id,
+      serviceDate: slot.serviceDate,
+      time: formatMinutes(timing.minuteOfService),
+      startsAt,
+      endsAt,
+      partySize: input.partySize,
+      status: walkIn ? 'seated' : (input.status ?? 'created'),
+      ...seatingColumns(first),
+      needsAttention: forced,
+      notes: input.notes ?? null,
+      source: input.source ?? 'api',
+      sourceDetail: input.sourceDetail !== undefined ? input.sourceDetail : auth.keyName,
+      externalRef: input.externalRef ?? null,
+      guestId: guest?.id ?? null,
+      arrivedAt: walkIn ? new Date(now) : null,
+      seatedAt: walkIn ? new Date(now) : null,
+    });
   } catch (err) {
     throw uniqueViolationError(err);
   }

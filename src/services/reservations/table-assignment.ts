@@ -4,6 +4,7 @@ import { reservationTables } from '../../db/schema/index.js';
 import { ApiError } from '../../http/errors.js';
 import type { Seating } from '../../lib/availability/seatings.js';
 import type { Proposal, VenueConfig } from '../../lib/availability/types.js';
+import { clientOf } from '../availability/venue-day-loader.js';
 import type { SeatedTable } from './reservation-json.js';
 
 /** The PostgreSQL error of the occupancy exclusion constraint: another live reservation holds the table then. */
@@ -26,10 +27,12 @@ export function duringRange(startsAt: Date | number, endsAt: Date | number): str
  */
 export async function occupySeating(tx: Tx, reservationId: string, venueId: string, seating: Seating, startsAt: Date, endsAt: Date, live = true): Promise<boolean> {
   const during = duringRange(startsAt, endsAt);
-  const rows = [...seating.tableIds].sort().map((tableId) => ({ reservationId, tableId, venueId, during, live }));
+  const rows = [...seating.tableIds].sort().map((tableId) => ({ reservation_id: reservationId, table_id: tableId, venue_id: venueId, during, live }));
   try {
     await tx.transaction(async (sp) => {
-      await sp.insert(reservationTables).values(rows);
+      // A prepared statement: the hot path of every booking.
+      const sql = clientOf(sp);
+      await sql`insert into reservation_tables ${sql(rows)}`;
     });
     return true;
   } catch (err) {

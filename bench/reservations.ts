@@ -1,0 +1,81 @@
+// POST /reservations across many venues (issue 4). Target: >= 500 bookings/s sustained, and not a
+// single double booking nor a pacing block above its maxCovers afterwards (checked in SQL).
+// Usage: npx tsx bench/reservations.ts [seconds=10] [venues=40]
+import autocannon from 'autocannon';
+import { prepareBenchDatabase } from './support/bench-database.js';
+import { spawnServer } from './support/spawn-server.js';
+
+const seconds = Number(process.argv[2] ?? 10);
+const venueCount = Number(process.argv[3] ?? 40);
+await prepareBenchDatabase('floorline_bench_reservations');
+const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
+const { createVenue } = await import('../src/services/venues/venue-service.js');
+const { configureDemoVenue } = await import('../src/services/venue-config/demo-venue.js');
+const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
+const { sql } = await import('../src/db/client.js');
+
+const org = await createOrganisation('Bench', false);
+const venueIds: string[] = [];
+for (let i = 0; i < venueCount; i++) {
+  const venue = await createVenue(org.id, { name: `Bench ${i}`, timezone: 'Europe/Rome', countryCode: 'IT' });
+  await configureDemoVenue(org.id, venue.id);
+  venueIds.push(venue.id);
+}
+const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 });
+
+const env = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' };
+const port = 3912;
+const server = await spawnServer('src/server.ts', env, port);
+const today = instantToLocal('Europe/Rome', Date.now()).date;
+// The demo venue's grid: lunch 12:00–14:00 and dinner 19:00–22:00 every 15 minutes.
+const times = [12, 13, 19, 20, 21].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`)).concat(['14:00', '22:00']);
+const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
+
+try {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: 32,
+    duration: seconds,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/reservations',
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({
+            venueId: pick(venueIds),
+            serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)),
+            time: pick(times),
+            partySize: 2 + Math.floor(Math.random() * 3),
+          }),
+        }),
+      },
+    ],
+  });
+  const statuses = result.statusCodeStats as unknown as Record<string, { count: number }>;
+  const count = (code: string) => statuses[code]?.count ?? 0;
+  const others = Object.entries(statuses).filter(([code]) => code !== '201' && code !== '409');
+  console.log(`POST /reservations, 32 connections, ${venueCount} venues: ${result.requests.average.toFixed(0)} req/s, ${(count('201') / seconds).toFixed(0)} bookings/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms   (target >= 500/s)`);
+  console.log(`  201: ${count('201')}   409 no_availability: ${count('409')}   other: ${others.map(([c, s]) => `${c}×${s.count}`).join(', ') || 'none'}   errors: ${result.errors}`);
+
+  const [{ doubles }] = await sql`
+    select count(*)::int as doubles from reservation_tables a
+    join reservation_tables b on a.table_id = b.table_id and a.reservation_id < b.reservation_id
+    where a.live and b.live and a.during && b.during`;
+  // Demo pacing: 40 covers per 30-minute block of dinner (19:00).
+  const [{ overfull }] = await sql`
+    select count(*)::int as overfull from (
+      select venue_id, service_date, (extract(hour from time::time) * 60 + extract(minute from time::time) - 1140)::int / 30 as block, sum(party_size) as covers
+      from reservations where time >= '19:00' and status not in ('cancelled', 'no_show')
+      group by 1, 2, 3) blocks
+    where covers > 40`;
+  const [{ stored, created }] = await sql`
+    select (select count(*)::int from reservations) as stored, (select count(*)::int from events where type = 'reservation_created') as created`;
+  console.log(`  double bookings: ${doubles}   pacing blocks above maxCovers: ${overfull}   reservations stored: ${stored} (201s: ${count('201')}), reservation_created events: ${created}`);
+  // Requests still in flight when the run stops may complete after autocannon stopped counting them.
+  if (doubles || overfull || stored < count('201') || created !== stored) process.exitCode = 1;
+} finally {
+  server.kill('SIGTERM');
+  await sql.end();
+}
