@@ -15,6 +15,7 @@ import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import { webhookBackoff } from '../../src/services/webhooks/delivery-queue.js';
 import { postWebhook } from '../../src/services/webhooks/post-webhook.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
+import { transactionWithEvents } from '../../src/services/events/outbox.js';
 import { processEventJob } from '../../src/services/events/process-event.js';
 import { db } from '../../src/db/client.js';
 import { automationRuns, events, webhookDeliveries } from '../../src/db/schema/index.js';
@@ -249,6 +250,54 @@ describe('webhook delivery', () => {
     const { eventId: matching } = await emitReservationEvent(tenant, { reservation: { ...reservation, id: crypto.randomUUID(), source: 'phone' } });
     const delivery = await waitForDelivery(matching, (d) => d.status === 'delivered');
     expect(delivery.automationId).toBe(phone.body.automation.id);
+  });
+});
+
+describe('current state', () => {
+  it('builds the body from the subject’s state at the first attempt and keeps those bytes for the retries', async () => {
+    // Guest writes emit their own guest_profile_changed events (guest_created, profile_changed): ours
+    // is told apart by its reason.
+    const isOurs = (req: { body: Buffer }) => JSON.parse(req.body.toString()).data.reason === 'service_tags_changed';
+    let failedOnce = false;
+    const r = await receiver((req) => {
+      if (!isOurs(req) || failedOnce) return 200;
+      failedOnce = true;
+      return 500;
+    });
+    const tenant = await createTenant();
+    const api = client(server.url, tenant.key);
+    await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+    await api.post('/automations', { venueId: tenant.venueId, name: 'Profiles', eventTypes: ['guest_profile_changed'], action: { type: 'partner_notification' } });
+    const created = await api.post('/guests', { venueId: tenant.venueId, phone: '+39 06 1234 5678', firstName: 'Grace' });
+    expect(created.status).toBe(201);
+    const guest = created.body.guest;
+    const renamed = (await api.patch(`/guests/${guest.id}`, { firstName: 'Ada' })).body.guest;
+
+    // The event carries the guest as it was; the webhook carries it as it is at the first attempt.
+    await transactionWithEvents(async (_tx, emit) => {
+      emit({
+        organisationId: tenant.organisationId,
+        venueId: tenant.venueId,
+        livemode: true,
+        type: 'guest_profile_changed',
+        subjectType: 'guest',
+        subjectId: guest.id,
+        data: { guest, reason: 'service_tags_changed' },
+      });
+    });
+    const ourRequests = async (n: number) => {
+      while (r.received.filter(isOurs).length < n) await r.waitFor(r.received.length + 1);
+      return r.received.filter(isOurs);
+    };
+    const [first] = await ourRequests(1);
+    const envelope = JSON.parse(first.body.toString());
+    expect(envelope.data).toEqual({ guest: renamed, reason: 'service_tags_changed' });
+
+    await api.patch(`/guests/${guest.id}`, { firstName: 'Hedy' });
+    const [, second] = await ourRequests(2);
+    expect(second.body.equals(first.body)).toBe(true);
+    const history = await api.get('/events?type=guest_profile_changed');
+    expect(history.body.data.find((e: { id: string }) => e.id === envelope.eventId).data.guest.firstName).toBe('Grace');
   });
 });
 
