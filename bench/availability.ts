@@ -21,7 +21,7 @@ const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name:
 await sql.end();
 
 const env = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' };
-const port = 3911;
+const port = 3941;
 const server = await spawnServer('src/server.ts', env, port);
 const base = `http://127.0.0.1:${port}/api/v1`;
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };

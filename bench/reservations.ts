@@ -24,7 +24,7 @@ for (let i = 0; i < venueCount; i++) {
 const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 });
 
 const env = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' };
-const port = 3912;
+const port = 3942;
 const server = await spawnServer('src/server.ts', env, port);
 const today = instantToLocal('Europe/Rome', Date.now()).date;
 // The demo venue's grid: lunch 12:00–14:00 and dinner 19:00–22:00 every 15 minutes.

@@ -20,25 +20,23 @@ export function duringRange(startsAt: Date | number, endsAt: Date | number): str
 }
 
 /**
- * Inserts the occupancy rows of a seating in a savepoint, tables in id order (two transactions
- * taking overlapping combinations then queue instead of deadlocking). False when a concurrent
- * reservation took one of the tables: the exclusion constraint refused it and the savepoint
- * leaves the transaction usable for the next attempt.
+ * Inserts the occupancy rows of a seating, tables in id order (two transactions taking
+ * overlapping combinations then queue instead of deadlocking). False when a concurrent
+ * reservation holds one of the tables over that time: the exclusion constraint is the arbiter of
+ * ON CONFLICT DO NOTHING, which, like the constraint's error, waits for a concurrent writer of the
+ * same table to finish and counts it only if it committed. Unlike the error, it leaves the
+ * transaction usable without a savepoint (two round trips fewer per booking): the rows of a
+ * combination taken only in part are removed before the next attempt.
  */
-export async function occupySeating(tx: Tx, reservationId: string, venueId: string, seating: Seating, startsAt: Date, endsAt: Date, live = true): Promise<boolean> {
+export async function occupySeating(tx: Tx, reservationId: string, venueId: string, seating: Seating, startsAt: Date, endsAt: Date): Promise<boolean> {
   const during = duringRange(startsAt, endsAt);
-  const rows = [...seating.tableIds].sort().map((tableId) => ({ reservation_id: reservationId, table_id: tableId, venue_id: venueId, during, live }));
-  try {
-    await tx.transaction(async (sp) => {
-      // A prepared statement: the hot path of every booking.
-      const sql = clientOf(sp);
-      await sql`insert into reservation_tables ${sql(rows)}`;
-    });
-    return true;
-  } catch (err) {
-    if (isExclusionViolation(err)) return false;
-    throw err;
-  }
+  const rows = [...seating.tableIds].sort().map((tableId) => ({ reservation_id: reservationId, table_id: tableId, venue_id: venueId, during, live: true }));
+  // A prepared statement: the hot path of every booking.
+  const sql = clientOf(tx);
+  const inserted = await sql`insert into reservation_tables ${sql(rows)} on conflict do nothing returning table_id`;
+  if (inserted.length === rows.length) return true;
+  if (inserted.length) await sql`delete from reservation_tables where reservation_id = ${reservationId}`;
+  return false;
 }
 
 /**
