@@ -181,6 +181,23 @@ describe('table choice', () => {
     });
   });
 
+  it('skips the table stage for a reservation that will have no table, pacing still applies', () => {
+    const d = new VenueDay(baseConfig(), day, [booking('12:00', 6, [])], now);
+    expect(d.evaluate('20:00', 10, { withoutTable: true })).toMatchObject({ available: true, seatings: [] });
+    expect(d.evaluate('12:10', 4, { withoutTable: true })).toMatchObject({ available: false, reason: 'pacing_full' });
+  });
+
+  it('judges one seating over a given interval (an explicit change of table)', () => {
+    const other = booking('20:00', 2, ['B1']);
+    const d = new VenueDay(baseConfig(), day, [other], now);
+    const start = local(day, '20:30');
+    expect(d.seatingVerdict('T2', 3, start, start + 3_600_000, 'me')).toBe('ok');
+    expect(d.seatingVerdict('B1', 3, start, start + 3_600_000, 'me')).toBe('no_table');
+    expect(d.seatingVerdict('B1', 3, start, start + 3_600_000, other.id)).toBe('ok');
+    expect(d.seatingVerdict('B2', 1, start, start + 3_600_000, 'me')).toBe('table_blocked');
+    expect(d.seatingVerdict('T1', 3, start, start + 3_600_000, 'me')).toBe('no_table');
+  });
+
   it('lists every free fitting seating in choice order when asked', () => {
     const d = new VenueDay(baseConfig(), day, [], now);
     const e = d.evaluate('20:00', 4, { allSeatings: true });
