@@ -353,6 +353,16 @@ describe('PATCH /reservations/:id', () => {
     expect(tooSmall.status).toBe(409);
   });
 
+  it('refuses a move into a full pacing block, keeping the reservation as it was', async () => {
+    const { api, venueId } = await setup({ pacing: [{ maxCovers: 4, windowMinutes: 30 }] });
+    expect((await book(api, venueId, { time: '19:00', partySize: 4 })).status).toBe(201);
+    const later = (await book(api, venueId, { time: '20:00', partySize: 2 })).body.reservation;
+    const moved = await api.patch(`/reservations/${later.id}`, { time: '19:15' });
+    expect(moved.status).toBe(409);
+    expect(moved.body.error.details).toMatchObject({ reason: 'pacing_full', alternatives: expect.any(Array) });
+    expect((await api.patch(`/reservations/${later.id}`, { partySize: 4 })).status).toBe(200);
+  });
+
   it('checks If-Match, quoted or bare, and the body version', async () => {
     const { api, venueId } = await setup();
     const r = (await book(api, venueId)).body.reservation;

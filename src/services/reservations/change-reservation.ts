@@ -61,10 +61,10 @@ async function lockVisibleReservation(tx: Tx, auth: AuthContext, id: string): Pr
   return row;
 }
 
-/** Which venue a reservation belongs to, read before the transaction so that locks are taken venue first. */
-async function peekReservation(auth: AuthContext, id: string): Promise<Pick<ReservationRow, 'venueId'>> {
+/** Which venue and day a reservation is on, read before the transaction so that locks are taken in their order. */
+async function peekReservation(auth: AuthContext, id: string): Promise<Pick<ReservationRow, 'venueId' | 'serviceDate'>> {
   const [row] = await db
-    .select({ venueId: reservations.venueId })
+    .select({ venueId: reservations.venueId, serviceDate: reservations.serviceDate })
     .from(reservations)
     .where(and(eq(reservations.id, id), eq(reservations.organisationId, auth.organisationId)));
   if (!row || (auth.venueIds !== null && !auth.venueIds.includes(row.venueId))) throw ApiError.notFound('Reservation');
@@ -147,8 +147,15 @@ export async function updateReservation(auth: AuthContext, id: string, patch: Re
   const now = Date.now();
   return transactionWithEvents(async (tx, emit) => {
     const { venue, config } = await loadVenueConfig(tx, auth, peek.venueId, true);
+    // Lock order of every writer: venue row, pacing lock, reservation rows.
+    const mayMove = patch.serviceDate !== undefined || patch.time !== undefined || patch.partySize !== undefined;
+    const pacingDay = mayMove && hasPacing(config) ? (patch.serviceDate ?? peek.serviceDate) : null;
+    if (pacingDay) await lockPacingDay(tx, venue.id, pacingDay);
     const row = await lockVisibleReservation(tx, auth, id);
     checkVersion(row, expectedVersion);
+    if (pacingDay && patch.serviceDate === undefined && row.serviceDate !== peek.serviceDate) {
+      throw new ApiError('conflict', 'The reservation was moved concurrently; repeat the request.', { reason: 'concurrent_change' });
+    }
 
     const from = row.status;
     const to: ReservationStatus = patch.status ?? from;
@@ -176,7 +183,6 @@ export async function updateReservation(auth: AuthContext, id: string, patch: Re
       let seatings: readonly Seating[] = [];
       let startsAt = row.startsAt;
       let endsAt = row.endsAt;
-      if (scheduleChanged && hasPacing(config)) await lockPacingDay(tx, venue.id, target.serviceDate);
       const day = new VenueDay(config, target.serviceDate, await loadBookings(tx, venue.id, target.serviceDate, target.serviceDate), now);
       if (scheduleChanged) {
         const evaluation = day.evaluate(target.time, target.partySize, {
