@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Response } from 'express';
 import { sql } from '../../db/client.js';
 import { hasScope, type AuthContext } from '../../http/auth.js';
@@ -106,8 +105,18 @@ function cell(key: string, value: ExportRecord[keyof ExportRecord]): string | nu
   return value as string | number | boolean | null;
 }
 
+/** Writes a chunk; when the socket's buffer is full, waits until it drains (or the client has gone). */
 async function write(res: Response, chunk: string): Promise<void> {
-  if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  if (res.write(chunk)) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /**
