@@ -6,6 +6,7 @@ import { defaultOverlapMinutes, maxOverlapMinutes } from '../lib/secret-rotation
 import { defineRoute, idempotencyKeyPattern, type RouteResult } from '../http/define-route.js';
 import { ApiError } from '../http/errors.js';
 import { listQuerySchema } from '../services/pagination.js';
+import type { SecretIdempotency } from '../services/webhooks/secret-handout.js';
 import { rotateWebhookSecret, type RotationTarget } from '../services/webhooks/secret-rotation-service.js';
 import { sendTestWebhook } from '../services/webhooks/test-webhook.js';
 import { webhookEndpointJson } from '../services/webhooks/webhook-endpoint-json.js';
@@ -19,19 +20,25 @@ export const rotationBody = z.object({
 });
 
 /**
- * Both rotation routes handle Idempotency-Key themselves (`idempotency: 'manual'`): a replay must
- * return the secret generated the first time, which the shared store must not keep in clear.
+ * The routes that show a new secret (creation, rotations) handle Idempotency-Key themselves
+ * (`idempotency: 'manual'`): a repeat must return the secret shown the first time, which the shared
+ * store must not keep in clear. The claim has the shape the shared store gives it.
  */
-export async function handleRotation(req: Request, auth: AuthContext, path: string, target: RotationTarget, overlapMinutes: number): Promise<RouteResult> {
+function secretIdempotency(req: Request, path: string): SecretIdempotency | undefined {
   const header = req.headers['idempotency-key'];
-  let idempotency;
-  if (header !== undefined) {
-    const key = String(header);
-    if (!idempotencyKeyPattern.test(key)) throw ApiError.invalid(['Idempotency-Key'], 'Idempotency-Key must be 1 to 255 printable characters.');
-    idempotency = { key, operation: `POST ${path} ${canonicalJson(req.params)}`, requestHash: hashCanonical(req.body ?? {}) };
-  }
-  const { replayed, ...result } = await rotateWebhookSecret(auth, target, overlapMinutes, idempotency);
-  return { body: result, headers: replayed ? { 'Idempotent-Replayed': 'true' } : {} };
+  if (header === undefined) return undefined;
+  const key = String(header);
+  if (!idempotencyKeyPattern.test(key)) throw ApiError.invalid(['Idempotency-Key'], 'Idempotency-Key must be 1 to 255 printable characters.');
+  return { key, operation: `POST ${path} ${canonicalJson(req.params)}`, requestHash: hashCanonical(req.body ?? {}) };
+}
+
+function replayHeaders(replayed: boolean): Record<string, string> {
+  return replayed ? { 'Idempotent-Replayed': 'true' } : {};
+}
+
+export async function handleRotation(req: Request, auth: AuthContext, path: string, target: RotationTarget, overlapMinutes: number): Promise<RouteResult> {
+  const { result, replayed } = await rotateWebhookSecret(auth, target, overlapMinutes, secretIdempotency(req, path));
+  return { body: { ...result }, headers: replayHeaders(replayed) };
 }
 
 const testBody = z
@@ -69,9 +76,10 @@ export const webhookEndpointRoutes = [
     scope: 'webhooks:write',
     body: z.object({ venueId: z.uuid(), url: webhookUrlSchema }),
     successStatus: 201,
-    handler: async ({ auth, body }) => {
-      const { endpoint, secret } = await createEndpoint(auth, body);
-      return { body: { webhookEndpoint: webhookEndpointJson(endpoint), secret } };
+    idempotency: 'manual',
+    handler: async ({ auth, body, req }) => {
+      const { result, replayed } = await createEndpoint(auth, body, secretIdempotency(req, '/webhook-endpoints'));
+      return { body: { webhookEndpoint: webhookEndpointJson(result.endpoint), secret: result.secret }, headers: replayHeaders(replayed) };
     },
   }),
   defineRoute({

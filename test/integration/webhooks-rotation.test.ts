@@ -4,6 +4,9 @@ vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}rot`;
 });
 
+import { inArray } from 'drizzle-orm';
+import { db } from '../../src/db/client.js';
+import { idempotencyKeys } from '../../src/db/schema/index.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
@@ -109,6 +112,34 @@ describe('endpoint secret rotation', () => {
     expect(superseded.body.error.code).toBe('conflict');
     expect(superseded.text).not.toContain('whsec_');
     expect(superseded.text).not.toContain(first.body.secret);
+  });
+
+  it('never keeps a secret in clear in the shared idempotency store; endpoint creation replays like a rotation', async () => {
+    const tenant = await createTenant();
+    const api = client(server.url, tenant.key);
+    const key = `create-${crypto.randomUUID()}`;
+    const body = { venueId: tenant.venueId, url: r.url };
+    const created = await api.post('/webhook-endpoints', body, { 'idempotency-key': key });
+    expect(created.status).toBe(201);
+    const replay = await api.post('/webhook-endpoints', body, { 'idempotency-key': key });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.webhookEndpoint.id).toBe(created.body.webhookEndpoint.id);
+    expect(replay.body.secret).toBe(created.body.secret);
+    expect((await api.get('/webhook-endpoints')).body.data).toHaveLength(1);
+
+    const endpointId = created.body.webhookEndpoint.id;
+    const rotationKey = `rotate-${crypto.randomUUID()}`;
+    const rotated = await api.post(`/webhook-endpoints/${endpointId}/rotate-secret`, { overlapMinutes: 0 }, { 'idempotency-key': rotationKey });
+    const stored = await db.select().from(idempotencyKeys).where(inArray(idempotencyKeys.key, [key, rotationKey]));
+    expect(stored).toHaveLength(2);
+    for (const row of stored) {
+      expect(row.responseBody).not.toContain(created.body.secret);
+      expect(row.responseBody).not.toContain(rotated.body.secret);
+    }
+    const superseded = await api.post('/webhook-endpoints', body, { 'idempotency-key': key });
+    expect(superseded.status).toBe(409);
+    expect(superseded.text).not.toContain('whsec_');
   });
 
   it.each([[{ overlapMinutes: -1 }], [{ overlapMinutes: 10081 }], [{ overlapMinutes: 1.5 }], [{ overlapMinutes: '60' }], [{ overlap: 5 }]])(

@@ -3,9 +3,9 @@ import { createdAtColumn, instant } from './columns.js';
 import { idempotencyKeys } from './idempotency-keys.js';
 
 /**
- * What a rotation made with an Idempotency-Key generated, so that repeating the key returns the same
- * secret (sealed) while it is current (interface.md §6 rule 5). Bound to the idempotency key row: it
- * is forgotten together with it.
+ * The secret (sealed) that a request showing a new secret — a rotation or an endpoint creation —
+ * generated under an Idempotency-Key, so that repeating the key returns the same secret while it is
+ * current (interface.md §6 rule 5). Bound to the idempotency key row: forgotten together with it.
  */
 export const webhookSecretRotations = pgTable(
   'webhook_secret_rotations',

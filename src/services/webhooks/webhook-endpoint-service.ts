@@ -6,6 +6,7 @@ import { canSeeVenue, type AuthContext } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
+import { handOutSecretOnce, openHandedOutSecret, type SecretIdempotency } from './secret-handout.js';
 import { sealNewSecret } from './signing-secrets.js';
 import type { WebhookEndpointRow } from './webhook-endpoint-json.js';
 
@@ -30,15 +31,30 @@ export async function getMainEndpoint(venueId: string, conn: DbOrTx = db): Promi
   return row ?? null;
 }
 
-/** Registers a destination with secret version 1, returned once in plain text. */
-export async function createEndpoint(auth: AuthContext, input: { venueId: string; url: string }): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
+/**
+ * Registers a destination with secret version 1, returned once in plain text; with the same
+ * Idempotency-Key, the same destination and secret while that secret is still current.
+ */
+export async function createEndpoint(auth: AuthContext, input: { venueId: string; url: string }, idempotency?: SecretIdempotency) {
   const venue = await getVisibleVenue(auth, input.venueId);
-  const { secret, sealed } = sealNewSecret();
-  const [endpoint] = await db
-    .insert(webhookEndpoints)
-    .values({ organisationId: venue.organisationId, venueId: venue.id, url: input.url, currentSecret: sealed, secretVersion: 1, previousSecretExpiresAt: new Date() })
-    .returning();
-  return { endpoint, secret };
+  return handOutSecretOnce(
+    auth,
+    idempotency,
+    (remember) =>
+      db.transaction(async (tx) => {
+        const { secret, sealed } = sealNewSecret();
+        const [endpoint] = await tx
+          .insert(webhookEndpoints)
+          .values({ organisationId: venue.organisationId, venueId: venue.id, url: input.url, currentSecret: sealed, secretVersion: 1, previousSecretExpiresAt: new Date() })
+          .returning();
+        await remember?.(tx, { endpointId: endpoint.id, secretVersion: 1, sealed, previousSecretExpiresAt: endpoint.previousSecretExpiresAt });
+        return { endpoint, secret };
+      }),
+    async (record) => {
+      const [endpoint] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, record.endpointId ?? ''));
+      return { endpoint, secret: openHandedOutSecret(record, endpoint?.secretVersion ?? null) };
+    },
+  );
 }
 
 export async function listEndpoints(auth: AuthContext, query: ListQuery & { venueId?: string }) {
