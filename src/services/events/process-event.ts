@@ -4,6 +4,7 @@ import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { eventJobSchema } from '../../queues/job-payloads.js';
 import { runAutomations } from '../automations/run-automations.js';
+import { offerFreedTable } from '../waitlist/offer-freed-table.js';
 
 // Prepared once: they run for every event.
 const selectEvent = db
@@ -26,5 +27,7 @@ export async function processEventJob(job: Job): Promise<void> {
   const [event] = await selectEvent.execute({ id: eventId });
   if (!event || event.dispatchedAt) return;
   await runAutomations(event);
+  // Waiting list: a reservation event that freed a table may offer it to a waiting party.
+  await offerFreedTable(event);
   await markDispatched.execute({ id: eventId });
 }
