@@ -282,7 +282,7 @@ describe('worker-imports killed in the middle of an import', () => {
     // The dead worker's BullMQ lock expires and the new worker takes the job over.
     spawnImportsWorker();
     const started = Date.now();
-    for (let status = 'processing'; status === 'processing' && Date.now() - started < 40_000; ) {
+    for (let status = 'processing'; status === 'processing' && Date.now() - started < 60_000; ) {
       await new Promise((r) => setTimeout(r, 250));
       [{ status }] = await db.select({ status: imports.status }).from(imports).where(eq(imports.id, id));
     }
@@ -293,5 +293,5 @@ describe('worker-imports killed in the middle of an import', () => {
     expect(rows).toHaveLength(595);
     const refs = rows.flatMap((r) => (r.externalRef ? [r.externalRef] : []));
     expect(new Set(refs).size).toBe(refs.length);
-  }, 60_000);
+  }, 100_000);
 });
