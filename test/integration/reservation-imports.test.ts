@@ -269,7 +269,8 @@ describe('worker-imports killed in the middle of an import', () => {
     const id = res.body.import.id;
     // SIGKILL as soon as the first chunk has committed.
     let processed = 0;
-    for (let i = 0; i < 3000 && processed < importChunkSize; i++) {
+    // The child needs a few seconds to start (tsx) on a loaded machine.
+    for (const until = Date.now() + 45_000; Date.now() < until && processed < importChunkSize; ) {
       [{ processedRows: processed }] = await db.select({ processedRows: imports.processedRows }).from(imports).where(eq(imports.id, id));
       if (processed < importChunkSize) await new Promise((r) => setTimeout(r, 5));
     }
