@@ -294,5 +294,5 @@ describe('worker-imports killed in the middle of an import', () => {
     expect(rows).toHaveLength(595);
     const refs = rows.flatMap((r) => (r.externalRef ? [r.externalRef] : []));
     expect(new Set(refs).size).toBe(refs.length);
-  }, 100_000);
+  }, 120_000);
 });
