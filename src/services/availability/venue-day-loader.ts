@@ -300,12 +300,15 @@ export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: str
 /**
  * For a booking of `serviceDate`, in its transaction: the venue lock and the pacing lock of the
  * day, then venue, configuration and the day's reservations as they are once the locks are held.
- * Two statements (a third when a pacing rule appeared between them).
+ * Two statements sent together (pipelined): PostgreSQL runs the second, and takes its snapshot,
+ * only once the first has its locks. A third when a pacing rule appeared between them.
  */
 export async function loadVenueDayForBooking(conn: DbOrTx, access: Access, venueId: string, serviceDate: string) {
   const sql = clientOf(conn);
-  const { pacingLocked } = await lockVenue(sql, access, venueId, serviceDate);
-  const state = await loadState(sql, access, venueId, { from: serviceDate, to: serviceDate }, false);
+  const [{ pacingLocked }, state] = await Promise.all([
+    lockVenue(sql, access, venueId, serviceDate),
+    loadState(sql, access, venueId, { from: serviceDate, to: serviceDate }, false),
+  ]);
   if (!pacingLocked && hasPacing(state.config)) {
     await lockPacingDay(conn, venueId, serviceDate);
     state.bookings = await loadBookings(conn, venueId, serviceDate, serviceDate);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
@@ -19,7 +20,7 @@ import { resolveServiceTags } from '../guests/service-tag-service.js';
 import { emitReservationEvents } from './reservation-events.js';
 import type { ReservationParts, ReservationRow } from './reservation-json.js';
 import { insertReservationRow } from './reservation-rows.js';
-import { noAvailability, occupyFirstFree, seatedTablesOf, seatingColumns } from './table-assignment.js';
+import { noAvailability, occupyFirstFree, occupySeating, seatedTablesOf, seatingColumns } from './table-assignment.js';
 
 export type CreateSource = 'api' | 'phone' | 'voice_agent' | 'floor' | 'walk_in' | 'waitlist';
 
@@ -172,35 +173,47 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
 
   const startsAt = new Date(timing.startsAt);
   const endsAt = new Date(timing.endsAt);
+  const explicit = requestedSeatingId !== undefined;
   const first = seatings[0] ?? null;
+  // The id is chosen here so that the first table can be taken in the same round trip as the
+  // insert (pipelined: PostgreSQL runs them in order).
+  const id = randomUUID();
   let row: ReservationRow;
+  let tookFirst: boolean;
   try {
-    row = await insertReservationRow(tx, {
-      organisationId: venue.organisationId,
-      venueId: venue.id,
-      serviceDate: slot.serviceDate,
-      time: formatMinutes(timing.minuteOfService),
-      startsAt,
-      endsAt,
-      partySize: input.partySize,
-      status: walkIn ? 'seated' : (input.status ?? 'created'),
-      ...seatingColumns(first),
-      needsAttention: forced,
-      notes: input.notes ?? null,
-      source: input.source ?? 'api',
-      sourceDetail: input.sourceDetail !== undefined ? input.sourceDetail : auth.keyName,
-      externalRef: input.externalRef ?? null,
-      guestId: guest?.id ?? null,
-      arrivedAt: walkIn ? new Date(now) : null,
-      seatedAt: walkIn ? new Date(now) : null,
-    });
+    [row, tookFirst] = await Promise.all([
+      insertReservationRow(tx, {
+        id,
+        organisationId: venue.organisationId,
+        venueId: venue.id,
+        serviceDate: slot.serviceDate,
+        time: formatMinutes(timing.minuteOfService),
+        startsAt,
+        endsAt,
+        partySize: input.partySize,
+        status: walkIn ? 'seated' : (input.status ?? 'created'),
+        ...seatingColumns(first),
+        needsAttention: forced,
+        notes: input.notes ?? null,
+        source: input.source ?? 'api',
+        sourceDetail: input.sourceDetail !== undefined ? input.sourceDetail : auth.keyName,
+        externalRef: input.externalRef ?? null,
+        guestId: guest?.id ?? null,
+        arrivedAt: walkIn ? new Date(now) : null,
+        seatedAt: walkIn ? new Date(now) : null,
+      }),
+      first ? occupySeating(tx, id, venue.id, first, startsAt, endsAt) : Promise.resolve(false),
+    ]);
   } catch (err) {
     throw uniqueViolationError(err);
   }
-  if (!forced) {
-    const seating = await occupyFirstFree(tx, row.id, venue.id, seatings, startsAt, endsAt, requestedSeatingId !== undefined);
-    if (!seating) throw noAvailability('no_table', day.alternatives(slot.time, input.partySize));
-    if (seating !== first) {
+  if (first) {
+    let seating: Seating | null = first;
+    if (!tookFirst) {
+      // Lost to a concurrent booking: an explicit table is a conflict, an automatic choice moves on.
+      if (explicit) throw noAvailability('conflict', []);
+      seating = await occupyFirstFree(tx, id, venue.id, seatings.slice(1), startsAt, endsAt, false);
+      if (!seating) throw noAvailability('no_table', day.alternatives(slot.time, input.partySize));
       [row] = await tx
         .update(reservations)
         .set({ ...seatingColumns(seating), updatedAt: nextUpdatedAt(reservations.updatedAt) })
