@@ -23,8 +23,11 @@ let shared: Redis | undefined;
 
 /** The shared connection for rate limits and caches on the request path. */
 export function getRedis(): Redis {
-  shared ??= new Redis(config.REDIS_URL, requestOptions);
-  shared.on('error', () => {});
+  if (!shared) {
+    shared = new Redis(config.REDIS_URL, requestOptions);
+    // Errors surface on the commands that fail; the rate limiter fails open and logs.
+    shared.on('error', () => {});
+  }
   return shared;
 }
 
