@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
-import { events } from '../../src/db/schema/index.js';
+import { events, floorTables } from '../../src/db/schema/index.js';
 import { client, createTenant, startTestServer, type TestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
@@ -33,6 +33,25 @@ async function needsAttentionEvents(reservationId: string) {
     .from(events)
     .where(and(eq(events.subjectId, reservationId), eq(events.type, 'reservation_needs_attention')));
 }
+
+describe('a booking and a floor change at the same time', () => {
+  it('the booking reads the floor once the change is committed, never before', async () => {
+    const t = await createTenant();
+    const fixture = await configureVenue(t.venueId, { tables: [{ name: 'Only', minSeats: 1, maxSeats: 4 }] });
+    const api = client(server.url, t.key);
+    let pending!: Promise<{ status: number; body: any }>;
+    await db.transaction(async (tx) => {
+      // What the floor services do: the venue row locked, then the table blocked.
+      await tx.execute(sql`select id from venues where id = ${t.venueId} for no key update`);
+      await tx.update(floorTables).set({ isBlocked: true, updatedAt: new Date() }).where(eq(floorTables.id, fixture.tableIds.Only));
+      pending = api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time: '19:00', partySize: 2 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    const res = await pending;
+    expect(res.status).toBe(409);
+    expect(res.body.error.details.reason).toBe('no_table');
+  });
+});
 
 describe('floor changes that leave a future reservation without a valid table (decisions §4)', () => {
   it('blocking its table: the reservation keeps its time, loses the table, needs attention and emits the event', async () => {

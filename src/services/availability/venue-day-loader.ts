@@ -292,8 +292,8 @@ async function lockVenue(sql: Sql, access: Access, venueId: string, pacingDay: s
  */
 export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: string, lock = false): Promise<LoadedVenueConfig> {
   const sql = clientOf(conn);
-  if (lock) await lockVenue(sql, access, venueId, null);
-  const { venue, config } = await loadState(sql, access, venueId, null, false);
+  // Pipelined like loadVenueDayForBooking: the load runs once the lock is held.
+  const [, { venue, config }] = await Promise.all([lock ? lockVenue(sql, access, venueId, null) : null, loadState(sql, access, venueId, null, false)]);
   return { venue, config };
 }
 
