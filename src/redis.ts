@@ -16,6 +16,8 @@ const requestOptions: RedisOptions = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 1,
   commandTimeout: 250,
+  // Commands issued in the same tick (one per concurrent request) leave in one write.
+  enableAutoPipelining: true,
   retryStrategy: (times) => Math.min(times * 200, 2000),
 };
 

@@ -1,0 +1,36 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+
+let inProcess: TestServer;
+let child: ChildProcess;
+const childPort = 20000 + Math.floor(Math.random() * 20000);
+
+beforeAll(async () => {
+  inProcess = await startTestServer();
+  child = spawn(process.execPath, ['--import', 'tsx', 'test/support/serve-app.ts'], { env: { ...process.env, PORT: String(childPort) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await once(child.stdout!, 'data');
+});
+afterAll(async () => {
+  child.kill('SIGKILL');
+  await inProcess.close();
+});
+
+describe('rate limits shared by instances', () => {
+  it('two API processes together admit exactly the limit, batching far from it', async () => {
+    const t = await createTenant({ key: { rateLimitPerMinute: 40 } });
+    const instances = [client(inProcess.url, t.key), client(`http://127.0.0.1:${childPort}`, t.key)];
+    // Stay inside one minute window so that the count is not reset half-way.
+    const secondOfMinute = new Date().getUTCSeconds();
+    if (secondOfMinute > 50) await sleep((61 - secondOfMinute) * 1000);
+    const statuses: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      statuses.push((await instances[i % 2].get('/me')).status);
+      await sleep(60); // longer than the 50 ms batch interval
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(40);
+    expect(statuses.slice(40).every((s) => s === 429)).toBe(true);
+  });
+});
