@@ -3,24 +3,18 @@
 // GET /availability/days over 62 days < 150 ms.
 // Usage: npx tsx bench/availability.ts [seconds=10]
 import autocannon from 'autocannon';
-import { prepareBenchDatabase } from './support/bench-database.js';
+import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { spawnServer } from './support/spawn-server.js';
 
 const seconds = Number(process.argv[2] ?? 10);
 await prepareBenchDatabase('floorline_bench_availability');
-const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
-const { createVenue } = await import('../src/services/venues/venue-service.js');
-const { configureDemoVenue } = await import('../src/services/venue-config/demo-venue.js');
 const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
 const { sql } = await import('../src/db/client.js');
 
-const org = await createOrganisation('Bench', false);
-const venue = await createVenue(org.id, { name: 'Bench trattoria', timezone: 'Europe/Rome', countryCode: 'IT' });
-await configureDemoVenue(org.id, venue.id, { tableCount: 60 });
-const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 });
+const { venueId, key } = await createBenchTenant({ tableCount: 60 });
 await sql.end();
 
-const env = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' };
+const env = benchServerEnv();
 const port = 3941;
 const server = await spawnServer('src/server.ts', env, port);
 const base = `http://127.0.0.1:${port}/api/v1`;
@@ -33,13 +27,13 @@ try {
   grid.push(...['19', '20', '21'].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`)), '22:00');
   let seeded = 0;
   for (let i = 0; seeded < 400; i++) {
-    const body = { venueId: venue.id, serviceDate: day, time: grid[i % grid.length], partySize: 2 + (i % 3), force: true };
+    const body = { venueId: venueId, serviceDate: day, time: grid[i % grid.length], partySize: 2 + (i % 3), force: true };
     const res = await fetch(`${base}/reservations`, { method: 'POST', headers, body: JSON.stringify(body) });
     if (res.status !== 201) throw new Error(`seeding: ${res.status} ${await res.text()}`);
     seeded++;
   }
   const times = ['12:30', '13:15', '14:00', '19:00', '19:45', '20:30', '21:15', '22:00'];
-  const requests = times.flatMap((time) => [2, 4, 6].map((partySize) => ({ method: 'GET' as const, path: `/api/v1/availability?venueId=${venue.id}&serviceDate=${day}&time=${time}&partySize=${partySize}` })));
+  const requests = times.flatMap((time) => [2, 4, 6].map((partySize) => ({ method: 'GET' as const, path: `/api/v1/availability?venueId=${venueId}&serviceDate=${day}&time=${time}&partySize=${partySize}` })));
   const run = async (connections: number, duration: number) => {
     const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections, duration, headers, requests });
     if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -54,7 +48,7 @@ try {
   const durations: number[] = [];
   for (let i = 0; i < 30; i++) {
     const started = performance.now();
-    const res = await fetch(`${base}/availability/days?venueId=${venue.id}&from=${day}&to=${addDays(day, 61)}&partySize=${2 + (i % 3)}`, { headers });
+    const res = await fetch(`${base}/availability/days?venueId=${venueId}&from=${day}&to=${addDays(day, 61)}&partySize=${2 + (i % 3)}`, { headers });
     await res.json();
     if (res.status !== 200) throw new Error(`days: ${res.status}`);
     durations.push(performance.now() - started);

@@ -5,38 +5,34 @@
 // Usage: npx tsx bench/exports.ts [reservations=100000]
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { prepareBenchDatabase } from './support/bench-database.js';
+import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { spawnServer } from './support/spawn-server.js';
 import { createServer } from 'node:net';
 
 const count = Number(process.argv[2] ?? 100_000);
 await prepareBenchDatabase('floorline_bench_exports');
-const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
-const { createVenue } = await import('../src/services/venues/venue-service.js');
 const { sql } = await import('../src/db/client.js');
 
-const org = await createOrganisation('Bench', false);
-const venue = await createVenue(org.id, { name: 'Bench venue', timezone: 'Europe/Rome', countryCode: 'IT' });
-const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 });
+const { organisationId, venueId, key } = await createBenchTenant();
 const from = '2025-01-01';
 const to = '2025-12-31';
 
 // Written directly: the bench measures the export, not the booking path.
 await sql`
   insert into guests (organisation_id, venue_id, phone, phone_national, first_name, last_name, allergens)
-  select ${org.id}, ${venue.id}, '+39347' || lpad(g::text, 7, '0'), '347' || lpad(g::text, 7, '0'), 'Guest', 'Number ' || g, '{nuts}'
+  select ${organisationId}, ${venueId}, '+39347' || lpad(g::text, 7, '0'), '347' || lpad(g::text, 7, '0'), 'Guest', 'Number ' || g, '{nuts}'
   from generate_series(1, 5000) g`;
 await sql`
   insert into reservations (organisation_id, venue_id, service_date, time, starts_at, ends_at, party_size, status, source, notes, guest_id)
-  select ${org.id}, ${venue.id}, d, t, (d + t::time) at time zone 'Europe/Rome', (d + t::time) at time zone 'Europe/Rome' + interval '90 minutes',
+  select ${organisationId}, ${venueId}, d, t, (d + t::time) at time zone 'Europe/Rome', (d + t::time) at time zone 'Europe/Rome' + interval '90 minutes',
     1 + n % 8, (array['completed', 'completed', 'completed', 'no_show', 'cancelled'])[1 + n % 5], 'api',
     case when n % 7 = 0 then 'Allergic, "very" careful' end,
-    case when n % 3 = 0 then (select id from guests where venue_id = ${venue.id} and phone = '+39347' || lpad((1 + n % 5000)::text, 7, '0')) end
+    case when n % 3 = 0 then (select id from guests where venue_id = ${venueId} and phone = '+39347' || lpad((1 + n % 5000)::text, 7, '0')) end
   from generate_series(0, ${count - 1}) n,
     lateral (select ${from}::date + (n % 365) as d, (array['12:00', '12:30', '13:00', '19:00', '19:30', '20:00', '20:30', '21:00'])[1 + n % 8] as t) x`;
 await sql.end();
 
-const env = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' };
+const env = benchServerEnv();
 // A port nobody listens on: other benchmarks may be running on this machine.
 const port = await new Promise<number>((resolve) => {
   const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -57,7 +53,7 @@ async function exportOnce(format: 'csv' | 'ndjson') {
   let peakRss = memoryKb('VmRSS');
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, memoryKb('VmRSS'))), 20);
   const started = performance.now();
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/exports/reservations?venueId=${venue.id}&from=${from}&to=${to}&format=${format}`, {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/exports/reservations?venueId=${venueId}&from=${from}&to=${to}&format=${format}`, {
     headers: { authorization: `Bearer ${key}` },
   });
   if (res.status !== 200 || !res.body) throw new Error(`export answered ${res.status}`);
@@ -73,7 +69,7 @@ async function exportOnce(format: 'csv' | 'ndjson') {
 
 try {
   // A small export first, so that the baseline includes the code paths and the pool.
-  await fetch(`http://127.0.0.1:${port}/api/v1/exports/reservations?venueId=${venue.id}&from=${from}&to=${from}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.text());
+  await fetch(`http://127.0.0.1:${port}/api/v1/exports/reservations?venueId=${venueId}&from=${from}&to=${from}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.text());
   const baseline = { rss: memoryKb('VmRSS'), hwm: memoryKb('VmHWM') };
   console.log(`server before the exports: VmRSS ${(baseline.rss / 1024).toFixed(1)} MiB, VmHWM ${(baseline.hwm / 1024).toFixed(1)} MiB`);
   for (const format of ['csv', 'ndjson'] as const) {

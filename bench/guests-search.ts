@@ -2,19 +2,15 @@
 // Targets (issue 5): p50 < 20 ms, p99 < 60 ms for both.
 // Usage: npx tsx bench/guests-search.ts [seconds per endpoint=10]
 // Loading the guests takes a few minutes (one INSERT … SELECT generate_series, then the trigram index).
-import { prepareBenchDatabase } from './support/bench-database.js';
+import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { spawnServer } from './support/spawn-server.js';
 
 const seconds = Number(process.argv[2] ?? 10);
 const guestCount = 1_000_000;
 await prepareBenchDatabase('floorline_bench_guests');
-const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
-const { createVenue } = await import('../src/services/venues/venue-service.js');
 const { sql } = await import('../src/db/client.js');
 
-const org = await createOrganisation('Bench', false);
-const venue = await createVenue(org.id, { name: 'Bench venue', timezone: 'Europe/Rome', countryCode: 'IT' });
-const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 });
+const { organisationId, venueId, key } = await createBenchTenant();
 
 const firstNames = ['José', 'María', 'Giulia', 'Lorenzo', 'Chloé', 'Zoë', 'Łukasz', 'Søren', 'Ana', 'Marco', 'Francesca', 'Élodie',
   'Matteo', 'Sofia', 'Luca', 'Andrea', 'Noémie', 'Jürgen', 'Ines', 'Paolo', 'Martina', 'Hélène', 'Tomás', 'Beatriz', 'Nicolò',
@@ -32,7 +28,7 @@ const batch = 200_000;
 for (let from = 1; from <= guestCount; from += batch) {
   await sql`
     insert into guests (organisation_id, venue_id, phone, phone_national, first_name, last_name, email, created_at, updated_at)
-    select ${org.id}, ${venue.id}, '+39347' || lpad(i::text, 7, '0'), '347' || lpad(i::text, 7, '0'), n.first, n.last,
+    select ${organisationId}, ${venueId}, '+39347' || lpad(i::text, 7, '0'), '347' || lpad(i::text, 7, '0'), n.first, n.last,
       lower(immutable_unaccent(n.first || '.' || n.last)) || (i % 97) || '@' || (${domains}::text[])[1 + i % ${domains.length}],
       now() - make_interval(secs => ${guestCount} - i), now() - make_interval(secs => ${guestCount} - i)
     from generate_series(${from}::int, ${Math.min(from + batch - 1, guestCount)}::int) as i,
@@ -51,7 +47,7 @@ const sample = await sql<{ first_name: string; last_name: string; email: string;
   select first_name, last_name, email, phone from guests tablesample bernoulli (0.05) limit 500`;
 await sql.end();
 
-const env = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' };
+const env = benchServerEnv();
 const server = await spawnServer('src/server.ts', env, 3911);
 
 const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
@@ -91,10 +87,10 @@ async function measure(label: string, makePath: () => string): Promise<void> {
 try {
   // Warm-up: JIT, connection pool, key cache, index pages.
   for (let i = 0; i < 200; i++) {
-    await fetch(`http://127.0.0.1:3911/api/v1/guests?venueId=${venue.id}&search=${encodeURIComponent(pick(searches)())}`, { headers: { authorization: `Bearer ${key}` } });
+    await fetch(`http://127.0.0.1:3911/api/v1/guests?venueId=${venueId}&search=${encodeURIComponent(pick(searches)())}`, { headers: { authorization: `Bearer ${key}` } });
   }
-  await measure('GET /guests?search=', () => `/guests?venueId=${venue.id}&search=${encodeURIComponent(pick(searches)())}`);
-  await measure('GET /guests/lookup', () => `/guests/lookup?venueId=${venue.id}&phone=${encodeURIComponent(pick(lookups)())}`);
+  await measure('GET /guests?search=', () => `/guests?venueId=${venueId}&search=${encodeURIComponent(pick(searches)())}`);
+  await measure('GET /guests/lookup', () => `/guests/lookup?venueId=${venueId}&phone=${encodeURIComponent(pick(lookups)())}`);
 } finally {
   server.kill('SIGTERM');
 }

@@ -3,21 +3,17 @@
 // Targets (issue 2): the chain costs < 30 % of the bare route's throughput; p50 < 5 ms.
 // Usage: npx tsx bench/http-overhead.ts [seconds=10]
 import autocannon from 'autocannon';
-import { prepareBenchDatabase } from './support/bench-database.js';
+import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { spawnServer } from './support/spawn-server.js';
 
 const seconds = Number(process.argv[2] ?? 10);
 await prepareBenchDatabase('floorline_bench_http');
-const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
-const { createVenue } = await import('../src/services/venues/venue-service.js');
 const { sql } = await import('../src/db/client.js');
 
-const org = await createOrganisation('Bench', false);
-const venue = await createVenue(org.id, { name: 'Bench venue', timezone: 'Europe/Rome', countryCode: 'IT' });
-const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 });
+const { venueId, key } = await createBenchTenant();
 await sql.end();
 
-const env = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'info', ADMIN_PASSWORD: 'bench' };
+const env = benchServerEnv('info');
 const full = await spawnServer('src/server.ts', env, 3901);
 const bare = await spawnServer('bench/support/bare-venue-server.ts', env, 3902);
 
@@ -30,12 +26,12 @@ async function measure(url: string, connections: number, headers: Record<string,
 try {
   const auth = { authorization: `Bearer ${key}` };
   // Warm both servers (JIT, pools, key cache).
-  await autocannon({ url: `http://127.0.0.1:3901/api/v1/venues/${venue.id}`, connections: 8, duration: 2, headers: auth });
-  await autocannon({ url: `http://127.0.0.1:3902/venues/${venue.id}`, connections: 8, duration: 2 });
-  const fullC32 = await measure(`http://127.0.0.1:3901/api/v1/venues/${venue.id}`, 32, auth);
-  const bareC32 = await measure(`http://127.0.0.1:3902/venues/${venue.id}`, 32, {});
-  const fullC1 = await measure(`http://127.0.0.1:3901/api/v1/venues/${venue.id}`, 1, auth);
-  const bareC1 = await measure(`http://127.0.0.1:3902/venues/${venue.id}`, 1, {});
+  await autocannon({ url: `http://127.0.0.1:3901/api/v1/venues/${venueId}`, connections: 8, duration: 2, headers: auth });
+  await autocannon({ url: `http://127.0.0.1:3902/venues/${venueId}`, connections: 8, duration: 2 });
+  const fullC32 = await measure(`http://127.0.0.1:3901/api/v1/venues/${venueId}`, 32, auth);
+  const bareC32 = await measure(`http://127.0.0.1:3902/venues/${venueId}`, 32, {});
+  const fullC1 = await measure(`http://127.0.0.1:3901/api/v1/venues/${venueId}`, 1, auth);
+  const bareC1 = await measure(`http://127.0.0.1:3902/venues/${venueId}`, 1, {});
   const row = (name: string, m: { rps: number; p50: number; p99: number }) => `${name.padEnd(34)} ${m.rps.toFixed(0).padStart(7)} req/s   p50 ${m.p50} ms   p99 ${m.p99} ms`;
   console.log(row('full chain, 32 connections', fullC32));
   console.log(row('bare Express, 32 connections', bareC32));

@@ -5,22 +5,16 @@
 // Usage: npx tsx bench/imports.ts [rows=1000]
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { prepareBenchDatabase } from './support/bench-database.js';
+import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { spawnServer } from './support/spawn-server.js';
 import { createServer } from 'node:net';
 
 const rowCount = Number(process.argv[2] ?? 1000);
 await prepareBenchDatabase('floorline_bench_imports');
-const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
-const { createVenue } = await import('../src/services/venues/venue-service.js');
-const { configureDemoVenue } = await import('../src/services/venue-config/demo-venue.js');
 const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
 const { sql } = await import('../src/db/client.js');
 
-const org = await createOrganisation('Bench', false);
-const venue = await createVenue(org.id, { name: 'Bench venue', timezone: 'Europe/Rome', countryCode: 'IT' });
-await configureDemoVenue(org.id, venue.id);
-const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 });
+const { venueId, key } = await createBenchTenant({ tableCount: 24 });
 await sql.end();
 
 const today = instantToLocal('Europe/Rome', Date.now()).date;
@@ -28,7 +22,7 @@ const times = ['12:00', '12:30', '13:00', '13:30', '19:00', '19:30', '20:00', '2
 const rows = Array.from({ length: rowCount }, (_, i) => {
   const past = i % 10 < 3;
   const row: Record<string, unknown> = {
-    venueId: venue.id,
+    venueId: venueId,
     serviceDate: addDays(today, past ? -1 - (i % 60) : 1 + (i % 30)),
     time: times[i % times.length],
     partySize: 1 + (i % 6),
@@ -40,7 +34,7 @@ const rows = Array.from({ length: rowCount }, (_, i) => {
   return row;
 });
 
-const env = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' };
+const env = benchServerEnv();
 // A port nobody listens on: other benchmarks may be running on this machine.
 const port = await new Promise<number>((resolve) => {
   const probe = createServer().listen(0, '127.0.0.1', () => {

@@ -23,3 +23,27 @@ export async function prepareBenchDatabase(name: string): Promise<string> {
   await runMigrations(url.toString());
   return url.toString();
 }
+
+export interface BenchTenant {
+  organisationId: string;
+  venueId: string;
+  /** A live key with every scope and no practical rate limit. */
+  key: string;
+}
+
+/** An organisation with one venue (configured like the demo when `tableCount` is given) and its key. */
+export async function createBenchTenant(options: { tableCount?: number } = {}): Promise<BenchTenant> {
+  const { createApiKey, createOrganisation } = await import('../../src/services/keys/key-service.js');
+  const { createVenue } = await import('../../src/services/venues/venue-service.js');
+  const { configureDemoVenue } = await import('../../src/services/venue-config/demo-venue.js');
+  const org = await createOrganisation('Bench', false);
+  const venue = await createVenue(org.id, { name: 'Bench venue', timezone: 'Europe/Rome', countryCode: 'IT' });
+  if (options.tableCount !== undefined) await configureDemoVenue(org.id, venue.id, { tableCount: options.tableCount });
+  const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 });
+  return { organisationId: org.id, venueId: venue.id, key };
+}
+
+/** The environment of the server and worker processes a benchmark spawns. */
+export function benchServerEnv(logLevel = 'warn'): Record<string, string> {
+  return { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: logLevel, ADMIN_PASSWORD: 'bench' };
+}
