@@ -59,7 +59,7 @@ type TableListRow = FloorTableRow & { areaPosition: number };
 export async function listTables(auth: AuthContext, venueId: string, query: ListQuery) {
   await getVisibleVenue(auth, venueId);
   const planId = await activePlanId(venueId);
-  if (!planId) return emptyPage;
+  // Without an active plan the page is empty, but its parameters are still checked (a bad cursor is a 400).
   const page = await fetchPage<TableListRow>({
     query,
     idColumn: floorTables.id,
@@ -68,15 +68,18 @@ export async function listTables(auth: AuthContext, venueId: string, query: List
       { column: floorTables.name, kind: 'text', read: (t) => t.name },
     ],
     updatedAt: { column: floorTables.updatedAt, kind: 'instant', read: (t) => t.updatedAt },
-    fetch: (keyset, orderBy, limit) =>
-      db
-        .select({ ...getTableColumns(floorTables), areaPosition: areas.position })
-        .from(floorTables)
-        .innerJoin(areas, eq(areas.id, floorTables.areaId))
-        .where(and(eq(floorTables.floorPlanId, planId), isNull(floorTables.deletedAt), keyset))
-        .orderBy(...orderBy)
-        .limit(limit),
+    fetch: async (keyset, orderBy, limit) =>
+      planId
+        ? db
+            .select({ ...getTableColumns(floorTables), areaPosition: areas.position })
+            .from(floorTables)
+            .innerJoin(areas, eq(areas.id, floorTables.areaId))
+            .where(and(eq(floorTables.floorPlanId, planId), isNull(floorTables.deletedAt), keyset))
+            .orderBy(...orderBy)
+            .limit(limit)
+        : [],
   });
+  if (!planId) return emptyPage;
   const combinations = await db
     .select()
     .from(tableCombinations)
@@ -89,7 +92,6 @@ export async function listTables(auth: AuthContext, venueId: string, query: List
 export async function listAreas(auth: AuthContext, venueId: string, query: ListQuery) {
   await getVisibleVenue(auth, venueId);
   const planId = await activePlanId(venueId);
-  if (!planId) return emptyPage;
   const page = await fetchPage<AreaRow>({
     query,
     idColumn: areas.id,
@@ -98,13 +100,15 @@ export async function listAreas(auth: AuthContext, venueId: string, query: ListQ
       { column: areas.name, kind: 'text', read: (a) => a.name },
     ],
     updatedAt: { column: areas.updatedAt, kind: 'instant', read: (a) => a.updatedAt },
-    fetch: (keyset, orderBy, limit) =>
-      db
-        .select()
-        .from(areas)
-        .where(and(eq(areas.floorPlanId, planId), isNull(areas.deletedAt), keyset))
-        .orderBy(...orderBy)
-        .limit(limit),
+    fetch: async (keyset, orderBy, limit) =>
+      planId
+        ? db
+            .select()
+            .from(areas)
+            .where(and(eq(areas.floorPlanId, planId), isNull(areas.deletedAt), keyset))
+            .orderBy(...orderBy)
+            .limit(limit)
+        : [],
   });
   return { data: page.rows.map(areaJson), nextCursor: page.nextCursor };
 }

@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyRoute } from '../../src/http/define-route.js';
+import { apiRoutes } from '../../src/routes/index.js';
+import { client, createKey, createTenant, startTestServer, type ApiResponse, type Client, type TestServer } from '../support/harness.js';
+
+/**
+ * Cross-cutting rules (interface.md §1, §5, §7, §8, §9; decisions §1–§3), checked route by route over
+ * the whole route table so that a route added later is held to them too.
+ */
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => server.close());
+
+const label = (r: AnyRoute) => `${r.method.toUpperCase()} ${r.path}`;
+const routeParams = (r: AnyRoute) => [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]);
+const fillPath = (r: AnyRoute, values: Record<string, string> = {}) => r.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => values[name] ?? randomUUID());
+const queryKeys = (r: AnyRoute) => (r.query ? Object.keys(r.query.shape) : []);
+const isList = (r: AnyRoute) => queryKeys(r).includes('limit');
+const keyed = apiRoutes.filter((r) => !r.public);
+
+/** The scope of every operation: interface.md §4 and decisions §2 (venues:write, floor:write, waiting list, events, reports, automations, imports). */
+const expectedScopes: Record<string, string | undefined> = {
+  'GET /me': undefined,
+  'GET /status': undefined,
+  'GET /venues': 'venues:read',
+  'POST /venues': 'venues:write',
+  'GET /venues/:id': 'venues:read',
+  'PATCH /venues/:id': 'venues:write',
+  'GET /events': 'events:read',
+  'GET /automations': 'webhooks:read',
+  'POST /automations': 'webhooks:write',
+  'GET /automations/:id': 'webhooks:read',
+  'PATCH /automations/:id': 'webhooks:write',
+  'DELETE /automations/:id': 'webhooks:write',
+  'GET /webhook-endpoints': 'webhooks:read',
+  'POST /webhook-endpoints': 'webhooks:write',
+  'POST /webhook-endpoints/test': 'webhooks:write',
+  'GET /webhook-endpoints/:id': 'webhooks:read',
+  'PATCH /webhook-endpoints/:id': 'webhooks:write',
+  'DELETE /webhook-endpoints/:id': 'webhooks:write',
+  'POST /webhook-endpoints/:id/rotate-secret': 'webhooks:write',
+  'POST /webhook-secret/rotate': 'webhooks:write',
+  'GET /webhook-deliveries': 'webhooks:read',
+  'GET /webhook-deliveries/:id': 'webhooks:read',
+  'POST /webhook-deliveries/:id/redeliver': 'webhooks:write',
+  'GET /guests': 'guests:read',
+  'POST /guests': 'guests:write',
+  'GET /guests/lookup': 'guests:read',
+  'GET /guests/:id': 'guests:read',
+  'PATCH /guests/:id': 'guests:write',
+  'DELETE /guests/:id': 'guests:write',
+  'POST /guests/:id/restore': 'guests:write',
+  'GET /service-tags': 'guests:read',
+  'POST /service-tags': 'guests:write',
+  'GET /service-tags/:id': 'guests:read',
+  'PATCH /service-tags/:id': 'guests:write',
+  'DELETE /service-tags/:id': 'guests:write',
+  'POST /imports/guests': 'imports:write',
+  'POST /imports/reservations': 'imports:write',
+  'GET /imports': 'imports:write',
+  'GET /imports/:id': 'imports:write',
+  'GET /venues/:id/floor-plans': 'floor:read',
+  'POST /venues/:id/floor-plans': 'floor:write',
+  'GET /venues/:id/floor-plans/:planId': 'floor:read',
+  'PUT /venues/:id/floor-plans/:planId': 'floor:write',
+  'POST /venues/:id/floor-plans/:planId/activate': 'floor:write',
+  'GET /venues/:id/tables': 'floor:read',
+  'PATCH /venues/:id/tables/:tableId': 'floor:write',
+  'GET /venues/:id/areas': 'floor:read',
+  'GET /availability': 'reservations:read',
+  'GET /availability/slots': 'reservations:read',
+  'GET /availability/days': 'reservations:read',
+  'POST /reservations': 'reservations:write',
+  'GET /reservations': 'reservations:read',
+  'GET /reservations/:id': 'reservations:read',
+  'PATCH /reservations/:id': 'reservations:write',
+  'DELETE /reservations/:id': 'reservations:write',
+  'POST /waitlist': 'reservations:write',
+  'GET /waitlist': 'reservations:read',
+  'GET /waitlist/:id': 'reservations:read',
+  'PATCH /waitlist/:id': 'reservations:write',
+  'POST /waitlist/:id/notify': 'reservations:write',
+  'POST /waitlist/:id/convert': 'reservations:write',
+  'DELETE /waitlist/:id': 'reservations:write',
+  'GET /reports/summary': 'reservations:read',
+  'GET /reports/occupancy': 'reservations:read',
+  'GET /exports/reservations': 'reservations:read',
+};
+for (const kind of ['shifts', 'closures', 'turn-time-rules', 'pacing-rules']) {
+  Object.assign(expectedScopes, {
+    [`GET /venues/:id/${kind}`]: 'venues:read',
+    [`POST /venues/:id/${kind}`]: 'venues:write',
+    [`GET /venues/:id/${kind}/:ruleId`]: 'venues:read',
+    [`PATCH /venues/:id/${kind}/:ruleId`]: 'venues:write',
+    [`DELETE /venues/:id/${kind}/:ruleId`]: 'venues:write',
+  });
+}
+
+const widgetOperations = ['GET /availability', 'GET /availability/slots', 'GET /availability/days', 'POST /reservations'];
+const organisationWide = ['POST /venues', 'POST /webhook-secret/rotate'];
+
+function expectError(res: ApiResponse, status: number, code: string, what: string) {
+  expect(res.status, `${what}: ${res.text}`).toBe(status);
+  expect(res.body?.error?.code, what).toBe(code);
+  expect(res.body.error.details, what).toBeTypeOf('object');
+  expect(res.body.error.requestId, what).toBe(res.headers.get('x-request-id'));
+}
+
+function send(c: Client, r: AnyRoute, path: string, body?: unknown, headers?: Record<string, string>) {
+  return c.request(r.method.toUpperCase(), path, { body, headers });
+}
+
+describe('route table', () => {
+  it('every route has the scope of decisions §2', () => {
+    const actual = Object.fromEntries(apiRoutes.filter((r) => !r.public).map((r) => [label(r), r.scope]));
+    expect(actual).toEqual(expectedScopes);
+  });
+
+  it('exactly the four widget operations are open to publishable keys, exactly POST /venues and POST /webhook-secret/rotate are organisation-wide', () => {
+    expect(apiRoutes.filter((r) => r.widget).map(label).sort()).toEqual([...widgetOperations].sort());
+    expect(apiRoutes.filter((r) => r.organisationWide).map(label).sort()).toEqual([...organisationWide].sort());
+  });
+});
+
+describe('scopes (interface.md §5 rule 5)', () => {
+  it('a key without the scope gets 403 insufficient_scope naming it, on every route', async () => {
+    const t = await createTenant();
+    for (const r of keyed.filter((x) => x.scope)) {
+      const key = await createKey(t.organisationId, { scopes: Object.values(expectedScopes).filter((s): s is string => !!s && s !== r.scope) });
+      const res = await send(client(server.url, key), r, fillPath(r, { id: t.venueId }), r.body ? {} : undefined);
+      expectError(res, 403, 'insufficient_scope', label(r));
+      expect(res.body.error.details.requiredScope, label(r)).toBe(r.scope);
+      expect(res.body.livemode, label(r)).toBe(true);
+    }
+  });
+});
+
+describe('publishable keys (interface.md §5, decisions §2)', () => {
+  it('403 forbidden, reason publishable_key, everywhere but the four widget operations', async () => {
+    const t = await createTenant();
+    const widget = await createKey(t.organisationId, { kind: 'publishable', allowedOrigins: ['https://shop.example'] });
+    const c = client(server.url, widget);
+    for (const r of keyed) {
+      const res = await send(c, r, fillPath(r, { id: t.venueId }), r.body ? {} : undefined, { origin: 'https://shop.example' });
+      if (widgetOperations.includes(label(r))) {
+        expect(res.body?.error?.details?.reason, label(r)).not.toBe('publishable_key');
+      } else {
+        expectError(res, 403, 'forbidden', label(r));
+        expect(res.body.error.details.reason, label(r)).toBe('publishable_key');
+      }
+    }
+  });
+
+  it('CORS preflight answers the four widget paths for any origin', async () => {
+    for (const op of widgetOperations) {
+      const [method, path] = op.split(' ');
+      const origin = `https://${randomUUID().slice(0, 8)}.example`;
+      const res = await fetch(`${server.url}/api/v1${path}`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type, idempotency-key' },
+      });
+      expect(res.status, op).toBeLessThan(300);
+      expect(res.headers.get('access-control-allow-origin'), op).toBe(origin);
+      expect(res.headers.get('access-control-allow-methods'), op).toContain(method);
+      expect(res.headers.get('access-control-allow-headers')?.toLowerCase(), op).toContain('authorization');
+    }
+  });
+});
+
+describe('venue-limited keys (decisions §2)', () => {
+  it('403 forbidden on the organisation-wide operations', async () => {
+    const t = await createTenant();
+    const limited = client(server.url, await createKey(t.organisationId, { venueIds: [t.venueId] }));
+    expectError(await limited.post('/venues', { name: 'X', timezone: 'UTC', countryCode: 'GB' }), 403, 'forbidden', 'POST /venues');
+    expectError(await limited.post('/webhook-secret/rotate', {}), 403, 'forbidden', 'POST /webhook-secret/rotate');
+  });
+});
+
+describe('malformed path ids (interface.md §1.6)', () => {
+  it('404 not_found JSON for every id of every route', async () => {
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    for (const r of apiRoutes) {
+      for (const name of routeParams(r)) {
+        for (const bad of ['not-a-uuid', '123', `${randomUUID()}x`]) {
+          const res = await send(c, r, fillPath(r, { id: t.venueId, [name]: bad }), r.body ? {} : undefined);
+          expectError(res, 404, 'not_found', `${label(r)} with ${name}=${bad}`);
+          expect(res.body.livemode).toBe(true);
+        }
+      }
+    }
+  });
+});
+
+describe('list parameters (decisions §1)', () => {
+  it('every list takes limit, cursor and changedAfter, and names the bad one', async () => {
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    const lists = apiRoutes.filter(isList);
+    expect(lists.length).toBeGreaterThan(15);
+    for (const r of lists) {
+      const base = `${fillPath(r, { id: t.venueId })}?${queryKeys(r).includes('venueId') ? `venueId=${t.venueId}&` : ''}`;
+      const ok = await c.get(`${base}limit=1`);
+      expect(ok.status, `${label(r)}: ${ok.text}`).toBe(200);
+      expect(Object.keys(ok.body).sort(), label(r)).toEqual(expect.arrayContaining(['data', 'nextCursor', 'livemode']));
+      const changed = await c.get(`${base}changedAfter=${encodeURIComponent('2020-01-01T00:00:00.000Z')}`);
+      expect(changed.status, `${label(r)} changedAfter: ${changed.text}`).toBe(200);
+      for (const [query, field] of [
+        ['limit=0', 'limit'],
+        ['limit=201', 'limit'],
+        ['limit=abc', 'limit'],
+        ['limit=1.5', 'limit'],
+        ['cursor=garbage', 'cursor'],
+        ['changedAfter=yesterday', 'changedAfter'],
+        ['changedAfter=2026-02-30T10:00:00Z', 'changedAfter'],
+      ]) {
+        const res = await c.get(`${base}${query}`);
+        expectError(res, 400, 'invalid_request', `${label(r)} ${query}`);
+        expect(res.body.error.details.fields, `${label(r)} ${query}`).toEqual([field]);
+      }
+    }
+  });
+});
+
+describe('request bodies (decisions §1)', () => {
+  it('unknown body fields → 400 naming them, on every write', async () => {
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    for (const r of apiRoutes.filter((x) => x.method !== 'get')) {
+      const res = await send(c, r, fillPath(r, { id: t.venueId }), { surpriseField: 1 });
+      expectError(res, 400, 'invalid_request', label(r));
+      expect(res.body.error.details.fields, label(r)).toContain('surpriseField');
+      expect(res.body.livemode).toBe(true);
+    }
+  });
+});
+
+describe('OpenAPI (GET /openapi.json)', () => {
+  it('documents every route with its parameters and request schema, version 1.0.0', async () => {
+    const res = await client(server.url).get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.info.version).toBe('1.0.0');
+    for (const r of apiRoutes) {
+      const op = res.body.paths[r.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[r.method];
+      expect(op, label(r)).toBeDefined();
+      const documented = (op.parameters ?? []).map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
+      for (const name of routeParams(r)) expect(documented, label(r)).toContain(`path:${name}`);
+      for (const name of queryKeys(r)) expect(documented, label(r)).toContain(`query:${name}`);
+      if (r.body) expect(op.requestBody?.content?.['application/json']?.schema, label(r)).toBeDefined();
+    }
+  });
+});
