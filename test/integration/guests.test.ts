@@ -320,7 +320,7 @@ describe('service tags', () => {
     const c = client(server.url, t.key);
     const created = await c.post('/service-tags', { venueId: t.venueId, name: 'VIP' });
     expect(created.status).toBe(201);
-    expect(created.body.serviceTag).toMatchObject({ id: expect.any(String), name: 'VIP', venueId: t.venueId, updatedAt: expect.any(String) });
+    expect(created.body.serviceTag).toEqual({ id: expect.any(String), name: 'VIP', updatedAt: expect.any(String) });
     expectError(await c.post('/service-tags', { venueId: t.venueId, name: 'vip' }), 409, 'conflict');
     const other = await c.post('/service-tags', { venueId: t.venueId, name: 'Regular' });
     const list = await c.get(`/service-tags?venueId=${t.venueId}`);

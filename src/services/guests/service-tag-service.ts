@@ -10,8 +10,9 @@ import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 
 export type ServiceTagRow = typeof serviceTags.$inferSelect;
 
+/** Service tag of interface.md §2, exactly. */
 export function serviceTagJson(t: ServiceTagRow) {
-  return { id: t.id, venueId: t.venueId, name: t.name, createdAt: t.createdAt.toISOString(), updatedAt: t.updatedAt.toISOString() };
+  return { id: t.id, name: t.name, updatedAt: t.updatedAt.toISOString() };
 }
 
 /** The venue's tag names keyed by their lower-case form: names are matched whatever their case. */
