@@ -3,7 +3,6 @@ import type { DbOrTx } from '../../db/client.js';
 import type { AuthContext } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import type { Booking, ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
-import { naiveDayStartMs } from '../../lib/local-time.js';
 
 /**
  * Loading a venue day for the engine: the hot path of availability and of every booking.
@@ -18,8 +17,6 @@ import { naiveDayStartMs } from '../../lib/local-time.js';
  *   when it changed (a CASE skips the loading when it did not), so a change committed by any
  *   process is seen by the next request, and a request costs one round trip either way.
  */
-
-const DAY_MS = 86_400_000;
 
 /** The postgres.js client behind a drizzle handle: the pool, or the connection of the open transaction (or savepoint). */
 export function clientOf(conn: DbOrTx): Sql {
@@ -125,8 +122,8 @@ function configJson(sql: Sql, venueId: string): PendingQuery<Row[]> {
  * with the venue's reservation version.
  */
 function bookingsColumns(sql: Sql, venueId: string, from: string, to: string, changed: PendingQuery<Row[]>): PendingQuery<Row[]> {
-  const lo = new Date(naiveDayStartMs(from) - 2 * DAY_MS).toISOString();
-  const hi = new Date(naiveDayStartMs(to) + 4 * DAY_MS).toISOString();
+  // The bounds are computed by PostgreSQL: an ISO string of JavaScript for a day next to
+  // 0001-01-01 or 9999-12-31 (years 0 and +010000) is not one PostgreSQL reads.
   return sql`
     case when ${changed} then (select coalesce(string_agg(concat_ws(',', r.id, r.service_date, r.time, r.party_size, r.status,
         date_part('epoch', r.starts_at) * 1000, date_part('epoch', r.ends_at) * 1000), ';'), '')
@@ -140,7 +137,7 @@ function bookingsColumns(sql: Sql, venueId: string, from: string, to: string, ch
     case when ${changed} then (select coalesce(string_agg(o.pair, ';'), '')
       from (
         select rt.reservation_id || '|' || rt.table_id as pair from reservation_tables rt
-          where rt.venue_id = ${venueId} and rt.live and rt.during && tstzrange(${lo}::timestamptz, ${hi}::timestamptz)
+          where rt.venue_id = ${venueId} and rt.live and rt.during && tstzrange((${from}::date - 2)::timestamp at time zone 'UTC', (${to}::date + 4)::timestamp at time zone 'UTC')
         union
         select rt.reservation_id || '|' || rt.table_id from reservations r
           join reservation_tables rt on rt.reservation_id = r.id and rt.live
