@@ -1,6 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { logger } from '../logger.js';
+import { authenticate, type AuthContext } from './auth.js';
 import { ApiError } from './errors.js';
+import { applyRateLimit } from './rate-limit.js';
 
 export interface RenderedResponse {
   status: number;
@@ -40,6 +42,8 @@ export function toApiError(err: unknown): ApiError {
   if (bodyError?.type === 'encoding.unsupported' || bodyError?.type === 'charset.unsupported') {
     return ApiError.invalid(['body'], 'The request body encoding is not supported.');
   }
+  // The router could not percent-decode a path segment: a malformed path id.
+  if (err instanceof URIError) return ApiError.notFound();
   if (isUnavailable(err)) return new ApiError('unavailable', undefined, {}, { 'Retry-After': '5' });
   return new ApiError('internal_error');
 }
@@ -71,15 +75,42 @@ export function logUnexpected(err: unknown, req: Request): void {
   }
 }
 
-export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+/**
+ * A request that reached no route still answers a recognised key as a route would (interface.md
+ * §1.8, decisions §1): livemode in the body, the rate-limit headers, and its 429 once over the limit.
+ * A key that cannot be identified leaves the original error as the answer.
+ */
+async function identifyCaller(req: Request, res: Response): Promise<{ auth?: AuthContext; rateLimited?: ApiError }> {
+  if (req.auth || !req.headers.authorization) return { auth: req.auth };
+  let auth: AuthContext;
+  try {
+    auth = await authenticate(req);
+  } catch {
+    return {};
+  }
+  try {
+    await applyRateLimit(auth, req, res);
+  } catch (err) {
+    return { auth, rateLimited: toApiError(err) };
+  }
+  return { auth };
+}
+
+async function answerUnrouted(req: Request, res: Response, error: ApiError): Promise<void> {
+  const { auth, rateLimited } = await identifyCaller(req, res);
+  if (res.headersSent) return;
+  sendRendered(res, renderError(rateLimited ?? error, req.requestId, auth?.livemode));
+}
+
+export async function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): Promise<void> {
   logUnexpected(err, req);
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  sendRendered(res, renderError(toApiError(err), req.requestId, req.auth?.livemode));
+  await answerUnrouted(req, res, toApiError(err));
 }
 
-export function notFoundHandler(req: Request, res: Response): void {
-  sendRendered(res, renderError(new ApiError('not_found', `No route for ${req.method} ${req.path}.`), req.requestId, undefined));
+export async function notFoundHandler(req: Request, res: Response): Promise<void> {
+  await answerUnrouted(req, res, new ApiError('not_found', `No route for ${req.method} ${req.path}.`));
 }

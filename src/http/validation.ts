@@ -25,8 +25,32 @@ function describe(error: z.ZodError): string {
     .join('; ');
 }
 
+/**
+ * Where the input holds U+0000 (in a string or a key): PostgreSQL text and jsonb cannot store it, so
+ * it is refused up front. Iterative, so that a deeply nested body cannot overflow the stack.
+ */
+export function nulCharacterFields(input: unknown): string[] {
+  const fields = new Set<string>();
+  const pending: [unknown, string][] = [[input, '']];
+  while (pending.length) {
+    const [value, path] = pending.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) fields.add(path);
+    } else if (value && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        const childPath = path ? `${path}.${key}` : key;
+        if (key.includes('\u0000')) fields.add(childPath);
+        else pending.push([child, childPath]);
+      }
+    }
+  }
+  return [...fields];
+}
+
 /** Parses input with a schema or throws the contract's 400 naming every wrong field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query'): z.output<S> {
+  const nul = nulCharacterFields(input);
+  if (nul.length) throw ApiError.invalid(nul.map((f) => f || where), 'Text may not contain the NUL character (U+0000).');
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const fields = fieldsOf(result.error, where);

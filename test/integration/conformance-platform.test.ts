@@ -254,3 +254,109 @@ describe('OpenAPI (GET /openapi.json)', () => {
     }
   });
 });
+
+describe('routing (interface.md §1.7, decisions §1)', () => {
+  it('405 with an empty body and Allow listing the methods of the path, for every path', async () => {
+    const byPath = new Map<string, string[]>();
+    for (const r of apiRoutes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.method.toUpperCase()]);
+    for (const [path, methods] of byPath) {
+      const allowed = new Set(methods.includes('GET') ? [...methods, 'HEAD'] : methods);
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allowed.has(m))) {
+        const res = await fetch(`${server.url}/api/v1${path.replace(/:([A-Za-z]+)/g, () => randomUUID())}`, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(await res.text(), `${method} ${path}`).toBe('');
+        expect(new Set(res.headers.get('allow')?.split(', ')), `${method} ${path}`).toEqual(allowed);
+      }
+    }
+  });
+
+  it('an unknown path answered to a recognised key: 404 not_found with livemode and the rate-limit headers', async () => {
+    const t = await createTenant({ test: true });
+    for (const path of ['/nothing-here', `/venues/${randomUUID()}/nothing`, '/reservations/a/b/c']) {
+      const res = await client(server.url, t.key).get(path);
+      expectError(res, 404, 'not_found', path);
+      expect(res.body.livemode, path).toBe(false);
+      expect(res.headers.get('x-ratelimit-limit'), path).not.toBeNull();
+    }
+    const anonymous = await client(server.url).get('/nothing-here');
+    expectError(anonymous, 404, 'not_found', 'without a key');
+    expect(anonymous.body.livemode).toBeUndefined();
+  });
+
+  it('a badly percent-encoded path id is a 404, not a 500', async () => {
+    const t = await createTenant();
+    for (const path of ['/venues/%ZZ', '/reservations/%E0%A4%A', `/venues/${t.venueId}/shifts/%`]) {
+      const res = await client(server.url, t.key).get(path);
+      expectError(res, 404, 'not_found', path);
+    }
+  });
+});
+
+describe('hostile input never gives a 500', () => {
+  it('bodies that are not JSON objects → 400 naming body, on every write', async () => {
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    for (const r of apiRoutes.filter((x) => x.method !== 'get')) {
+      for (const raw of ['[1]', 'null', '"text"', '42', 'true', '{"a":']) {
+        const res = await c.request(r.method.toUpperCase(), fillPath(r, { id: t.venueId }), { rawBody: raw, headers: { 'content-type': 'application/json' } });
+        expectError(res, 400, 'invalid_request', `${label(r)} ${raw}`);
+        expect(res.body.error.details.fields, `${label(r)} ${raw}`).toEqual(['body']);
+      }
+    }
+  });
+
+  it('repeated, huge or strange query values → 400 naming the parameter, on every GET', async () => {
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    for (const r of apiRoutes.filter((x) => x.method === 'get' && x.query)) {
+      const path = fillPath(r, { id: t.venueId });
+      for (const name of queryKeys(r)) {
+        for (const q of [`${name}=1&${name}=2`, `${name}=${'9'.repeat(5000)}`, `${name}=%00`]) {
+          const res = await c.get(`${path}?${q}`);
+          expect(res.status, `${label(r)} ?${q.slice(0, 40)}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+          if (res.status === 400) expect(res.body.error.details.fields, `${label(r)} ?${q.slice(0, 40)}`).toContain(name);
+        }
+      }
+    }
+  });
+});
+
+describe('the NUL character (PostgreSQL text cannot hold it)', () => {
+  it('→ 400 naming the field, in bodies, nested rows and query strings', async () => {
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    const venue = await c.post('/venues', { name: 'a\u0000b', timezone: 'UTC', countryCode: 'GB' });
+    expectError(venue, 400, 'invalid_request', 'POST /venues');
+    expect(venue.body.error.details.fields).toEqual(['name']);
+    const imported = await c.post('/imports/reservations', { rows: [{ venueId: t.venueId, guestName: '\u0000' }] });
+    expectError(imported, 400, 'invalid_request', 'POST /imports/reservations');
+    expect(imported.body.error.details.fields).toEqual(['rows.0.guestName']);
+    const keyed = await c.post('/imports/guests', { rows: [{ ['x\u0000']: 1 }] });
+    expect(keyed.status).toBe(400);
+    const listed = await c.get('/guests?search=ab%00c');
+    expectError(listed, 400, 'invalid_request', 'GET /guests');
+    expect(listed.body.error.details.fields).toEqual(['search']);
+  });
+
+  it('a deeply nested body is a 400, not a stack overflow', async () => {
+    const t = await createTenant();
+    const depth = 100_000;
+    const res = await client(server.url, t.key).request('POST', '/imports/guests', {
+      rawBody: `{"rows":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(res, 400, 'invalid_request', 'nested');
+  });
+});
+
+describe('limits (interface.md §8)', () => {
+  it('a list answers 50 rows when limit is absent', async () => {
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    for (let i = 0; i < 51; i++) await c.post('/venues', { name: `V${i}`, timezone: 'UTC', countryCode: 'GB' });
+    const page = await c.get('/venues');
+    expect(page.body.data).toHaveLength(50);
+    expect(page.body.nextCursor).toEqual(expect.any(String));
+    expect((await c.get('/venues?limit=200')).body.data).toHaveLength(52);
+  });
+});
