@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyRoute } from '../../src/http/define-route.js';
 import { apiRoutes } from '../../src/routes/index.js';
+import { db } from '../../src/db/client.js';
+import { venues } from '../../src/db/schema/index.js';
 import { client, createKey, createTenant, startTestServer, type ApiResponse, type Client, type TestServer } from '../support/harness.js';
+import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
 /**
  * Cross-cutting rules (interface.md §1, §5, §7, §8, §9; decisions §1–§3), checked route by route over
@@ -358,5 +361,141 @@ describe('limits (interface.md §8)', () => {
     expect(page.body.data).toHaveLength(50);
     expect(page.body.nextCursor).toEqual(expect.any(String));
     expect((await c.get('/venues?limit=200')).body.data).toHaveLength(52);
+  });
+});
+
+/** One resource of every kind in a second venue of one organisation, made through the API. */
+async function populateVenue(c: Client, venueId: string) {
+  const fixture = await configureVenue(venueId);
+  const ok = (res: ApiResponse, what: string) => {
+    expect(res.status, `${what}: ${res.text}`).toBeLessThan(300);
+    return res.body;
+  };
+  const base = `/venues/${venueId}`;
+  const ids: Record<string, string> = { id: venueId, planId: fixture.planId, tableId: Object.values(fixture.tableIds)[0] };
+  const ruleIds: Record<string, string> = {
+    shifts: ok(await c.post(`${base}/shifts`, { name: 'Lunch', daysOfWeek: [1, 2, 3, 4, 5, 6, 7], startTime: '12:00', lastSeatingTime: '14:00', endTime: '15:00' }), 'shift').shift.id,
+    closures: ok(await c.post(`${base}/closures`, { from: '2030-01-01', to: '2030-01-02' }), 'closure').closure.id,
+    'turn-time-rules': ok(await c.post(`${base}/turn-time-rules`, { minPartySize: 13, maxPartySize: 20, durationMinutes: 150 }), 'turn-time rule').turnTimeRule.id,
+    'pacing-rules': ok(await c.post(`${base}/pacing-rules`, { shiftId: fixture.shiftIds[0], maxCovers: 40, windowMinutes: 30 }), 'pacing rule').pacingRule.id,
+  };
+  const guest = ok(await c.post('/guests', { venueId, phone: '+39 06 1234 5678', firstName: 'Ada' }), 'guest').guest;
+  const byPrefix: Record<string, string> = {
+    '/guests': guest.id,
+    '/service-tags': ok(await c.post('/service-tags', { venueId, name: 'VIP' }), 'service tag').serviceTag.id,
+    '/reservations': ok(await c.post('/reservations', { venueId, serviceDate: localDate(1), time: '19:00', partySize: 2, guestId: guest.id }), 'reservation').reservation.id,
+    '/waitlist': ok(await c.post('/waitlist', { venueId, serviceDate: localDate(1), partySize: 2, name: 'Bob' }), 'waitlist').entry.id,
+    '/automations': ok(await c.post('/automations', { venueId, name: 'A', eventTypes: ['reservation_created'], action: { type: 'partner_notification', url: 'https://crm.example.com/h' } }), 'automation').automation.id,
+    '/webhook-endpoints': ok(await c.post('/webhook-endpoints', { venueId, url: 'https://crm.example.com/e' }), 'endpoint').webhookEndpoint.id,
+  };
+  /** Path values that name this venue's resources for route r. */
+  const valuesFor = (r: AnyRoute): Record<string, string> | undefined => {
+    if (r.path.startsWith('/venues/')) {
+      const kind = r.path.split('/')[3];
+      return { ...ids, ruleId: ruleIds[kind] };
+    }
+    const prefix = Object.keys(byPrefix).find((p) => r.path.startsWith(`${p}/:id`));
+    return prefix ? { id: byPrefix[prefix] } : undefined;
+  };
+  return { valuesFor };
+}
+
+describe('resources of one venue, route by route', () => {
+  it('a key limited to another venue gets 404 on every one of them, and lists filtered on that venue are 404', async () => {
+    const t = await createTenant();
+    const [other] = await db.insert(venues).values({ organisationId: t.organisationId, name: 'Other', timezone: 'Europe/Rome', countryCode: 'IT' }).returning();
+    const { valuesFor } = await populateVenue(client(server.url, t.key), other.id);
+    const limited = client(server.url, await createKey(t.organisationId, { venueIds: [t.venueId] }));
+    const checked: string[] = [];
+    for (const r of apiRoutes.filter((x) => routeParams(x).length)) {
+      const values = valuesFor(r);
+      if (!values) continue;
+      checked.push(label(r));
+      const res = await send(limited, r, fillPath(r, values), r.method === 'get' ? undefined : {});
+      if (res.status === 400) continue; // a write whose body is checked before the resource; the empty-body case is below
+      expectError(res, 404, 'not_found', label(r));
+      expect(res.body.livemode).toBe(true);
+    }
+    expect(checked.length).toBeGreaterThan(40);
+    for (const r of apiRoutes.filter((x) => x.method === 'get' && queryKeys(x).includes('venueId'))) {
+      const res = await limited.get(`${r.path}?venueId=${other.id}`);
+      expect([404, 400], `${label(r)}: ${res.text}`).toContain(res.status);
+      if (isList(r)) expectError(res, 404, 'not_found', label(r));
+    }
+  });
+
+  it('lists without a venue filter never show another venue to a limited key', async () => {
+    const t = await createTenant();
+    const [other] = await db.insert(venues).values({ organisationId: t.organisationId, name: 'Other', timezone: 'Europe/Rome', countryCode: 'IT' }).returning();
+    await populateVenue(client(server.url, t.key), other.id);
+    const limited = client(server.url, await createKey(t.organisationId, { venueIds: [t.venueId] }));
+    for (const r of apiRoutes.filter((x) => isList(x) && routeParams(x).length === 0)) {
+      const res = await limited.get(`${r.path}?limit=200`);
+      expect(res.status, `${label(r)}: ${res.text}`).toBe(200);
+      expect(JSON.stringify(res.body.data), label(r)).not.toContain(other.id);
+    }
+  });
+
+  it('every single-resource GET sends ETag "<updatedAt>" and livemode; instants are written with milliseconds in UTC', async () => {
+    const t = await createTenant({ test: true });
+    const c = client(server.url, t.key);
+    const { valuesFor } = await populateVenue(c, t.venueId);
+    for (const r of apiRoutes.filter((x) => x.method === 'get' && routeParams(x).length)) {
+      const values = valuesFor(r);
+      if (!values) continue;
+      const res = await c.get(`${fillPath(r, values)}${isList(r) ? '?limit=200' : ''}`);
+      expect(res.status, `${label(r)}: ${res.text}`).toBe(200);
+      expect(res.body.livemode, label(r)).toBe(false);
+      for (const instant of res.text.match(/"\d{4}-\d\d-\d\dT[^"]*"/g) ?? []) {
+        expect(instant, label(r)).toMatch(/^"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"$/);
+      }
+      if (isList(r)) continue;
+      const [resource] = Object.values(res.body).filter((v) => v && typeof v === 'object') as { updatedAt?: string }[];
+      expect(resource?.updatedAt, label(r)).toEqual(expect.any(String));
+      expect(res.headers.get('etag'), label(r)).toBe(`"${resource.updatedAt}"`);
+    }
+  });
+});
+
+describe('idempotency on every write (decisions §3)', () => {
+  // Routes that hand out a secret or an import keep their own record of the key (`idempotency: 'manual'`); their successes replay below.
+  it('a repeated 4xx answer is replayed byte for byte, and the same key with another body is 422', async () => {
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    for (const r of apiRoutes.filter((x) => x.method !== 'get' && x.idempotency !== 'manual')) {
+      const path = fillPath(r, { id: routeParams(r).length > 1 ? t.venueId : randomUUID() });
+      const key = `conf-${randomUUID()}`;
+      const body = r.body ? { surpriseField: 1 } : {};
+      const first = await send(c, r, path, body, { 'idempotency-key': key });
+      const again = await send(c, r, path, body, { 'idempotency-key': key });
+      expect(first.status, `${label(r)}: ${first.text}`).toBeGreaterThanOrEqual(400);
+      expect(again.headers.get('idempotent-replayed'), label(r)).toBe('true');
+      expect(again.text, label(r)).toBe(first.text);
+      expect(again.body.error.requestId, label(r)).toBe(again.headers.get('x-request-id'));
+      expectError(await send(c, r, path, { ...body, other: 2 }, { 'idempotency-key': key }), 422, 'idempotency_key_reused', label(r));
+    }
+  });
+
+  it('a successful write is replayed with Idempotent-Replayed and changes nothing twice', async () => {
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    const { valuesFor } = await populateVenue(c, t.venueId);
+    const writes: [string, string, unknown][] = [
+      ['POST', '/guests', { venueId: t.venueId, phone: '+39 06 7654 3210' }],
+      ['POST', '/service-tags', { venueId: t.venueId, name: 'Regular' }],
+      ['POST', '/webhook-endpoints', { venueId: t.venueId, url: 'https://crm.example.com/other' }],
+      ['POST', '/webhook-secret/rotate', { overlapMinutes: 0 }],
+      ['POST', '/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '20:00', partySize: 2 }],
+      ['PATCH', fillPath(apiRoutes.find((r) => label(r) === 'PATCH /venues/:id')!, valuesFor(apiRoutes.find((r) => label(r) === 'PATCH /venues/:id')!)), { name: 'Renamed' }],
+    ];
+    for (const [method, path, body] of writes) {
+      const key = `ok-${randomUUID()}`;
+      const first = await c.request(method, path, { body, headers: { 'idempotency-key': key } });
+      const again = await c.request(method, path, { body, headers: { 'idempotency-key': key } });
+      expect(first.status, `${method} ${path}: ${first.text}`).toBeLessThan(300);
+      expect(again.status, `${method} ${path}`).toBe(first.status);
+      expect(again.headers.get('idempotent-replayed'), `${method} ${path}`).toBe('true');
+      expect(again.text, `${method} ${path}`).toBe(first.text);
+    }
   });
 });
