@@ -176,6 +176,16 @@ describe('availability reasons, end to end through GET /availability and POST /r
     expect((await api.get(`/availability/days?venueId=${venueId}&from=0001-01-01&to=0001-01-31&partySize=2`)).status).toBe(200);
     expect((await api.get(`/availability/slots?venueId=${venueId}&serviceDate=9999-12-31&partySize=2`)).body.data).toEqual([]);
   });
+
+  it('moves a party already at the venue without the booking window, but not past the end of the calendar', async () => {
+    const { api, venueId } = await setup({}, { venue: { timezone: 'America/New_York', countryCode: 'US' } });
+    const arrived = (await book(api, venueId)).body.reservation;
+    expect((await api.patch(`/reservations/${arrived.id}`, { status: 'arrived' })).status).toBe(200);
+    // 22:00 in New York on 9999-12-31 is 10000-01-01 in UTC.
+    const moved = await api.patch(`/reservations/${arrived.id}`, { serviceDate: '9999-12-31', time: '22:00' });
+    expect(moved.status).toBe(409);
+    expect(moved.body.error.details.reason).toBe('no_shift');
+  });
 });
 
 type Status = 'created' | 'confirmed' | 'arrived' | 'seated' | 'released' | 'completed' | 'no_show' | 'cancelled';
@@ -598,6 +608,22 @@ describe('POST /imports/reservations (decisions §11)', () => {
     for (const { id } of imported) expect(await eventTypesOf(id)).toEqual([]);
     expect(await eventTypesOf(existing.id)).toEqual(['reservation_created']);
     void organisationId;
+  });
+
+  it('rejects a row outside the years 0001 to 9999 alone, and completes the rest', async () => {
+    const { api, venueId } = await setup();
+    const rows = [
+      { venueId, serviceDate: '9999-12-31', time: '23:30', partySize: 2, durationMinutes: 120 },
+      { venueId, serviceDate: '0001-01-01', time: '00:30', partySize: 2 },
+      { venueId, serviceDate: tomorrow, time: '19:00', partySize: 2 },
+    ];
+    const submitted = await api.post('/imports/reservations', { rows });
+    const result = await finished(api, submitted.body.import.id);
+    expect(result).toMatchObject({ status: 'completed', createdRows: 1, rejectedRows: 2 });
+    expect(result.rejections).toEqual([
+      { row: 0, code: 'invalid_field', message: expect.any(String), fields: ['serviceDate'] },
+      { row: 1, code: 'invalid_field', message: expect.any(String), fields: ['serviceDate'] },
+    ]);
   });
 
   it('answers 202 for a new import, 200 with its current state for a replay, 422 for another body', async () => {

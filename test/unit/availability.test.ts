@@ -117,6 +117,13 @@ describe('reasons, in the order of decisions §5', () => {
     expect(run({ time: '12:30', party: 2, now: late, options: { ignoreBookingWindow: true } }).available).toBe(true);
     expect(run({ time: '16:00', party: 2, now: late, options: { ignoreBookingWindow: true } })).toMatchObject({ reason: 'no_shift' });
   });
+
+  it('answers no_shift for a time that would end after 9999-12-31, even without the booking window', () => {
+    const options = { ignoreBookingWindow: true };
+    expect(run({ date: '9999-12-31', time: '19:00', party: 2, options }).available).toBe(true);
+    expect(run({ date: '9999-12-31', time: '23:45', party: 3, options })).toMatchObject({ available: false, reason: 'no_shift' });
+    expect(run({ date: '9999-12-31', time: '00:15', party: 2, options })).toMatchObject({ available: false, reason: 'no_shift' });
+  });
 });
 
 describe('turn-time rule choice', () => {

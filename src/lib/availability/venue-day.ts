@@ -20,6 +20,18 @@ const MINUTE_MS = 60_000;
 export const ALTERNATIVES_WINDOW_MINUTES = 120;
 export const MAX_ALTERNATIVES = 6;
 
+/**
+ * Instants a reservation can be written with: PostgreSQL reads JavaScript's ISO strings for the
+ * years 0001 to 9999 only, so a time near either end of the calendar of serviceDates that falls
+ * outside them does not exist for the service.
+ */
+const FIRST_WRITABLE_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_WRITABLE_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+export function isWritableSpan(startsAt: number, endsAt: number): boolean {
+  return startsAt >= FIRST_WRITABLE_INSTANT && endsAt <= LAST_WRITABLE_INSTANT;
+}
+
 export interface EvaluateOptions {
   /** The reservation being changed: its own tables and covers do not count against it. */
   reservationId?: string;
@@ -164,6 +176,7 @@ export class VenueDay {
     const rule = chooseTurnTimeRule(this.config.turnTimeRules, shift.id, partySize);
     if (!rule) return { available: false, reason: 'no_turn_time_rule' };
     const endsAt = startsAt + rule.durationMinutes * MINUTE_MS;
+    if (!isWritableSpan(startsAt, endsAt)) return { available: false, reason: 'no_shift' };
     const timing: Timing = {
       shiftId: shift.id,
       minuteOfService,

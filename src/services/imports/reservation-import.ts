@@ -7,7 +7,7 @@ import { fieldsOf, hhmm, isoDate } from '../../http/validation.js';
 import { tableHoldingStatuses } from '../../lib/availability/occupancy.js';
 import type { Seating } from '../../lib/availability/seatings.js';
 import type { Booking, VenueConfig } from '../../lib/availability/types.js';
-import { VenueDay, chooseTurnTimeRule } from '../../lib/availability/venue-day.js';
+import { VenueDay, chooseTurnTimeRule, isWritableSpan } from '../../lib/availability/venue-day.js';
 import { serviceDayClock } from '../../lib/local-time.js';
 import { splitPersonName } from '../../lib/person-name.js';
 import { normalisePhone } from '../../lib/phone.js';
@@ -346,7 +346,11 @@ export async function prepareReservationImport(record: ImportRow): Promise<Prepa
       }
       if ('rejected' in check) return check.rejected;
       const config = await state.config(check.venue.id);
-      const past = timingOf(config, check.row).startsAt < submittedAt;
+      const timing = timingOf(config, check.row);
+      if (!isWritableSpan(timing.startsAt, timing.startsAt + timing.durationMinutes * MINUTE_MS)) {
+        return { outcome: 'rejected', code: 'invalid_field', message: 'The reservation would not fall within the years 0001 to 9999.', fields: ['serviceDate'] };
+      }
+      const past = timing.startsAt < submittedAt;
       const bookings = past ? [] : await state.dayBookings(check.venue.id, check.row.serviceDate, config);
       const existing = await state.existing(chunkRows, check.venue.id, check.row.externalRef);
       const written = await importRow(tx, { checked: check, existing, config, past, bookings, keyName });
