@@ -550,6 +550,10 @@ describe('waiting list (decisions §9)', () => {
       expect((await api.get(`/waitlist?${query}`)).status, query).toBe(400);
     }
     expect((await api.post('/waitlist/00000000-0000-4000-8000-000000000000/notify')).status).toBe(404);
+    for (const res of [await api.post('/waitlist', { venueId, partySize: 2, phone: '12' }), await api.patch(`/waitlist/${entry.id}`, { phone: '12' })]) {
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toMatchObject({ field: 'phone', fields: ['phone'] });
+    }
   });
 });
 
