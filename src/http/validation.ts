@@ -61,5 +61,10 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, whe
 // Shared field schemas: one definition of each wire format.
 export const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:mm');
 export const isoDate = z.iso.date();
-export const instantParam = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+// Only instants of the years 0001 to 9999 (UTC) can be written YYYY-MM-DDTHH:mm:ss.sssZ and handed to
+// PostgreSQL, which has no year 0: others are a 400, not a failed query.
+export const instantParam = z.iso
+  .datetime({ offset: true })
+  .transform((s) => new Date(s))
+  .refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, 'must be an instant of the years 0001 to 9999 (UTC)');
 export const uuidParam = z.uuid();

@@ -264,3 +264,32 @@ describe('venue configuration and the floor (interface.md §2, §4)', () => {
     for (const path of ['tables', 'areas', 'pacing-rules', `floor-plans/${fixture.planId}`]) expectError(await other.get(`/venues/${t.venueId}/${path}`), 404, 'not_found');
   });
 });
+
+describe('dates PostgreSQL cannot hold are a 400, never a 500', () => {
+  it('refuses year 0000 dates and instants outside years 0001–9999 in bodies and list parameters', async () => {
+    const t = await createTenant();
+    await configureVenue(t.venueId);
+    const api = client(server.url, t.key);
+    const V = `/venues/${t.venueId}`;
+    const closure = await api.post(`${V}/closures`, { from: '0000-01-01', to: '0000-01-02' });
+    expectError(closure, 400, 'invalid_request');
+    expect(closure.body.error.details.fields).toEqual(['from', 'to']);
+    const shift = await api.post(`${V}/shifts`, { name: 'Early', daysOfWeek: [1], startTime: '06:00', lastSeatingTime: '06:30', endTime: '07:00', validFrom: '0000-12-31' });
+    expectError(shift, 400, 'invalid_request');
+    expect(shift.body.error.details.fields).toEqual(['validFrom']);
+    for (const [path, field] of [
+      ['/guests?changedAfter=0000-01-01T00:00:00Z', 'changedAfter'],
+      ['/guests?changedAfter=9999-12-31T23:59:59-14:00', 'changedAfter'],
+      [`${V}/tables?changedAfter=0000-06-01T00:00:00.000Z`, 'changedAfter'],
+      ['/events?from=0000-01-01T00:00:00Z', 'from'],
+    ]) {
+      const res = await api.get(path);
+      expectError(res, 400, 'invalid_request');
+      expect(res.body.error.details.fields).toEqual([field]);
+    }
+    // The edges that can be written YYYY-MM-DDTHH:mm:ss.sssZ are fine.
+    expect((await api.get('/guests?changedAfter=0001-01-01T00:00:00Z')).status).toBe(200);
+    expect((await api.get('/guests?changedAfter=9999-12-31T23:59:59.999Z')).status).toBe(200);
+    expect((await api.post(`${V}/closures`, { from: '9999-12-31', to: '9999-12-31' })).status).toBe(201);
+  });
+});
