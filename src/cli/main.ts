@@ -52,6 +52,23 @@ function idList(value: string | undefined): string[] | undefined {
   return ids;
 }
 
+/** Browsers send Origin as exactly scheme://host[:port]; anything else could never match. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+function originList(value: string | undefined): string[] | undefined {
+  const origins = list(value);
+  const bad = origins?.filter((o) => !isOrigin(o)) ?? [];
+  if (bad.length) throw new UsageError(`--origins must be scheme://host[:port] without a path, e.g. https://shop.example (got ${bad.join(', ')})`);
+  return origins;
+}
+
 async function run(command: string | undefined, values: Record<string, string | boolean | undefined>) {
   switch (command) {
     case 'migrate':
@@ -78,7 +95,7 @@ async function run(command: string | undefined, values: Record<string, string | 
         name: typeof values.name === 'string' ? values.name : `${kind.data} key`,
         scopes: list(values.scopes as string | undefined),
         venueIds: idList(values.venues as string | undefined) ?? null,
-        allowedOrigins: list(values.origins as string | undefined),
+        allowedOrigins: originList(values.origins as string | undefined),
         rateLimitPerMinute: parseRateLimit(values['rate-limit'] as string | undefined),
       });
       return { human: `key ${created.id}\n${created.key}\n(shown once: store it now)`, json: created };
@@ -108,36 +125,46 @@ async function run(command: string | undefined, values: Record<string, string | 
   }
 }
 
-async function main() {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean' },
-      test: { type: 'boolean' },
-      name: { type: 'string' },
-      org: { type: 'string' },
-      timezone: { type: 'string' },
-      country: { type: 'string' },
-      kind: { type: 'string' },
-      scopes: { type: 'string' },
-      venues: { type: 'string' },
-      origins: { type: 'string' },
-      id: { type: 'string' },
-      'rate-limit': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    console.log(usage);
-    return 0;
-  }
+const cliOptions = {
+  json: { type: 'boolean' },
+  test: { type: 'boolean' },
+  name: { type: 'string' },
+  org: { type: 'string' },
+  timezone: { type: 'string' },
+  country: { type: 'string' },
+  kind: { type: 'string' },
+  scopes: { type: 'string' },
+  venues: { type: 'string' },
+  origins: { type: 'string' },
+  id: { type: 'string' },
+  'rate-limit': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Unknown or malformed options are usage errors like any other, answered in JSON with --json. */
+function parseCommandLine() {
   try {
+    return parseArgs({ allowPositionals: true, options: cliOptions });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+async function main() {
+  let json = process.argv.slice(2).includes('--json');
+  try {
+    const { positionals, values } = parseCommandLine();
+    json = values.json === true;
+    if (values.help) {
+      console.log(usage);
+      return 0;
+    }
     const result = await run(positionals[0], values);
-    console.log(values.json ? JSON.stringify(result.json) : result.human);
+    console.log(json ? JSON.stringify(result.json) : result.human);
     return 0;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    if (values.json) console.log(JSON.stringify({ error: message }));
+    if (json) console.log(JSON.stringify({ error: message }));
     else console.error(`error: ${message}${err instanceof UsageError ? `\n\n${usage}` : ''}`);
     return 1;
   } finally {

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyRoute } from '../../src/http/define-route.js';
 import { apiRoutes } from '../../src/routes/index.js';
@@ -497,5 +499,96 @@ describe('idempotency on every write (decisions §3)', () => {
       expect(again.headers.get('idempotent-replayed'), `${method} ${path}`).toBe('true');
       expect(again.text, `${method} ${path}`).toBe(first.text);
     }
+  });
+});
+
+describe('the four widget operations with a publishable key (interface.md §5, decisions §2)', () => {
+  it('work from an allowed origin with CORS headers, livemode and the per-IP limit; refuse other origins', async () => {
+    const t = await createTenant({ test: true });
+    await configureVenue(t.venueId);
+    const widgetKey = await createKey(t.organisationId, { kind: 'publishable', allowedOrigins: ['https://shop.example'] });
+    expect(widgetKey.startsWith('gspk_test_')).toBe(true);
+    const widget = client(server.url, widgetKey);
+    const origin = { origin: 'https://shop.example' };
+    const day = localDate(1);
+    const reads = [
+      `/availability?venueId=${t.venueId}&serviceDate=${day}&time=19:00&partySize=2`,
+      `/availability/slots?venueId=${t.venueId}&serviceDate=${day}&partySize=2`,
+      `/availability/days?venueId=${t.venueId}&from=${day}&to=${localDate(3)}&partySize=2`,
+    ];
+    for (const path of reads) {
+      const res = await widget.get(path, origin);
+      expect(res.status, `${path}: ${res.text}`).toBe(200);
+      expect(res.body.livemode).toBe(false);
+      expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+      expect(res.headers.get('x-ratelimit-limit')).toBe('120');
+      for (const bad of [{ origin: 'https://evil.example' }, {}] as Record<string, string>[]) {
+        const refused = await widget.get(path, bad);
+        expectError(refused, 403, 'forbidden', `${path} from ${JSON.stringify(bad)}`);
+        expect(refused.body.error.details.reason).toBe('origin_not_allowed');
+      }
+    }
+    const booking = { venueId: t.venueId, serviceDate: day, time: '19:00', partySize: 2, guest: { phone: '+39 06 1234 5678', firstName: 'Ada' } };
+    const created = await widget.post('/reservations', booking, origin);
+    expect(created.status, created.text).toBe(201);
+    expect(created.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    expect(created.body.livemode).toBe(false);
+    expect(created.body.reservation).toMatchObject({ guest: null, guestId: null });
+    expect(created.body.reservation).not.toHaveProperty('guestDetails');
+    for (const extra of [{ externalRef: 'x' }, { serviceTags: ['VIP'] }, { status: 'confirmed' }, { source: 'phone' }, { force: true }]) {
+      const refused = await widget.post('/reservations', { ...booking, time: '20:00', ...extra }, origin);
+      expectError(refused, 403, 'forbidden', JSON.stringify(extra));
+      expect(refused.body.error.details.reason).toBe('publishable_key');
+    }
+  });
+});
+
+describe('command line (decisions §10)', () => {
+  const cli = async (...args: string[]) => {
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: process.env });
+      return { code: 0, stdout };
+    } catch (err) {
+      const failed = err as { code: number; stdout: string };
+      return { code: failed.code, stdout: failed.stdout };
+    }
+  };
+  const oneJsonObject = (stdout: string) => {
+    expect(stdout.trim().split('\n'), stdout).toHaveLength(1);
+    return JSON.parse(stdout);
+  };
+
+  it('demo --json prints exactly {organisationId, venueId, keys: {live, test, publishable}}, and the keys work', async () => {
+    const run = await cli('demo', '--json');
+    expect(run.code).toBe(0);
+    const demo = oneJsonObject(run.stdout);
+    expect(Object.keys(demo).sort()).toEqual(['keys', 'organisationId', 'venueId']);
+    expect(Object.keys(demo.keys).sort()).toEqual(['live', 'publishable', 'test']);
+    expect(demo.keys.live).toMatch(/^gsk_[A-Za-z0-9]{43}$/);
+    expect(demo.keys.test).toMatch(/^gsk_test_[A-Za-z0-9]{43}$/);
+    expect(demo.keys.publishable).toMatch(/^gspk_[A-Za-z0-9]{43}$/);
+    const venue = await client(server.url, demo.keys.live).get(`/venues/${demo.venueId}`);
+    expect(venue.status).toBe(200);
+    expect((await client(server.url, demo.keys.live).get(`/venues/${demo.venueId}/tables?limit=200`)).body.data.length).toBeGreaterThanOrEqual(20);
+    expect((await client(server.url, demo.keys.test).get('/me')).body.livemode).toBe(false);
+  });
+
+  it('every failure with --json is one JSON object {error} and exit code 1, unknown options included', async () => {
+    for (const args of [['org:create', '--name', 'X', '--bogus'], ['org:create', '--name'], ['nope'], ['key:create', '--org', randomUUID(), '--kind', 'publishable', '--origins', 'shop.example']]) {
+      const run = await cli(...args, '--json');
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(oneJsonObject(run.stdout), args.join(' ')).toEqual({ error: expect.any(String) });
+    }
+  });
+
+  it('a publishable key refuses origins that are not scheme://host[:port]', async () => {
+    const org = oneJsonObject((await cli('org:create', '--name', 'CLI', '--json')).stdout);
+    for (const origin of ['shop.example', 'https://shop.example/', 'https://shop.example/book']) {
+      const run = await cli('key:create', '--org', org.id, '--kind', 'publishable', '--origins', origin, '--json');
+      expect(run.code, origin).toBe(1);
+      expect(oneJsonObject(run.stdout).error, origin).toContain('--origins');
+    }
+    const ok = oneJsonObject((await cli('key:create', '--org', org.id, '--kind', 'publishable', '--origins', 'https://shop.example,http://localhost:3000', '--json')).stdout);
+    expect(ok.key).toMatch(/^gspk_/);
   });
 });
