@@ -47,15 +47,19 @@ export function nulCharacterFields(input: unknown): string[] {
   return [...fields];
 }
 
+/** The 400 naming the fields; a wrong phone also sets `details.field: "phone"` (interface.md §7). */
+function invalidFields(fields: string[], message: string): ApiError {
+  const phoneIssue = fields.some((f) => f === 'phone' || f.endsWith('.phone'));
+  return ApiError.invalid(fields, message, phoneIssue ? { field: 'phone' } : {});
+}
+
 /** Parses input with a schema or throws the contract's 400 naming every wrong field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query'): z.output<S> {
   const nul = nulCharacterFields(input);
-  if (nul.length) throw ApiError.invalid(nul.map((f) => f || where), 'Text may not contain the NUL character (U+0000).');
+  if (nul.length) throw invalidFields(nul.map((f) => f || where), 'Text may not contain the NUL character (U+0000).');
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const fields = fieldsOf(result.error, where);
-  const phoneIssue = fields.some((f) => f === 'phone' || f.endsWith('.phone'));
-  throw ApiError.invalid(fields, `Invalid ${where}: ${describe(result.error)}`, phoneIssue ? { field: 'phone' } : {});
+  throw invalidFields(fieldsOf(result.error, where), `Invalid ${where}: ${describe(result.error)}`);
 }
 
 // Shared field schemas: one definition of each wire format.

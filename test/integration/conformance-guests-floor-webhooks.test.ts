@@ -214,6 +214,30 @@ describe('guests and service tags (interface.md §2, §4, §7)', () => {
   });
 });
 
+describe('text PostgreSQL cannot hold', () => {
+  it('answers 400 naming the field for a NUL character, with details.field "phone" for a phone', async () => {
+    const t = await createTenant();
+    const fixture = await configureVenue(t.venueId);
+    const api = client(server.url, t.key);
+    const phone = await api.post('/guests', { venueId: t.venueId, phone: '06\u00001234 5678' });
+    expectError(phone, 400, 'invalid_request');
+    expect(phone.body.error.details).toEqual({ fields: ['phone'], field: 'phone' });
+    const lookup = await api.get(`/guests/lookup?venueId=${t.venueId}&phone=${encodeURIComponent('06\u00001234')}`);
+    expect(lookup.body.error.details).toEqual({ fields: ['phone'], field: 'phone' });
+    for (const [res, field] of [
+      [await api.post('/guests', { venueId: t.venueId, phone: '06 1234 5678', firstName: 'A\u0000' }), 'firstName'],
+      [await api.get(`/guests?search=${encodeURIComponent('abc\u0000')}`), 'search'],
+      [await api.post('/service-tags', { venueId: t.venueId, name: 'V\u0000' }), 'name'],
+      [await api.post(`/venues/${t.venueId}/closures`, { from: '2030-01-01', to: '2030-01-01', reason: 'x\u0000' }), 'reason'],
+      [await api.put(`/venues/${t.venueId}/floor-plans/${fixture.planId}`, { name: 'P\u0000' }), 'name'],
+      [await api.post('/webhook-endpoints', { venueId: t.venueId, url: 'https://example.com/\u0000' }), 'url'],
+    ] as const) {
+      expectError(res, 400, 'invalid_request');
+      expect(res.body.error.details.fields).toEqual([field]);
+    }
+  });
+});
+
 describe('venue configuration and the floor (interface.md §2, §4)', () => {
   it('lists tables, areas and pacing rules and reads a floor plan with exactly their documented fields', async () => {
     const t = await createTenant();
