@@ -27,8 +27,8 @@ class UsageError extends Error {}
 
 function parseRateLimit(value: string | undefined): number | null {
   if (value === undefined) return null;
-  const parsed = z.coerce.number().int().min(1).safeParse(value);
-  if (!parsed.success) throw new UsageError('--rate-limit must be a whole number of requests per minute');
+  const parsed = z.coerce.number().int().min(1).max(1_000_000).safeParse(value);
+  if (!parsed.success) throw new UsageError('--rate-limit must be a whole number of requests per minute, 1 to 1000000');
   return parsed.data;
 }
 
