@@ -1,13 +1,13 @@
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { db, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
-import { guests, venues } from '../../db/schema/index.js';
+import { guests } from '../../db/schema/index.js';
 import { ApiError } from '../../http/errors.js';
-import { fieldsOf } from '../../http/validation.js';
 import { normalisePhone } from '../../lib/phone.js';
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import type { ImportRow } from '../imports/import-json.js';
+import { parseRowsWithVenues, rejectRow, type Rejected } from '../imports/check-import-rows.js';
 import type { PreparedImport, RowOutcome } from '../imports/import-processors.js';
 import type { VenueRow } from '../venues/venue-json.js';
 import { guestContactFields, guestProfileFields } from './guest-input.js';
@@ -33,11 +33,7 @@ export const guestImportRowSchema = z
 
 type GuestImportRow = z.output<typeof guestImportRowSchema>;
 
-type Checked = { rejected: RowOutcome } | { row: GuestImportRow; venue: VenueRow; phone: string };
-
-function reject(code: string, message: string, fields: string[]): { rejected: RowOutcome } {
-  return { rejected: { outcome: 'rejected', code, message, fields } };
-}
+type Checked = Rejected | { row: GuestImportRow; venue: VenueRow; phone: string };
 
 /**
  * Checks every row before the first write: validity, venue (of the organisation and visible to the
@@ -45,29 +41,16 @@ function reject(code: string, message: string, fields: string[]): { rejected: Ro
  * earlier row: the first one wins). Deterministic, so that a resumed run judges rows alike.
  */
 async function checkRows(record: ImportRow): Promise<Checked[]> {
-  const parsed = record.rows.map((raw) => guestImportRowSchema.safeParse(raw));
-  const venueIds = [...new Set(parsed.flatMap((p) => (p.success ? [p.data.venueId] : [])))].filter(
-    (id) => record.venueIds === null || record.venueIds.includes(id),
-  );
-  const found = venueIds.length
-    ? await db
-        .select()
-        .from(venues)
-        .where(and(eq(venues.organisationId, record.organisationId), inArray(venues.id, venueIds)))
-    : [];
-  const venueById = new Map(found.map((v) => [v.id, v]));
   const seen = new Set<string>();
-  return parsed.map((p): Checked => {
-    if (!p.success) return reject('invalid_field', 'The row has invalid or missing fields.', fieldsOf(p.error));
-    const row = p.data;
-    const venue = venueById.get(row.venueId);
-    if (!venue) return reject('venue_not_found', 'The venue does not exist or is not visible to the key.', ['venueId']);
+  return (await parseRowsWithVenues(record, guestImportRowSchema)).map((checked): Checked => {
+    if ('rejected' in checked) return checked;
+    const { row, venue } = checked;
     const phone = normalisePhone(row.phone, venue.countryCode);
-    if (!phone) return reject('invalid_phone', 'phone is not a valid phone number.', ['phone']);
+    if (!phone) return rejectRow('invalid_phone', 'phone is not a valid phone number.', ['phone']);
     const refKey = row.externalRef ? `${venue.id} ref ${row.externalRef}` : null;
     const phoneKey = `${venue.id} phone ${phone}`;
-    if (refKey && seen.has(refKey)) return reject('duplicate_row', 'An earlier row of this import has the same externalRef.', ['externalRef']);
-    if (seen.has(phoneKey)) return reject('duplicate_row', 'An earlier row of this import has the same phone.', ['phone']);
+    if (refKey && seen.has(refKey)) return rejectRow('duplicate_row', 'An earlier row of this import has the same externalRef.', ['externalRef']);
+    if (seen.has(phoneKey)) return rejectRow('duplicate_row', 'An earlier row of this import has the same phone.', ['phone']);
     if (refKey) seen.add(refKey);
     seen.add(phoneKey);
     return { row, venue, phone };

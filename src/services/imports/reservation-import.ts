@@ -2,8 +2,8 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { db, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
-import { apiKeys, reservations, venues } from '../../db/schema/index.js';
-import { fieldsOf, hhmm, isoDate } from '../../http/validation.js';
+import { apiKeys, reservations } from '../../db/schema/index.js';
+import { hhmm, isoDate } from '../../http/validation.js';
 import { tableHoldingStatuses } from '../../lib/availability/occupancy.js';
 import type { Seating } from '../../lib/availability/seatings.js';
 import type { Booking, VenueConfig } from '../../lib/availability/types.js';
@@ -20,6 +20,7 @@ import type { ReservationRow } from '../reservations/reservation-json.js';
 import { deleteOccupancy, occupyFirstFree, seatingColumns } from '../reservations/table-assignment.js';
 import type { VenueRow } from '../venues/venue-json.js';
 import type { ImportRow } from './import-json.js';
+import { parseRowsWithVenues, rejectRow, type Rejected } from './check-import-rows.js';
 import type { PreparedImport, RowOutcome } from './import-processors.js';
 import { importChunkSize } from './process-import-job.js';
 
@@ -60,11 +61,7 @@ interface CheckedRow {
   phone: string | null;
 }
 
-type Checked = { rejected: RowOutcome } | CheckedRow;
-
-function reject(code: string, message: string, fields: string[]): { rejected: RowOutcome } {
-  return { rejected: { outcome: 'rejected', code, message, fields } };
-}
+type Checked = Rejected | CheckedRow;
 
 /**
  * Judges every row before the first write: fields, venue (of the organisation and visible to the
@@ -72,28 +69,15 @@ function reject(code: string, message: string, fields: string[]): { rejected: Ro
  * venue: the first one wins). Deterministic, so that a resumed run judges the rows alike.
  */
 async function checkRows(record: ImportRow): Promise<Checked[]> {
-  const parsed = record.rows.map((raw) => reservationImportRowSchema.safeParse(raw));
-  const venueIds = [...new Set(parsed.flatMap((p) => (p.success ? [p.data.venueId] : [])))].filter(
-    (id) => record.venueIds === null || record.venueIds.includes(id),
-  );
-  const found = venueIds.length
-    ? await db
-        .select()
-        .from(venues)
-        .where(and(eq(venues.organisationId, record.organisationId), inArray(venues.id, venueIds)))
-    : [];
-  const venueById = new Map(found.map((v) => [v.id, v]));
   const seenRefs = new Set<string>();
-  return parsed.map((p): Checked => {
-    if (!p.success) return reject('invalid_field', 'The row has invalid or missing fields.', fieldsOf(p.error));
-    const row = p.data;
-    const venue = venueById.get(row.venueId);
-    if (!venue) return reject('venue_not_found', 'The venue does not exist or is not visible to the key.', ['venueId']);
+  return (await parseRowsWithVenues(record, reservationImportRowSchema)).map((checked): Checked => {
+    if ('rejected' in checked) return checked;
+    const { row, venue } = checked;
     const phone = row.phone === undefined ? null : normalisePhone(row.phone, venue.countryCode);
-    if (phone === null && row.phone !== undefined) return reject('invalid_phone', 'phone is not a valid phone number.', ['phone']);
+    if (phone === null && row.phone !== undefined) return rejectRow('invalid_phone', 'phone is not a valid phone number.', ['phone']);
     if (row.externalRef !== undefined) {
       const refKey = `${venue.id} ${row.externalRef}`;
-      if (seenRefs.has(refKey)) return reject('duplicate_row', 'An earlier row of this import has the same externalRef.', ['externalRef']);
+      if (seenRefs.has(refKey)) return rejectRow('duplicate_row', 'An earlier row of this import has the same externalRef.', ['externalRef']);
       seenRefs.add(refKey);
     }
     return { row, venue, phone };
