@@ -52,7 +52,8 @@ export function buildOpenApi(routes: AnyRoute[]) {
       tags: [route.tag],
       security: route.public ? [] : [{ bearer: [] }],
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body) } } } } : {}),
+      // A write without a body counts as `{}`: the body is required only when `{}` is not valid.
+      ...(route.body ? { requestBody: { required: !route.body.safeParse({}).success, content: { 'application/json': { schema: toSchema(route.body) } } } } : {}),
       responses: {
         [String(route.successStatus ?? 200)]: { description: 'Success' },
         default: { description: 'Error', content: { 'application/json': { schema: errorBody } } },

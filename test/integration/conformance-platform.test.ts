@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import type { AnyRoute } from '../../src/http/define-route.js';
 import { apiRoutes } from '../../src/routes/index.js';
 import { db } from '../../src/db/client.js';
@@ -249,6 +250,8 @@ describe('OpenAPI (GET /openapi.json)', () => {
     const res = await client(server.url).get('/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.info.version).toBe('1.0.0');
+    expect(res.body.paths['/webhook-secret/rotate'].post.requestBody.required).toBe(false);
+    expect(res.body.paths['/venues'].post.requestBody.required).toBe(true);
     for (const r of apiRoutes) {
       const op = res.body.paths[r.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[r.method];
       expect(op, label(r)).toBeDefined();
@@ -256,6 +259,7 @@ describe('OpenAPI (GET /openapi.json)', () => {
       for (const name of routeParams(r)) expect(documented, label(r)).toContain(`path:${name}`);
       for (const name of queryKeys(r)) expect(documented, label(r)).toContain(`query:${name}`);
       if (r.body) expect(op.requestBody?.content?.['application/json']?.schema, label(r)).toBeDefined();
+      if (r.body) expect(op.requestBody.required, label(r)).toBe(!r.body.safeParse({}).success);
     }
   });
 });
@@ -431,7 +435,7 @@ describe('resources of one venue, route by route', () => {
     const day = localDate(1);
     const queryValues: Record<string, string> = { venueId: other.id, serviceDate: day, time: '19:00', partySize: '2', from: day, to: day, phone: '+390612345678' };
     for (const r of apiRoutes.filter((x) => x.method === 'get' && queryKeys(x).includes('venueId'))) {
-      const query = queryKeys(r).filter((k) => k in queryValues && (k === 'venueId' || !r.query!.shape[k].safeParse(undefined).success));
+      const query = queryKeys(r).filter((k) => k in queryValues && (k === 'venueId' || !(r.query!.shape[k] as z.ZodType).safeParse(undefined).success));
       const res = await limited.get(`${r.path}?${query.map((k) => `${k}=${encodeURIComponent(queryValues[k])}`).join('&')}`);
       expectError(res, 404, 'not_found', label(r));
     }
