@@ -29,7 +29,7 @@ describe('GET /availability', () => {
       turnTimeMinutes: 90,
       seats: 4,
       overflowsShift: false,
-      reason: null,
+      reason: 'available',
       alternatives: [],
       livemode: true,
     });

@@ -26,7 +26,8 @@ export async function checkAvailability(auth: AuthContext, q: AvailabilityQuery)
     available: answer.available,
     time: q.time,
     ...answer.proposal,
-    reason: answer.reason,
+    // interface.md types `reason` as a string on every answer; a bookable time says so.
+    reason: answer.reason ?? 'available',
     alternatives: answer.alternatives,
   };
 }
