@@ -330,6 +330,29 @@ describe('hostile input never gives a 500', () => {
   });
 });
 
+describe('malformed query values beside valid ones', () => {
+  it('→ 400 naming the parameter (never a 500), on every GET with a query', async () => {
+    const t = await createTenant();
+    await configureVenue(t.venueId);
+    const c = client(server.url, t.key);
+    const day = localDate(1);
+    const valid: Record<string, string> = { venueId: t.venueId, serviceDate: day, time: '19:00', partySize: '2', from: day, to: day, phone: '+390612345678' };
+    const bad = ['2026-02-30', '24:00', '-1', '0', '1.5', '1e400', 'abc', '', '9'.repeat(400), '2026-13-01T00:00:00Z'];
+    for (const r of apiRoutes.filter((x) => x.method === 'get' && x.query)) {
+      const required = queryKeys(r).filter((k) => k in valid && !(r.query!.shape[k] as z.ZodType).safeParse(undefined).success);
+      for (const name of queryKeys(r)) {
+        for (const value of bad) {
+          const params = new URLSearchParams(Object.fromEntries(required.filter((k) => k !== name).map((k) => [k, valid[k]])));
+          params.set(name, value);
+          const res = await c.get(`${fillPath(r, { id: t.venueId })}?${params}`);
+          expect(res.status, `${label(r)} ${name}=${value.slice(0, 20)}: ${res.text.slice(0, 200)}`).toBeLessThan(500);
+          if (res.status === 400) expect(res.body.error.details.fields.length, `${label(r)} ${name}=${value.slice(0, 20)}`).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+});
+
 describe('the NUL character (PostgreSQL text cannot hold it)', () => {
   it('→ 400 naming the field, in bodies, nested rows and query strings', async () => {
     const t = await createTenant();
@@ -623,5 +646,37 @@ describe('command line (decisions §10)', () => {
     }
     const ok = oneJsonObject((await cli('key:create', '--org', org.id, '--kind', 'publishable', '--origins', 'https://shop.example,http://localhost:3000', '--json')).stdout);
     expect(ok.key).toMatch(/^gspk_/);
+  });
+});
+
+describe('malformed body values', () => {
+  it('each field of each write, alone, with a hostile value → never a 500', async () => {
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    const { valuesFor } = await populateVenue(c, t.venueId);
+    const hostile: unknown[] = [null, [], {}, [{}], 'x'.repeat(300), '', -1, 0, 2 ** 31, 1e308, 1.5, true, '2026-02-30', '24:00', '2026-02-30T10:00:00Z'];
+    for (const r of apiRoutes.filter((x) => x.method !== 'get' && x.body && 'shape' in x.body)) {
+      const path = fillPath(r, valuesFor(r) ?? { id: t.venueId });
+      for (const field of Object.keys((r.body as z.ZodObject).shape)) {
+        for (const value of hostile) {
+          const res = await send(c, r, path, { [field]: value });
+          expect(res.status, `${label(r)} ${field}=${JSON.stringify(value).slice(0, 20)}: ${res.text.slice(0, 200)}`).toBeLessThan(500);
+        }
+      }
+    }
+  });
+
+  it('an address that is not a URL → 400 naming it, wherever a webhook address is taken', async () => {
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    for (const url of ['not a url', 'https://', 'x'.repeat(300)]) {
+      const endpoint = await c.post('/webhook-endpoints', { venueId: t.venueId, url });
+      expectError(endpoint, 400, 'invalid_request', url);
+      expect(endpoint.body.error.details.fields).toEqual(['url']);
+      const automation = await c.post('/automations', { venueId: t.venueId, name: 'A', eventTypes: ['reservation_created'], action: { type: 'partner_notification', url } });
+      expectError(automation, 400, 'invalid_request', url);
+      expect(automation.body.error.details.fields).toEqual(['action.url']);
+      expectError(await c.post('/webhook-endpoints/test', { venueId: t.venueId, url }), 400, 'invalid_request', url);
+    }
   });
 });

@@ -12,6 +12,8 @@ export const webhookUrlSchema = z
   .url({ protocol: /^https?$/ })
   .max(2000)
   .superRefine((value, ctx) => {
+    // zod runs this refinement even when the url check above failed.
+    if (!URL.canParse(value)) return;
     const url = new URL(value);
     const allowPrivate = config.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
     if (url.protocol !== 'https:' && !allowPrivate) ctx.addIssue({ code: 'custom', message: 'must be an https address' });
