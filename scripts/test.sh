@@ -1,6 +1,15 @@
 #!/usr/bin/env bash
 # npm test: the whole suite against the real PostgreSQL and Redis (each run gets its own database and key prefix).
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/ensure-services.sh
-exec npx vitest run "$@"
+bash scripts/ensure-services.sh || exit 1
+report="$(mktemp -t vitest-report.XXXXXX.json)"
+trap 'rm -f "$report"' EXIT
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@"
+status=$?
+# One plain closing line that any CI can read: "Tests: N passed, N failed, N skipped".
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(`Tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+' "$report" 2>/dev/null || true
+exit $status
