@@ -24,7 +24,7 @@ const { createVenue } = await import('../src/services/venues/venue-service.js');
 const { db, sql } = await import('../src/db/client.js');
 const { automations, webhookEndpoints } = await import('../src/db/schema/index.js');
 const { transactionWithEvents } = await import('../src/services/events/outbox.js');
-const { getQueue, closeQueues } = await import('../src/queues/queues.js');
+const { getQueue, getQueueConnection, closeQueues } = await import('../src/queues/queues.js');
 const { queueNames } = await import('../src/queues/queue-names.js');
 const { closeRedis } = await import('../src/redis.js');
 
@@ -97,7 +97,11 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: n
   }
 }
 
-/** CPU milliseconds used so far by our own processes: the workers, the PostgreSQL backends of this database, and this process (the receiver). */
+/**
+ * CPU milliseconds used so far by our own processes: the workers, the PostgreSQL backends of this
+ * database, this process (the receiver), and the Redis server (all of it: other users of the same
+ * server are counted too, so on a shared machine this figure is an upper bound).
+ */
 const clockTicksPerSecond = 100;
 function processCpuMs(pid: number): number {
   try {
@@ -110,7 +114,10 @@ function processCpuMs(pid: number): number {
 async function cpuSnapshot() {
   const backends = await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database()`;
   const own = process.cpuUsage();
+  const redisInfo = await queueConnection.info('cpu');
+  const redisSeconds = ['used_cpu_user', 'used_cpu_sys'].reduce((sum, field) => sum + Number(new RegExp(`^${field}:([0-9.]+)`, 'm').exec(redisInfo)?.[1] ?? 0), 0);
   return {
+    redis: redisSeconds * 1000,
     workers: children.reduce((sum, c) => sum + processCpuMs(c.pid!), 0),
     postgres: new Map(backends.map(({ pid }) => [pid, processCpuMs(pid)])),
     receiver: (own.user + own.system) / 1000,
@@ -119,12 +126,13 @@ async function cpuSnapshot() {
 function cpuSince(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaited<ReturnType<typeof cpuSnapshot>>) {
   let postgres = 0;
   for (const [pid, ms] of after.postgres) postgres += ms - (before.postgres.get(pid) ?? 0);
-  return { workers: after.workers - before.workers, postgres, receiver: after.receiver - before.receiver };
+  return { workers: after.workers - before.workers, postgres, receiver: after.receiver - before.receiver, redis: after.redis - before.redis };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 const queue = getQueue(queueNames.webhookDelivery);
+const queueConnection = getQueueConnection();
 try {
   // Warm-up: the three processes are up, connected and past their first JIT.
   await emit(50);
@@ -144,7 +152,7 @@ try {
   const perDelivery = (ms: number) => (ms / deliveries).toFixed(2);
   console.log(`throughput: ${deliveries} deliveries in ${seconds.toFixed(2)} s = ${(deliveries / seconds).toFixed(0)} deliveries/s with 2 worker-webhooks processes (target >= 1000)`);
   console.log(
-    `CPU per delivery: ${perDelivery(cpu.workers + cpu.postgres + cpu.receiver)} ms (workers ${perDelivery(cpu.workers)}, PostgreSQL ${perDelivery(cpu.postgres)}, receiver ${perDelivery(cpu.receiver)}); load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
+    `CPU per delivery: ${perDelivery(cpu.workers + cpu.postgres + cpu.receiver + cpu.redis)} ms (workers ${perDelivery(cpu.workers)}, PostgreSQL ${perDelivery(cpu.postgres)}, Redis ${perDelivery(cpu.redis)}, receiver ${perDelivery(cpu.receiver)}); load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
   );
 
   // 2. Lag: one event per transaction at a steady rate.
