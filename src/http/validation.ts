@@ -64,7 +64,8 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, whe
 
 // Shared field schemas: one definition of each wire format.
 export const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:mm');
-export const isoDate = z.iso.date();
+// PostgreSQL has no year 0000 either: such a date is a 400 wherever a date is taken, not a failed query.
+export const isoDate = z.iso.date().refine((d) => !d.startsWith('0000-'), 'must be a date from 0001-01-01 to 9999-12-31');
 // Only instants of the years 0001 to 9999 (UTC) can be written YYYY-MM-DDTHH:mm:ss.sssZ and handed to
 // PostgreSQL, which has no year 0: others are a 400, not a failed query.
 export const instantParam = z.iso

@@ -353,6 +353,20 @@ describe('malformed query values beside valid ones', () => {
   });
 });
 
+describe('dates PostgreSQL cannot hold', () => {
+  it('year 0000 → 400 naming the field, in bodies and queries', async () => {
+    const t = await createTenant();
+    await configureVenue(t.venueId);
+    const c = client(server.url, t.key);
+    const created = await c.post('/reservations', { venueId: t.venueId, serviceDate: '0000-01-01', time: '19:00', partySize: 2 });
+    expectError(created, 400, 'invalid_request', 'POST /reservations');
+    expect(created.body.error.details.fields).toEqual(['serviceDate']);
+    const slots = await c.get(`/availability/slots?venueId=${t.venueId}&serviceDate=0000-12-31&partySize=2`);
+    expectError(slots, 400, 'invalid_request', 'GET /availability/slots');
+    expect(slots.body.error.details.fields).toEqual(['serviceDate']);
+  });
+});
+
 describe('the NUL character (PostgreSQL text cannot hold it)', () => {
   it('→ 400 naming the field, in bodies, nested rows and query strings', async () => {
     const t = await createTenant();
@@ -649,6 +663,30 @@ describe('command line (decisions §10)', () => {
   });
 });
 
+/** The schema inside optional, nullable, default and array wrappers. */
+function innermost(schema: z.ZodType): z.ZodType {
+  const def = (schema as unknown as { def: { type: string; innerType?: z.ZodType; element?: z.ZodType } }).def;
+  if (def.innerType) return innermost(def.innerType);
+  if (def.type === 'array' && def.element) return innermost(def.element);
+  return schema;
+}
+
+/** Each field of a body and of the objects nested in it (one level), with how to send a value in it. */
+function fieldsOf(body: z.ZodObject): [string, (value: unknown) => unknown][] {
+  const out: [string, (value: unknown) => unknown][] = [];
+  for (const [name, schema] of Object.entries(body.shape)) {
+    out.push([name, (value) => ({ [name]: value })]);
+    const inner = innermost(schema as z.ZodType);
+    if (!('shape' in inner)) continue;
+    // Sent both as an object and as an array of one object: whichever the field is, one form reaches the nested schema.
+    for (const sub of Object.keys((inner as z.ZodObject).shape)) {
+      out.push([`${name}.${sub}`, (value) => ({ [name]: { [sub]: value } })]);
+      out.push([`${name}.0.${sub}`, (value) => ({ [name]: [{ [sub]: value }] })]);
+    }
+  }
+  return out;
+}
+
 describe('malformed body values', () => {
   it('each field of each write, alone, with a hostile value → never a 500', async () => {
     const t = await createTenant();
@@ -657,9 +695,9 @@ describe('malformed body values', () => {
     const hostile: unknown[] = [null, [], {}, [{}], 'x'.repeat(300), '', -1, 0, 2 ** 31, 1e308, 1.5, true, '2026-02-30', '24:00', '2026-02-30T10:00:00Z'];
     for (const r of apiRoutes.filter((x) => x.method !== 'get' && x.body && 'shape' in x.body)) {
       const path = fillPath(r, valuesFor(r) ?? { id: t.venueId });
-      for (const field of Object.keys((r.body as z.ZodObject).shape)) {
+      for (const [field, wrap] of fieldsOf(r.body as z.ZodObject)) {
         for (const value of hostile) {
-          const res = await send(c, r, path, { [field]: value });
+          const res = await send(c, r, path, wrap(value));
           expect(res.status, `${label(r)} ${field}=${JSON.stringify(value).slice(0, 20)}: ${res.text.slice(0, 200)}`).toBeLessThan(500);
         }
       }
