@@ -3,7 +3,7 @@ import { config } from '../../config.js';
 import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
 import { webhookDeliveryJobSchema } from '../../queues/job-payloads.js';
 import { getCurrentEventData } from './current-event-data.js';
-import { claimAttempt, recordDelivered, recordFailure, reopenDelivery, storePayload } from './delivery-state.js';
+import { claimAttempt, readDeliveryContext, recordDelivered, recordFailure, reopenDelivery, type DeliveryContext } from './delivery-state.js';
 import { serialiseEnvelope, signedHeaders } from './envelope.js';
 import { postWebhook } from './post-webhook.js';
 import { getOrganisationSecretState, openSigningSecrets, secretStateOf } from './signing-secrets.js';
@@ -19,11 +19,10 @@ class AttemptFailed extends Error {
   }
 }
 
-type Claimed = NonNullable<Awaited<ReturnType<typeof claimAttempt>>>;
 type Destination = { endpointId: string | null; url: string | null } & ({ secrets: string[] } | { error: string });
 
 /** Where this attempt goes and which secrets sign it; an unusable destination is a failed attempt. */
-async function resolveDestination({ delivery, endpoint: pinned, organisationSecret }: Claimed): Promise<Destination> {
+async function resolveDestination({ delivery, endpoint: pinned, organisationSecret }: DeliveryContext): Promise<Destination> {
   if (delivery.destination === 'url') {
     const state = organisationSecret ? secretStateOf(organisationSecret) : await getOrganisationSecretState(delivery.organisationId);
     return { endpointId: null, url: delivery.url, secrets: openSigningSecrets(state) };
@@ -38,10 +37,9 @@ async function resolveDestination({ delivery, endpoint: pinned, organisationSecr
   return { endpointId: endpoint.id, url: endpoint.url, secrets: openSigningSecrets(secretStateOf(endpoint)) };
 }
 
-/** The body, built once from the subject's state at the first attempt, then kept byte for byte. */
-async function bodyOf({ delivery, event, automation }: Claimed): Promise<string> {
-  if (delivery.payload !== null) return delivery.payload;
-  const envelope = serialiseEnvelope({
+/** The body of the first attempt, from the subject's current state (the claim keeps it byte for byte). */
+async function buildBody({ delivery, event, automation }: DeliveryContext): Promise<string> {
+  return serialiseEnvelope({
     idempotencyKey: delivery.idempotencyKey,
     eventId: event.id,
     type: event.type,
@@ -50,7 +48,6 @@ async function bodyOf({ delivery, event, automation }: Claimed): Promise<string>
     data: await getCurrentEventData(event),
     automation: { name: automation.name, runId: delivery.runId },
   });
-  return storePayload(delivery.id, envelope);
 }
 
 /**
@@ -59,28 +56,27 @@ async function bodyOf({ delivery, event, automation }: Claimed): Promise<string>
  */
 export async function deliverWebhookJob(job: Job, token?: string): Promise<void> {
   const { deliveryId } = webhookDeliveryJobSchema.parse(job.data);
-  let claimed = await claimAttempt(deliveryId);
-  if (!claimed) {
-    // Not pending: delivered or annulled (nothing to do), or discarded after its last attempt and
-    // retried from Bull Board, which is a redelivery.
-    if (!(await reopenDelivery(deliveryId, true))) return;
-    claimed = await claimAttempt(deliveryId);
-    if (!claimed) return;
-  }
+  const context = await readDeliveryContext(deliveryId);
+  if (!context) return;
+  // Not pending: delivered or annulled (nothing to do), or discarded after its last attempt and
+  // retried from Bull Board, which is a redelivery.
+  if (context.delivery.status !== 'pending' && !(await reopenDelivery(deliveryId, true))) return;
+  const claimed = await claimAttempt(deliveryId, context.delivery.payload ?? (await buildBody(context)));
+  if (!claimed) return; // concluded meanwhile (annulled, or by a duplicate of this job)
 
-  const destination = await resolveDestination(claimed);
-  const body = Buffer.from(await bodyOf(claimed), 'utf8');
+  const destination = await resolveDestination(context);
+  const body = Buffer.from(claimed.payload, 'utf8');
   const sent =
     'error' in destination
       ? { ok: false, status: null, error: destination.error }
-      : await postWebhook({ url: destination.url ?? '', headers: signedHeaders(destination.secrets, claimed.delivery.idempotencyKey, body), body });
+      : await postWebhook({ url: destination.url ?? '', headers: signedHeaders(destination.secrets, context.delivery.idempotencyKey, body), body });
   const outcome = { status: sent.status, error: sent.error, endpointId: destination.endpointId, url: destination.url };
   if (sent.ok) {
     await recordDelivered(deliveryId, outcome);
     return;
   }
 
-  const attempt = claimed.delivery.attempts;
+  const attempt = claimed.attempts;
   const delay = retryDelayMs(attempt, config.WEBHOOK_BACKOFF_SCALE);
   const stillPending = await recordFailure(deliveryId, outcome, delay < 0 ? null : new Date(Date.now() + delay));
   if (!stillPending) return; // annulled while the request was under way

@@ -11,29 +11,20 @@ import type { DeliveryRow } from './delivery-json.js';
 
 const bump = () => ({ updatedAt: nextUpdatedAt(webhookDeliveries.updatedAt) });
 
-const claimed = db.$with('claimed').as(
-  db
-    .update(webhookDeliveries)
-    .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: sql`clock_timestamp()`, ...bump() })
-    .where(and(eq(webhookDeliveries.id, sql.placeholder('id')), eq(webhookDeliveries.status, 'pending')))
-    .returning(),
-);
-
-// Prepared once: this runs for every attempt, and building the statement is most of its cost.
-const claimStatement = db
-  .with(claimed)
+// Prepared once: these run for every attempt, and building a statement is most of its cost.
+const contextStatement = db
   .select({
     delivery: {
-      id: claimed.id,
-      organisationId: claimed.organisationId,
-      venueId: claimed.venueId,
-      runId: claimed.runId,
-      idempotencyKey: claimed.idempotencyKey,
-      destination: claimed.destination,
-      endpointId: claimed.endpointId,
-      url: claimed.url,
-      attempts: claimed.attempts,
-      payload: claimed.payload,
+      id: webhookDeliveries.id,
+      organisationId: webhookDeliveries.organisationId,
+      venueId: webhookDeliveries.venueId,
+      runId: webhookDeliveries.runId,
+      idempotencyKey: webhookDeliveries.idempotencyKey,
+      destination: webhookDeliveries.destination,
+      endpointId: webhookDeliveries.endpointId,
+      url: webhookDeliveries.url,
+      status: webhookDeliveries.status,
+      payload: webhookDeliveries.payload,
     },
     event: {
       id: events.id,
@@ -48,32 +39,47 @@ const claimStatement = db
     endpoint: webhookEndpoints,
     organisationSecret: organisationWebhookSecrets,
   })
-  .from(claimed)
-  .innerJoin(events, eq(events.id, claimed.eventId))
-  .innerJoin(automations, eq(automations.id, claimed.automationId))
-  .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, claimed.endpointId))
-  .leftJoin(organisationWebhookSecrets, eq(organisationWebhookSecrets.organisationId, claimed.organisationId))
-  .prepare('claim_webhook_attempt');
+  .from(webhookDeliveries)
+  .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+  .innerJoin(automations, eq(automations.id, webhookDeliveries.automationId))
+  .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+  .leftJoin(organisationWebhookSecrets, eq(organisationWebhookSecrets.organisationId, webhookDeliveries.organisationId))
+  .where(eq(webhookDeliveries.id, sql.placeholder('id')))
+  .prepare('read_webhook_delivery_context');
 
 /**
- * Starts attempt `attempts + 1` of a pending delivery and reads, in the same round trip, what the
- * attempt needs: the event, the automation, the destination endpoint and the organisation secret.
- * Counting before sending means an attempt cut short by a crash still counts. Undefined when the
- * delivery is not pending.
+ * Everything an attempt needs, in one round trip: the delivery (its state and stored body), the
+ * event, the automation, the destination endpoint and the organisation secret. Undefined when the
+ * delivery does not exist.
  */
-export async function claimAttempt(id: string) {
-  const [row] = await claimStatement.execute({ id });
+export async function readDeliveryContext(id: string) {
+  const [row] = await contextStatement.execute({ id });
   return row;
 }
 
-/** Keeps the body built at the first attempt; a body already stored wins and is returned. */
-export async function storePayload(id: string, payload: string): Promise<string> {
-  const [row] = await db
-    .update(webhookDeliveries)
-    .set({ payload: sql`coalesce(${webhookDeliveries.payload}, ${payload})` })
-    .where(eq(webhookDeliveries.id, id))
-    .returning({ payload: webhookDeliveries.payload });
-  return row?.payload ?? payload;
+export type DeliveryContext = NonNullable<Awaited<ReturnType<typeof readDeliveryContext>>>;
+
+const claimStatement = db
+  .update(webhookDeliveries)
+  .set({
+    attempts: sql`${webhookDeliveries.attempts} + 1`,
+    lastAttemptAt: sql`clock_timestamp()`,
+    payload: sql`coalesce(${webhookDeliveries.payload}, ${sql.placeholder('payload')}::text)`,
+    ...bump(),
+  })
+  .where(and(eq(webhookDeliveries.id, sql.placeholder('id')), eq(webhookDeliveries.status, 'pending')))
+  .returning({ attempts: webhookDeliveries.attempts, payload: webhookDeliveries.payload })
+  .prepare('claim_webhook_attempt');
+
+/**
+ * Starts attempt `attempts + 1` of a pending delivery and, in the same statement, keeps the body
+ * built for its first attempt: a body already stored wins and is the one returned, so every attempt
+ * sends the same bytes. Counting before sending means an attempt cut short by a crash still counts.
+ * Undefined when the delivery is no longer pending.
+ */
+export async function claimAttempt(id: string, payload: string): Promise<{ attempts: number; payload: string } | undefined> {
+  const [row] = await claimStatement.execute({ id, payload });
+  return row ? { attempts: row.attempts, payload: row.payload ?? payload } : undefined;
 }
 
 export interface AttemptOutcome {
