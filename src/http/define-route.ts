@@ -125,7 +125,8 @@ export function toHandler(def: AnyRoute): RequestHandler {
     let auth: AuthContext | undefined;
     let rendered: RenderedResponse | null;
     try {
-      if (!def.public || req.headers.authorization) {
+      // Public routes (documentation) answer everyone alike and ignore any key sent with them.
+      if (!def.public) {
         auth = await authenticate(req);
         req.auth = auth;
         await applyRateLimit(auth, req, res);

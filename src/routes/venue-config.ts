@@ -25,9 +25,6 @@ export function listOf<T extends z.ZodType>(item: T, options: { min?: number; un
     .transform((values) => values as z.output<T>[]);
 }
 
-// A stored date: PostgreSQL's date has no year 0.
-const storedDate = isoDate.refine((d) => !d.startsWith('0000-'), 'must be a date from 0001-01-01 to 9999-12-31');
-
 const venueParams = z.object({ id: z.uuid() });
 const ruleParams = z.object({ id: z.uuid(), ruleId: z.uuid() });
 
@@ -41,14 +38,14 @@ const shiftFields = {
   startTime: hhmm,
   lastSeatingTime: hhmm,
   endTime: hhmm,
-  validFrom: storedDate.nullable(),
-  validTo: storedDate.nullable(),
+  validFrom: isoDate.nullable(),
+  validTo: isoDate.nullable(),
   isActive: z.boolean(),
 };
 
 const closureFields = {
-  from: storedDate,
-  to: storedDate,
+  from: isoDate,
+  to: isoDate,
   shiftIds: listOf(shiftId, { unique: true, what: 'a shift id' }),
   reason: z.string().trim().min(1).max(500).nullable(),
 };

@@ -356,3 +356,15 @@ describe('meta', () => {
     expect(names).toEqual(['events', 'imports', 'timers', 'webhook-delivery']);
   });
 });
+
+describe('public documentation routes', () => {
+  it('answer whatever key is sent, even a publishable or an unknown one', async () => {
+    const t = await createTenant();
+    const widget = await createKey(t.organisationId, { kind: 'publishable', allowedOrigins: ['https://shop.example'] });
+    for (const key of [widget, `gsk_${'a'.repeat(43)}`, undefined]) {
+      const res = await client(server.url, key).get('/openapi.json');
+      expect(res.status).toBe(200);
+      expect(res.body.openapi).toMatch(/^3\./);
+    }
+  });
+});
