@@ -1,4 +1,4 @@
-import { asc, eq, inArray } from 'drizzle-orm';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { db, type DbOrTx } from '../../db/client.js';
 import { floorTables, guests, reservations, reservationTables } from '../../db/schema/index.js';
 import type { GuestRow } from '../guests/guest-json.js';
@@ -36,15 +36,24 @@ export async function loadReservationParts(conn: DbOrTx, rows: readonly Reservat
   return rows.map((row) => ({ row, tables: tables.get(row.id) ?? [], guest: row.guestId ? (guestById.get(row.guestId) ?? null) : null }));
 }
 
-export async function loadReservationPartsById(conn: DbOrTx, id: string): Promise<ReservationParts | null> {
-  const [row] = await conn.select().from(reservations).where(eq(reservations.id, id));
-  if (!row) return null;
-  const [parts] = await loadReservationParts(conn, [row]);
-  return parts;
-}
+/** The tables of the selected reservation as loadSeatedTables gives them (same fields, same order), for one-query reads. */
+const seatedTablesJson = sql<SeatedTable[]>`coalesce((
+  select json_agg(
+    json_build_object('id', ${floorTables.id}, 'name', ${floorTables.name}, 'minSeats', ${floorTables.minSeats}, 'maxSeats', ${floorTables.maxSeats})
+    order by ${floorTables.name}, ${floorTables.id})
+  from ${reservationTables} join ${floorTables} on ${floorTables.id} = ${reservationTables.tableId}
+  where ${reservationTables.reservationId} = ${reservations.id}), '[]'::json)`;
 
-/** The reservation in the v1 shape with its guest data, as webhooks carry it; null when it no longer exists. */
+// Prepared once: worker-webhooks reads it for the first attempt of every reservation webhook.
+const reservationViewStatement = db
+  .select({ row: reservations, guest: guests, tables: seatedTablesJson })
+  .from(reservations)
+  .leftJoin(guests, eq(guests.id, reservations.guestId))
+  .where(eq(reservations.id, sql.placeholder('id')))
+  .prepare('read_reservation_view');
+
+/** The reservation in the v1 shape with its guest data, as webhooks carry it, in one query; null when it no longer exists. */
 export async function getReservationView(id: string): Promise<{ reservation: ReturnType<typeof reservationJson> } | null> {
-  const parts = await loadReservationPartsById(db, id);
+  const [parts] = await reservationViewStatement.execute({ id });
   return parts ? { reservation: reservationJson(parts, 'full') } : null;
 }
