@@ -1,6 +1,7 @@
 // Webhook delivery throughput and end-to-end lag (issue 6).
 // Two worker-webhooks processes and one worker-events process (child processes running
-// workers/*.ts) deliver to a local receiver.
+// workers/*.ts) deliver to a local receiver. Each event is the creation of a real reservation (a
+// guest, a table), so the first attempt reads the reservation view as in production.
 //   1. throughput: N deliveries queued while the queue is paused, then released: deliveries/s;
 //   2. lag: events committed at a steady rate; time from the commit of each event to the arrival
 //      of its webhook (p50, p99).
@@ -11,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
-import { prepareBenchDatabase } from './support/bench-database.js';
+import { createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 
 const deliveries = Number(process.argv[2] ?? 3000);
 const lagRate = Number(process.argv[3] ?? 100);
@@ -19,10 +20,9 @@ const lagSeconds = Number(process.argv[4] ?? 5);
 
 await prepareBenchDatabase('floorline_bench_webhooks');
 Object.assign(process.env, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' });
-const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
-const { createVenue } = await import('../src/services/venues/venue-service.js');
+const { eq } = await import('drizzle-orm');
 const { db, sql } = await import('../src/db/client.js');
-const { automations, webhookEndpoints } = await import('../src/db/schema/index.js');
+const { automations, floorTables, guests, reservations, reservationTables, webhookEndpoints } = await import('../src/db/schema/index.js');
 const { transactionWithEvents } = await import('../src/services/events/outbox.js');
 const { getQueue, getQueueConnection, closeQueues } = await import('../src/queues/queues.js');
 const { queueNames } = await import('../src/queues/queue-names.js');
@@ -44,19 +44,18 @@ const receiver = http.createServer((req, res) => {
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
-const org = await createOrganisation('Bench', false);
-const venue = await createVenue(org.id, { name: 'Bench venue', timezone: 'Europe/Rome', countryCode: 'IT' });
-await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench' });
+const { organisationId, venueId } = await createBenchTenant({ tableCount: 24 });
+const tableIds = (await db.select({ id: floorTables.id }).from(floorTables).where(eq(floorTables.venueId, venueId))).map((t) => t.id);
 await db.insert(webhookEndpoints).values({
-  organisationId: org.id,
-  venueId: venue.id,
+  organisationId,
+  venueId,
   url: receiverUrl,
   currentSecret: (await import('../src/services/webhooks/signing-secrets.js')).sealNewSecret().sealed,
   previousSecretExpiresAt: new Date(),
 });
 await db.insert(automations).values({
-  organisationId: org.id,
-  venueId: venue.id,
+  organisationId,
+  venueId,
   name: 'Bench',
   eventTypes: ['reservation_created'],
   conditions: { partySizeMin: null, partySizeMax: null, sources: null },
@@ -69,24 +68,58 @@ const children: ChildProcess[] = ['workers/events.ts', 'workers/webhooks.ts', 'w
 );
 
 let sequence = 0;
-/** Commits `count` reservation_created events in one transaction; returns their reservation ids and commit time. */
+const firstSlot = Date.UTC(new Date().getUTCFullYear() + 1, 0, 1, 18);
+const slotMs = 2 * 3600_000;
+
+/** The n-th reservation: its own guest, and a table of its own for its two hours (one slot after another on each table). */
+function reservationRows(n: number) {
+  const id = crypto.randomUUID();
+  const guestId = crypto.randomUUID();
+  const startsAt = new Date(firstSlot + Math.floor(n / tableIds.length) * slotMs);
+  const endsAt = new Date(startsAt.getTime() + slotMs);
+  const tableId = tableIds[n % tableIds.length];
+  const phoneNational = String(3_400_000_000 + n);
+  return {
+    guest: { id: guestId, organisationId, venueId, phone: `+39${phoneNational}`, phoneNational, firstName: 'Ada', lastName: `Bench ${n}`, allergens: [] },
+    reservation: {
+      id,
+      organisationId,
+      venueId,
+      serviceDate: startsAt.toISOString().slice(0, 10),
+      time: startsAt.toISOString().slice(11, 16),
+      startsAt,
+      endsAt,
+      partySize: 2 + (n % 6),
+      status: 'confirmed' as const,
+      tableId,
+      tableAssigned: true,
+      source: 'api' as const,
+      guestId,
+    },
+    table: { reservationId: id, tableId, venueId, during: `[${startsAt.toISOString()},${endsAt.toISOString()})` },
+  };
+}
+
+/** Creates `count` reservations and their reservation_created events in one transaction; returns their ids and commit time. */
 async function emit(count: number): Promise<{ ids: string[]; committedAt: number }> {
-  const ids = Array.from({ length: count }, () => crypto.randomUUID());
-  await transactionWithEvents(async (_tx, push) => {
-    for (const id of ids) {
-      sequence++;
+  const rows = Array.from({ length: count }, () => reservationRows(sequence++));
+  await transactionWithEvents(async (tx, push) => {
+    await tx.insert(guests).values(rows.map((r) => r.guest));
+    await tx.insert(reservations).values(rows.map((r) => r.reservation));
+    await tx.insert(reservationTables).values(rows.map((r) => r.table));
+    for (const { reservation } of rows) {
       push({
-        organisationId: org.id,
-        venueId: venue.id,
+        organisationId,
+        venueId,
         livemode: true,
         type: 'reservation_created',
         subjectType: 'reservation',
-        subjectId: id,
-        data: { reservation: { id, venueId: venue.id, partySize: 2 + (sequence % 6), status: 'confirmed', source: 'api', time: '20:00' } },
+        subjectId: reservation.id,
+        data: { reservation: { id: reservation.id, venueId, partySize: reservation.partySize, status: 'confirmed', source: 'api', time: reservation.time } },
       });
     }
   });
-  return { ids, committedAt: performance.timeOrigin + performance.now() };
+  return { ids: rows.map((r) => r.reservation.id), committedAt: performance.timeOrigin + performance.now() };
 }
 
 async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
