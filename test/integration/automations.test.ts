@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 // Its own queues, and attempt 2 three seconds after the first failure: time to deactivate in between.
 vi.hoisted(() => {
@@ -7,38 +7,18 @@ vi.hoisted(() => {
 });
 
 import { queueNames } from '../../src/queues/queue-names.js';
-import { closeQueues, getQueue } from '../../src/queues/queues.js';
-import { startEventsRole } from '../../src/roles/events.js';
-import { startWebhooksRole } from '../../src/roles/webhooks.js';
-import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
-import { emitReservationEvent, waitForDelivery } from '../support/webhook-fixtures.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { getQueue } from '../../src/queues/queues.js';
+import { client, createKey, createTenant } from '../support/harness.js';
+import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 
-let server: TestServer;
-let r: WebhookReceiver;
-let stopEvents: () => Promise<void>;
-let stopWebhooks: () => Promise<void>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  r = await startWebhookReceiver(() => 500);
-  stopEvents = await startEventsRole();
-  stopWebhooks = await startWebhooksRole();
-});
-afterAll(async () => {
-  await stopWebhooks();
-  await stopEvents();
-  await closeQueues();
-  await r.close();
-  await server.close();
-});
+const pipeline = useWebhookPipeline({ policy: () => 500 });
 
 const action = { type: 'partner_notification' };
 
 describe('automations API', () => {
   it('creates, reads, lists, changes and archives an automation', async () => {
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
+    const api = client(pipeline.url, tenant.key);
     const created = await api.post('/automations', {
       venueId: tenant.venueId,
       name: 'Large parties to the CRM',
@@ -98,7 +78,7 @@ describe('automations API', () => {
     ['an endpoint of no venue', { action: { ...action, endpointId: crypto.randomUUID() } }, ['action.endpointId']],
   ])('answers 400 for %s', async (_name, override, fields) => {
     const tenant = await createTenant();
-    const res = await client(server.url, tenant.key).post('/automations', { venueId: tenant.venueId, name: 'x', eventTypes: ['reservation_created'], action, ...override });
+    const res = await client(pipeline.url, tenant.key).post('/automations', { venueId: tenant.venueId, name: 'x', eventTypes: ['reservation_created'], action, ...override });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
     expect(res.body.error.details.fields).toEqual(fields);
@@ -106,14 +86,14 @@ describe('automations API', () => {
 
   it('keeps automations within the organisation and the key’s venues and scopes', async () => {
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
+    const api = client(pipeline.url, tenant.key);
     const created = await api.post('/automations', { venueId: tenant.venueId, name: 'Mine', eventTypes: ['reservation_created'], action });
     const other = await createTenant();
-    const otherApi = client(server.url, other.key);
+    const otherApi = client(pipeline.url, other.key);
     expect((await otherApi.get(`/automations/${created.body.automation.id}`)).status).toBe(404);
     expect((await otherApi.delete(`/automations/${created.body.automation.id}`)).status).toBe(404);
     expect((await otherApi.post('/automations', { venueId: tenant.venueId, name: 'x', eventTypes: ['reservation_created'], action })).status).toBe(404);
-    const otherEndpoint = await otherApi.post('/webhook-endpoints', { venueId: other.venueId, url: r.url });
+    const otherEndpoint = await otherApi.post('/webhook-endpoints', { venueId: other.venueId, url: pipeline.receiver.url });
     const foreign = await api.post('/automations', {
       venueId: tenant.venueId,
       name: 'x',
@@ -123,8 +103,8 @@ describe('automations API', () => {
     expect(foreign.status).toBe(400);
 
     const reader = await createKey(tenant.organisationId, { scopes: ['webhooks:read'] });
-    expect((await client(server.url, reader).get('/automations')).body.data).toHaveLength(1);
-    const denied = await client(server.url, reader).patch(`/automations/${created.body.automation.id}`, { name: 'y' });
+    expect((await client(pipeline.url, reader).get('/automations')).body.data).toHaveLength(1);
+    const denied = await client(pipeline.url, reader).patch(`/automations/${created.body.automation.id}`, { name: 'y' });
     expect(denied.status).toBe(403);
     expect(denied.body.error.details.requiredScope).toBe('webhooks:write');
   });
@@ -133,8 +113,8 @@ describe('automations API', () => {
 describe('deactivating or archiving an automation', () => {
   async function failingDelivery(tenantAction: Record<string, unknown> = action) {
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
-    await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+    const api = client(pipeline.url, tenant.key);
+    await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
     const automation = (await api.post('/automations', { venueId: tenant.venueId, name: 'Failing', eventTypes: ['reservation_created'], action: tenantAction }))
       .body.automation;
     const { eventId } = await emitReservationEvent(tenant);
@@ -148,7 +128,7 @@ describe('deactivating or archiving an automation', () => {
     const { api, automation, eventId } = await failingDelivery();
     const waiting = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 500);
     expect(waiting.status).toBe('pending');
-    const requestsBefore = r.received.length;
+    const requestsBefore = pipeline.receiver.received.length;
     expect((await stop(api, automation.id)).status).toBe(200);
 
     const listed = (await api.get(`/webhook-deliveries?automationId=${automation.id}`)).body.data;
@@ -157,7 +137,7 @@ describe('deactivating or archiving an automation', () => {
     expect(await getQueue(queueNames.webhookDelivery).getJob(waiting.id)).toBeUndefined();
     // Attempt 2 was due 3 s after the failure: it never comes.
     await new Promise((resolve) => setTimeout(resolve, 4000));
-    expect(r.received.length).toBe(requestsBefore);
+    expect(pipeline.receiver.received.length).toBe(requestsBefore);
   }, 30_000);
 
   it('also annuls a first attempt still waiting for the action’s delay', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 // Its own queues, and the whole schedule (1 + 5 + 15 + 60 min) compressed into about 5 s.
 vi.hoisted(() => {
@@ -7,48 +7,29 @@ vi.hoisted(() => {
 });
 
 import { queueNames } from '../../src/queues/queue-names.js';
-import { closeQueues, getQueue } from '../../src/queues/queues.js';
-import { startEventsRole } from '../../src/roles/events.js';
-import { startWebhooksRole } from '../../src/roles/webhooks.js';
-import { client, createTenant, startTestServer, type TestServer } from '../support/harness.js';
-import { emitReservationEvent, waitForDelivery } from '../support/webhook-fixtures.js';
-import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { getQueue } from '../../src/queues/queues.js';
+import { client, createTenant } from '../support/harness.js';
+import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import { eventually } from '../support/webhook-receiver.js';
 
-let server: TestServer;
-let r: WebhookReceiver;
-let stopEvents: () => Promise<void>;
-let stopWebhooks: () => Promise<void>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  r = await startWebhookReceiver(() => 500);
-  stopEvents = await startEventsRole();
-  stopWebhooks = await startWebhooksRole();
-});
-afterAll(async () => {
-  await stopWebhooks();
-  await stopEvents();
-  await closeQueues();
-  await r.close();
-  await server.close();
-});
+const pipeline = useWebhookPipeline({ policy: () => 500 });
 
 describe('discarded deliveries', () => {
   it('after the fifth failure the row is discarded and the job stays failed; redelivery and a Bull Board retry start a new cycle', async () => {
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
-    await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+    const api = client(pipeline.url, tenant.key);
+    await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
     await api.post('/automations', { venueId: tenant.venueId, name: 'Failing', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
     const { eventId } = await emitReservationEvent(tenant);
 
     const discarded = await waitForDelivery(eventId, (d) => d.status === 'discarded', 30_000);
     expect(discarded).toMatchObject({ attempts: 5, discardReason: 'max_attempts', lastResponseStatus: 500, lastError: 'HTTP 500', nextAttemptAt: null });
-    expect(r.received).toHaveLength(5);
-    const keys = new Set(r.received.map((q) => q.headers['x-service-idempotency-key']));
+    expect(pipeline.receiver.received).toHaveLength(5);
+    const keys = new Set(pipeline.receiver.received.map((q) => q.headers['x-service-idempotency-key']));
     expect(keys.size).toBe(1);
-    expect(new Set(r.received.map((q) => q.body.toString())).size).toBe(1);
+    expect(new Set(pipeline.receiver.received.map((q) => q.body.toString())).size).toBe(1);
     // Each wait is at least the scaled schedule: 60, 300, 900 and 3600 ms.
-    const gaps = r.received.slice(1).map((q, i) => q.receivedAt - r.received[i].receivedAt);
+    const gaps = pipeline.receiver.received.slice(1).map((q, i) => q.receivedAt - pipeline.receiver.received[i].receivedAt);
     [60, 300, 900, 3600].forEach((wait, i) => expect(gaps[i]).toBeGreaterThanOrEqual(wait - 5));
 
     const queue = getQueue(queueNames.webhookDelivery);
@@ -65,13 +46,13 @@ describe('discarded deliveries', () => {
     const again = await api.post(`/webhook-deliveries/${discarded.id}/redeliver`);
     expect(again.status).toBe(202);
     expect(again.body.delivery).toMatchObject({ status: 'pending', attempts: 0, discardReason: null });
-    await r.waitFor(10, 30_000);
+    await pipeline.receiver.waitFor(10, 30_000);
     const rediscarded = await waitForDelivery(eventId, (d) => d.status === 'discarded', 10_000);
     expect(rediscarded.attempts).toBe(5);
-    expect(new Set(r.received.map((q) => q.body.toString())).size).toBe(1);
+    expect(new Set(pipeline.receiver.received.map((q) => q.body.toString())).size).toBe(1);
 
     // Retrying the failed job in Bull Board is a redelivery too.
-    r.setPolicy(() => 200);
+    pipeline.receiver.setPolicy(() => 200);
     const failedJob = await eventually(async () => {
       const j = await queue.getJob(discarded.id);
       return j && (await j.isFailed()) ? j : undefined;
@@ -79,6 +60,6 @@ describe('discarded deliveries', () => {
     await failedJob.retry('failed');
     const delivered = await waitForDelivery(eventId, (d) => d.status === 'delivered', 10_000);
     expect(delivered).toMatchObject({ attempts: 1, lastResponseStatus: 200, discardReason: null });
-    expect(r.received).toHaveLength(11);
+    expect(pipeline.receiver.received).toHaveLength(11);
   }, 60_000);
 });

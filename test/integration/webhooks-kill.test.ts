@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 // Its own queues (no other worker may take the job) and a short BullMQ lock so that a dead
 // worker's job is handed over within seconds.
@@ -8,15 +8,11 @@ vi.hoisted(() => {
   process.env.WEBHOOK_WORKER_LOCK_MS = '2000';
 });
 
-import { closeQueues } from '../../src/queues/queues.js';
-import { startEventsRole } from '../../src/roles/events.js';
-import { client, createTenant, startTestServer, type TestServer } from '../support/harness.js';
-import { emitReservationEvent, waitForDelivery } from '../support/webhook-fixtures.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { client, createTenant } from '../support/harness.js';
+import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 
-let server: TestServer;
-let r: WebhookReceiver;
-let stopEvents: () => Promise<void>;
+// The receiver holds the first request open; worker-webhooks runs as child processes.
+const pipeline = useWebhookPipeline({ policy: (_req, i) => (i === 0 ? 'hold' : 200), webhooksRole: false });
 const children: ChildProcess[] = [];
 
 /** worker-webhooks as its own process, in its own process group so that npx and tsx die with it. */
@@ -38,39 +34,30 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   });
 }
 
-beforeAll(async () => {
-  server = await startTestServer();
-  r = await startWebhookReceiver((_req, i) => (i === 0 ? 'hold' : 200));
-  stopEvents = await startEventsRole();
-});
 afterAll(async () => {
   await Promise.all(children.map((c) => killGroup(c, 'SIGKILL')));
-  await stopEvents();
-  await closeQueues();
-  await r.close();
-  await server.close();
 });
 
 describe('a worker killed in the middle of a delivery', () => {
   it('loses nothing: another worker retries the job once its lock expires', async () => {
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
-    await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+    const api = client(pipeline.url, tenant.key);
+    await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
     await api.post('/automations', { venueId: tenant.venueId, name: 'Crash', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
 
     const first = spawnWebhookWorker();
     const { eventId } = await emitReservationEvent(tenant);
-    const [held] = await r.waitFor(1, 30_000); // the receiver holds this request open
+    const [held] = await pipeline.receiver.waitFor(1, 30_000); // the receiver holds this request open
     await killGroup(first, 'SIGKILL');
     const interrupted = await waitForDelivery(eventId, () => true);
     expect(interrupted).toMatchObject({ status: 'pending', attempts: 1 });
 
     spawnWebhookWorker();
-    const [, retried] = await r.waitFor(2, 30_000);
+    const [, retried] = await pipeline.receiver.waitFor(2, 30_000);
     expect(retried.headers['x-service-idempotency-key']).toBe(held.headers['x-service-idempotency-key']);
     expect(retried.body.equals(held.body)).toBe(true);
     const delivered = await waitForDelivery(eventId, (d) => d.status === 'delivered', 10_000);
     expect(delivered).toMatchObject({ attempts: 2, lastResponseStatus: 200 });
-    expect(r.received).toHaveLength(2);
+    expect(pipeline.receiver.received).toHaveLength(2);
   }, 60_000);
 });

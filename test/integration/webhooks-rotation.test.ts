@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}rot`;
@@ -7,47 +7,27 @@ vi.hoisted(() => {
 import { inArray } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { idempotencyKeys } from '../../src/db/schema/index.js';
-import { closeQueues } from '../../src/queues/queues.js';
-import { startEventsRole } from '../../src/roles/events.js';
-import { startWebhooksRole } from '../../src/roles/webhooks.js';
-import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
-import { emitReservationEvent } from '../support/webhook-fixtures.js';
-import { expectedSignature, signaturesOf, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { client, createKey, createTenant } from '../support/harness.js';
+import { emitReservationEvent, useWebhookPipeline } from '../support/webhook-fixtures.js';
+import { expectedSignature, signaturesOf } from '../support/webhook-receiver.js';
 
-let server: TestServer;
-let r: WebhookReceiver;
-let stopEvents: () => Promise<void>;
-let stopWebhooks: () => Promise<void>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  r = await startWebhookReceiver();
-  stopEvents = await startEventsRole();
-  stopWebhooks = await startWebhooksRole();
-});
-afterAll(async () => {
-  await stopWebhooks();
-  await stopEvents();
-  await closeQueues();
-  await r.close();
-  await server.close();
-});
+const pipeline = useWebhookPipeline();
 
 const minutesFromNow = (iso: string) => (new Date(iso).getTime() - Date.now()) / 60_000;
 
 async function endpointSetUp() {
   const tenant = await createTenant();
-  const api = client(server.url, tenant.key);
-  const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+  const api = client(pipeline.url, tenant.key);
+  const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
   return { tenant, api, endpointId: created.body.webhookEndpoint.id as string, firstSecret: created.body.secret as string };
 }
 
 /** Sends a webhook_test to the endpoint and returns the request as the receiver got it. */
 async function sendTest(api: ReturnType<typeof client>, endpointId: string) {
-  const before = r.received.length;
+  const before = pipeline.receiver.received.length;
   const res = await api.post('/webhook-endpoints/test', { endpointId });
   expect(res.body.delivery.status).toBe('delivered');
-  return (await r.waitFor(before + 1))[before];
+  return (await pipeline.receiver.waitFor(before + 1))[before];
 }
 
 describe('endpoint secret rotation', () => {
@@ -116,9 +96,9 @@ describe('endpoint secret rotation', () => {
 
   it('never keeps a secret in clear in the shared idempotency store; endpoint creation replays like a rotation', async () => {
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
+    const api = client(pipeline.url, tenant.key);
     const key = `create-${crypto.randomUUID()}`;
-    const body = { venueId: tenant.venueId, url: r.url };
+    const body = { venueId: tenant.venueId, url: pipeline.receiver.url };
     const created = await api.post('/webhook-endpoints', body, { 'idempotency-key': key });
     expect(created.status).toBe(201);
     const replay = await api.post('/webhook-endpoints', body, { 'idempotency-key': key });
@@ -155,7 +135,7 @@ describe('endpoint secret rotation', () => {
   it('another organisation’s endpoint is not found', async () => {
     const { endpointId } = await endpointSetUp();
     const other = await createTenant();
-    expect((await client(server.url, other.key).post(`/webhook-endpoints/${endpointId}/rotate-secret`, {})).status).toBe(404);
+    expect((await client(pipeline.url, other.key).post(`/webhook-endpoints/${endpointId}/rotate-secret`, {})).status).toBe(404);
   });
 });
 
@@ -163,23 +143,23 @@ describe('organisation secret rotation', () => {
   it('is refused to a key limited to certain venues', async () => {
     const tenant = await createTenant();
     const limited = await createKey(tenant.organisationId, { venueIds: [tenant.venueId] });
-    const res = await client(server.url, limited).post('/webhook-secret/rotate', {});
+    const res = await client(pipeline.url, limited).post('/webhook-secret/rotate', {});
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
   });
 
   it('replaces the initial unreadable version; addresses in actions are signed with both during the overlap', async () => {
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
+    const api = client(pipeline.url, tenant.key);
     await api.post('/automations', {
       venueId: tenant.venueId,
       name: 'Address',
       eventTypes: ['reservation_created'],
-      action: { type: 'partner_notification', url: r.url },
+      action: { type: 'partner_notification', url: pipeline.receiver.url },
     });
-    const before = r.received.length;
+    const before = pipeline.receiver.received.length;
     await emitReservationEvent(tenant);
-    const [initial] = (await r.waitFor(before + 1)).slice(before);
+    const [initial] = (await pipeline.receiver.waitFor(before + 1)).slice(before);
     expect(signaturesOf(initial)).toHaveLength(1);
 
     const headers = { 'idempotency-key': `org-${crypto.randomUUID()}` };
@@ -190,14 +170,14 @@ describe('organisation secret rotation', () => {
     expect((await api.post('/webhook-secret/rotate', { overlapMinutes: 120 }, headers)).body.secret).toBe(rotated.body.secret);
 
     await emitReservationEvent(tenant);
-    const [request] = (await r.waitFor(before + 2)).slice(before + 1);
+    const [request] = (await pipeline.receiver.waitFor(before + 2)).slice(before + 1);
     const [newest, previous] = signaturesOf(request);
     expect(newest).toBe(expectedSignature(rotated.body.secret, request));
     expect(previous).toMatch(/^[0-9a-f]{64}$/);
     expect(previous).not.toBe(newest);
 
     // Endpoint secrets are not touched by the organisation rotation.
-    const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+    const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
     await api.post('/webhook-secret/rotate', { overlapMinutes: 0 });
     expect((await api.get(`/webhook-endpoints/${endpoint.body.webhookEndpoint.id}`)).body.webhookEndpoint.secretVersion).toBe(1);
     expect((await api.post('/webhook-secret/rotate', { overlapMinutes: 120 }, headers)).status).toBe(409);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 // Its own queues (another test file's workers must not take these jobs) and a compressed schedule:
 // attempt 2 comes 1.2 s after the first failure instead of 1 min.
@@ -9,9 +9,7 @@ vi.hoisted(() => {
 
 import { config } from '../../src/config.js';
 import { queueNames } from '../../src/queues/queue-names.js';
-import { closeQueues, getQueue } from '../../src/queues/queues.js';
-import { startEventsRole } from '../../src/roles/events.js';
-import { startWebhooksRole } from '../../src/roles/webhooks.js';
+import { getQueue } from '../../src/queues/queues.js';
 import { webhookBackoff } from '../../src/services/webhooks/delivery-queue.js';
 import { postWebhook } from '../../src/services/webhooks/post-webhook.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
@@ -22,38 +20,16 @@ import { automationRuns, events, webhookDeliveries } from '../../src/db/schema/i
 import { eq, sql } from 'drizzle-orm';
 import type { Job } from 'bullmq';
 import net, { type AddressInfo } from 'node:net';
-import { client, createKey, createTenant, startTestServer, type Tenant, type TestServer } from '../support/harness.js';
-import { afterAttempt, deliveriesOfEvent, emitReservationEvent, waitForDelivery, waitForDispatch } from '../support/webhook-fixtures.js';
-import { eventually, expectedSignature, signaturesOf, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { client, createKey, createTenant, type Tenant } from '../support/harness.js';
+import { afterAttempt, deliveriesOfEvent, emitReservationEvent, useWebhookPipeline, waitForDelivery, waitForDispatch } from '../support/webhook-fixtures.js';
+import { eventually, expectedSignature, signaturesOf } from '../support/webhook-receiver.js';
 
-let server: TestServer;
-let stopEvents: () => Promise<void>;
-let stopWebhooks: () => Promise<void>;
-const receivers: WebhookReceiver[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-  stopEvents = await startEventsRole();
-  stopWebhooks = await startWebhooksRole();
-});
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  await stopWebhooks();
-  await stopEvents();
-  await closeQueues();
-  await server.close();
-});
-
-async function receiver(...args: Parameters<typeof startWebhookReceiver>) {
-  const r = await startWebhookReceiver(...args);
-  receivers.push(r);
-  return r;
-}
+const pipeline = useWebhookPipeline();
 
 /** A tenant with an endpoint (its main destination) and an automation on reservation_created. */
 async function setUp(options: { receiverUrl: string; action?: Record<string, unknown>; tenant?: Tenant }) {
   const tenant = options.tenant ?? (await createTenant());
-  const api = client(server.url, tenant.key);
+  const api = client(pipeline.url, tenant.key);
   const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: options.receiverUrl });
   expect(endpoint.status).toBe(201);
   const automation = await api.post('/automations', {
@@ -68,7 +44,7 @@ async function setUp(options: { receiverUrl: string; action?: Record<string, unk
 
 describe('webhook delivery', () => {
   it('sends the envelope with the headers of interface.md §6, signed with the endpoint secret', async () => {
-    const r = await receiver();
+    const r = await pipeline.startReceiver();
     const { tenant, api, secret, automation, endpoint } = await setUp({ receiverUrl: r.url });
     const { eventId, reservation } = await emitReservationEvent(tenant);
     const [request] = await r.waitFor(1);
@@ -118,7 +94,7 @@ describe('webhook delivery', () => {
   });
 
   it('retries a 500 with the same body and key and a new timestamp; the schedule is the production one, scaled', async () => {
-    const r = await receiver((_req, i) => (i === 0 ? 500 : 200));
+    const r = await pipeline.startReceiver((_req, i) => (i === 0 ? 500 : 200));
     const { tenant, secret } = await setUp({ receiverUrl: r.url });
     const { eventId } = await emitReservationEvent(tenant);
     const [first] = await r.waitFor(1);
@@ -145,7 +121,7 @@ describe('webhook delivery', () => {
   }, 30_000);
 
   it('treats a 3xx as a failure and does not follow it', async () => {
-    const r = await receiver(() => 302);
+    const r = await pipeline.startReceiver(() => 302);
     const { tenant } = await setUp({ receiverUrl: r.url });
     const { eventId } = await emitReservationEvent(tenant);
     await r.waitFor(1);
@@ -154,11 +130,11 @@ describe('webhook delivery', () => {
     expect(delivery.lastError).toMatch(/redirect/);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(r.received).toHaveLength(1);
-    await client(server.url, tenant.key).patch(`/automations/${(await deliveriesOfEvent(eventId))[0].automationId}`, { status: 'inactive' });
+    await client(pipeline.url, tenant.key).patch(`/automations/${(await deliveriesOfEvent(eventId))[0].automationId}`, { status: 'inactive' });
   });
 
   it('redelivers a concluded delivery with the same key and body, and answers 409 while it is pending', async () => {
-    const r = await receiver((_req, i) => (i === 1 ? 'hold' : 200));
+    const r = await pipeline.startReceiver((_req, i) => (i === 1 ? 'hold' : 200));
     const { tenant, api } = await setUp({ receiverUrl: r.url });
     const { eventId } = await emitReservationEvent(tenant);
     const [first] = await r.waitFor(1);
@@ -178,9 +154,9 @@ describe('webhook delivery', () => {
   }, 30_000);
 
   it('signs an address written in the action with the organisation secret', async () => {
-    const r = await receiver();
+    const r = await pipeline.startReceiver();
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
+    const api = client(pipeline.url, tenant.key);
     const rotated = await api.post('/webhook-secret/rotate', { overlapMinutes: 0 });
     expect(rotated.status).toBe(200);
     const automation = await api.post('/automations', {
@@ -199,12 +175,12 @@ describe('webhook delivery', () => {
 
   it('fails with a clear error when the venue has no destination, or it is off', async () => {
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
+    const api = client(pipeline.url, tenant.key);
     await api.post('/automations', { venueId: tenant.venueId, name: 'Main', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
     const none = await emitReservationEvent(tenant);
     expect((await waitForDelivery(none.eventId, afterAttempt(1))).lastError).toBe('the venue has no webhook endpoint');
 
-    const r = await receiver();
+    const r = await pipeline.startReceiver();
     const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
     await api.patch(`/webhook-endpoints/${endpoint.body.webhookEndpoint.id}`, { isActive: false });
     const off = await emitReservationEvent(tenant);
@@ -216,9 +192,9 @@ describe('webhook delivery', () => {
   });
 
   it('sends nothing for a test organisation', async () => {
-    const r = await receiver();
+    const r = await pipeline.startReceiver();
     const tenant = await createTenant({ test: true });
-    const api = client(server.url, tenant.key);
+    const api = client(pipeline.url, tenant.key);
     const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
     expect(endpoint.status).toBe(201);
     expect(endpoint.body.livemode).toBe(false);
@@ -234,9 +210,9 @@ describe('webhook delivery', () => {
   });
 
   it('does not run inactive automations or automations of other event types or unmet conditions', async () => {
-    const r = await receiver();
+    const r = await pipeline.startReceiver();
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
+    const api = client(pipeline.url, tenant.key);
     await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
     const base = { venueId: tenant.venueId, action: { type: 'partner_notification' } };
     await api.post('/automations', { ...base, name: 'Inactive', eventTypes: ['reservation_created'], status: 'inactive' });
@@ -260,13 +236,13 @@ describe('current state', () => {
     // is told apart by its reason.
     const isOurs = (req: { body: Buffer }) => JSON.parse(req.body.toString()).data.reason === 'service_tags_changed';
     let failedOnce = false;
-    const r = await receiver((req) => {
+    const r = await pipeline.startReceiver((req) => {
       if (!isOurs(req) || failedOnce) return 200;
       failedOnce = true;
       return 500;
     });
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
+    const api = client(pipeline.url, tenant.key);
     await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
     await api.post('/automations', { venueId: tenant.venueId, name: 'Profiles', eventTypes: ['guest_profile_changed'], action: { type: 'partner_notification' } });
     const created = await api.post('/guests', { venueId: tenant.venueId, phone: '+39 06 1234 5678', firstName: 'Grace' });
@@ -304,7 +280,7 @@ describe('current state', () => {
 
 describe('exactly once', () => {
   it('processing an event again, even concurrently, creates no second run, delivery or request', async () => {
-    const r = await receiver();
+    const r = await pipeline.startReceiver();
     const { tenant } = await setUp({ receiverUrl: r.url });
     const { eventId } = await emitReservationEvent(tenant);
     await waitForDelivery(eventId, (d) => d.status === 'delivered');
@@ -319,7 +295,7 @@ describe('exactly once', () => {
   });
 
   it('the sweeper enqueues a pending delivery whose job Redis lost', async () => {
-    const r = await receiver();
+    const r = await pipeline.startReceiver();
     const { tenant } = await setUp({ receiverUrl: r.url, action: { delayMinutes: 60 } });
     const { eventId } = await emitReservationEvent(tenant);
     const waiting = await waitForDelivery(eventId, () => true);
@@ -336,7 +312,7 @@ describe('exactly once', () => {
 
 describe('POST /webhook-endpoints/test', () => {
   it('sends a signed webhook_test now and reports the outcome without keeping it', async () => {
-    const r = await receiver((_req, i) => (i === 0 ? 200 : 503));
+    const r = await pipeline.startReceiver((_req, i) => (i === 0 ? 200 : 503));
     const { api, secret, endpoint, tenant } = await setUp({ receiverUrl: r.url });
     const ok = await api.post('/webhook-endpoints/test', { endpointId: endpoint.id });
     expect(ok.status).toBe(200);
@@ -373,7 +349,7 @@ describe('address check', () => {
   });
 
   it('refuses a loopback destination at delivery time when the flag is off, at every attempt', async () => {
-    const r = await receiver();
+    const r = await pipeline.startReceiver();
     // An https address on 127.0.0.1, by name: resolved, checked and refused before any connection.
     const { tenant } = await setUp({ receiverUrl: `https://localhost:${new URL(r.url).port}/hooks` });
     config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
@@ -414,7 +390,7 @@ describe('HTTP client', () => {
   });
 
   it('gives up after 10 s without an answer', async () => {
-    const r = await receiver(() => 'hold');
+    const r = await pipeline.startReceiver(() => 'hold');
     const outcome = await postWebhook({ url: r.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 300 });
     expect(outcome).toMatchObject({ ok: false, status: null, error: 'no answer within 0.3 s' });
     expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
@@ -424,7 +400,7 @@ describe('HTTP client', () => {
 describe('webhook endpoints API', () => {
   it('creates, lists, reads, changes and deletes endpoints with the shape of interface.md §2', async () => {
     const tenant = await createTenant();
-    const api = client(server.url, tenant.key);
+    const api = client(pipeline.url, tenant.key);
     const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: 'https://partner.example.com/hooks' });
     expect(created.status).toBe(201);
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
@@ -434,11 +410,11 @@ describe('webhook endpoints API', () => {
     expect(JSON.stringify(endpoint)).not.toContain('whsec_');
 
     const other = await createTenant();
-    await client(server.url, other.key).post('/webhook-endpoints', { venueId: other.venueId, url: 'https://other.example.com/' });
+    await client(pipeline.url, other.key).post('/webhook-endpoints', { venueId: other.venueId, url: 'https://other.example.com/' });
     const list = await api.get(`/webhook-endpoints?venueId=${tenant.venueId}`);
     expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([endpoint.id]);
     expect((await api.get('/webhook-endpoints')).body.data).toHaveLength(1);
-    expect((await client(server.url, other.key).get(`/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
+    expect((await client(pipeline.url, other.key).get(`/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
 
     const read = await api.get(`/webhook-endpoints/${endpoint.id}`);
     expect(read.body.webhookEndpoint).toEqual(endpoint);
@@ -457,7 +433,7 @@ describe('webhook endpoints API', () => {
     [{ url: 'https://x.example/', extra: 1 }, ['venueId', 'extra']],
   ])('answers 400 naming the fields for %j', async (body, fields) => {
     const tenant = await createTenant();
-    const res = await client(server.url, tenant.key).post('/webhook-endpoints', body);
+    const res = await client(pipeline.url, tenant.key).post('/webhook-endpoints', body);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
     expect(res.body.error.details.fields.sort()).toEqual([...fields].sort());
@@ -466,26 +442,26 @@ describe('webhook endpoints API', () => {
   it('needs webhooks:read to read and webhooks:write to write; other venues answer 404', async () => {
     const tenant = await createTenant();
     const reader = await createKey(tenant.organisationId, { scopes: ['webhooks:read'] });
-    const denied = await client(server.url, reader).post('/webhook-endpoints', { venueId: tenant.venueId, url: 'https://x.example/' });
+    const denied = await client(pipeline.url, reader).post('/webhook-endpoints', { venueId: tenant.venueId, url: 'https://x.example/' });
     expect(denied.status).toBe(403);
     expect(denied.body.error.details.requiredScope).toBe('webhooks:write');
     const none = await createKey(tenant.organisationId, { scopes: ['reservations:read'] });
-    expect((await client(server.url, none).get('/webhook-endpoints')).body.error.details.requiredScope).toBe('webhooks:read');
+    expect((await client(pipeline.url, none).get('/webhook-endpoints')).body.error.details.requiredScope).toBe('webhooks:read');
     const other = await createTenant();
-    const res = await client(server.url, other.key).post('/webhook-endpoints', { venueId: tenant.venueId, url: 'https://x.example/' });
+    const res = await client(pipeline.url, other.key).post('/webhook-endpoints', { venueId: tenant.venueId, url: 'https://x.example/' });
     expect(res.status).toBe(404);
   });
 });
 
 describe('GET /webhook-deliveries', () => {
   it('filters the payload by the reader’s scopes and by status, event type and endpoint', async () => {
-    const r = await receiver();
+    const r = await pipeline.startReceiver();
     const { tenant, endpoint, automation } = await setUp({ receiverUrl: r.url });
     const { eventId, reservation } = await emitReservationEvent(tenant);
     await waitForDelivery(eventId, (d) => d.status === 'delivered');
 
     const read = async (scopes: string[], query = '') =>
-      (await client(server.url, await createKey(tenant.organisationId, { scopes })).get(`/webhook-deliveries${query}`)).body.data;
+      (await client(pipeline.url, await createKey(tenant.organisationId, { scopes })).get(`/webhook-deliveries${query}`)).body.data;
     const full = await read(['webhooks:read', 'reservations:read', 'guests:read']);
     expect(full[0].payload.data.reservation).toEqual(reservation);
     const noGuests = await read(['webhooks:read', 'reservations:read']);
@@ -501,9 +477,9 @@ describe('GET /webhook-deliveries', () => {
     expect(await read(['webhooks:read'], '?status=delivered&eventType=reservation_created')).toHaveLength(1);
     expect(await read(['webhooks:read'], '?eventType=reservation_cancelled')).toEqual([]);
     expect(await read(['webhooks:read'], `?endpointId=${endpoint.id}&automationId=${automation.id}`)).toHaveLength(1);
-    const bad = await client(server.url, tenant.key).get('/webhook-deliveries?status=lost');
+    const bad = await client(pipeline.url, tenant.key).get('/webhook-deliveries?status=lost');
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.fields).toEqual(['status']);
-    expect((await client(server.url, tenant.key).get('/webhook-deliveries/not-an-id')).status).toBe(404);
+    expect((await client(pipeline.url, tenant.key).get('/webhook-deliveries/not-an-id')).status).toBe(404);
   });
 });

@@ -1,10 +1,58 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
+import { afterAll, beforeAll } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events, webhookDeliveries } from '../../src/db/schema/index.js';
+import { closeQueues } from '../../src/queues/queues.js';
+import { startEventsRole } from '../../src/roles/events.js';
+import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import type { EventType } from '../../src/services/events/event-types.js';
 import { transactionWithEvents } from '../../src/services/events/outbox.js';
-import { eventually } from './webhook-receiver.js';
+import { startTestServer, type TestServer } from './harness.js';
+import { eventually, startWebhookReceiver, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';
+
+export interface WebhookPipeline {
+  /** The URL of the API server. */
+  url: string;
+  /** A receiver started with the file, answering with the given policy. */
+  receiver: WebhookReceiver;
+  /** Another receiver, closed with the others after the file. */
+  startReceiver: (policy?: ReceiverPolicy) => Promise<WebhookReceiver>;
+}
+
+/**
+ * The webhook pipeline of a test file, in this process: registers the hooks that start the API
+ * server, a receiver (answering with `policy`, 200 by default), worker-events and worker-webhooks
+ * (unless `webhooksRole: false`, for a file that runs it as its own process), and that stop them
+ * all after the file. The fields are set once beforeAll has run.
+ */
+export function useWebhookPipeline(options: { policy?: ReceiverPolicy; webhooksRole?: boolean } = {}): WebhookPipeline {
+  let server: TestServer | undefined;
+  const receivers: WebhookReceiver[] = [];
+  const stopRoles: Array<() => Promise<void>> = [];
+  const pipeline = {
+    startReceiver: async (policy?: ReceiverPolicy) => {
+      const receiver = await startWebhookReceiver(policy);
+      receivers.push(receiver);
+      return receiver;
+    },
+  } as WebhookPipeline;
+  beforeAll(async () => {
+    server = await startTestServer();
+    pipeline.url = server.url;
+    pipeline.receiver = await pipeline.startReceiver(options.policy);
+    stopRoles.push(await startEventsRole());
+    if (options.webhooksRole !== false) stopRoles.push(await startWebhooksRole());
+  });
+  afterAll(async () => {
+    // Receivers first: a request they hold would keep its worker from stopping.
+    await Promise.all(receivers.map((r) => r.close()));
+    for (const stop of stopRoles.reverse()) await stop();
+    await closeQueues();
+    await server?.close();
+  });
+  return pipeline;
+}
 
 /** A reservation in the v1 response shape, as the reservation engine will emit it. */
 export function plausibleReservation(venueId: string, overrides: Record<string, unknown> = {}) {
