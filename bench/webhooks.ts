@@ -7,6 +7,7 @@
 //      of its webhook (p50, p99).
 // Targets: >= 1,000 deliveries/s, p99 lag < 1 s.
 // Usage: npx tsx bench/webhooks.ts [deliveries=3000] [lagEventsPerSecond=100] [lagSeconds=5]
+// (WEBHOOKS_DB_POOL_SIZE=n: the database pool of the worker-webhooks processes, 4 by default)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -63,9 +64,13 @@ await db.insert(automations).values({
 });
 
 const childEnv = { ...process.env, LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' };
-const children: ChildProcess[] = ['workers/events.ts', 'workers/webhooks.ts', 'workers/webhooks.ts'].map((script) =>
-  spawn(process.execPath, ['--import', 'tsx', script], { env: childEnv, stdio: ['ignore', 'ignore', 'inherit'] }),
-);
+// worker-webhooks as docs/webhooks.md recommends deploying it: a small database pool (DB_POOL_SIZE, 4 unless given).
+const webhooksEnv = { ...childEnv, DB_POOL_SIZE: process.env.WEBHOOKS_DB_POOL_SIZE ?? '4' };
+const children: ChildProcess[] = [
+  { script: 'workers/events.ts', env: childEnv },
+  { script: 'workers/webhooks.ts', env: webhooksEnv },
+  { script: 'workers/webhooks.ts', env: webhooksEnv },
+].map(({ script, env }) => spawn(process.execPath, ['--import', 'tsx', script], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
 
 let sequence = 0;
 const firstSlot = Date.UTC(new Date().getUTCFullYear() + 1, 0, 1, 18);
