@@ -1,5 +1,5 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
-import { db, type DbOrTx } from '../../db/client.js';
+import type { DbOrTx } from '../../db/client.js';
 import { floorTables, guests, reservations, reservationTables } from '../../db/schema/index.js';
 import type { GuestRow } from '../guests/guest-json.js';
 import { reservationJson, type ReservationParts, type ReservationRow, type SeatedTable } from './reservation-json.js';
@@ -44,16 +44,20 @@ const seatedTablesJson = sql<SeatedTable[]>`coalesce((
   from ${reservationTables} join ${floorTables} on ${floorTables.id} = ${reservationTables.tableId}
   where ${reservationTables.reservationId} = ${reservations.id}), '[]'::json)`;
 
-// Prepared once: worker-webhooks reads it for the first attempt of every reservation webhook.
-const reservationViewStatement = db
-  .select({ row: reservations, guest: guests, tables: seatedTablesJson })
-  .from(reservations)
-  .leftJoin(guests, eq(guests.id, reservations.guestId))
-  .where(eq(reservations.id, sql.placeholder('id')))
-  .prepare('read_reservation_view');
+/**
+ * The reservation view (the reservation in the v1 shape with its guest data, as webhooks carry it)
+ * as columns of a query that joins `reservations` and its guest with `reservationViewGuestJoin`:
+ * worker-webhooks reads it with the delivery that describes the reservation, in one round trip.
+ */
+export const reservationViewColumns = { reservation: reservations, reservationGuest: guests, reservationTables: seatedTablesJson };
+export const reservationViewGuestJoin = eq(guests.id, reservations.guestId);
 
-/** The reservation in the v1 shape with its guest data, as webhooks carry it, in one query; null when it no longer exists. */
-export async function getReservationView(id: string): Promise<{ reservation: ReturnType<typeof reservationJson> } | null> {
-  const [parts] = await reservationViewStatement.execute({ id });
-  return parts ? { reservation: reservationJson(parts, 'full') } : null;
+/** The view of what reservationViewColumns read; null when no reservation was found. */
+export function reservationViewOf(read: {
+  reservation: ReservationRow | null;
+  reservationGuest: GuestRow | null;
+  reservationTables: SeatedTable[];
+}): { reservation: ReturnType<typeof reservationJson> } | null {
+  if (!read.reservation) return null;
+  return { reservation: reservationJson({ row: read.reservation, guest: read.reservationGuest, tables: read.reservationTables }, 'full') };
 }

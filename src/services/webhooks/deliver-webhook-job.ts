@@ -2,6 +2,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { config } from '../../config.js';
 import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
 import { webhookDeliveryJobSchema } from '../../queues/job-payloads.js';
+import { reservationViewOf } from '../reservations/reservation-view.js';
 import { getCurrentEventData } from './current-event-data.js';
 import { claimAttempt, readDeliveryContext, recordDelivered, recordFailure, reopenDelivery, type DeliveryContext } from './delivery-state.js';
 import { serialiseEnvelope, signedHeaders } from './envelope.js';
@@ -38,14 +39,15 @@ async function resolveDestination({ delivery, endpoint: pinned, organisationSecr
 }
 
 /** The body of the first attempt, from the subject's current state (the claim keeps it byte for byte). */
-async function buildBody({ delivery, event, automation }: DeliveryContext): Promise<string> {
+async function buildBody(context: DeliveryContext): Promise<string> {
+  const { delivery, event, automation } = context;
   return serialiseEnvelope({
     idempotencyKey: delivery.idempotencyKey,
     eventId: event.id,
     type: event.type,
     createdAt: event.createdAt,
     venueId: event.venueId,
-    data: await getCurrentEventData(event),
+    data: await getCurrentEventData(event, reservationViewOf(context)),
     automation: { name: automation.name, runId: delivery.runId },
   });
 }

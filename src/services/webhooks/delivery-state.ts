@@ -1,7 +1,8 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { db, type DbOrTx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
-import { automations, events, organisationWebhookSecrets, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
+import { automations, events, guests, organisationWebhookSecrets, reservations, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
+import { reservationViewColumns, reservationViewGuestJoin } from '../reservations/reservation-view.js';
 import type { DeliveryRow } from './delivery-json.js';
 
 /**
@@ -38,19 +39,24 @@ const contextStatement = db
     automation: { name: automations.name },
     endpoint: webhookEndpoints,
     organisationSecret: organisationWebhookSecrets,
+    ...reservationViewColumns,
   })
   .from(webhookDeliveries)
   .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
   .innerJoin(automations, eq(automations.id, webhookDeliveries.automationId))
   .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
   .leftJoin(organisationWebhookSecrets, eq(organisationWebhookSecrets.organisationId, webhookDeliveries.organisationId))
+  // The current state of a reservation whose body is still to be built, in the same round trip.
+  .leftJoin(reservations, and(isNull(webhookDeliveries.payload), eq(events.subjectType, 'reservation'), eq(reservations.id, events.subjectId)))
+  .leftJoin(guests, reservationViewGuestJoin)
   .where(eq(webhookDeliveries.id, sql.placeholder('id')))
   .prepare('read_webhook_delivery_context');
 
 /**
  * Everything an attempt needs, in one round trip: the delivery (its state and stored body), the
- * event, the automation, the destination endpoint and the organisation secret. Undefined when the
- * delivery does not exist.
+ * event, the automation, the destination endpoint, the organisation secret and, for a reservation
+ * event whose body is still to be built, the reservation view (`reservationViewOf`). Undefined when
+ * the delivery does not exist.
  */
 export async function readDeliveryContext(id: string) {
   const [row] = await contextStatement.execute({ id });
