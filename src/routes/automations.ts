@@ -3,7 +3,7 @@ import { automationStatuses } from '../db/schema/index.js';
 import { defineRoute } from '../http/define-route.js';
 import { automationJson } from '../services/automations/automation-json.js';
 import { archiveAutomation, createAutomation, getVisibleAutomation, listAutomations, updateAutomation } from '../services/automations/automation-service.js';
-import { eventTypes } from '../services/events/event-types.js';
+import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
 

@@ -3,7 +3,7 @@ import { defineRoute } from '../http/define-route.js';
 import { ApiError } from '../http/errors.js';
 import { instantParam } from '../http/validation.js';
 import { eventJson, listEvents } from '../services/events/event-service.js';
-import { eventTypes } from '../services/events/event-types.js';
+import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
 
 const listEventsQuery = listQuerySchema.extend({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { deliveryStatuses } from '../db/schema/index.js';
 import { defineRoute } from '../http/define-route.js';
-import { eventTypes } from '../services/events/event-types.js';
+import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { deliveryJson } from '../services/webhooks/delivery-json.js';
 import { getVisibleDelivery, listDeliveries, redeliver } from '../services/webhooks/delivery-service.js';

@@ -6,7 +6,7 @@ import { events, webhookDeliveries } from '../../src/db/schema/index.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
-import type { EventType } from '../../src/services/events/event-types.js';
+import type { EventType } from '../../src/lib/event-catalogue.js';
 import { transactionWithEvents } from '../../src/services/events/outbox.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { eventually, startWebhookReceiver, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';

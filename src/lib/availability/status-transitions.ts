@@ -1,3 +1,4 @@
+import { reservationEventTypes, type ReservationEventType } from '../event-catalogue.js';
 import type { ReservationStatus } from './types.js';
 
 /** decisions §6: the status moves PATCH may make; anything else is an invalid_transition. */
@@ -27,34 +28,6 @@ export function canCancel(from: ReservationStatus): boolean {
   return cancellable.has(from);
 }
 
-export type ReservationEventType =
-  | 'reservation_created'
-  | 'reservation_confirmed'
-  | 'reservation_modified'
-  | 'reservation_cancelled'
-  | 'guest_arrived'
-  | 'guest_seated'
-  | 'table_released'
-  | 'meal_completed'
-  | 'reservation_late'
-  | 'reservation_no_show'
-  | 'reservation_needs_attention';
-
-/** The catalogue order of interface.md §6: the order in which one change emits several events. */
-const catalogueOrder: readonly ReservationEventType[] = [
-  'reservation_created',
-  'reservation_confirmed',
-  'reservation_modified',
-  'reservation_cancelled',
-  'guest_arrived',
-  'guest_seated',
-  'table_released',
-  'meal_completed',
-  'reservation_late',
-  'reservation_no_show',
-  'reservation_needs_attention',
-];
-
 /** The events of one status move (decisions §6). table_released: tables freed from a seated party. */
 export function statusEvents(from: ReservationStatus, to: ReservationStatus): ReservationEventType[] {
   if (from === to) return [];
@@ -81,5 +54,5 @@ export function statusEvents(from: ReservationStatus, to: ReservationStatus): Re
 /** Puts the events of one change in catalogue order, without duplicates. */
 export function orderEvents(types: Iterable<ReservationEventType>): ReservationEventType[] {
   const set = new Set(types);
-  return catalogueOrder.filter((t) => set.has(t));
+  return reservationEventTypes.filter((t) => set.has(t));
 }

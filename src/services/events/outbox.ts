@@ -4,7 +4,7 @@ import { events } from '../../db/schema/index.js';
 import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue } from '../../queues/queues.js';
-import type { EventType } from './event-types.js';
+import type { EventType } from '../../lib/event-catalogue.js';
 
 export interface NewEvent {
   organisationId: string;

@@ -1,4 +1,5 @@
-import { orderEvents, type ReservationEventType } from '../../lib/availability/status-transitions.js';
+import { orderEvents } from '../../lib/availability/status-transitions.js';
+import type { ReservationEventType } from '../../lib/event-catalogue.js';
 import type { Emit } from '../events/outbox.js';
 import { reservationJson, type ReservationParts } from './reservation-json.js';
 

@@ -6,7 +6,7 @@ import { hasScope, type AuthContext } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { instantToLocal } from '../../lib/local-time.js';
 import { splitPersonName } from '../../lib/person-name.js';
-import type { EventType } from '../events/event-types.js';
+import type { EventType } from '../../lib/event-catalogue.js';
 import { transactionWithEvents, type Emit } from '../events/outbox.js';
 import { guestName, type GuestRow } from '../guests/guest-json.js';
 import { findOrCreateGuestByPhone, getGuestForVenue } from '../guests/guest-service.js';

@@ -1,5 +1,5 @@
-/** The event catalogue of interface.md §6. */
-export const eventTypes = [
+/** The reservation events of interface.md §6, in catalogue order: the order in which one change emits several. */
+export const reservationEventTypes = [
   'reservation_created',
   'reservation_confirmed',
   'reservation_modified',
@@ -11,6 +11,11 @@ export const eventTypes = [
   'reservation_late',
   'reservation_no_show',
   'reservation_needs_attention',
+] as const;
+
+/** The whole event catalogue of interface.md §6. */
+export const eventTypes = [
+  ...reservationEventTypes,
   'waitlist_entry_created',
   'waitlist_entry_cancelled',
   'compatible_table_freed',
@@ -18,4 +23,5 @@ export const eventTypes = [
   'webhook_test',
 ] as const;
 
+export type ReservationEventType = (typeof reservationEventTypes)[number];
 export type EventType = (typeof eventTypes)[number];
