@@ -18,4 +18,22 @@ import { availabilityRoutes } from './availability.js';
 import { reservationRoutes } from './reservations.js';
 
 /** Every API route; each resource module exports its list. */
-export const apiRoutes: AnyRoute[] = [...metaRoutes(() => apiRoutes), ...venueRoutes, ...eventRoutes, ...automationRoutes, ...webhookEndpointRoutes, ...webhookSecretRoutes, ...webhookDeliveryRoutes, ...guestRoutes, ...serviceTagRoutes, ...importRoutes, ...venueConfigRoutes, ...floorRoutes, ...availabilityRoutes, ...reservationRoutes, ...waitlistRoutes, ...reportRoutes, ...exportRoutes];
+export const apiRoutes: AnyRoute[] = [
+  ...metaRoutes(() => apiRoutes),
+  ...venueRoutes,
+  ...eventRoutes,
+  ...automationRoutes,
+  ...webhookEndpointRoutes,
+  ...webhookSecretRoutes,
+  ...webhookDeliveryRoutes,
+  ...guestRoutes,
+  ...serviceTagRoutes,
+  ...importRoutes,
+  ...venueConfigRoutes,
+  ...floorRoutes,
+  ...availabilityRoutes,
+  ...reservationRoutes,
+  ...waitlistRoutes,
+  ...reportRoutes,
+  ...exportRoutes,
+];
