@@ -1,34 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 // Its own queues, so that another test file's workers never take these jobs.
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}cgfw`;
 });
 
-import { closeQueues } from '../../src/queues/queues.js';
-import { startEventsRole } from '../../src/roles/events.js';
-import { startWebhooksRole } from '../../src/roles/webhooks.js';
-import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
-import { eventually, expectedSignature, startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { useWebhookPipeline } from '../support/webhook-fixtures.js';
+import { eventually, expectedSignature, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
-let server: TestServer;
-let stopEvents: () => Promise<void>;
-let stopWebhooks: () => Promise<void>;
-const receivers: WebhookReceiver[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-  stopEvents = await startEventsRole();
-  stopWebhooks = await startWebhooksRole();
-});
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  await stopWebhooks();
-  await stopEvents();
-  await closeQueues();
-  await server.close();
-});
+const pipeline = useWebhookPipeline();
 
 const instant = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -38,11 +20,7 @@ function expectError(res: { status: number; body: any }, status: number, code: s
   expect(res.body.error.code).toBe(code);
 }
 
-async function receiver() {
-  const r = await startWebhookReceiver();
-  receivers.push(r);
-  return r;
-}
+const receiver = () => pipeline.startReceiver();
 
 const envelopeOf = (request: ReceivedWebhook) => JSON.parse(request.body.toString('utf8'));
 
@@ -50,7 +28,7 @@ const envelopeOf = (request: ReceivedWebhook) => JSON.parse(request.body.toStrin
 async function webhookVenue(eventTypes: string[]) {
   const tenant = await createTenant();
   await configureVenue(tenant.venueId);
-  const api = client(server.url, tenant.key);
+  const api = client(pipeline.url, tenant.key);
   const r = await receiver();
   const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
   expect(endpoint.status).toBe(201);
@@ -65,7 +43,7 @@ async function webhookVenue(eventTypes: string[]) {
 }
 
 async function deliveriesSeenWith(organisationId: string, scopes: string[], query: string): Promise<any[]> {
-  const reader = client(server.url, await createKey(organisationId, { scopes }));
+  const reader = client(pipeline.url, await createKey(organisationId, { scopes }));
   const res = await reader.get(`/webhook-deliveries${query}`);
   expect(res.status).toBe(200);
   return res.body.data;
@@ -101,7 +79,7 @@ describe('webhooks end to end, from a real reservation', () => {
     expect(envelope.data).toEqual({ reservation: read.body.reservation });
     expect(envelope.data.reservation.guest).toEqual({ name: 'Ada Lovelace', allergies: 'shellfish', allergens: ['crustaceans'] });
 
-    const history = await client(server.url, tenant.key).get(`/events?venueId=${tenant.venueId}&type=reservation_created`);
+    const history = await client(pipeline.url, tenant.key).get(`/events?venueId=${tenant.venueId}&type=reservation_created`);
     expect(history.body.data.map((e: { id: string }) => e.id)).toContain(envelope.eventId);
 
     // GET /webhook-deliveries shows the stored envelope, filtered by the reader's scopes.
@@ -142,7 +120,7 @@ describe('webhooks end to end, from a real reservation', () => {
 describe('guests and service tags (interface.md §2, §4, §7)', () => {
   it('answers a service tag with exactly id, name and updatedAt, single and in lists', async () => {
     const t = await createTenant();
-    const api = client(server.url, t.key);
+    const api = client(pipeline.url, t.key);
     const created = await api.post('/service-tags', { venueId: t.venueId, name: 'VIP' });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ serviceTag: { id: expect.stringMatching(uuid), name: 'VIP', updatedAt: expect.stringMatching(instant) }, livemode: true });
@@ -153,7 +131,7 @@ describe('guests and service tags (interface.md §2, §4, §7)', () => {
 
   it('lists guests with the Guest fields, filters and limits of GET /guests', async () => {
     const t = await createTenant();
-    const api = client(server.url, t.key);
+    const api = client(pipeline.url, t.key);
     const guest = (await api.post('/guests', { venueId: t.venueId, phone: '06 1234 5678', firstName: 'Zoë', email: 'Zoe@Example.com', externalRef: 'crm-7' })).body.guest;
     await api.post('/guests', { venueId: t.venueId, phone: '06 1234 5679', firstName: 'Other' });
     const list = await api.get('/guests?limit=1');
@@ -187,7 +165,7 @@ describe('guests and service tags (interface.md §2, §4, §7)', () => {
 
   it('DELETE /guests/{id} moves the guest to the trash (204); lookup then answers found: false with the normalised phone', async () => {
     const t = await createTenant();
-    const api = client(server.url, t.key);
+    const api = client(pipeline.url, t.key);
     const guest = (await api.post('/guests', { venueId: t.venueId, phone: '06 1234 5678' })).body.guest;
     const found = await api.get(`/guests/lookup?venueId=${t.venueId}&phone=${encodeURIComponent('0039 06 1234 5678')}`);
     expect(found.body).toEqual({ found: true, guest, livemode: true });
@@ -206,8 +184,8 @@ describe('guests and service tags (interface.md §2, §4, §7)', () => {
 
     expectError(await api.delete('/guests/00000000-0000-4000-8000-000000000000'), 404, 'not_found');
     expectError(await api.delete('/guests/not-a-uuid'), 404, 'not_found');
-    expectError(await client(server.url, (await createTenant()).key).delete(`/guests/${guest.id}`), 404, 'not_found');
-    const reader = client(server.url, await createKey(t.organisationId, { scopes: ['guests:read'] }));
+    expectError(await client(pipeline.url, (await createTenant()).key).delete(`/guests/${guest.id}`), 404, 'not_found');
+    const reader = client(pipeline.url, await createKey(t.organisationId, { scopes: ['guests:read'] }));
     const refused = await reader.delete(`/guests/${guest.id}`);
     expectError(refused, 403, 'insufficient_scope');
     expect(refused.body.error.details.requiredScope).toBe('guests:write');
@@ -218,7 +196,7 @@ describe('text PostgreSQL cannot hold', () => {
   it('answers 400 naming the field for a NUL character, with details.field "phone" for a phone', async () => {
     const t = await createTenant();
     const fixture = await configureVenue(t.venueId);
-    const api = client(server.url, t.key);
+    const api = client(pipeline.url, t.key);
     const phone = await api.post('/guests', { venueId: t.venueId, phone: '06\u00001234 5678' });
     expectError(phone, 400, 'invalid_request');
     expect(phone.body.error.details).toEqual({ fields: ['phone'], field: 'phone' });
@@ -242,7 +220,7 @@ describe('venue configuration and the floor (interface.md §2, §4)', () => {
   it('lists tables, areas and pacing rules and reads a floor plan with exactly their documented fields', async () => {
     const t = await createTenant();
     const fixture = await configureVenue(t.venueId, { pacing: [{ maxCovers: 20, windowMinutes: 30 }], combinations: [['T2', 'T4']] });
-    const api = client(server.url, t.key);
+    const api = client(pipeline.url, t.key);
 
     const tables = await api.get(`/venues/${t.venueId}/tables`);
     expect(tables.status).toBe(200);
@@ -280,11 +258,11 @@ describe('venue configuration and the floor (interface.md §2, §4)', () => {
     );
     expect(plan.body.floorPlan.combinations).toEqual([{ id: fixture.combinationIds[0], tableIds: [fixture.tableIds.T2, fixture.tableIds.T4] }]);
 
-    const floorReader = client(server.url, await createKey(t.organisationId, { scopes: ['floor:read'] }));
+    const floorReader = client(pipeline.url, await createKey(t.organisationId, { scopes: ['floor:read'] }));
     const noVenues = await floorReader.get(`/venues/${t.venueId}/pacing-rules`);
     expectError(noVenues, 403, 'insufficient_scope');
     expect(noVenues.body.error.details.requiredScope).toBe('venues:read');
-    const other = client(server.url, (await createTenant()).key);
+    const other = client(pipeline.url, (await createTenant()).key);
     for (const path of ['tables', 'areas', 'pacing-rules', `floor-plans/${fixture.planId}`]) expectError(await other.get(`/venues/${t.venueId}/${path}`), 404, 'not_found');
   });
 });
@@ -293,7 +271,7 @@ describe('dates PostgreSQL cannot hold are a 400, never a 500', () => {
   it('refuses year 0000 dates and instants outside years 0001–9999 in bodies and list parameters', async () => {
     const t = await createTenant();
     await configureVenue(t.venueId);
-    const api = client(server.url, t.key);
+    const api = client(pipeline.url, t.key);
     const V = `/venues/${t.venueId}`;
     const closure = await api.post(`${V}/closures`, { from: '0000-01-01', to: '0000-01-02' });
     expectError(closure, 400, 'invalid_request');
