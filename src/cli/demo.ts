@@ -10,13 +10,16 @@ export interface DemoResult {
 
 const origins = ['http://localhost:3000', 'http://127.0.0.1:3000'];
 
-/** A live organisation with one configured venue and one key of each kind, all of which see that venue. */
+/** A live organisation with one configured venue, plus a test organisation for the test key. */
 export async function buildDemo(): Promise<DemoResult> {
   const org = await createOrganisation('Demo Restaurants', false);
   const venue = await createVenue(org.id, { name: 'Trattoria Demo', timezone: 'Europe/Rome', countryCode: 'IT' });
+  const testOrg = await createOrganisation('Demo Restaurants (test)', true);
+  const testVenue = await createVenue(testOrg.id, { name: 'Trattoria Demo (test)', timezone: 'Europe/Rome', countryCode: 'IT' });
   await configureDemoVenue(org.id, venue.id);
+  await configureDemoVenue(testOrg.id, testVenue.id);
   const live = await createApiKey({ organisationId: org.id, kind: 'live', name: 'demo live key' });
-  const test = await createApiKey({ organisationId: org.id, kind: 'test', name: 'demo test key' });
+  const test = await createApiKey({ organisationId: testOrg.id, kind: 'test', name: 'demo test key' });
   const publishable = await createApiKey({ organisationId: org.id, kind: 'publishable', name: 'demo widget', allowedOrigins: origins });
   return { organisationId: org.id, venueId: venue.id, keys: { live: live.key, test: test.key, publishable: publishable.key } };
 }

@@ -68,8 +68,7 @@ async function loadKey(hash: string): Promise<AuthContext | null> {
     keyName: key.name,
     organisationId: key.organisationId,
     kind: key.kind,
-    // Everything in a test organisation is test; in a live one, a test key still acts in test mode.
-    livemode: !row.isTest && key.kind !== 'test',
+    livemode: !row.isTest,
     scopes: new Set(key.scopes),
     venueIds: key.venueIds,
     allowedOrigins: key.allowedOrigins,

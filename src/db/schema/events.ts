@@ -26,7 +26,5 @@ export const events = pgTable(
     index('events_venue_created_idx').on(t.venueId, t.createdAt, t.id),
     index('events_org_created_idx').on(t.organisationId, t.createdAt, t.id),
     index('events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
-    // The history of one resource (e.g. the mode of the key that created a reservation).
-    index('events_subject_idx').on(t.subjectId, t.createdAt),
   ],
 );

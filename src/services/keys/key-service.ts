@@ -24,6 +24,7 @@ export async function createApiKey(input: NewKey): Promise<{ id: string; key: st
   const [org] = await db.select().from(organisations).where(eq(organisations.id, input.organisationId));
   if (!org) throw new Error(`organisation ${input.organisationId} does not exist`);
   if (org.isTest && input.kind === 'live') throw new Error('a test organisation has only test and publishable keys');
+  if (!org.isTest && input.kind === 'test') throw new Error('test keys belong to test organisations (org:create --test)');
   const unknown = (input.scopes ?? []).filter((s) => !(knownScopes as readonly string[]).includes(s));
   if (unknown.length) throw new Error(`unknown scopes: ${unknown.join(', ')}`);
   const key = generateKey(prefixForKey(input.kind, org.isTest));

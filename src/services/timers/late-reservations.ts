@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { db, type DbOrTx } from '../../db/client.js';
-import { events, organisations, reservations, venues } from '../../db/schema/index.js';
+import { organisations, reservations, venues } from '../../db/schema/index.js';
 import { scopes, type AuthContext } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import { transactionWithEvents } from '../events/outbox.js';
@@ -14,23 +14,12 @@ const lateLookbackHours = 24;
 
 const expected = ['created', 'confirmed'] as const;
 
-/**
- * Timer events are in test mode when the organisation is a test one, or when a test key created the
- * reservation (its reservation_created event says so): a test key's bookings never reach partners.
- */
-async function livemodeByReservation(conn: DbOrTx, reservationIds: string[]): Promise<Map<string, boolean>> {
+async function livemodeByOrganisation(conn: DbOrTx, organisationIds: string[]): Promise<Map<string, boolean>> {
   const rows = await conn
-    .select({
-      id: reservations.id,
-      livemode: sql<boolean>`not ${organisations.isTest} and coalesce((
-        select ${events.livemode} from ${events}
-        where ${events.subjectId} = ${reservations.id} and ${events.type} = 'reservation_created'
-        limit 1), true)`,
-    })
-    .from(reservations)
-    .innerJoin(organisations, eq(organisations.id, reservations.organisationId))
-    .where(inArray(reservations.id, [...new Set(reservationIds)]));
-  return new Map(rows.map((r) => [r.id, r.livemode]));
+    .select({ id: organisations.id, isTest: organisations.isTest })
+    .from(organisations)
+    .where(inArray(organisations.id, [...new Set(organisationIds)]));
+  return new Map(rows.map((o) => [o.id, !o.isTest]));
 }
 
 /**
@@ -66,12 +55,12 @@ export async function notifyLateReservations(): Promise<number> {
         .where(and(inArray(reservations.id, due), isNull(reservations.lateNotifiedAt), inArray(reservations.status, expected)))
         .returning();
       if (!marked.length) return 0;
-      const livemode = await livemodeByReservation(
+      const livemode = await livemodeByOrganisation(
         tx,
-        marked.map((r) => r.id),
+        marked.map((r) => r.organisationId),
       );
       for (const parts of await loadReservationParts(tx, marked)) {
-        emitReservationEvents(emit, parts, ['reservation_late'], livemode.get(parts.row.id) ?? true);
+        emitReservationEvents(emit, parts, ['reservation_late'], livemode.get(parts.row.organisationId) ?? true);
       }
       return marked.length;
     });
@@ -111,9 +100,10 @@ export async function markNoShows(): Promise<number> {
   let total = 0;
   for (;;) {
     const due = await db
-      .select({ id: reservations.id, organisationId: reservations.organisationId, updatedAt: reservations.updatedAt })
+      .select({ id: reservations.id, organisationId: reservations.organisationId, updatedAt: reservations.updatedAt, isTest: organisations.isTest })
       .from(reservations)
       .innerJoin(venues, eq(venues.id, reservations.venueId))
+      .innerJoin(organisations, eq(organisations.id, reservations.organisationId))
       .where(
         and(
           inArray(reservations.status, expected),
@@ -123,11 +113,10 @@ export async function markNoShows(): Promise<number> {
       )
       .orderBy(asc(reservations.startsAt))
       .limit(batchSize);
-    const livemode = due.length ? await livemodeByReservation(db, due.map((r) => r.id)) : new Map<string, boolean>();
     let moved = 0;
     for (const r of due) {
       try {
-        const parts = await updateReservation(timerActor(r.organisationId, livemode.get(r.id) ?? true), r.id, { status: 'no_show' }, r.updatedAt);
+        const parts = await updateReservation(timerActor(r.organisationId, !r.isTest), r.id, { status: 'no_show' }, r.updatedAt);
         if (parts.row.status === 'no_show') moved++;
       } catch (err) {
         // Changed since it was read (a version mismatch, or staff moved it on): the next run judges it again.

@@ -1,1 +1,0 @@
-CREATE INDEX "events_subject_idx" ON "events" USING btree ("subject_id","created_at");
