@@ -1,3 +1,4 @@
+import { config } from '../config.js';
 import { createApiKey, createOrganisation } from '../services/keys/key-service.js';
 import { configureDemoVenue } from '../services/venue-config/demo-venue.js';
 import { createVenue } from '../services/venues/venue-service.js';
@@ -8,7 +9,8 @@ export interface DemoResult {
   keys: { live: string; test: string; publishable: string };
 }
 
-const origins = ['http://localhost:3000', 'http://127.0.0.1:3000'];
+// The widget may be tried from pages served next to the API.
+const origins = [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`];
 
 /** A live organisation with one configured venue, plus a test organisation for the test key. */
 export async function buildDemo(): Promise<DemoResult> {

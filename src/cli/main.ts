@@ -115,7 +115,7 @@ async function run(command: string | undefined, values: Record<string, string | 
         `venue        ${demo.venueId}`,
         `live key        ${demo.keys.live}`,
         `test key        ${demo.keys.test}`,
-        `publishable key ${demo.keys.publishable} (origins: http://localhost:3000, http://127.0.0.1:3000)`,
+        `publishable key ${demo.keys.publishable} (origins: http://localhost:${config.PORT}, http://127.0.0.1:${config.PORT})`,
         'Keys are shown once.',
       ].join('\n');
       return { human, json: demo };

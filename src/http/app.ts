@@ -17,7 +17,9 @@ function logRequests(req: Request, res: Response, next: () => void): void {
   const started = process.hrtime.bigint();
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    logger.info({ requestId: req.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+    // originalUrl: inside a sub-router req.path is relative to it.
+    const path = req.originalUrl.split('?', 1)[0];
+    logger.info({ requestId: req.requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
   });
   next();
 }

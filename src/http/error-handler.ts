@@ -71,7 +71,7 @@ export function sendRendered(res: Response, rendered: RenderedResponse): void {
 export function logUnexpected(err: unknown, req: Request): void {
   const apiError = toApiError(err);
   if (apiError.code === 'internal_error' || apiError.code === 'unavailable') {
-    logger.error({ err, requestId: req.requestId, method: req.method, path: req.path }, 'request failed');
+    logger.error({ err, requestId: req.requestId, method: req.method, path: req.originalUrl.split('?', 1)[0] }, 'request failed');
   }
 }
 
