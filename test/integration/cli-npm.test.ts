@@ -1,0 +1,12 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+describe('npm run cli', () => {
+  it('`npm run cli -- demo --json` prints exactly one JSON object on stdout, as decisions §10 says', async () => {
+    const { stdout } = await promisify(execFile)('npm', ['run', 'cli', '--', 'demo', '--json'], { env: process.env });
+    const demo = JSON.parse(stdout);
+    expect(Object.keys(demo).sort()).toEqual(['keys', 'organisationId', 'venueId']);
+    expect(Object.keys(demo.keys).sort()).toEqual(['live', 'publishable', 'test']);
+  });
+});
