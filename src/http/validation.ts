@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { ApiError } from './errors.js';
 
+// Plainer words than zod's defaults for the two commonest mistakes: a missing field, and a number
+// that is not one (query values are coerced, so a missing or non-numeric one arrives as NaN).
+z.config({
+  customError: (issue) => {
+    if (issue.input === undefined) return 'is required';
+    if (issue.code === 'invalid_type' && issue.expected === 'number' && Number.isNaN(issue.input)) return 'must be a number';
+    return undefined;
+  },
+});
+
 /** Names the offending fields of a zod failure, as `details.fields` wants them. */
 export function fieldsOf(error: z.ZodError, prefix?: string): string[] {
   const fields = new Set<string>();
