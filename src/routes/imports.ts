@@ -2,16 +2,18 @@ import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
 import { hashCanonical } from '../lib/canonical-json.js';
 import { importJson, type ImportKind } from '../services/imports/import-json.js';
-import { getVisibleImport, listImports, submitImport } from '../services/imports/import-service.js';
+import { dryRunImport, getVisibleImport, listImports, submitImport } from '../services/imports/import-service.js';
 import { listQuerySchema } from '../services/pagination.js';
 
 /** Rows are objects; their fields are checked one by one by the worker, a bad row becomes a rejection. */
 const importBody = z.object({ rows: z.array(z.record(z.string(), z.unknown())).min(1).max(1000) });
+const importQuery = z.object({ dryRun: z.enum(['true', 'false']).optional() });
 
 /**
  * POST /imports/<kind>: 202 `{import}` processing; with an Idempotency-Key already used with the
- * same body, 200 `{import}` in its current state (decisions §3). Exported so that every import
- * kind is submitted alike.
+ * same body, 200 `{import}` in its current state (decisions §3); with ?dryRun=true, 200 `{import}`
+ * planned, status `dry_run`, nothing written (§14.5). Exported so that every import kind is
+ * submitted alike.
  */
 export function defineImportRoute(kind: ImportKind, summary: string, description: string) {
   return defineRoute({
@@ -19,12 +21,18 @@ export function defineImportRoute(kind: ImportKind, summary: string, description
     path: `/imports/${kind}`,
     tag: 'Imports',
     summary,
-    description,
+    description:
+      `${description} With ?dryRun=true the rows are checked and planned by the same processing, inside a transaction that is rolled back: ` +
+      '200 {import} with status `dry_run` and the counts and rejections the import would produce; nothing is written or kept, an Idempotency-Key is ignored.',
     scope: 'imports:write',
+    query: importQuery,
     body: importBody,
     bodyLimit: '5mb',
     idempotency: 'manual',
-    handler: async ({ auth, body, req }) => {
+    handler: async ({ auth, body, query, req }) => {
+      if (query.dryRun === 'true') {
+        return { body: { import: await dryRunImport(auth, { kind, rows: body.rows, requestHash: hashCanonical(req.body ?? {}) }) } };
+      }
       const key = req.headers['idempotency-key'];
       const { record, replayed } = await submitImport(auth, {
         kind,

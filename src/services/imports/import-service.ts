@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, arrayContained, eq, lt, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { imports } from '../../db/schema/index.js';
@@ -10,6 +11,7 @@ import { getQueue } from '../../queues/queues.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../idempotency/idempotency-store.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { importJson, type ImportKind, type ImportRow } from './import-json.js';
+import { planImport } from './process-import-job.js';
 
 export interface ImportSubmission {
   kind: ImportKind;
@@ -94,6 +96,46 @@ async function insertImport(auth: AuthContext, submission: ImportSubmission): Pr
     .returning();
   await enqueueImport(record.id);
   return record;
+}
+
+/**
+ * ?dryRun=true (decisions §14.5): the rows go through the real processing (planImport) and the
+ * answer is the record the import would end with, status `dry_run`. Nothing is stored, not even an
+ * Idempotency-Key: a dry run changes nothing, so repeating it is harmless anyway.
+ */
+export async function dryRunImport(auth: AuthContext, submission: Omit<ImportSubmission, 'idempotencyKey'>) {
+  const now = new Date();
+  const record: ImportRow = {
+    id: randomUUID(),
+    organisationId: auth.organisationId,
+    apiKeyId: auth.keyId,
+    venueIds: auth.venueIds ? [...auth.venueIds] : null,
+    kind: submission.kind,
+    status: 'processing',
+    idempotencyKey: null,
+    requestHash: submission.requestHash,
+    rows: submission.rows,
+    totalRows: submission.rows.length,
+    processedRows: 0,
+    createdRows: 0,
+    updatedRows: 0,
+    rejectedRows: 0,
+    rejections: [],
+    createdAt: now,
+    completedAt: null,
+    updatedAt: now,
+  };
+  const plan = await planImport(record);
+  const planned = {
+    ...record,
+    processedRows: record.totalRows,
+    createdRows: plan.created,
+    updatedRows: plan.updated,
+    rejectedRows: plan.rejections.length,
+    rejections: plan.rejections,
+    completedAt: new Date(),
+  };
+  return { ...importJson(planned), status: 'dry_run' as const };
 }
 
 export async function getVisibleImport(auth: AuthContext, id: string): Promise<ImportRow> {

@@ -1,9 +1,10 @@
 import type { Job } from 'bullmq';
 import { and, eq, sql } from 'drizzle-orm';
-import { db } from '../../db/client.js';
+import { db, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { imports, type ImportRejection } from '../../db/schema/index.js';
 import { importJobSchema } from '../../queues/job-payloads.js';
+import type { ImportRow } from './import-json.js';
 import { importProcessors, type PreparedImport } from './import-processors.js';
 
 /** Rows per transaction: a crash loses at most one chunk of work, which is then done again. */
@@ -28,14 +29,37 @@ export async function processImportJob(job: Job): Promise<void> {
 export async function runImport(importId: string): Promise<void> {
   const [record] = await db.select().from(imports).where(eq(imports.id, importId));
   if (!record || record.status !== 'processing') return;
-  const prepare = importProcessors[record.kind];
-  if (!prepare) throw new Error(`no processor for imports of kind ${record.kind}`);
-  const prepared = await prepare(record);
+  const prepared = await prepareImport(record);
   while (await processNextChunk(importId, prepared));
   await db
     .update(imports)
     .set({ status: 'completed', completedAt: sql`clock_timestamp()`, updatedAt: nextUpdatedAt(imports.updatedAt) })
     .where(and(eq(imports.id, importId), eq(imports.status, 'processing')));
+}
+
+function prepareImport(record: ImportRow): Promise<PreparedImport> {
+  const prepare = importProcessors[record.kind];
+  if (!prepare) throw new Error(`no processor for imports of kind ${record.kind}`);
+  return prepare(record);
+}
+
+/** What a chunk of rows produced: the counts and rejections it adds to the import. */
+export interface ChunkTally {
+  created: number;
+  updated: number;
+  rejections: ImportRejection[];
+}
+
+/** Rows start..end-1 through the import's processor, in the given transaction: the one path of real and dry-run imports. */
+export async function processRows(tx: Tx, prepared: PreparedImport, start: number, end: number): Promise<ChunkTally> {
+  const tally: ChunkTally = { created: 0, updated: 0, rejections: [] };
+  for (let index = start; index < end; index++) {
+    const result = await prepared.processRow(tx, index);
+    if (result.outcome === 'created') tally.created++;
+    else if (result.outcome === 'updated') tally.updated++;
+    else tally.rejections.push({ row: index, code: result.code, message: result.message, fields: result.fields });
+  }
+  return tally;
 }
 
 /** Processes the next chunk of rows in one transaction with the progress; false when nothing is left. */
@@ -45,15 +69,7 @@ export async function processNextChunk(importId: string, prepared: PreparedImpor
     const [current] = await tx.select().from(imports).where(eq(imports.id, importId)).for('update');
     if (current.status !== 'processing' || current.processedRows >= current.totalRows) return false;
     const end = Math.min(current.processedRows + importChunkSize, current.totalRows);
-    const rejections: ImportRejection[] = [];
-    let created = 0;
-    let updated = 0;
-    for (let index = current.processedRows; index < end; index++) {
-      const result = await prepared.processRow(tx, index);
-      if (result.outcome === 'created') created++;
-      else if (result.outcome === 'updated') updated++;
-      else rejections.push({ row: index, code: result.code, message: result.message, fields: result.fields });
-    }
+    const { created, updated, rejections } = await processRows(tx, prepared, current.processedRows, end);
     await tx
       .update(imports)
       .set({
@@ -67,6 +83,35 @@ export async function processNextChunk(importId: string, prepared: PreparedImpor
       .where(eq(imports.id, importId));
     return end < current.totalRows;
   });
+}
+
+/** Thrown to roll a dry run back once its plan is known. */
+class DryRunDone extends Error {}
+
+/**
+ * A dry run (decisions §14.5): the real processing, chunk by chunk (each chunk in a savepoint, as
+ * each is a transaction of a real run, so that processors see the same chunk boundaries and the
+ * earlier chunks' writes), inside one transaction that is then rolled back. The plan therefore
+ * cannot differ from what the import would do against the same data. The record is never stored.
+ */
+export async function planImport(record: ImportRow): Promise<ChunkTally> {
+  const prepared = await prepareImport(record);
+  const total: ChunkTally = { created: 0, updated: 0, rejections: [] };
+  try {
+    await db.transaction(async (tx) => {
+      for (let start = 0; start < record.totalRows; start += importChunkSize) {
+        const end = Math.min(start + importChunkSize, record.totalRows);
+        const chunk = await tx.transaction((savepoint) => processRows(savepoint, prepared, start, end));
+        total.created += chunk.created;
+        total.updated += chunk.updated;
+        total.rejections.push(...chunk.rejections);
+      }
+      throw new DryRunDone();
+    });
+  } catch (err) {
+    if (!(err instanceof DryRunDone)) throw err;
+  }
+  return total;
 }
 
 async function markImportFailed(importId: string): Promise<void> {
