@@ -1,8 +1,25 @@
-FROM node:20-slim
+# Build stage: every dependency (TypeScript included), then compile src/ and workers/ to dist/.
+FROM node:20-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
-COPY . .
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund --loglevel=warn
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY src ./src
+COPY workers ./workers
+RUN npm run build
+
+# Runtime stage: production dependencies only, the compiled JavaScript and the migrations; no tsx, no npx.
+FROM node:20-slim
 ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --no-audit --no-fund --loglevel=warn && npm cache clean --force
+COPY drizzle ./drizzle
+COPY --from=build /app/dist ./dist
+USER node
 EXPOSE 3000
-CMD ["npx", "tsx", "src/main.ts"]
+# The default command runs every role in one process; compose runs one role per container.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/src/main.js"]

@@ -1,3 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from './project-root.js';
 
-export const appVersion: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const appVersion: string = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { projectRoot } from '../project-root.js';
 
-const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+const migrationsFolder = path.join(projectRoot, 'drizzle');
 
 /** Applies pending migrations over a dedicated single connection (the advisory lock of drizzle's migrator needs one session). */
 export async function runMigrations(databaseUrl: string): Promise<void> {
