@@ -25,6 +25,8 @@ const envSchema = z
     // BullMQ lock of an import job: a worker that dies mid-import hands the job over once it expires.
     IMPORT_WORKER_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
     WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+    // Attempts under way at once per destination (origin of the URL), across every worker-webhooks process.
+    WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   })
   .superRefine((env, ctx) => {

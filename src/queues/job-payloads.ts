@@ -2,7 +2,13 @@ import { z } from 'zod';
 
 /** Job payloads are validated when consumed: a job written by an older release must not crash a worker. */
 export const eventJobSchema = z.object({ eventId: z.uuid() });
-export const webhookDeliveryJobSchema = z.object({ deliveryId: z.uuid() });
+export const webhookDeliveryJobSchema = z.object({
+  deliveryId: z.uuid(),
+  // Set when the job is postponed because its destination was saturated: the next run looks at the
+  // destination's slots before reading the database.
+  destination: z.string().optional(),
+  postponed: z.number().int().min(0).optional(),
+});
 export const importJobSchema = z.object({ importId: z.uuid() });
 export const timerJobSchema = z.object({
   task: z.enum(['late-no-show', 'outbox-sweep', 'daily-purge', 'waitlist-expiry']),

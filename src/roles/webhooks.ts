@@ -1,6 +1,7 @@
 import { config } from '../config.js';
 import { startWorker } from '../queues/start-worker.js';
 import { queueNames } from '../queues/queue-names.js';
+import { closeDestinationSlots } from '../services/webhooks/destination-slots.js';
 import { deliverWebhookJob } from '../services/webhooks/deliver-webhook-job.js';
 import { webhookBackoff } from '../services/webhooks/delivery-queue.js';
 
@@ -12,5 +13,8 @@ export async function startWebhooksRole(): Promise<() => Promise<void>> {
     lockDuration: config.WEBHOOK_WORKER_LOCK_MS,
     stalledInterval: config.WEBHOOK_WORKER_LOCK_MS,
   });
-  return close;
+  return async () => {
+    await close();
+    await closeDestinationSlots();
+  };
 }

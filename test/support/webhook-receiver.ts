@@ -16,6 +16,8 @@ export interface WebhookReceiver {
   url: string;
   received: ReceivedWebhook[];
   setPolicy: (policy: ReceiverPolicy) => void;
+  /** The most requests this receiver has held open at once. */
+  maxInFlight: () => number;
   /** Resolves once `count` requests have arrived. */
   waitFor: (count: number, timeoutMs?: number) => Promise<ReceivedWebhook[]>;
   close: () => Promise<void>;
@@ -25,8 +27,12 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(policy: ReceiverPolicy = () => 200): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   let current = policy;
+  let inFlight = 0;
+  let maxInFlight = 0;
   const waiters: Array<() => void> = [];
   const server = http.createServer((req, res) => {
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    res.on('close', () => inFlight--);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -46,6 +52,7 @@ export async function startWebhookReceiver(policy: ReceiverPolicy = () => 200): 
     setPolicy: (p) => {
       current = p;
     },
+    maxInFlight: () => maxInFlight,
     waitFor: async (count, timeoutMs = 20_000) => {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {

@@ -1,9 +1,11 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { config } from '../../config.js';
 import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
+import { destinationOf, postponementMs } from '../../lib/webhook-destination.js';
 import { webhookDeliveryJobSchema } from '../../queues/job-payloads.js';
 import { reservationViewOf } from '../reservations/reservation-view.js';
 import { getCurrentEventData } from './current-event-data.js';
+import { acquireDestinationSlot, addDestinationWaiter, destinationHasFreeSlot } from './destination-slots.js';
 import { claimAttempt, readDeliveryContext, recordDelivered, recordFailure, reopenDelivery, type DeliveryContext } from './delivery-state.js';
 import { serialiseEnvelope, signedHeaders } from './envelope.js';
 import { postWebhook } from './post-webhook.js';
@@ -53,25 +55,50 @@ async function buildBody(context: DeliveryContext): Promise<string> {
 }
 
 /**
+ * A job whose destination has no free slot waits a little without consuming an attempt (neither
+ * BullMQ's nor the row's: moveToDelayed skips BullMQ's count, and the row counts only claimed
+ * attempts). The job remembers its destination so that its next run looks at the slots first.
+ */
+async function postpone(job: Job, token: string | undefined, destination: string): Promise<never> {
+  const data = webhookDeliveryJobSchema.parse(job.data);
+  const postponed = data.postponed ?? 0;
+  await job.updateData({ ...data, destination, postponed: postponed + 1 });
+  await job.moveToDelayed(Date.now() + postponementMs(postponed, Math.random()), token);
+  await addDestinationWaiter(destination, job.id!);
+  throw new DelayedError();
+}
+
+/**
  * worker-webhooks: one attempt of one delivery. The row is the truth: it counts the attempts (also
  * those cut short by a crash), holds the body, and is updated before the job is retried or failed.
  */
 export async function deliverWebhookJob(job: Job, token?: string): Promise<void> {
-  const { deliveryId } = webhookDeliveryJobSchema.parse(job.data);
+  const { deliveryId, destination: lastDestination } = webhookDeliveryJobSchema.parse(job.data);
+  if (lastDestination && !(await destinationHasFreeSlot(lastDestination))) await postpone(job, token, lastDestination);
   const context = await readDeliveryContext(deliveryId);
   if (!context) return;
   // Not pending: delivered or annulled (nothing to do), or discarded after its last attempt and
   // retried from Bull Board, which is a redelivery.
   if (context.delivery.status !== 'pending' && !(await reopenDelivery(deliveryId, true))) return;
-  const claimed = await claimAttempt(deliveryId, context.delivery.payload ?? (await buildBody(context)));
-  if (!claimed) return; // concluded meanwhile (annulled, or by a duplicate of this job)
 
   const destination = await resolveDestination(context);
-  const body = Buffer.from(claimed.payload, 'utf8');
-  const sent =
-    'error' in destination
-      ? { ok: false, status: null, error: destination.error }
-      : await postWebhook({ url: destination.url ?? '', headers: signedHeaders(destination.secrets, context.delivery.idempotencyKey, body), body });
+  const origin = 'error' in destination ? null : destinationOf(destination.url ?? '');
+  // An unusable destination fails at once and takes no slot.
+  const slot = origin ? await acquireDestinationSlot(origin) : null;
+  if (origin && !slot) await postpone(job, token, origin);
+  let claimed: Awaited<ReturnType<typeof claimAttempt>>;
+  let sent: { ok: boolean; status: number | null; error: string | null };
+  try {
+    claimed = await claimAttempt(deliveryId, context.delivery.payload ?? (await buildBody(context)));
+    if (!claimed) return; // concluded meanwhile (annulled, or by a duplicate of this job)
+    const body = Buffer.from(claimed.payload, 'utf8');
+    sent =
+      'error' in destination
+        ? { ok: false, status: null, error: destination.error }
+        : await postWebhook({ url: destination.url ?? '', headers: signedHeaders(destination.secrets, context.delivery.idempotencyKey, body), body });
+  } finally {
+    await slot?.release();
+  }
   const outcome = { status: sent.status, error: sent.error, endpointId: destination.endpointId, url: destination.url };
   if (sent.ok) {
     await recordDelivered(deliveryId, outcome);

@@ -1,0 +1,93 @@
+import { inArray } from 'drizzle-orm';
+import { describe, expect, it, vi } from 'vitest';
+
+// Its own queues: no worker of another test file may take these jobs.
+vi.hoisted(() => {
+  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}iso`;
+});
+
+import { db } from '../../src/db/client.js';
+import { webhookDeliveries } from '../../src/db/schema/index.js';
+import { queueNames } from '../../src/queues/queue-names.js';
+import { getQueue } from '../../src/queues/queues.js';
+import { client, createTenant } from '../support/harness.js';
+import { emitReservationEvent, useWebhookPipeline } from '../support/webhook-fixtures.js';
+import { eventually, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+const pipeline = useWebhookPipeline();
+const destinationLimit = 4; // WEBHOOK_DESTINATION_CONCURRENCY's default
+const bookings = 120;
+
+/** Milliseconds from each event's creation to its arrival at the receiver, for the given events. */
+function latencies(received: ReceivedWebhook[], eventIds: Set<string>): number[] {
+  return received
+    .map((r) => JSON.parse(r.body.toString('utf8')) as { eventId: string; createdAt: string })
+    .map((body, i) => ({ body, at: received[i].receivedAt }))
+    .filter(({ body }) => eventIds.has(body.eventId))
+    .map(({ body, at }) => at - Date.parse(body.createdAt));
+}
+
+function p99(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+}
+
+async function emitBookings(tenant: Awaited<ReturnType<typeof createTenant>>): Promise<Set<string>> {
+  const emitted = await Promise.all(Array.from({ length: bookings }, () => emitReservationEvent(tenant)));
+  return new Set(emitted.map((e) => e.eventId));
+}
+
+async function receivedByKey(receiver: WebhookReceiver): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const r of receiver.received) {
+    const key = String(r.headers['x-service-idempotency-key']);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+describe('delivery isolation per destination (decisions §14.7)', () => {
+  it('a destination that times out does not delay another one, and its postponed jobs keep their attempts', async () => {
+    const tenant = await createTenant();
+    const api = client(pipeline.url, tenant.key);
+    const healthy = pipeline.receiver;
+    const slow = await pipeline.startReceiver(() => 'hold'); // never answers: every attempt runs into the 10 s limit
+    const automation = (name: string, url: string) =>
+      api.post('/automations', { venueId: tenant.venueId, name, eventTypes: ['reservation_created'], action: { type: 'partner_notification', url } });
+
+    // The healthy destination alone.
+    expect((await automation('Healthy', healthy.url)).status).toBe(201);
+    const alone = await emitBookings(tenant);
+    await healthy.waitFor(bookings, 30_000);
+    const aloneP99 = p99(latencies(healthy.received, alone));
+
+    // The same burst with a destination beside it that holds every request until the timeout.
+    const slowAutomation = await automation('Slow', slow.url);
+    expect(slowAutomation.status).toBe(201);
+    const beside = await emitBookings(tenant);
+    await healthy.waitFor(2 * bookings, 30_000);
+    const besideP99 = p99(latencies(healthy.received, beside));
+
+    expect(besideP99, `healthy p99 ${besideP99} ms beside the slow destination, ${aloneP99} ms alone`).toBeLessThanOrEqual(2 * Math.max(aloneP99, 250));
+    expect(slow.received.length).toBeGreaterThanOrEqual(destinationLimit);
+    expect(slow.maxInFlight()).toBeLessThanOrEqual(destinationLimit);
+
+    // Postponements consume no attempt: each delivery's count is exactly the requests the slow destination saw.
+    const slowDeliveries = () => db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.automationId, [slowAutomation.body.automation.id]));
+    await eventually(
+      async () => {
+        const counts = await receivedByKey(slow);
+        const rows = await slowDeliveries();
+        return rows.length === bookings && rows.every((d) => d.attempts === (counts.get(d.idempotencyKey) ?? 0));
+      },
+      10_000,
+      'attempt counts equal to the requests received',
+    );
+    const rows = await slowDeliveries();
+    expect(rows.every((d) => d.status === 'pending' && d.attempts <= 1)).toBe(true);
+    const jobs = await Promise.all(rows.filter((d) => d.attempts === 0).map((d) => getQueue(queueNames.webhookDelivery).getJob(d.id)));
+    const postponed = jobs.filter((j) => j && (j.data as { postponed?: number }).postponed);
+    expect(postponed.length).toBeGreaterThan(0);
+    expect(postponed.every((j) => j!.attemptsMade === 0)).toBe(true);
+  }, 60_000);
+});
