@@ -13,14 +13,27 @@ export const defaultJobOptions: JobsOptions = {
 };
 
 let connection: Redis | undefined;
+const readyListeners = new Set<() => void>();
 const queues = new Map<QueueName, Queue>();
 
 export function getQueueConnection(): Redis {
   if (!connection) {
     connection = createProducerConnection();
     connection.on('error', () => {});
+    connection.on('ready', () => readyListeners.forEach((listener) => listener()));
   }
   return connection;
+}
+
+/**
+ * Calls `listener` each time the producer connection is (re)established: after Redis comes back,
+ * possibly empty, what lives only in Redis (job schedulers, jobs not yet sent) can be put back.
+ * Returns the function that stops listening.
+ */
+export function onQueueConnectionReady(listener: () => void): () => void {
+  readyListeners.add(listener);
+  getQueueConnection();
+  return () => void readyListeners.delete(listener);
 }
 
 export function getQueue(name: QueueName): Queue {

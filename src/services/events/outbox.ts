@@ -3,7 +3,7 @@ import { db, type Tx } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
-import { getQueue } from '../../queues/queues.js';
+import { getQueue, onQueueConnectionReady } from '../../queues/queues.js';
 import type { EventType } from '../../lib/event-catalogue.js';
 
 export interface NewEvent {
@@ -37,10 +37,45 @@ export async function transactionWithEvents<T>(work: (tx: Tx, emit: Emit) => Pro
   return result;
 }
 
+/**
+ * Events this process committed but could not enqueue (Redis down), sent again as soon as Redis is
+ * back instead of waiting for the sweeper's 30 s; bounded, since the sweeper finds them all anyway.
+ */
+const unsentEventIds = new Set<string>();
+const maxUnsentEventIds = 100_000;
+let resendingOnReady = false;
+
 /** jobId = event id: enqueueing the same event twice is harmless. */
 export function enqueueEvents(ids: string[]): void {
-  const queue = getQueue(queueNames.events);
-  queue
-    .addBulk(ids.map((eventId) => ({ name: 'event', data: { eventId }, opts: { jobId: eventId } })))
-    .catch((err: unknown) => logger.warn({ err: (err as Error).message, eventIds: ids }, 'events not enqueued; the outbox sweeper will retry'));
+  addEventJobs(ids).catch((err: unknown) => {
+    keepUnsent(ids);
+    logger.warn({ err: (err as Error).message, eventIds: ids }, 'events not enqueued; they are sent again when Redis is back');
+  });
+}
+
+/** Adds the jobs of these events in one call (jobId = event id). */
+export function addEventJobs(ids: string[]) {
+  return getQueue(queueNames.events).addBulk(ids.map((eventId) => ({ name: 'event', data: { eventId }, opts: { jobId: eventId } })));
+}
+
+function keepUnsent(ids: string[]): void {
+  if (!resendingOnReady) {
+    onQueueConnectionReady(() => void resendUnsent());
+    resendingOnReady = true;
+  }
+  for (const id of ids) if (unsentEventIds.size < maxUnsentEventIds) unsentEventIds.add(id);
+}
+
+async function resendUnsent(): Promise<void> {
+  const ids = [...unsentEventIds];
+  unsentEventIds.clear();
+  let sent = 0;
+  for (let i = 0; i < ids.length; i += 1000) {
+    const chunk = ids.slice(i, i + 1000);
+    await addEventJobs(chunk).then(
+      () => (sent += chunk.length),
+      () => keepUnsent(chunk),
+    );
+  }
+  if (sent) logger.info({ events: sent }, 'redis ready: events committed during its absence enqueued');
 }

@@ -1,42 +1,51 @@
-import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { webhookDeliveries } from '../../db/schema/index.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue } from '../../queues/queues.js';
+import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
 import { enqueueDeliveries } from './delivery-queue.js';
 
-const overdueAfterSeconds = 60;
-const batchSize = 500;
+/**
+ * As for events (decisions §0), 30 s: longer than any attempt in flight (10 s), so a row whose job
+ * Redis lost while a worker was posting it is not sent twice while that attempt is still under way.
+ */
+const overdueAfterSeconds = 30;
+const batchSize = 1000;
+
+const overdue = sql`clock_timestamp() - make_interval(secs => ${overdueAfterSeconds})`;
 
 /**
- * PostgreSQL is the truth for deliveries too: a pending delivery overdue by a minute whose job Redis
- * no longer has (Redis lost data, a redelivery not enqueued) is enqueued again; one whose job ended
- * without concluding the row (the database was down during its attempts) gets a fresh job.
- * Waiting, delayed and active jobs are left alone.
+ * PostgreSQL is the truth for deliveries too: every pending delivery overdue by 30 s, and not
+ * attempted in the last 30 s, whose job Redis no longer has (Redis lost data, a redelivery not
+ * enqueued) is enqueued again; one whose job ended without concluding the row (the database was
+ * down during its attempts) gets a fresh job. Waiting, delayed and active jobs are left alone.
+ * Batches follow each other until none is left, so an outage's backlog is handed back at once.
  */
 export async function sweepDeliveries(): Promise<number> {
-  const overdue = await db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.status, 'pending'),
-        lt(webhookDeliveries.nextAttemptAt, sql`clock_timestamp() - make_interval(secs => ${overdueAfterSeconds})`),
-      ),
-    )
-    .orderBy(asc(webhookDeliveries.nextAttemptAt))
-    .limit(batchSize);
   const queue = getQueue(queueNames.webhookDelivery);
   let requeued = 0;
-  for (const { id } of overdue) {
-    const job = await queue.getJob(id);
-    if (job) {
-      const state = await job.getState();
-      if (state !== 'failed' && state !== 'completed') continue;
-      await job.remove();
-    }
-    await enqueueDeliveries([{ id, nextAttemptAt: null }]);
-    requeued++;
+  let after: { nextAttemptAt: Date | null; id: string } | undefined;
+  for (;;) {
+    const rows = await db
+      .select({ id: webhookDeliveries.id, nextAttemptAt: webhookDeliveries.nextAttemptAt })
+      .from(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.status, 'pending'),
+          lt(webhookDeliveries.nextAttemptAt, overdue),
+          or(isNull(webhookDeliveries.lastAttemptAt), lt(webhookDeliveries.lastAttemptAt, overdue)),
+          after
+            ? sql`(${webhookDeliveries.nextAttemptAt}, ${webhookDeliveries.id}) > (${after.nextAttemptAt?.toISOString()}::timestamptz, ${after.id}::uuid)`
+            : undefined,
+        ),
+      )
+      .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
+      .limit(batchSize);
+    const ids = rows.map((d) => d.id);
+    if (ids.length) requeued += await requeueUnlessPending(queue, ids, (toAdd) => enqueueDeliveries(toAdd.map((id) => ({ id, nextAttemptAt: null }))));
+    if (rows.length < batchSize) break;
+    after = rows[rows.length - 1];
   }
   return requeued;
 }

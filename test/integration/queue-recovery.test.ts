@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
+// Queues of its own: no worker of another test file may take these jobs.
+vi.hoisted(() => {
+  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}recovery`;
+});
+
+import { db } from '../../src/db/client.js';
+import { automationRuns, automations, events, webhookDeliveries } from '../../src/db/schema/index.js';
+import { queueNames } from '../../src/queues/queue-names.js';
+import { closeQueues, getQueue } from '../../src/queues/queues.js';
+import { startEventsRole } from '../../src/roles/events.js';
+import { timerSchedules, upsertTimerSchedules } from '../../src/roles/timers.js';
+import { sweepOutbox } from '../../src/services/events/sweep-outbox.js';
+import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
+import { createTenant } from '../support/harness.js';
+import { eventually } from '../support/webhook-receiver.js';
+
+afterAll(async () => closeQueues());
+
+/** Event rows committed `secondsAgo` seconds ago whose jobs never reached Redis (it was down, or lost them). */
+async function strandEvents(tenant: { organisationId: string; venueId: string }, n: number, secondsAgo: number, livemode = false) {
+  const rows = Array.from({ length: n }, () => ({
+    organisationId: tenant.organisationId,
+    venueId: tenant.venueId,
+    livemode,
+    type: 'reservation_created',
+    subjectType: 'none' as const,
+    subjectId: null,
+    data: { reservation: { id: randomUUID(), partySize: 2 } },
+    createdAt: sql`clock_timestamp() - make_interval(secs => ${secondsAgo})` as unknown as Date,
+  }));
+  const ids: string[] = [];
+  for (let i = 0; i < rows.length; i += 1000) {
+    ids.push(...(await db.insert(events).values(rows.slice(i, i + 1000)).returning({ id: events.id })).map((r) => r.id));
+  }
+  return ids;
+}
+
+describe('the outbox sweeper after an outage', () => {
+  it('hands back every stale event in one run, in bulk, leaves recent ones to their process, and adds nothing twice', async () => {
+    const tenant = await createTenant({ test: true });
+    const stranded = await strandEvents(tenant, 2500, 60);
+    const recent = await strandEvents(tenant, 5, 1);
+    const queue = getQueue(queueNames.events);
+
+    expect(await sweepOutbox()).toBe(2500);
+    expect(await queue.getWaitingCount()).toBe(2500);
+    const recentStates = await Promise.all(recent.map((id) => queue.getJobState(id)));
+    expect(recentStates.every((s) => s === 'unknown')).toBe(true);
+    // Their jobs wait: a second sweep (or a process enqueueing them itself) adds nothing.
+    expect(await sweepOutbox()).toBe(0);
+    expect(await queue.getWaitingCount()).toBe(2500);
+
+    const stop = await startEventsRole();
+    try {
+      await eventually(
+        async () => {
+          const [left] = await db.select({ n: count() }).from(events).where(and(inArray(events.id, stranded), isNull(events.dispatchedAt)));
+          return left.n === 0;
+        },
+        60_000,
+        'the stranded events to be dispatched',
+      );
+    } finally {
+      await stop();
+    }
+  }, 90_000);
+});
+
+describe('the delivery sweeper after an outage', () => {
+  it('hands back every overdue delivery in bulk but not one whose attempt may still be under way', async () => {
+    const tenant = await createTenant();
+    const [automation] = await db
+      .insert(automations)
+      .values({
+        organisationId: tenant.organisationId,
+        venueId: tenant.venueId,
+        name: 'Recovery',
+        eventTypes: ['reservation_created'],
+        conditions: { partySizeMin: null, partySizeMax: null, sources: null },
+        action: { type: 'partner_notification', url: 'https://partner.example/hooks', endpointId: null, delayMinutes: 0 },
+      })
+      .returning();
+    const eventIds = await strandEvents(tenant, 1205, 120, true);
+    await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, eventIds));
+    const runs = await db
+      .insert(automationRuns)
+      .values(eventIds.map((eventId) => ({ automationId: automation.id, eventId })))
+      .returning();
+    const deliveryRows = runs.map((run, i) => ({
+      organisationId: tenant.organisationId,
+      venueId: tenant.venueId,
+      eventId: run.eventId,
+      eventType: 'reservation_created',
+      automationId: automation.id,
+      runId: run.id,
+      actionIndex: 0,
+      idempotencyKey: `automation:${run.id}:0`,
+      destination: 'url' as const,
+      url: 'https://partner.example/hooks',
+      nextAttemptAt: sql`clock_timestamp() - interval '2 minutes'` as unknown as Date,
+      // The last five: an attempt began 5 s ago (a worker may be posting it right now).
+      lastAttemptAt: i >= 1200 ? (sql`clock_timestamp() - interval '5 seconds'` as unknown as Date) : null,
+      attempts: i >= 1200 ? 1 : 0,
+    }));
+    const deliveries = await db.insert(webhookDeliveries).values(deliveryRows).returning({ id: webhookDeliveries.id });
+    const queue = getQueue(queueNames.webhookDelivery);
+
+    expect(await sweepDeliveries()).toBe(1200);
+    const states = await Promise.all(deliveries.map((d) => queue.getJobState(d.id)));
+    expect(states.slice(0, 1200).every((s) => s === 'waiting')).toBe(true);
+    expect(states.slice(1200).every((s) => s === 'unknown')).toBe(true);
+    expect(await sweepDeliveries()).toBe(0);
+    await db.delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automation.id));
+    await queue.obliterate({ force: true });
+  });
+});
+
+describe('timer schedules', () => {
+  it('are upserted again without moving their next run, and come back when Redis has lost them', async () => {
+    const queue = getQueue(queueNames.timers);
+    await upsertTimerSchedules(queue);
+    const nextRuns = async () => Object.fromEntries((await queue.getJobSchedulers()).map((s) => [s.key, s.next]));
+    const first = await nextRuns();
+    expect(Object.keys(first).sort()).toEqual(timerSchedules.map((s) => s.id).sort());
+    await upsertTimerSchedules(queue);
+    expect(await nextRuns()).toEqual(first);
+
+    await queue.obliterate({ force: true }); // what an emptied Redis leaves
+    expect(await queue.getJobSchedulersCount()).toBe(0);
+    await upsertTimerSchedules(queue);
+    expect(Object.keys(await nextRuns()).sort()).toEqual(timerSchedules.map((s) => s.id).sort());
+    await queue.obliterate({ force: true });
+  });
+});
