@@ -4,6 +4,8 @@ import { config } from '../config.js';
 import { sql } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { isKnownCountry, isValidTimeZone } from '../lib/zones.js';
+import { closeQueues } from '../queues/queues.js';
+import { checkInvariants, totalViolations } from '../services/invariants/check-invariants.js';
 import { createApiKey, createOrganisation, listApiKeys, revokeApiKey } from '../services/keys/key-service.js';
 import { createVenue } from '../services/venues/venue-service.js';
 import { venueJson } from '../services/venues/venue-json.js';
@@ -19,7 +21,8 @@ const usage = `Usage: npm run cli -- <command> [options] [--json]
                                             create an API key; it is printed once
   key:revoke --id ID                        revoke a key (effective everywhere within 5 s)
   key:list --org ID                         list the keys of an organisation (never the keys themselves)
-  demo                                      an organisation with a configured venue and one key of each kind`;
+  demo                                      an organisation with a configured venue and one key of each kind
+  check [--venues id,id]                    count violations of the database invariants (exit code 2 when any)`;
 
 const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
@@ -120,6 +123,16 @@ async function run(command: string | undefined, values: Record<string, string | 
       ].join('\n');
       return { human, json: demo };
     }
+    case 'check': {
+      const counts = await checkInvariants({ venueIds: idList(values.venues as string | undefined) });
+      const violations = totalViolations(counts);
+      const human = Object.entries(counts)
+        .map(([name, count]) => `${String(count).padStart(8)}  ${name}`)
+        .concat(violations ? `${violations} violation(s)` : 'every invariant holds')
+        .join('\n');
+      // Operators and scripts can act on the exit code alone: 2 means the database breaks an invariant.
+      return { human, json: { ...counts, violations }, exitCode: violations ? 2 : 0 };
+    }
     default:
       throw new UsageError(command ? `unknown command ${command}` : 'no command given');
   }
@@ -159,16 +172,16 @@ async function main() {
       console.log(usage);
       return 0;
     }
-    const result = await run(positionals[0], values);
+    const result: { human: string; json: unknown; exitCode?: number } = await run(positionals[0], values);
     console.log(json ? JSON.stringify(result.json) : result.human);
-    return 0;
+    return result.exitCode ?? 0;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (json) console.log(JSON.stringify({ error: message }));
     else console.error(`error: ${message}${err instanceof UsageError ? `\n\n${usage}` : ''}`);
     return 1;
   } finally {
-    await sql.end({ timeout: 5 });
+    await Promise.all([sql.end({ timeout: 5 }), closeQueues()]);
   }
 }
 

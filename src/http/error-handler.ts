@@ -33,12 +33,22 @@ function isUnavailable(err: unknown): boolean {
   return false;
 }
 
+/**
+ * A body whose Content-Encoding (gzip, deflate, br) does not decode: body-parser passes the zlib
+ * error (errno and code, e.g. Z_DATA_ERROR) on with status 400 and without a `type`.
+ */
+function isUndecodableBody(err: unknown): boolean {
+  const e = err as { status?: unknown; type?: unknown; errno?: unknown; code?: unknown } | null;
+  return e?.status === 400 && e.type === undefined && typeof e.errno === 'number' && typeof e.code === 'string';
+}
+
 /** Maps anything thrown to an ApiError; unknown errors become the fixed 500. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const bodyError = err as { type?: string; status?: number };
   if (bodyError?.type === 'entity.too.large') return new ApiError('payload_too_large');
   if (bodyError?.type === 'entity.parse.failed') return ApiError.invalid(['body'], 'The request body is not valid JSON.');
+  if (isUndecodableBody(err)) return ApiError.invalid(['body'], 'The request body does not decode with its Content-Encoding.');
   if (bodyError?.type === 'encoding.unsupported' || bodyError?.type === 'charset.unsupported') {
     return ApiError.invalid(['body'], 'The request body encoding is not supported.');
   }

@@ -15,9 +15,13 @@ export function serviceTagJson(t: ServiceTagRow) {
   return { id: t.id, name: t.name, updatedAt: t.updatedAt.toISOString() };
 }
 
-/** The venue's tag names keyed by their lower-case form: names are matched whatever their case. */
+/**
+ * The venue's tag names keyed by their lower-case form: names are matched whatever their case.
+ * Locked FOR SHARE: a rename or delete of a tag (FOR UPDATE) then waits until the guest written
+ * with these names is committed, and so rewrites it too (no guest keeps a name that is gone).
+ */
 export async function loadServiceTagNames(conn: DbOrTx, venueId: string): Promise<Map<string, string>> {
-  const rows = await conn.select({ name: serviceTags.name }).from(serviceTags).where(eq(serviceTags.venueId, venueId));
+  const rows = await conn.select({ name: serviceTags.name }).from(serviceTags).where(eq(serviceTags.venueId, venueId)).for('share');
   return new Map(rows.map((r) => [r.name.toLowerCase(), r.name]));
 }
 
@@ -65,12 +69,14 @@ export async function listServiceTags(auth: AuthContext, query: ListQuery & { ve
   });
 }
 
-export async function getVisibleServiceTag(auth: AuthContext, id: string, conn: DbOrTx = db): Promise<ServiceTagRow> {
-  const [row] = await conn
+/** `lock`: the tag row is locked FOR UPDATE (read as the last committed writer left it). */
+export async function getVisibleServiceTag(auth: AuthContext, id: string, conn: DbOrTx = db, lock = false): Promise<ServiceTagRow> {
+  const query = conn
     .select(getTableColumns(serviceTags))
     .from(serviceTags)
     .innerJoin(venues, eq(venues.id, serviceTags.venueId))
     .where(and(eq(serviceTags.id, id), eq(venues.organisationId, auth.organisationId), visibleVenueIds(auth, serviceTags.venueId)));
+  const [row] = lock ? await query.for('update', { of: serviceTags }) : await query;
   if (!row) throw ApiError.notFound('Service tag');
   return row;
 }
@@ -82,11 +88,15 @@ export async function createServiceTag(auth: AuthContext, input: { venueId: stri
   return row;
 }
 
-/** Renames a tag; guests carrying it are rewritten in the same transaction (tags are stored by name). */
+/**
+ * Renames a tag; guests carrying it are rewritten in the same transaction (tags are stored by name).
+ * The tag row is locked first: concurrent renames and deletes of one tag queue, and each rewrites
+ * the guests from the name the previous one left.
+ */
 export async function renameServiceTag(auth: AuthContext, id: string, name: string): Promise<ServiceTagRow> {
   try {
     return await db.transaction(async (tx) => {
-      const tag = await getVisibleServiceTag(auth, id, tx);
+      const tag = await getVisibleServiceTag(auth, id, tx, true);
       if (tag.name === name) return tag;
       const [row] = await tx
         .update(serviceTags)
@@ -108,7 +118,7 @@ export async function renameServiceTag(auth: AuthContext, id: string, name: stri
 /** Deletes a tag and takes it off every guest of the venue, in one transaction. */
 export async function deleteServiceTag(auth: AuthContext, id: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const tag = await getVisibleServiceTag(auth, id, tx);
+    const tag = await getVisibleServiceTag(auth, id, tx, true);
     await tx.delete(serviceTags).where(eq(serviceTags.id, id));
     await tx
       .update(guests)

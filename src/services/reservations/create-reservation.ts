@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { guests, reservations } from '../../db/schema/index.js';
@@ -89,9 +89,22 @@ async function resolveGuest(tx: Tx, emit: Emit, venue: LoadedVenue, input: Creat
   }
   if (guest && input.serviceTags?.length) {
     const names = await resolveServiceTags(tx, venue.id, input.serviceTags);
-    const merged = [...new Set([...guest.serviceTags, ...names])];
-    if (merged.length !== guest.serviceTags.length) {
-      [guest] = await tx.update(guests).set({ serviceTags: merged, updatedAt: nextUpdatedAt(guests.updatedAt) }).where(eq(guests.id, guest.id)).returning();
+    // Appended to the tags the row has now, in one statement: a tag renamed since the guest was read
+    // has been rewritten on the row, and a copy taken before would put the old name back.
+    const added = sql`array[${sql.join(
+      names.map((n) => sql`${n}`),
+      sql`, `,
+    )}]::text[]`;
+    const [updated] = await tx
+      .update(guests)
+      .set({
+        serviceTags: sql`${guests.serviceTags} || array(select n from unnest(${added}) n where not n = any(${guests.serviceTags}))`,
+        updatedAt: nextUpdatedAt(guests.updatedAt),
+      })
+      .where(and(eq(guests.id, guest.id), sql`not (${added} <@ ${guests.serviceTags})`))
+      .returning();
+    if (updated) {
+      guest = updated;
       emit(guestChangedEvent(guest, 'service_tags_changed', livemode));
     }
   }

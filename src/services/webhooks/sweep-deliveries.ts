@@ -10,10 +10,10 @@ import { enqueueDeliveries } from './delivery-queue.js';
  * As for events (decisions §0), 30 s: longer than any attempt in flight (10 s), so a row whose job
  * Redis lost while a worker was posting it is not sent twice while that attempt is still under way.
  */
-const overdueAfterSeconds = 30;
+export const deliveryOverdueAfterSeconds = 30;
 const batchSize = 1000;
 
-const overdue = sql`clock_timestamp() - make_interval(secs => ${overdueAfterSeconds})`;
+const overdue = sql`clock_timestamp() - make_interval(secs => ${deliveryOverdueAfterSeconds})`;
 
 /**
  * PostgreSQL is the truth for deliveries too: every pending delivery overdue by 30 s, and not
