@@ -4,6 +4,7 @@ import { db } from '../../src/db/client.js';
 import { reservations, reservationTables } from '../../src/db/schema/index.js';
 import { localToInstant } from '../../src/lib/local-time.js';
 import { client, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { expectInvariantsHold } from '../support/invariants.js';
 import { configureVenue, localDate, type VenueFixtureOptions } from '../support/venue-fixtures.js';
 
 let server: TestServer;
@@ -14,8 +15,12 @@ afterAll(async () => server.close());
 
 const tomorrow = localDate(1);
 
+/** Every venue of the file, for the invariant check at its end. */
+const venueIds: string[] = [];
+
 async function setup(options: VenueFixtureOptions) {
   const t = await createTenant();
+  venueIds.push(t.venueId);
   const fixture = await configureVenue(t.venueId, options);
   return { ...t, fixture, api: client(server.url, t.key) };
 }
@@ -115,5 +120,9 @@ describe('PostgreSQL keeps the floor consistent under concurrency', () => {
     await api.delete(`/reservations/${first.id}`);
     const [moved] = await db.update(reservationTables).set({ during: overlapping }).where(eq(reservationTables.reservationId, second.id)).returning();
     expect(moved).toMatchObject({ tableId: fixture.tableIds.A, live: true });
+  });
+
+  it('after all of it, the invariant check (npm run cli -- check) counts nothing on these venues', async () => {
+    await expectInvariantsHold(venueIds);
   });
 });
