@@ -1,6 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createMemoryProcessedKeyStore, verifyWebhook, type VerifyWebhookInput } from '../../src/lib/verify-webhook.js';
+import {
+  computeSignature,
+  createMemoryProcessedKeyStore,
+  parseSignatureHeader,
+  signedContent,
+  verifyWebhook,
+  type VerifyWebhookInput,
+} from '../src/verify-webhook.js';
 
 const secret = 'whsec_bmV3LW5ldy1uZXctbmV3LW5ldy1uZXctbmV3LW5ldy1uZXc';
 const oldSecret = 'whsec_b2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQtb2xkLW9sZC1vbGQ';
@@ -21,6 +28,7 @@ function request(overrides: Partial<VerifyWebhookInput> = {}, headers: Record<st
   };
 }
 
+// The reference signature is recomputed here with node:crypto alone, independently of computeSignature.
 describe('verifyWebhook', () => {
   it.each([
     { name: 'a single signature', input: request() },
@@ -51,6 +59,7 @@ describe('verifyWebhook', () => {
     { name: 'a truncated signature', input: request({}, { 'x-service-signature': `v1=${sign(secret).slice(0, 62)}` }), reason: 'signature_mismatch' },
     { name: 'a signature of another scheme', input: request({}, { 'x-service-signature': `v2=${sign(secret)}` }), reason: 'signature_mismatch' },
     { name: 'a signed body that is not JSON', input: request({ rawBody: 'not json' }, { 'x-service-signature': `v1=${sign(secret, ts, 'not json')}` }), reason: 'invalid_body' },
+    { name: 'a signed body that is not a JSON object', input: request({ rawBody: '[1]' }, { 'x-service-signature': `v1=${sign(secret, ts, '[1]')}` }), reason: 'invalid_body' },
   ])('refuses $name', async ({ input, reason }) => {
     expect(await verifyWebhook(input as VerifyWebhookInput)).toEqual({ ok: false, reason });
   });
@@ -68,5 +77,43 @@ describe('verifyWebhook', () => {
     const store = createMemoryProcessedKeyStore(-1);
     store.add(key);
     expect(store.has(key)).toBe(false);
+  });
+});
+
+
+describe('the v1 signing scheme', () => {
+  it.each([
+    { name: 'plain body', timestamp: '1700000000', key: 'automation:8f7c:0', body: '{"a":1}' },
+    { name: 'empty body', timestamp: '1', key: 'k', body: '' },
+    { name: 'multi-byte UTF-8 body', timestamp: '1700000001', key: 'automation:x:0', body: '{"name":"Zoë – 日本"}' },
+    { name: 'body with line feeds', timestamp: '1700000002', key: 'automation:y:0', body: '{\n"a": "b"\n}\n' },
+  ])('signs $name as HMAC-SHA256 over v1, timestamp, key and body', ({ timestamp, key, body }) => {
+    const signature = computeSignature(secret, timestamp, key, body);
+    expect(signature).toMatch(/^[0-9a-f]{64}$/);
+    expect(signature).toBe(sign(secret, timestamp, body, key));
+    expect(computeSignature(secret, timestamp, key, Buffer.from(body, 'utf8'))).toBe(signature);
+  });
+
+  it.each([
+    { change: 'timestamp', args: [secret, '1700000001', 'k', '{}'] },
+    { change: 'idempotency key', args: [secret, '1700000000', 'k2', '{}'] },
+    { change: 'body', args: [secret, '1700000000', 'k', '{} '] },
+    { change: 'secret', args: [oldSecret, '1700000000', 'k', '{}'] },
+  ] as Array<{ change: string; args: [string, string, string, string] }>)('changes with the $change', ({ args }) => {
+    expect(computeSignature(...args)).not.toBe(computeSignature(secret, '1700000000', 'k', '{}'));
+  });
+
+  it('builds the signed content byte for byte', () => {
+    expect(signedContent('12', 'key', Buffer.from([0xff, 0x00])).toString('hex')).toBe(Buffer.concat([Buffer.from('v1\n12\nkey\n'), Buffer.from([0xff, 0x00])]).toString('hex'));
+  });
+
+  it.each([
+    { header: `v1=${'a'.repeat(64)}`, expected: ['a'.repeat(64)] },
+    { header: `v1=${'a'.repeat(64)}, v1=${'b'.repeat(64)}`, expected: ['a'.repeat(64), 'b'.repeat(64)] },
+    { header: `v0=${'a'.repeat(64)},v1=${'b'.repeat(64)}`, expected: ['b'.repeat(64)] },
+    { header: 'v1=xyz', expected: [] },
+    { header: '', expected: [] },
+  ])('parses "$header"', ({ header, expected }) => {
+    expect(parseSignatureHeader(header)).toEqual(expected);
   });
 });
