@@ -7,6 +7,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY workers ./workers
+# The webhook signing scheme is written once, in the partners' verification module (src/lib/webhook-signature.ts imports it).
+COPY clients/typescript/src ./clients/typescript/src
 RUN npm run build
 
 # Runtime stage: production dependencies only, the compiled JavaScript and the migrations; no tsx, no npx.

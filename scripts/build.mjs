@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = path.join(root, 'dist', '.build-stamp');
-const inputs = ['src', 'workers', 'tsconfig.json', 'tsconfig.build.json', 'package.json'].map((p) => path.join(root, p));
+const inputs = ['src', 'workers', 'clients/typescript/src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'].map((p) => path.join(root, p));
 
 function newestMtime(p) {
   const stat = statSync(p);
