@@ -2049,11 +2049,13 @@ export interface paths {
         put?: never;
         /**
          * Import guests
-         * @description 1 to 1000 rows {venueId, phone, firstName, lastName, email, allergies, allergens, notes, externalRef, serviceTags, consents}. Each row updates the live guest of its venue with the same externalRef, else the same phone, else creates one; no events. Rejection codes: invalid_field, venue_not_found, invalid_phone, duplicate_row; `row` is the 0-based index in `rows`. Scope: `imports:write`.
+         * @description 1 to 1000 rows {venueId, phone, firstName, lastName, email, allergies, allergens, notes, externalRef, serviceTags, consents}. Each row updates the live guest of its venue with the same externalRef, else the same phone, else creates one; no events. Rejection codes: invalid_field, venue_not_found, invalid_phone, duplicate_row; `row` is the 0-based index in `rows`. With ?dryRun=true the rows are checked and planned by the same processing, inside a transaction that is rolled back: 200 {import} with status `dry_run` and the counts and rejections the import would produce; nothing is written or kept, an Idempotency-Key is ignored. Scope: `imports:write`.
          */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    dryRun?: "true" | "false";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -2112,11 +2114,13 @@ export interface paths {
         put?: never;
         /**
          * Import reservations
-         * @description 1 to 1000 rows {venueId, serviceDate, time, partySize (1..500), phone?, guestName?, notes?, externalRef? (1..200), channel? (→ sourceDetail), durationMinutes? (5..720, replaces the turn-time rule)}. Source `import`; no events, no automations. A row starting before the import was submitted is created `completed`, without a table; a later one goes through the engine and, when it finds no table, is still created with `needsAttention: true`, `tableAssigned: false`. A row whose externalRef exists in its venue updates that reservation (updatedRows). Rejection codes: invalid_field, venue_not_found, invalid_phone, duplicate_row; `row` is the 0-based index in `rows`. Scope: `imports:write`.
+         * @description 1 to 1000 rows {venueId, serviceDate, time, partySize (1..500), phone?, guestName?, notes?, externalRef? (1..200), channel? (→ sourceDetail), durationMinutes? (5..720, replaces the turn-time rule)}. Source `import`; no events, no automations. A row starting before the import was submitted is created `completed`, without a table; a later one goes through the engine and, when it finds no table, is still created with `needsAttention: true`, `tableAssigned: false`. A row whose externalRef exists in its venue updates that reservation (updatedRows). Rejection codes: invalid_field, venue_not_found, invalid_phone, duplicate_row; `row` is the 0-based index in `rows`. With ?dryRun=true the rows are checked and planned by the same processing, inside a transaction that is rolled back: 200 {import} with status `dry_run` and the counts and rejections the import would produce; nothing is written or kept, an Idempotency-Key is ignored. Scope: `imports:write`.
          */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    dryRun?: "true" | "false";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
