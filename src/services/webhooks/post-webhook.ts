@@ -4,6 +4,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { config } from '../../config.js';
 import { checkAddress } from '../../lib/ip-address-check.js';
+import { logger } from '../../logger.js';
 
 export const webhookTimeoutMs = 10_000;
 export const webhookUserAgent = 'service-webhook/1';
@@ -25,6 +26,15 @@ export interface WebhookOutcome {
   durationMs: number;
 }
 
+/**
+ * What a refused destination is told, in test sends and delivery records alike: a fixed reason and
+ * a generic message. The resolved addresses and the resolver's error would let any key with
+ * webhooks:write map internal host names and their addresses; they go to the server log only.
+ * A host that does not resolve gets the same answer as one that resolves to an internal address.
+ */
+export const destinationNotAllowed = 'destination_not_allowed: the destination must resolve to public addresses only; not sent';
+
+/** A destination refused before any connection; the message is the detail for the server log. */
 class RefusedTarget extends Error {}
 
 /**
@@ -45,7 +55,12 @@ const staleConnectionCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 /** Resolves the host once and checks every address it has; the checked address is the one connected to. */
 async function resolveTarget(host: string, allowPrivate: boolean): Promise<{ address: string; family: number }> {
   const literal = isIP(host);
-  const addresses = literal ? [{ address: host, family: literal }] : await lookup(host, { all: true, verbatim: true });
+  let addresses: { address: string; family: number }[];
+  try {
+    addresses = literal ? [{ address: host, family: literal }] : await lookup(host, { all: true, verbatim: true });
+  } catch (err) {
+    throw new RefusedTarget(`${host} does not resolve: ${(err as Error).message}`);
+  }
   if (!addresses.length) throw new RefusedTarget(`${host} has no address`);
   if (!allowPrivate) {
     for (const { address } of addresses) {
@@ -57,9 +72,13 @@ async function resolveTarget(host: string, allowPrivate: boolean): Promise<{ add
   return addresses[0];
 }
 
+/**
+ * A failed connection, said without the address connected to (Node's messages name it, e.g.
+ * `connect ECONNREFUSED 10.1.2.3:443`, and TLS ones the host's addresses): the code alone.
+ */
 function describeError(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  return e.code ? `${e.code}: ${e.message}` : e.message || String(err);
+  const code = (err as NodeJS.ErrnoException).code;
+  return code ? `connection failed (${code})` : 'connection failed';
 }
 
 /**
@@ -140,7 +159,11 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
   } catch (err) {
     clearTimeout(timer);
     if (controller.signal.aborted) return done(null, `no answer within ${timeoutMs / 1000} s`);
-    if (err instanceof RefusedTarget) return done(null, err.message);
+    if (err instanceof RefusedTarget) {
+      logger.warn({ host, detail: err.message }, 'webhook destination refused');
+      return done(null, destinationNotAllowed);
+    }
+    logger.info({ host, err }, 'webhook connection failed');
     return done(null, describeError(err));
   }
 }

@@ -1,0 +1,68 @@
+import { describe, expect, it, vi } from 'vitest';
+
+// Its own queues: another test file's workers must not take these jobs.
+vi.hoisted(() => {
+  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}whr`;
+});
+
+import { config } from '../../src/config.js';
+import { logger } from '../../src/logger.js';
+import { destinationNotAllowed } from '../../src/services/webhooks/post-webhook.js';
+import { client, createTenant } from '../support/harness.js';
+import { afterAttempt, emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+
+const pipeline = useWebhookPipeline();
+
+/** Nothing a refused destination answers may name an address or what the resolver said. */
+const revealing = /127\.0\.0\.1|::1|ENOTFOUND|EAI_AGAIN|getaddrinfo|not public|loopback|localhost|no-such-host/;
+
+/** With private targets refused, as in production (the flag is read at every send). */
+async function refusingPrivateTargets<T>(run: () => Promise<T>): Promise<T> {
+  config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
+  try {
+    return await run();
+  } finally {
+    config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
+  }
+}
+
+describe('a refused webhook destination reveals nothing about internal DNS', () => {
+  it('POST /webhook-endpoints/test: a name resolving to loopback and a name that does not resolve get the same fixed answer', async () => {
+    const tenant = await createTenant();
+    const api = client(pipeline.url, tenant.key);
+    const warn = vi.spyOn(logger, 'warn');
+    const port = new URL(pipeline.receiver.url).port;
+    for (const url of [`https://localhost:${port}/hooks`, 'https://no-such-host.invalid/hooks']) {
+      const sent = await refusingPrivateTargets(() => api.post('/webhook-endpoints/test', { venueId: tenant.venueId, url }));
+      expect(sent.status, sent.text).toBe(200);
+      expect(sent.body.delivery).toMatchObject({ status: 'failed', responseStatus: null, error: destinationNotAllowed });
+      expect(sent.text).not.toMatch(revealing);
+    }
+    // A name that does not resolve is refused even where private targets are allowed.
+    const unresolved = await api.post('/webhook-endpoints/test', { venueId: tenant.venueId, url: 'https://no-such-host.invalid/hooks' });
+    expect(unresolved.body.delivery.error).toBe(destinationNotAllowed);
+    expect(pipeline.receiver.received).toHaveLength(0);
+    // The detail stays in the server log.
+    const details = warn.mock.calls.map(([fields]) => JSON.stringify(fields));
+    expect(details.some((d) => /localhost/.test(d) && /127\.0\.0\.1|::1/.test(d) && /not public/.test(d))).toBe(true);
+    expect(details.some((d) => /no-such-host\.invalid/.test(d) && /ENOTFOUND|EAI_AGAIN/.test(d))).toBe(true);
+    warn.mockRestore();
+  });
+
+  it('delivery records: lastError is the fixed reason, in the database and in GET /webhook-deliveries', async () => {
+    for (const receiverUrl of ['https://no-such-host.invalid/hooks', `https://localhost:${new URL(pipeline.receiver.url).port}/hooks`]) {
+      const tenant = await createTenant();
+      const api = client(pipeline.url, tenant.key);
+      expect((await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: receiverUrl })).status).toBe(201);
+      expect((await api.post('/automations', { venueId: tenant.venueId, name: 'CRM', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } })).status).toBe(201);
+      const delivery = await refusingPrivateTargets(async () => {
+        const { eventId } = await emitReservationEvent(tenant);
+        return waitForDelivery(eventId, afterAttempt(1));
+      });
+      expect(delivery).toMatchObject({ status: 'pending', lastResponseStatus: null, lastError: destinationNotAllowed });
+      const listed = await api.get(`/webhook-deliveries?venueId=${tenant.venueId}`);
+      expect(listed.body.data[0].lastError).toBe(destinationNotAllowed);
+      expect(listed.text).not.toMatch(/127\.0\.0\.1|::1|ENOTFOUND|EAI_AGAIN|getaddrinfo|not public/);
+    }
+  }, 30_000);
+});
