@@ -24,7 +24,7 @@ Object.assign(process.env, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 
 const { eq } = await import('drizzle-orm');
 const { db, sql } = await import('../src/db/client.js');
 const { automations, floorTables, guests, reservations, reservationTables, webhookEndpoints } = await import('../src/db/schema/index.js');
-const { transactionWithEvents } = await import('../src/services/events/outbox.js');
+const { systemActor, transactionWithEvents } = await import('../src/services/events/outbox.js');
 const { getQueue, getQueueConnection, closeQueues } = await import('../src/queues/queues.js');
 const { queueNames } = await import('../src/queues/queue-names.js');
 const { closeRedis } = await import('../src/redis.js');
@@ -108,7 +108,7 @@ function reservationRows(n: number) {
 /** Creates `count` reservations and their reservation_created events in one transaction; returns their ids and commit time. */
 async function emit(count: number): Promise<{ ids: string[]; committedAt: number }> {
   const rows = Array.from({ length: count }, () => reservationRows(sequence++));
-  await transactionWithEvents(async (tx, push) => {
+  await transactionWithEvents(systemActor('bench'), async (tx, push) => {
     await tx.insert(guests).values(rows.map((r) => r.guest));
     await tx.insert(reservations).values(rows.map((r) => r.reservation));
     await tx.insert(reservationTables).values(rows.map((r) => r.table));

@@ -23,5 +23,12 @@ export const eventTypes = [
   'webhook_test',
 ] as const;
 
+/**
+ * Types of history-only rows (never published): a reservation change that the catalogue has no
+ * event for (its table, guest or externalRef), so that the reservation history still shows it.
+ */
+export const historyOnlyEventTypes = ['reservation_updated'] as const;
+export type HistoryOnlyEventType = (typeof historyOnlyEventTypes)[number];
+
 export type ReservationEventType = (typeof reservationEventTypes)[number];
 export type EventType = (typeof eventTypes)[number];

@@ -3,6 +3,7 @@ import { defineRoute } from '../http/define-route.js';
 import { ApiError } from '../http/errors.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { getFloorPlan, listAreas, listFloorPlans, listTables } from '../services/floor/floor-reads.js';
+import { actorOf } from '../services/events/outbox.js';
 import { activateFloorPlan, createFloorPlan, replaceFloorPlan, setTableBlocked, type PlanVersionCondition } from '../services/floor/floor-plan-writes.js';
 import { listOf } from './venue-config.js';
 
@@ -96,7 +97,7 @@ export const floorRoutes = [
     params: venueParams,
     body: z.object({ name, ...contents }),
     successStatus: 201,
-    handler: async ({ auth, params, body }) => ({ body: { floorPlan: await createFloorPlan(auth, params.id, body) } }),
+    handler: async ({ auth, params, body }) => ({ body: { floorPlan: await createFloorPlan(auth, actorOf(auth), params.id, body) } }),
   }),
   defineRoute({
     method: 'get',
@@ -117,7 +118,7 @@ export const floorRoutes = [
     params: planParams,
     body: z.object({ name: name.optional(), ...contents }),
     handler: async ({ auth, params, body, req }) => ({
-      body: { floorPlan: await replaceFloorPlan(auth, params.id, params.planId, body, readIfMatch(req.headers['if-match'])) },
+      body: { floorPlan: await replaceFloorPlan(auth, actorOf(auth), params.id, params.planId, body, readIfMatch(req.headers['if-match'])) },
     }),
   }),
   defineRoute({
@@ -127,7 +128,7 @@ export const floorRoutes = [
     summary: 'Make a floor plan the active plan of its venue',
     scope: 'floor:write',
     params: planParams,
-    handler: async ({ auth, params }) => ({ body: { floorPlan: await activateFloorPlan(auth, params.id, params.planId) } }),
+    handler: async ({ auth, params }) => ({ body: { floorPlan: await activateFloorPlan(auth, actorOf(auth), params.id, params.planId) } }),
   }),
   defineRoute({
     method: 'get',
@@ -148,7 +149,7 @@ export const floorRoutes = [
     scope: 'floor:write',
     params: tableParams,
     body: z.object({ isBlocked: z.boolean() }),
-    handler: async ({ auth, params, body }) => ({ body: { table: await setTableBlocked(auth, params.id, params.tableId, body.isBlocked) } }),
+    handler: async ({ auth, params, body }) => ({ body: { table: await setTableBlocked(auth, actorOf(auth), params.id, params.tableId, body.isBlocked) } }),
   }),
   defineRoute({
     method: 'get',

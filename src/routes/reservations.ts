@@ -9,6 +9,7 @@ import { cancelReservation, updateReservation } from '../services/reservations/c
 import { createReservation } from '../services/reservations/create-reservation.js';
 import { guestVisibilityOf, reservationJson } from '../services/reservations/reservation-json.js';
 import { getVisibleReservation, listReservations } from '../services/reservations/list-reservations.js';
+import { listReservationHistory } from '../services/reservations/reservation-history.js';
 
 const idParams = z.object({ id: z.uuid() });
 
@@ -121,6 +122,21 @@ export const reservationRoutes = [
     scope: 'reservations:read',
     params: idParams,
     handler: async ({ auth, params }) => ({ body: { reservation: reservationJson(await getVisibleReservation(auth, params.id), guestVisibilityOf(auth)) } }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/reservations/:id/history',
+    tag: 'Reservations',
+    summary: "A reservation's history: its events with who made each change and what changed",
+    description:
+      'Oldest first. `actor.kind`: api_key (a secret key, `name` its name), widget (a publishable key), system (worker-timers, worker-events; ' +
+      '`unrecorded` for events older than the actor record), import (an import, `name` the key that submitted it). `changes` lists the fields among ' +
+      'status, serviceDate, time, partySize, notes, table, guestId, externalRef, needsAttention, tableAssigned that differ from the previous entry ' +
+      '(from null for the first). Imports emit no events but appear here.',
+    scope: 'reservations:read',
+    params: idParams,
+    query: listQuerySchema,
+    handler: async ({ auth, params, query }) => ({ body: await listReservationHistory(auth, params.id, query) }),
   }),
   defineRoute({
     method: 'patch',

@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // Its own queues: imports are run here by calling the processor, never by another file's worker.
@@ -44,8 +44,9 @@ function availability(api: Client, venueId: string, query: Record<string, string
   return api.get(`/availability?${params}`);
 }
 
+/** The published events (history-only rows aside), oldest first. */
 async function eventTypesOf(subjectId: string): Promise<string[]> {
-  const rows = await db.select({ type: events.type }).from(events).where(eq(events.subjectId, subjectId)).orderBy(asc(events.createdAt), asc(events.id));
+  const rows = await db.select({ type: events.type }).from(events).where(and(eq(events.subjectId, subjectId), eq(events.published, true))).orderBy(asc(events.createdAt), asc(events.id));
   return rows.map((r) => r.type);
 }
 

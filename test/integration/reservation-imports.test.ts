@@ -160,9 +160,15 @@ describe('POST /imports/reservations with worker-imports running', () => {
     const guest = (await db.select().from(guests).where(and(eq(guests.venueId, t.venueId), eq(guests.phone, '+393470000003'))))[0];
     expect(guest).toMatchObject({ firstName: 'Guest', lastName: '3', visitCount: 1 });
     // The venue's only events are those of the five reservations booked through the API.
-    const venueEvents = await db.select({ type: events.type, subjectId: events.subjectId }).from(events).where(eq(events.venueId, t.venueId));
-    expect(venueEvents.map((e) => e.type)).toEqual(Array(5).fill('reservation_created'));
-    expect(venueEvents.map((e) => e.subjectId).sort()).toEqual(pre.map((r) => r.id).sort());
+    const venueEvents = await db.select().from(events).where(eq(events.venueId, t.venueId));
+    const published = venueEvents.filter((e) => e.published);
+    expect(published.map((e) => e.type)).toEqual(Array(5).fill('reservation_created'));
+    expect(published.map((e) => e.subjectId).sort()).toEqual(pre.map((r) => r.id).sort());
+    // Besides them, one history-only row per written reservation (reservation history), never dispatched.
+    const historyOnly = venueEvents.filter((e) => !e.published);
+    expect(historyOnly).toHaveLength(600);
+    expect(historyOnly.every((e) => e.dispatchedAt !== null && e.actor?.kind === 'import')).toBe(true);
+    expect(historyOnly.filter((e) => e.type === 'reservation_modified').map((e) => e.subjectId).sort()).toEqual(pre.map((r) => r.id).sort());
 
     const overlaps = await db.execute(sql`
       select count(*)::int as n from ${reservationTables} a join ${reservationTables} b

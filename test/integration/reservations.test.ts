@@ -13,8 +13,9 @@ afterAll(async () => server.close());
 
 const tomorrow = localDate(1);
 
+/** The published events (history-only rows aside), oldest first. */
 async function eventTypesOf(reservationId: string): Promise<string[]> {
-  const rows = await db.select({ type: events.type }).from(events).where(eq(events.subjectId, reservationId)).orderBy(asc(events.createdAt));
+  const rows = await db.select({ type: events.type }).from(events).where(and(eq(events.subjectId, reservationId), eq(events.published, true))).orderBy(asc(events.createdAt));
   return rows.map((r) => r.type);
 }
 

@@ -16,8 +16,9 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
+/** The published events (history-only rows aside), oldest first. */
 async function eventTypesOf(subjectId: string): Promise<string[]> {
-  const rows = await db.select({ type: events.type }).from(events).where(eq(events.subjectId, subjectId)).orderBy(asc(events.createdAt));
+  const rows = await db.select({ type: events.type }).from(events).where(and(eq(events.subjectId, subjectId), eq(events.published, true))).orderBy(asc(events.createdAt));
   return rows.map((r) => r.type);
 }
 

@@ -13,7 +13,7 @@ import { getQueue } from '../../src/queues/queues.js';
 import { webhookBackoff } from '../../src/services/webhooks/delivery-queue.js';
 import { destinationNotAllowed, postWebhook } from '../../src/services/webhooks/post-webhook.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
-import { transactionWithEvents } from '../../src/services/events/outbox.js';
+import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
 import { processEventJob } from '../../src/services/events/process-event.js';
 import { db } from '../../src/db/client.js';
 import { automationRuns, events, webhookDeliveries } from '../../src/db/schema/index.js';
@@ -251,7 +251,7 @@ describe('current state', () => {
     const renamed = (await api.patch(`/guests/${guest.id}`, { firstName: 'Ada' })).body.guest;
 
     // The event carries the guest as it was; the webhook carries it as it is at the first attempt.
-    await transactionWithEvents(async (_tx, emit) => {
+    await transactionWithEvents(systemActor('test'), async (_tx, emit) => {
       emit({
         organisationId: tenant.organisationId,
         venueId: tenant.venueId,

@@ -7,7 +7,7 @@ import { closeQueues } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import type { EventType } from '../../src/lib/event-catalogue.js';
-import { transactionWithEvents } from '../../src/services/events/outbox.js';
+import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
 import { startTestServer, type TestServer } from './harness.js';
 import { eventually, startWebhookReceiver, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';
 
@@ -103,7 +103,7 @@ export async function emitReservationEvent(
   options: { type?: EventType; livemode?: boolean; reservation?: ReturnType<typeof plausibleReservation> } = {},
 ) {
   const reservation = options.reservation ?? plausibleReservation(tenant.venueId);
-  await transactionWithEvents(async (_tx, emit) => {
+  await transactionWithEvents(systemActor('test'), async (_tx, emit) => {
     emit({
       organisationId: tenant.organisationId,
       venueId: tenant.venueId,

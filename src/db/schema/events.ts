@@ -19,12 +19,20 @@ export const events = pgTable(
     /** The `data` of the event as of the event time (GET /events). */
     data: jsonb('data').notNull().$type<Record<string, unknown>>(),
     livemode: boolean('livemode').notNull(),
+    /** Who made the change (reservation history); null for events recorded before it was kept. */
+    actor: jsonb('actor').$type<{ kind: 'api_key' | 'widget' | 'system' | 'import'; name: string }>(),
+    /**
+     * false: a history-only row (imports, which emit no events): never dispatched, listed or
+     * streamed, read by the reservation history alone.
+     */
+    published: boolean('published').notNull().default(true),
     createdAt: createdAtColumn(),
     dispatchedAt: instant('dispatched_at'),
   },
   (t) => [
     index('events_venue_created_idx').on(t.venueId, t.createdAt, t.id),
     index('events_org_created_idx').on(t.organisationId, t.createdAt, t.id),
+    index('events_subject_created_idx').on(t.subjectId, t.createdAt, t.id),
     index('events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
   ],
 );

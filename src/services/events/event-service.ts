@@ -30,6 +30,7 @@ export async function listEvents(auth: AuthContext, query: ListQuery & EventFilt
         .where(
           and(
             eq(events.organisationId, auth.organisationId),
+            eq(events.published, true),
             visibleVenueIds(auth, events.venueId),
             query.venueId ? eq(events.venueId, query.venueId) : undefined,
             query.type ? eq(events.type, query.type) : undefined,

@@ -4,38 +4,74 @@ import { events } from '../../db/schema/index.js';
 import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue, onQueueConnectionReady } from '../../queues/queues.js';
-import type { EventType } from '../../lib/event-catalogue.js';
+import type { EventType, HistoryOnlyEventType } from '../../lib/event-catalogue.js';
+import { isPublishable, type AuthContext } from '../../http/auth.js';
+
+/** Who made a change, recorded with its events for the reservation history (decisions §14.3). */
+export interface Actor {
+  kind: 'api_key' | 'widget' | 'system' | 'import';
+  /** The key's name, the platform process, or the import's key name. */
+  name: string;
+}
+
+/** The key behind a request: a publishable key is the booking widget. */
+export function actorOf(auth: AuthContext): Actor {
+  return { kind: isPublishable(auth) ? 'widget' : 'api_key', name: auth.keyName };
+}
+
+/** The platform itself (timers, worker-events, the demo CLI). */
+export function systemActor(name: string): Actor {
+  return { kind: 'system', name };
+}
 
 export interface NewEvent {
   organisationId: string;
   venueId: string;
   livemode: boolean;
-  type: EventType;
+  type: EventType | HistoryOnlyEventType;
   subjectType: 'reservation' | 'guest' | 'waitlist_entry' | 'none';
   subjectId: string | null;
   /** The event's data as of now, in the v1 response shape, e.g. `{ reservation }`. */
   data: Record<string, unknown>;
+  /** false: a history-only row (see recordHistoryOnlyEvent); only history-only types may be unpublished. */
+  published?: boolean;
 }
 
 export type Emit = (event: NewEvent) => void;
 
 /**
  * Runs a change in one transaction together with the events it emits (the outbox), then
- * enqueues those events. Enqueueing is best effort: the sweeper of worker-timers picks up
+ * enqueues those events. `actor` is recorded in every event row (reservation history). Enqueueing is best effort: the sweeper of worker-timers picks up
  * whatever Redis did not take, so a request never fails or waits because Redis is down.
  */
-export async function transactionWithEvents<T>(work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
+export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
   const pending: NewEvent[] = [];
   const { result, ids } = await db.transaction(async (tx) => {
     const result = await work(tx, (event) => pending.push(event));
     // Events of one change are 1 ms apart, so that GET /events lists them in the order they were emitted.
-    const rows = pending.map((event, i) => ({ ...event, createdAt: sql`clock_timestamp() + make_interval(secs => ${i / 1000})` }));
-    const ids = rows.length ? (await tx.insert(events).values(rows).returning({ id: events.id })).map((r) => r.id) : [];
-    return { result, ids };
+    const rows = pending.map((event, i) => ({
+      ...(event.published === false ? historyOnlyFields : {}),
+      ...event,
+      actor,
+      createdAt: sql`clock_timestamp() + make_interval(secs => ${i / 1000})`,
+    }));
+    const inserted = rows.length ? await tx.insert(events).values(rows).returning({ id: events.id, published: events.published }) : [];
+    return { result, ids: inserted.filter((r) => r.published).map((r) => r.id) };
   });
   if (ids.length) enqueueEvents(ids);
   return result;
 }
+
+/**
+ * A history-only event: imports emit no events (interface.md), yet the reservation history shows
+ * what an import did. The row is never dispatched (dispatchedAt set), listed or streamed.
+ */
+export async function recordHistoryOnlyEvent(tx: Tx, event: NewEvent, actor: Actor): Promise<void> {
+  await tx.insert(events).values({ ...event, ...historyOnlyFields, actor });
+}
+
+/** Never listed or streamed (published), never dispatched (dispatchedAt set at once). */
+const historyOnlyFields = { published: false, dispatchedAt: sql`clock_timestamp()` };
 
 /**
  * Events this process committed but could not enqueue (Redis down), sent again as soon as Redis is

@@ -4,7 +4,7 @@ import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { areas, floorPlans, floorTables, tableCombinations } from '../../db/schema/index.js';
 import { ApiError } from '../../http/errors.js';
-import { transactionWithEvents } from '../events/outbox.js';
+import { transactionWithEvents, type Actor } from '../events/outbox.js';
 import { releaseInvalidTableAssignments } from '../reservations/release-invalid-assignments.js';
 import { offerUnblockedTable } from '../waitlist/offer-freed-table.js';
 import { lockVisibleVenue, type VenueAccess } from '../venue-config/venue-lock.js';
@@ -149,8 +149,8 @@ async function writePlanContents(tx: Tx, plan: FloorPlanRow, input: FloorPlanCon
 }
 
 /** POST /venues/:id/floor-plans: the venue's first plan (or any plan while none is active) becomes active. */
-export async function createFloorPlan(access: VenueAccess, venueId: string, input: FloorPlanContentsInput & { name: string }) {
-  return transactionWithEvents(async (tx) => {
+export async function createFloorPlan(access: VenueAccess, actor: Actor, venueId: string, input: FloorPlanContentsInput & { name: string }) {
+  return transactionWithEvents(actor, async (tx) => {
     await lockVisibleVenue(tx, access, venueId);
     const [active] = await tx
       .select({ id: floorPlans.id })
@@ -169,12 +169,13 @@ function matchesVersion(plan: FloorPlanRow, expected: PlanVersionCondition): boo
 /** PUT /venues/:id/floor-plans/:planId: replaces the plan's contents; items left out are soft-deleted. */
 export async function replaceFloorPlan(
   access: VenueAccess,
+  actor: Actor,
   venueId: string,
   planId: string,
   input: FloorPlanContentsInput & { name?: string },
   expected?: PlanVersionCondition,
 ) {
-  return transactionWithEvents(async (tx, emit) => {
+  return transactionWithEvents(actor, async (tx, emit) => {
     await lockVisibleVenue(tx, access, venueId);
     const current = await lockPlan(tx, venueId, planId);
     if (expected && !matchesVersion(current, expected)) {
@@ -196,8 +197,8 @@ export async function replaceFloorPlan(
  * The newly shown areas and tables get a new updatedAt, so that `changedAfter` on the area and
  * table lists (which show the active plan) reports them.
  */
-export async function activateFloorPlan(access: VenueAccess, venueId: string, planId: string) {
-  return transactionWithEvents(async (tx, emit) => {
+export async function activateFloorPlan(access: VenueAccess, actor: Actor, venueId: string, planId: string) {
+  return transactionWithEvents(actor, async (tx, emit) => {
     await lockVisibleVenue(tx, access, venueId);
     const current = await lockPlan(tx, venueId, planId);
     if (current.isActive) return floorPlanView(tx, current);
@@ -218,8 +219,8 @@ export async function activateFloorPlan(access: VenueAccess, venueId: string, pl
 }
 
 /** PATCH /venues/:id/tables/:tableId: blocks or unblocks a table; the plan's version moves only on a real change. */
-export async function setTableBlocked(access: VenueAccess, venueId: string, tableId: string, isBlocked: boolean) {
-  return transactionWithEvents(async (tx, emit) => {
+export async function setTableBlocked(access: VenueAccess, actor: Actor, venueId: string, tableId: string, isBlocked: boolean) {
+  return transactionWithEvents(actor, async (tx, emit) => {
     await lockVisibleVenue(tx, access, venueId);
     const [current] = await tx
       .select()

@@ -7,7 +7,7 @@ import { ApiError } from '../../http/errors.js';
 import { nationalPhoneDigits, normalisePhone } from '../../lib/phone.js';
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import type { Emit, NewEvent } from '../events/outbox.js';
-import { transactionWithEvents } from '../events/outbox.js';
+import { actorOf, transactionWithEvents } from '../events/outbox.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import type { VenueRow } from '../venues/venue-json.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
@@ -186,7 +186,7 @@ export async function getVisibleGuest(auth: AuthContext, id: string, conn: DbOrT
 
 export async function createGuest(auth: AuthContext, input: GuestCreateInput & { venueId: string }): Promise<GuestRow> {
   return withGuestConflicts(() =>
-    transactionWithEvents(async (tx, emit) => {
+    transactionWithEvents(actorOf(auth), async (tx, emit) => {
       const venue = await getVisibleVenue(auth, input.venueId, tx);
       const [row] = await tx.insert(guests).values(await newGuestValues(tx, venue, input)).returning();
       emit(guestChangedEvent(row, 'guest_created', auth.livemode));
@@ -202,7 +202,7 @@ export async function createGuest(auth: AuthContext, input: GuestCreateInput & {
  */
 export async function updateGuest(auth: AuthContext, id: string, patch: GuestFieldsPatch): Promise<GuestRow> {
   return withGuestConflicts(() =>
-    transactionWithEvents(async (tx, emit) => {
+    transactionWithEvents(actorOf(auth), async (tx, emit) => {
       const guest = await getVisibleGuest(auth, id, tx, true);
       if (guest.deletedAt) throw ApiError.notFound('Guest');
       const [venue] = await tx.select({ countryCode: venues.countryCode }).from(venues).where(eq(venues.id, guest.venueId));

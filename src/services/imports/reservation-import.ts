@@ -2,7 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { db, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
-import { apiKeys, reservations } from '../../db/schema/index.js';
+import { apiKeys, organisations, reservations } from '../../db/schema/index.js';
 import { hhmm, isoDate } from '../../http/validation.js';
 import { tableHoldingStatuses } from '../../lib/availability/occupancy.js';
 import type { Seating } from '../../lib/availability/seatings.js';
@@ -13,11 +13,12 @@ import { splitPersonName } from '../../lib/person-name.js';
 import { normalisePhone } from '../../lib/phone.js';
 import { formatMinutes, resolveServiceTime } from '../../lib/shift-schedule.js';
 import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay } from '../availability/venue-day-loader.js';
-import type { Emit } from '../events/outbox.js';
+import { recordHistoryOnlyEvent, type Emit } from '../events/outbox.js';
 import { applyGuestStatusChange } from '../guests/guest-counters.js';
-import { findOrCreateGuestByPhone } from '../guests/guest-service.js';
+import { findOrCreateGuestByPhone, getGuestForVenue } from '../guests/guest-service.js';
+import { reservationEventFields } from '../reservations/reservation-events.js';
 import type { ReservationRow } from '../reservations/reservation-json.js';
-import { deleteOccupancy, occupyFirstFree, seatingColumns } from '../reservations/table-assignment.js';
+import { deleteOccupancy, occupyFirstFree, seatedTablesOf, seatingColumns } from '../reservations/table-assignment.js';
 import type { VenueRow } from '../venues/venue-json.js';
 import type { ImportRow } from './import-json.js';
 import { parseRowsWithVenues, rejectRow, type Rejected } from './check-import-rows.js';
@@ -236,15 +237,17 @@ interface RowContext {
   /** The bookings of the row's day (future rows only). */
   bookings: readonly Booking[];
   keyName: string;
+  livemode: boolean;
 }
 
 /**
  * Writes one checked row: a new reservation, or the update of the venue's reservation with the
  * same externalRef. Past rows are completed, without a table; future rows are placed by the
- * engine and, when it finds no table, still created with needsAttention. No events. Null when a
+ * engine and, when it finds no table, still created with needsAttention. No events, only a
+ * history-only row for the reservation's history. Null when a
  * concurrent request took the row's externalRef in the meantime.
  */
-async function importRow(tx: Tx, { checked, existing, config, past, bookings, keyName }: RowContext): Promise<{ outcome: RowOutcome; booking: Booking } | null> {
+async function importRow(tx: Tx, { checked, existing, config, past, bookings, keyName, livemode }: RowContext): Promise<{ outcome: RowOutcome; booking: Booking } | null> {
   const { row, venue, phone } = checked;
   const placement = past ? placePastRow(config, row) : placeFutureRow(config, row, bookings, existing);
 
@@ -295,9 +298,9 @@ async function importRow(tx: Tx, { checked, existing, config, past, bookings, ke
     if (!saved) return null;
   }
 
-  let tableIds: readonly string[] = [];
+  let seating: Seating | null = null;
   if (first) {
-    const seating = await occupyFirstFree(tx, saved.id, venue.id, seatings, placement.startsAt, placement.endsAt, false);
+    seating = await occupyFirstFree(tx, saved.id, venue.id, seatings, placement.startsAt, placement.endsAt, false);
     if (seating !== first) {
       // Another booking took the chosen table meanwhile: the next free one, or none.
       [saved] = await tx
@@ -306,17 +309,30 @@ async function importRow(tx: Tx, { checked, existing, config, past, bookings, ke
         .where(eq(reservations.id, saved.id))
         .returning();
     }
-    tableIds = seating?.tableIds ?? [];
   }
   if (saved.guestId && status !== fromStatus) await applyGuestStatusChange(tx, saved.guestId, fromStatus, status, placement.startsAt);
-  return { outcome: { outcome: existing ? 'updated' : 'created' }, booking: bookingOf(saved, tableIds) };
+  // The reservation as the history shows it, from what the row wrote (no read back): its tables
+  // from the configuration, its guest as found or kept.
+  const kept = guest ?? (saved.guestId ? await getGuestForVenue(tx, venue.id, saved.guestId) : null);
+  const parts = { row: saved, tables: seatedTablesOf(config, seating), guest: kept };
+  await recordHistoryOnlyEvent(
+    tx,
+    { ...reservationEventFields(parts, livemode), type: existing ? 'reservation_modified' : 'reservation_created' },
+    { kind: 'import', name: keyName },
+  );
+  return { outcome: { outcome: existing ? 'updated' : 'created' }, booking: bookingOf(saved, seating?.tableIds ?? []) };
 }
 
 /** The import processor of kind `reservations`: the rows are judged once, then written chunk by chunk. */
 export async function prepareReservationImport(record: ImportRow): Promise<PreparedImport> {
   const checked = await checkRows(record);
-  const [key] = await db.select({ name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.id, record.apiKeyId));
+  const [key] = await db
+    .select({ name: apiKeys.name, isTest: organisations.isTest })
+    .from(apiKeys)
+    .innerJoin(organisations, eq(organisations.id, apiKeys.organisationId))
+    .where(eq(apiKeys.id, record.apiKeyId));
   const keyName = key?.name ?? 'import';
+  const livemode = !key?.isTest;
   const submittedAt = record.createdAt.getTime();
   let state: ChunkState | undefined;
   let chunkRows: CheckedRow[] = [];
@@ -337,7 +353,7 @@ export async function prepareReservationImport(record: ImportRow): Promise<Prepa
       const past = timing.startsAt < submittedAt;
       const bookings = past ? [] : await state.dayBookings(check.venue.id, check.row.serviceDate, config);
       const existing = await state.existing(chunkRows, check.venue.id, check.row.externalRef);
-      const written = await importRow(tx, { checked: check, existing, config, past, bookings, keyName });
+      const written = await importRow(tx, { checked: check, existing, config, past, bookings, keyName, livemode });
       if (!written) return { outcome: 'rejected', code: 'invalid_field', message: 'Another reservation of the venue took this externalRef meanwhile.', fields: ['externalRef'] };
       state.remember(check.venue.id, written.booking);
       return written.outcome;

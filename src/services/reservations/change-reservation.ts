@@ -14,11 +14,11 @@ import { VenueDay, seatingOf } from '../../lib/availability/venue-day.js';
 import { formatMinutes } from '../../lib/shift-schedule.js';
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay } from '../availability/venue-day-loader.js';
-import { transactionWithEvents } from '../events/outbox.js';
+import { actorOf, transactionWithEvents, type Actor } from '../events/outbox.js';
 import { applyGuestStatusChange } from '../guests/guest-counters.js';
 import type { GuestRow } from '../guests/guest-json.js';
 import { getGuestForVenue } from '../guests/guest-service.js';
-import { emitReservationEvents } from './reservation-events.js';
+import { emitReservationEvents, reservationEventFields } from './reservation-events.js';
 import type { ReservationParts, ReservationRow, SeatedTable } from './reservation-json.js';
 import { loadReservationParts } from './reservation-view.js';
 import { deleteOccupancy, isExclusionViolation, noAvailability, occupyFirstFree, seatedTablesOf, seatingColumns, setOccupancyLive } from './table-assignment.js';
@@ -138,7 +138,13 @@ async function retakeTables(tx: Tx, config: VenueConfig, row: ReservationRow): P
 }
 
 /** PATCH /reservations/:id (decisions §6). Every change is one transaction; nothing changes on a refusal. */
-export async function updateReservation(auth: AuthContext, id: string, patch: ReservationPatch, expectedVersion?: Date): Promise<ReservationParts> {
+export async function updateReservation(
+  auth: AuthContext,
+  id: string,
+  patch: ReservationPatch,
+  expectedVersion?: Date,
+  actor: Actor = actorOf(auth),
+): Promise<ReservationParts> {
   const needsFloor = (patch.status !== undefined && floorStatuses.has(patch.status)) || patch.tableId !== undefined || patch.tableCombinationId !== undefined;
   if (needsFloor && !hasScope(auth, 'floor:write')) {
     throw new ApiError('insufficient_scope', 'These statuses and table changes need the scope floor:write.', { requiredScope: 'floor:write' });
@@ -146,7 +152,7 @@ export async function updateReservation(auth: AuthContext, id: string, patch: Re
   if (patch.tableId && patch.tableCombinationId) throw ApiError.invalid(['tableId', 'tableCombinationId'], 'Give a table or a combination, not both.');
   const peek = await peekReservation(auth, id);
   const now = Date.now();
-  return transactionWithEvents(async (tx, emit) => {
+  return transactionWithEvents(actor, async (tx, emit) => {
     const { venue, config } = await loadVenueConfig(tx, auth, peek.venueId, true);
     // Lock order of every writer: venue row, pacing lock, reservation rows.
     const mayMove = patch.serviceDate !== undefined || patch.time !== undefined || patch.partySize !== undefined;
@@ -259,14 +265,16 @@ export async function updateReservation(auth: AuthContext, id: string, patch: Re
     }
     const [loaded] = await loadReservationParts(tx, [updated]);
     const parts: ReservationParts = { row: updated, tables: tables ?? loaded.tables, guest: guest !== undefined ? guest : loaded.guest };
-    emitReservationEvents(emit, parts, events, auth.livemode);
+    if (events.size) emitReservationEvents(emit, parts, events, auth.livemode);
+    // A change without an event of the catalogue (table, guest, externalRef) is kept for the history alone.
+    else emit({ ...reservationEventFields(parts, auth.livemode), type: 'reservation_updated', published: false });
     return parts;
   });
 }
 
 /** DELETE /reservations/:id: cancels from created, confirmed or arrived; an already cancelled reservation answers unchanged. */
 export async function cancelReservation(auth: AuthContext, id: string, expectedVersion?: Date): Promise<ReservationParts> {
-  return transactionWithEvents(async (tx, emit) => {
+  return transactionWithEvents(actorOf(auth), async (tx, emit) => {
     const row = await lockVisibleReservation(tx, auth, id);
     if (row.status === 'cancelled') return (await loadReservationParts(tx, [row]))[0];
     checkVersion(row, expectedVersion);

@@ -12,7 +12,7 @@ import { addDays, instantToLocal } from '../../lib/local-time.js';
 import { formatMinutes, resolveServiceTime, MINUTES_PER_DAY } from '../../lib/shift-schedule.js';
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import { hasPacing, loadBookings, loadVenueConfig, loadVenueDayForBooking, lockPacingDay, type LoadedVenue } from '../availability/venue-day-loader.js';
-import { transactionWithEvents, type Emit } from '../events/outbox.js';
+import { actorOf, transactionWithEvents, type Emit } from '../events/outbox.js';
 import type { GuestContactInput } from '../guests/guest-input.js';
 import type { GuestRow } from '../guests/guest-json.js';
 import { findOrCreateGuestByPhone, getGuestForVenue, guestChangedEvent, normalisePhoneOrThrow } from '../guests/guest-service.js';
@@ -138,7 +138,7 @@ function uniqueViolationError(err: unknown): unknown {
 
 /** POST /reservations (decisions §6): one transaction; 409 no_availability when the engine refuses. */
 export async function createReservation(auth: AuthContext, input: CreateReservationInput): Promise<ReservationParts> {
-  return transactionWithEvents((tx, emit) => createReservationIn(tx, emit, auth, input));
+  return transactionWithEvents(actorOf(auth), (tx, emit) => createReservationIn(tx, emit, auth, input));
 }
 
 /** createReservation inside the caller's transaction (a waiting-list conversion changes its entry in the same one). */

@@ -3,7 +3,7 @@ import { db, type DbOrTx } from '../../db/client.js';
 import { organisations, reservations, venues } from '../../db/schema/index.js';
 import { scopes, type AuthContext } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
-import { transactionWithEvents } from '../events/outbox.js';
+import { systemActor, transactionWithEvents } from '../events/outbox.js';
 import { updateReservation } from '../reservations/change-reservation.js';
 import { emitReservationEvents } from '../reservations/reservation-events.js';
 import { loadReservationParts } from '../reservations/reservation-view.js';
@@ -13,6 +13,8 @@ const batchSize = 200;
 const lateLookbackHours = 24;
 
 const expected = ['created', 'confirmed'] as const;
+/** The actor of the timers' changes in reservation history. */
+const timers = systemActor('worker-timers');
 
 async function livemodeByOrganisation(conn: DbOrTx, organisationIds: string[]): Promise<Map<string, boolean>> {
   const rows = await conn
@@ -33,7 +35,7 @@ async function livemodeByOrganisation(conn: DbOrTx, organisationIds: string[]): 
 export async function notifyLateReservations(): Promise<number> {
   let total = 0;
   for (;;) {
-    const count = await transactionWithEvents(async (tx, emit) => {
+    const count = await transactionWithEvents(timers, async (tx, emit) => {
       const due = tx
         .select({ id: reservations.id })
         .from(reservations)
@@ -116,7 +118,7 @@ export async function markNoShows(): Promise<number> {
     let moved = 0;
     for (const r of due) {
       try {
-        const parts = await updateReservation(timerActor(r.organisationId, !r.isTest), r.id, { status: 'no_show' }, r.updatedAt);
+        const parts = await updateReservation(timerActor(r.organisationId, !r.isTest), r.id, { status: 'no_show' }, r.updatedAt, timers);
         if (parts.row.status === 'no_show') moved++;
       } catch (err) {
         // Changed since it was read (a version mismatch, or staff moved it on): the next run judges it again.

@@ -6,6 +6,7 @@ import { shiftKind } from './shift-rules.js';
 import { turnTimeRuleKind } from './turn-time-rules.js';
 import { createRule } from './venue-rules.js';
 import type { VenueAccess } from './venue-lock.js';
+import { systemActor } from '../events/outbox.js';
 
 export interface DemoVenueSetup {
   floorPlanId: string;
@@ -93,6 +94,6 @@ export async function configureDemoVenue(organisationId: string, venueId: string
   });
   for (const rule of turnTimes) await createRule(turnTimeRuleKind, access, venueId, { shiftId: null, ...rule });
   await createRule(pacingRuleKind, access, venueId, { shiftId: dinner.id, isEnabled: true, maxCovers: 40, windowMinutes: 30 });
-  const plan = await createFloorPlan(access, venueId, { name: 'Sala e terrazza', ...buildFloor(tableCount) });
+  const plan = await createFloorPlan(access, systemActor('demo'), venueId, { name: 'Sala e terrazza', ...buildFloor(tableCount) });
   return { floorPlanId: plan.id, shiftIds: { lunch: lunch.id, dinner: dinner.id }, tableIds: plan.tables.map((t) => t.id) };
 }

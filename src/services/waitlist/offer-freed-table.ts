@@ -8,7 +8,7 @@ import { instantToLocal } from '../../lib/local-time.js';
 import { formatMinutes, resolveServiceTime } from '../../lib/shift-schedule.js';
 import { findCompatibleEntry } from '../../lib/waitlist-match.js';
 import { loadBookings, loadVenueConfig } from '../availability/venue-day-loader.js';
-import { transactionWithEvents, type Emit } from '../events/outbox.js';
+import { systemActor, transactionWithEvents, type Emit } from '../events/outbox.js';
 import { emitWaitlistEvent } from './waitlist-service.js';
 
 type EventRow = typeof events.$inferSelect;
@@ -61,7 +61,7 @@ export async function offerFreedTable(event: EventRow): Promise<void> {
   ).map((r) => r.tableId);
   if (!freedTableIds.length) return;
 
-  await transactionWithEvents(async (tx, emit) => {
+  await transactionWithEvents(systemActor('worker-events'), async (tx, emit) => {
     const [done] = await tx.select().from(waitlistOffers).where(eq(waitlistOffers.freedByEventId, event.id));
     if (done) return;
     const start = Math.max(Date.now(), reservation.startsAt.getTime());

@@ -7,7 +7,7 @@ import { ApiError } from '../../http/errors.js';
 import { instantToLocal } from '../../lib/local-time.js';
 import { splitPersonName } from '../../lib/person-name.js';
 import type { EventType } from '../../lib/event-catalogue.js';
-import { transactionWithEvents, type Emit } from '../events/outbox.js';
+import { actorOf, transactionWithEvents, type Emit } from '../events/outbox.js';
 import { guestName, type GuestRow } from '../guests/guest-json.js';
 import { findOrCreateGuestByPhone, getGuestForVenue } from '../guests/guest-service.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
@@ -93,7 +93,7 @@ export async function createWaitlistEntry(auth: AuthContext, input: CreateEntryI
   if (input.guestId === undefined && input.phone === undefined && !input.name) {
     throw ApiError.invalid(['name'], 'An entry needs a name, a phone or a guestId.');
   }
-  return transactionWithEvents(async (tx, emit) => {
+  return transactionWithEvents(actorOf(auth), async (tx, emit) => {
     const venue = await getVisibleVenue(auth, input.venueId, tx);
     const today = instantToLocal(venue.timezone, Date.now()).date;
     const serviceDate = input.serviceDate ?? today;
@@ -172,7 +172,7 @@ type EntryChange = { set: Partial<typeof waitlistEntries.$inferInsert>; event?: 
 
 /** Applies a change to an entry (locked) in one transaction with its event, which carries the entry as changed. */
 async function changeEntry(auth: AuthContext, id: string, change: (tx: Tx, emit: Emit, entry: WaitlistEntryRow) => Promise<EntryChange>): Promise<WaitlistEntryRow> {
-  return transactionWithEvents(async (tx, emit) => {
+  return transactionWithEvents(actorOf(auth), async (tx, emit) => {
     const entry = await getVisibleEntry(auth, id, tx, true);
     const result = await change(tx, emit, entry);
     if (!result) return entry;
@@ -234,7 +234,7 @@ export interface ConvertInput {
  * and then nothing changes. The entry becomes converted in the same transaction.
  */
 export async function convertWaitlistEntry(auth: AuthContext, id: string, input: ConvertInput): Promise<{ entry: WaitlistEntryRow; reservation: ReservationParts }> {
-  return transactionWithEvents(async (tx, emit) => {
+  return transactionWithEvents(actorOf(auth), async (tx, emit) => {
     const entry = await getVisibleEntry(auth, id, tx, true);
     if (!isActiveEntry(entry)) throw invalidEntryTransition(entry, 'converted');
     if (input.time === undefined) {
