@@ -4359,6 +4359,67 @@ export interface paths {
         };
         trace?: never;
     };
+    "/reservations/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A reservation's history: its events with who made each change and what changed
+         * @description Oldest first. `actor.kind`: api_key (a secret key, `name` its name), widget (a publishable key), system (worker-timers, worker-events; `unrecorded` for events older than the actor record), import (an import, `name` the key that submitted it). `changes` lists the fields among status, serviceDate, time, partySize, notes, table, guestId, externalRef, needsAttention, tableAssigned that differ from the previous entry (from null for the first). Imports emit no events but appear here. Scope: `reservations:read`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    cursor?: string;
+                    changedAfter?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
+                                message: string;
+                                details: Record<string, unknown>;
+                                requestId: string;
+                            };
+                            livemode?: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/waitlist": {
         parameters: {
             query?: never;
