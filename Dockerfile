@@ -11,7 +11,7 @@ COPY workers ./workers
 COPY clients/typescript/src ./clients/typescript/src
 RUN npm run build
 
-# Runtime stage: production dependencies only, the compiled JavaScript and the migrations; no tsx, no npx.
+# Runtime stage: production dependencies only, the compiled JavaScript (run by node itself) and the migrations.
 FROM node:20-slim
 ENV NODE_ENV=production
 WORKDIR /app
@@ -20,8 +20,12 @@ RUN npm ci --omit=dev --no-audit --no-fund --loglevel=warn && npm cache clean --
 COPY drizzle ./drizzle
 COPY --from=build /app/dist ./dist
 USER node
-EXPOSE 3000
-# The default command runs every role in one process; compose runs one role per container.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# One metrics port per container whatever its role: GET /metrics, and GET /healthz for the HEALTHCHECK
+# (the process is up and its PostgreSQL and Redis connections work).
+ENV METRICS_PORT=9464
+EXPOSE 3000 9464
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.METRICS_PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# The default command runs every role in one process; compose runs one role per container
+# (node dist/src/server.js, node dist/workers/<role>.js), and `node dist/src/cli/main.js migrate` migrates.
 CMD ["node", "dist/src/main.js"]

@@ -28,6 +28,10 @@ const envSchema = z
     // Attempts under way at once per destination (origin of the URL), across every worker-webhooks process.
     WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    // Port of GET /metrics and GET /healthz of this process; unset: 9464 + the index of its (first) role; 0: none.
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    // When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`.
+    METRICS_TOKEN: z.string().min(16).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && env.WEBHOOKS_ALLOW_PRIVATE_TARGETS) {

@@ -3,9 +3,7 @@ import { runMigrations } from './db/migrate.js';
 import { logger } from './logger.js';
 import { explainUnreachable } from './preflight.js';
 import { runRoles } from './roles/run-roles.js';
-import type { RoleName } from './roles/role-starters.js';
-
-const allRoles: RoleName[] = ['web', 'events', 'webhooks', 'imports', 'timers'];
+import { allRoles, type RoleName } from './roles/role-starters.js';
 
 /** `npm start`: migrate, then every role in this one process. `--role X` runs one role only. */
 async function main() {

@@ -1,19 +1,14 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Express, NextFunction, Request, Response } from 'express';
 import { config } from '../config.js';
+import { safeEqual } from '../lib/safe-equal.js';
 import { logger } from '../logger.js';
 import { getAllQueues } from '../queues/queues.js';
 
 const basePath = '/admin/queues';
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 /** Bull Board behind HTTP basic auth; without ADMIN_PASSWORD a random one is generated and logged once. */
 export function mountAdminBoard(app: Express): void {

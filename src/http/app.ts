@@ -7,22 +7,32 @@ import { getRedis } from '../redis.js';
 import { checkDependencies } from '../services/health.js';
 import { mountAdminBoard } from './admin-board.js';
 import { answerPreflight } from './cors.js';
-import { toHandler, type AnyRoute } from './define-route.js';
+import { answerMetrics } from '../metrics/metrics-server.js';
+import { observeHttpRequest, unmatchedRoute } from '../metrics/metrics.js';
+import { apiBasePath, toHandler, type AnyRoute } from './define-route.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import { requestId } from './request-id.js';
 
 const require = createRequire(import.meta.url);
 
-function logRequests(req: Request, res: Response, next: () => void): void {
+/** One log line and one http_request_duration_seconds observation per request, when its response is written. */
+function observeRequests(req: Request, res: Response, next: () => void): void {
   const started = process.hrtime.bigint();
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    observeHttpRequest(req.method, req.routePattern ?? unmatchedRoute, res.statusCode, ms / 1000);
     // originalUrl: inside a sub-router req.path is relative to it.
     const path = req.originalUrl.split('?', 1)[0];
     logger.info({ requestId: req.requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
   });
   next();
 }
+
+/** Names the route of the requests under a mount point (Bull Board, the documentation assets) for the metrics. */
+const labelRoute = (pattern: string) => (req: Request, _res: Response, next: () => void) => {
+  req.routePattern = pattern;
+  next();
+};
 
 /**
  * Routes are grouped in one sub-router per first path segment: a request then tests only the
@@ -43,9 +53,16 @@ function mountRoutes(api: express.Router, routes: AnyRoute[]): void {
     const chain = router.route(routePath.slice(segment.length + 1) || '/');
     const methods = defs.map((d) => d.method.toUpperCase());
     const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
-    if (defs.some((d) => d.widget)) chain.options((req, res) => answerPreflight(req, res, methods));
+    const pattern = `${apiBasePath}${routePath}`;
+    if (defs.some((d) => d.widget)) {
+      chain.options((req, res) => {
+        req.routePattern = pattern;
+        answerPreflight(req, res, methods);
+      });
+    }
     for (const def of defs) chain[def.method](toHandler(def));
-    chain.all((_req, res) => {
+    chain.all((req, res) => {
+      req.routePattern = pattern;
       res.setHeader('Allow', allow);
       res.status(405).end();
     });
@@ -64,28 +81,36 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', config.TRUST_PROXY);
+  // Scrapes are neither logged nor counted: the figures describe the API's traffic.
+  app.get('/metrics', answerMetrics);
   app.use(requestId);
-  app.use(logRequests);
+  app.use(observeRequests);
 
-  app.get('/healthz', (_req, res) => {
+  app.get('/healthz', (req, res) => {
+    req.routePattern = '/healthz';
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
+  app.get('/readyz', async (req, res) => {
+    req.routePattern = '/readyz';
     const deps = await checkDependencies();
     const ready = deps.database && deps.redis;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', database: deps.database ? 'ok' : 'unreachable', redis: deps.redis ? 'ok' : 'unreachable' });
   });
 
-  if (adminBoard) mountAdminBoard(app);
+  if (adminBoard) {
+    app.use('/admin/queues', labelRoute('/admin/queues'));
+    mountAdminBoard(app);
+  }
 
   const api = express.Router({ caseSensitive: true, strict: false });
   mountRoutes(api, routes);
   const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-  api.get('/docs', (_req, res) => {
+  api.get('/docs', (req, res) => {
+    req.routePattern = `${apiBasePath}/docs`;
     res.type('html').send(docsPage);
   });
-  api.use('/docs/assets', express.static(swaggerDir, { index: false }));
-  app.use('/api/v1', api);
+  api.use('/docs/assets', labelRoute(`${apiBasePath}/docs/assets`), express.static(swaggerDir, { index: false }));
+  app.use(apiBasePath, api);
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,4 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import { canonicalJson, hashCanonical } from '../lib/canonical-json.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../services/idempotency/idempotency-store.js';
@@ -20,6 +21,8 @@ export interface RouteResult {
 export interface RouteContext<P, Q, B, A> {
   req: Request;
   res: Response;
+  /** The request's logger: its lines carry the request id (pass it to the services that log). */
+  log: Logger;
   auth: A;
   params: P;
   query: Q;
@@ -65,6 +68,9 @@ export function defineRoute<
 >(def: RouteDefinition<PS, QS, BS, Public>): AnyRoute {
   return def as unknown as AnyRoute;
 }
+
+/** Where the API is mounted; route paths are relative to it. */
+export const apiBasePath = '/api/v1';
 
 export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 const writeMethods = new Set<HttpMethod>(['post', 'put', 'patch', 'delete']);
@@ -116,12 +122,14 @@ export function toHandler(def: AnyRoute): RequestHandler {
     }
     const query = querySchema ? parseOrThrow(querySchema, { ...(req.query as object) }, 'query') : {};
     const body = bodySchema ? parseOrThrow(bodySchema, req.body ?? {}, 'body') : undefined;
-    const result = await def.handler({ req, res, auth: auth as AuthContext, params, query, body } as never);
+    const result = await def.handler({ req, res, get log() { return req.log; }, auth: auth as AuthContext, params, query, body } as never);
     if (def.raw) return null;
     return renderSuccess(result, def, auth);
   }
 
+  const pattern = `${apiBasePath}${def.path}`;
   return async (req, res) => {
+    req.routePattern = pattern;
     let auth: AuthContext | undefined;
     let rendered: RenderedResponse | null;
     try {

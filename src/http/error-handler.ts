@@ -1,5 +1,4 @@
 import type { NextFunction, Request, Response } from 'express';
-import { logger } from '../logger.js';
 import { authenticate, type AuthContext } from './auth.js';
 import { ApiError } from './errors.js';
 import { applyRateLimit } from './rate-limit.js';
@@ -81,7 +80,7 @@ export function sendRendered(res: Response, rendered: RenderedResponse): void {
 export function logUnexpected(err: unknown, req: Request): void {
   const apiError = toApiError(err);
   if (apiError.code === 'internal_error' || apiError.code === 'unavailable') {
-    logger.error({ err, requestId: req.requestId, method: req.method, path: req.originalUrl.split('?', 1)[0] }, 'request failed');
+    req.log.error({ err, method: req.method, path: req.originalUrl.split('?', 1)[0] }, 'request failed');
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { AuthContext } from './auth.js';
 
 declare global {
@@ -5,6 +6,10 @@ declare global {
     interface Request {
       requestId: string;
       auth?: AuthContext;
+      /** The route pattern of the metrics label (`/api/v1/venues/:id`); unset until a route takes the request. */
+      routePattern?: string;
+      /** A child logger whose lines carry this request's id (created on first use). */
+      readonly log: Logger;
     }
   }
 }

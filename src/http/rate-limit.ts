@@ -25,10 +25,11 @@ function incrementWindow(key: string, by: number): Promise<number> {
   return redis.incrementWindow(key, windowMs + 1000, by);
 }
 
-function warnUnavailable(err: unknown): void {
+/** `req`: the request whose hit could not be counted, whose id the line then carries (a batched send has none). */
+function warnUnavailable(err: unknown, req?: Request): void {
   if (Date.now() - lastWarning > 10_000) {
     lastWarning = Date.now();
-    logger.warn({ err: (err as Error).message }, 'rate limiter unavailable, serving without a limit');
+    (req?.log ?? logger).warn({ err: (err as Error).message }, 'rate limiter unavailable, serving without a limit');
   }
 }
 
@@ -83,7 +84,7 @@ async function send(counter: WindowCounter): Promise<void> {
 }
 
 /** Counts one hit and returns the window's count as best known, shared by every instance. */
-async function countHit(subject: string, window: number, limit: number): Promise<number> {
+async function countHit(subject: string, window: number, limit: number, req: Request): Promise<number> {
   const counter = counterFor(subject, window);
   if (mustCountExactly(counter, limit)) {
     // This process's unsent hits travel with this one, so that near the limit Redis knows them all.
@@ -95,7 +96,7 @@ async function countHit(subject: string, window: number, limit: number): Promise
       counter.synced = true;
       return total + counter.pending + counter.sending;
     } catch (err) {
-      warnUnavailable(err);
+      warnUnavailable(err, req);
       return 0;
     }
   }
@@ -114,7 +115,7 @@ export async function applyRateLimit(auth: AuthContext, req: Request, res: Respo
   const window = Math.floor(Date.now() / windowMs);
   const reset = Math.ceil(((window + 1) * windowMs) / 1000);
   const subject = widget ? `${auth.keyId}:${req.ip ?? 'unknown'}` : auth.keyId;
-  const count = await countHit(subject, window, limit);
+  const count = await countHit(subject, window, limit, req);
   res.setHeader('X-RateLimit-Limit', String(limit));
   res.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - count)));
   res.setHeader('X-RateLimit-Reset', String(reset));

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { logger } from '../logger.js';
 
 const clientIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -10,3 +12,14 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   res.setHeader('X-Request-Id', id);
   next();
 }
+
+const requestLogger = Symbol('requestLogger');
+
+// req.log: the child logger is made on first use only, so a request that logs nothing but its
+// closing line (which names its id itself) pays nothing for it.
+Object.defineProperty(express.request, 'log', {
+  configurable: true,
+  get(this: Request & { [requestLogger]?: Logger }): Logger {
+    return (this[requestLogger] ??= logger.child({ requestId: this.requestId }));
+  },
+});

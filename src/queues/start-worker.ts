@@ -1,6 +1,8 @@
 import { Worker, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import { config } from '../config.js';
+import type { Logger } from 'pino';
 import { logger } from '../logger.js';
+import { jobOutcomeOf, observeJob } from '../metrics/metrics.js';
 import { createQueueConnection } from '../redis.js';
 import type { QueueName } from './queue-names.js';
 
@@ -11,10 +13,29 @@ export interface RunningWorker<T> {
   close: () => Promise<void>;
 }
 
-export function startWorker<T>(name: QueueName, processor: Processor<T>, options: Partial<WorkerOptions> = {}): RunningWorker<T> {
+/** A job processor; `log` is a child logger of this job, whose lines carry its queue and job id. */
+export type JobProcessor<T> = (job: Job<T>, token: string | undefined, log: Logger) => Promise<unknown>;
+
+/** Runs the processor with its job logger and records its duration and outcome (job_duration_seconds). */
+function instrument<T>(name: QueueName, processor: JobProcessor<T>): Processor<T> {
+  return async (job, token) => {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      const result = await processor(job, token, logger.child({ queue: name, jobId: job.id }));
+      observeJob(name, 'completed', seconds());
+      return result;
+    } catch (err) {
+      observeJob(name, jobOutcomeOf(err), seconds());
+      throw err;
+    }
+  };
+}
+
+export function startWorker<T>(name: QueueName, processor: JobProcessor<T>, options: Partial<WorkerOptions> = {}): RunningWorker<T> {
   const connection = createQueueConnection();
   connection.on('error', () => {});
-  const worker = new Worker<T>(name, processor, {
+  const worker = new Worker<T>(name, instrument(name, processor), {
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: 10,

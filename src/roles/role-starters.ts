@@ -6,6 +6,9 @@ import { startWebhooksRole } from './webhooks.js';
 
 export type RoleName = 'web' | 'events' | 'webhooks' | 'imports' | 'timers';
 
+/** Every role, in a fixed order: a role's index also gives its default metrics port (9464 + index). */
+export const allRoles: RoleName[] = ['web', 'events', 'webhooks', 'imports', 'timers'];
+
 /** Each role returns its stop function; stopping drains (HTTP: in-flight requests, workers: running jobs). */
 export const roleStarters: Record<RoleName, () => Promise<() => Promise<void>>> = {
   web: startWebRole,

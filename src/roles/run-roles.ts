@@ -1,8 +1,10 @@
+import { config } from '../config.js';
 import { sql } from '../db/client.js';
 import { logger } from '../logger.js';
 import { closeQueues } from '../queues/queues.js';
+import { startMetricsServer } from '../metrics/metrics-server.js';
 import { closeRedis } from '../redis.js';
-import { roleStarters, type RoleName } from './role-starters.js';
+import { allRoles, roleStarters, type RoleName } from './role-starters.js';
 
 /** Starts the given roles in this process and drains them on SIGTERM/SIGINT. */
 export async function runRoles(roles: RoleName[]): Promise<void> {
@@ -11,6 +13,10 @@ export async function runRoles(roles: RoleName[]): Promise<void> {
     stops.push({ role, stop: await roleStarters[role]() });
     logger.info({ role }, 'role started');
   }
+  // One metrics port per process, whatever roles it runs (one registry): `npm start` serves them all on 9464.
+  const metricsPort = config.METRICS_PORT ?? 9464 + allRoles.indexOf(roles[0]);
+  const metrics = metricsPort === 0 ? null : await startMetricsServer(metricsPort);
+  if (metrics) logger.info({ port: metrics.port }, `metrics on http://127.0.0.1:${metrics.port}/metrics, liveness on /healthz`);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -20,6 +26,8 @@ export async function runRoles(roles: RoleName[]): Promise<void> {
       await stop().catch((err: unknown) => logger.error({ err, role }, 'role failed to stop cleanly'));
       logger.info({ role }, 'role stopped');
     }
+    // Last: a supervisor keeps seeing the process alive while it drains.
+    await metrics?.close();
     await closeQueues();
     await closeRedis();
     await sql.end({ timeout: 5 });

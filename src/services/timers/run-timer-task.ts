@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { logger } from '../../logger.js';
+import type { Logger } from 'pino';
 import { timerJobSchema, type TimerJob } from '../../queues/job-payloads.js';
 import { sweepOutbox } from '../events/sweep-outbox.js';
 import { purgeExpiredIdempotencyKeys } from '../idempotency/idempotency-store.js';
@@ -25,8 +25,8 @@ const tasks: Record<TimerJob['task'], () => Promise<unknown>> = {
   'waitlist-expiry': async () => ({ expiredWaitlistEntries: await expireWaitlistEntries() }),
 };
 
-export async function runTimerJob(job: Job): Promise<void> {
+export async function runTimerJob(job: Job, _token: string | undefined, log: Logger): Promise<void> {
   const { task } = timerJobSchema.parse(job.data);
   const result = await tasks[task]();
-  logger.debug({ task, result }, 'timer task done');
+  log.debug({ task, result }, 'timer task done');
 }

@@ -1,6 +1,7 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { config } from '../../config.js';
 import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
+import { countWebhookDelivered, countWebhookFailure } from '../../metrics/metrics.js';
 import { destinationOf, postponementMs } from '../../lib/webhook-destination.js';
 import { webhookDeliveryJobSchema } from '../../queues/job-payloads.js';
 import { reservationViewOf } from '../reservations/reservation-view.js';
@@ -102,12 +103,14 @@ export async function deliverWebhookJob(job: Job, token?: string): Promise<void>
   const outcome = { status: sent.status, error: sent.error, endpointId: destination.endpointId, url: destination.url };
   if (sent.ok) {
     await recordDelivered(deliveryId, outcome);
+    countWebhookDelivered(context.event.createdAt);
     return;
   }
 
   const attempt = claimed.attempts;
   const delay = retryDelayMs(attempt, config.WEBHOOK_BACKOFF_SCALE);
   const stillPending = await recordFailure(deliveryId, outcome, delay < 0 ? null : new Date(Date.now() + delay));
+  countWebhookFailure(delay < 0);
   if (!stillPending) return; // annulled while the request was under way
   const error = sent.error ?? 'failed';
   if (delay < 0) throw new UnrecoverableError(`${error} (attempt ${attempt} of ${maxDeliveryAttempts}: discarded)`);

@@ -1,0 +1,65 @@
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { config } from '../config.js';
+import { safeEqual } from '../lib/safe-equal.js';
+import { logger } from '../logger.js';
+import { checkDependencies } from '../services/health.js';
+import { metricsRegistry } from './metrics.js';
+
+/** GET /metrics in the Prometheus text format, behind `Authorization: Bearer $METRICS_TOKEN` when that is set. */
+export async function answerMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (config.METRICS_TOKEN && !safeEqual(req.headers.authorization ?? '', `Bearer ${config.METRICS_TOKEN}`)) {
+    res.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="metrics"', 'Content-Type': 'text/plain' }).end('Authentication required\n');
+    return;
+  }
+  try {
+    const body = await metricsRegistry.metrics();
+    res.writeHead(200, { 'Content-Type': metricsRegistry.contentType }).end(body);
+  } catch (err) {
+    logger.error({ err }, 'metrics collection failed');
+    res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics collection failed\n');
+  }
+}
+
+/** Liveness of a process: it answers, and its PostgreSQL and Redis connections work. */
+async function answerHealth(res: ServerResponse): Promise<void> {
+  const deps = await checkDependencies();
+  const ok = deps.database && deps.redis;
+  res
+    .writeHead(ok ? 200 : 503, { 'Content-Type': 'application/json' })
+    .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', database: deps.database ? 'ok' : 'unreachable', redis: deps.redis ? 'ok' : 'unreachable' }));
+}
+
+export interface MetricsServer {
+  port: number;
+  close: () => Promise<void>;
+}
+
+/** The metrics port of a process (decisions §14.6): GET /metrics and GET /healthz, nothing else. */
+export async function startMetricsServer(port: number): Promise<MetricsServer> {
+  const server: Server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?', 1)[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { Allow: 'GET, HEAD' }).end();
+    } else if (path === '/metrics') {
+      void answerMetrics(req, res);
+    } else if (path === '/healthz') {
+      void answerHealth(res);
+    } else {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found: this port serves /metrics and /healthz\n');
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => resolve());
+  });
+  server.keepAliveTimeout = 65_000;
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
