@@ -1,7 +1,9 @@
 # Build stage: every dependency (TypeScript included), then compile src/ and workers/ to dist/.
 FROM node:20-slim AS build
 WORKDIR /app
+# The workspace's manifest too: npm ci installs the whole workspace tree of the lockfile.
 COPY package.json package-lock.json .npmrc ./
+COPY clients/typescript/package.json ./clients/typescript/
 RUN npm ci --no-audit --no-fund --loglevel=warn
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
@@ -16,6 +18,7 @@ FROM node:20-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+COPY clients/typescript/package.json ./clients/typescript/
 RUN npm ci --omit=dev --no-audit --no-fund --loglevel=warn && npm cache clean --force
 COPY drizzle ./drizzle
 COPY --from=build /app/dist ./dist
