@@ -225,6 +225,22 @@ export class VenueDay {
     return found.length ? found : 'no_table';
   }
 
+  /**
+   * Whether the reservation `reservationId`, a party at `time`, takes its pacing block over
+   * maxCovers (itself counted once): for changes that make covers live again without the engine's
+   * full evaluation (a no_show coming back, a table given to a reservation flagged for attention).
+   * Blocks are those of every shift of the day, closures aside, as the invariant check counts them.
+   */
+  exceedsPacing(time: string, partySize: number, reservationId: string): boolean {
+    const clock = minutesOf(time);
+    for (const shift of shiftsOn(this.config.shifts, this.serviceDate)) {
+      const window = shiftWindow(shift);
+      const minute = clock < window.start ? clock + MINUTES_PER_DAY : clock;
+      if (minute <= window.end && this.pacingFull(shift.id, window, minute, partySize, reservationId)) return true;
+    }
+    return false;
+  }
+
   private pacingFull(shiftId: string, window: ShiftWindow, minuteOfService: number, partySize: number, reservationId?: string): boolean {
     const rules = this.prepared.pacingByShift.get(shiftId);
     if (!rules) return false;

@@ -137,6 +137,12 @@ async function retakeTables(tx: Tx, config: VenueConfig, row: ReservationRow): P
   return false;
 }
 
+/** Whether the reservation, counted again, takes its pacing block over maxCovers; under the day's pacing lock. */
+async function exceedsPacingNow(tx: Tx, config: VenueConfig, row: ReservationRow, now: number): Promise<boolean> {
+  const bookings = await loadBookings(tx, row.venueId, row.serviceDate, row.serviceDate);
+  return new VenueDay(config, row.serviceDate, bookings, now).exceedsPacing(row.time, row.partySize, row.id);
+}
+
 /** PATCH /reservations/:id (decisions §6). Every change is one transaction; nothing changes on a refusal. */
 export async function updateReservation(
   auth: AuthContext,
@@ -154,9 +160,12 @@ export async function updateReservation(
   const now = Date.now();
   return transactionWithEvents(actor, async (tx, emit) => {
     const { venue, config } = await loadVenueConfig(tx, auth, peek.venueId, true);
-    // Lock order of every writer: venue row, pacing lock, reservation rows.
+    // Lock order of every writer: venue row, pacing lock, reservation rows. The pacing lock is taken
+    // by every change that may make covers count again: a move, a table given (it may clear
+    // needsAttention), a status that can take a no_show back.
     const mayMove = patch.serviceDate !== undefined || patch.time !== undefined || patch.partySize !== undefined;
-    const pacingDay = mayMove && hasPacing(config) ? (patch.serviceDate ?? peek.serviceDate) : null;
+    const mayAddCovers = mayMove || patch.tableId !== undefined || patch.tableCombinationId !== undefined || patch.status === 'arrived' || patch.status === 'seated';
+    const pacingDay = mayAddCovers && hasPacing(config) ? (patch.serviceDate ?? peek.serviceDate) : null;
     if (pacingDay) await lockPacingDay(tx, venue.id, pacingDay);
     const row = await lockVisibleReservation(tx, auth, id);
     checkVersion(row, expectedVersion);
@@ -216,7 +225,9 @@ export async function updateReservation(
       if (seatings.length && !seating) throw noAvailability('no_table', day.alternatives(target.time, target.partySize, { reservationId: row.id }));
       Object.assign(set, seatingColumns(seating));
       tables = seatedTablesOf(config, seating);
-      needsAttention = seating === null;
+      // A table given to a reservation flagged for attention clears the flag only within pacing
+      // (a move was judged by the engine, pacing included).
+      needsAttention = seating === null || (!scheduleChanged && pacingDay !== null && day.exceedsPacing(row.time, row.partySize, row.id));
     }
 
     if (to !== from) {
@@ -225,10 +236,15 @@ export async function updateReservation(
       const held = tableHoldingStatuses.has(from);
       const holds = tableHoldingStatuses.has(to);
       if (held && !holds) await setOccupancyLive(tx, row.id, false);
-      if (!held && holds && !(await retakeTables(tx, config, row))) {
-        Object.assign(set, seatingColumns(null));
-        tables = [];
-        needsAttention = true;
+      if (!held && holds) {
+        if (!(await retakeTables(tx, config, row))) {
+          Object.assign(set, seatingColumns(null));
+          tables = [];
+          needsAttention = true;
+        }
+        // A late guest is let in (decisions §6) even when the freed covers were booked meanwhile;
+        // over its block's pacing the floor arranges it (docs/reservations.md, "Pacing and tables after a change").
+        if (pacingDay !== null && (await exceedsPacingNow(tx, config, row, now))) needsAttention = true;
       }
       if (row.guestId) await applyGuestStatusChange(tx, row.guestId, from, to, nowDate);
     }
