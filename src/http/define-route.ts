@@ -5,7 +5,7 @@ import { canonicalJson, hashCanonical } from '../lib/canonical-json.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../services/idempotency/idempotency-store.js';
 import { authenticate, hasScope, isPublishable, type AuthContext, type Scope } from './auth.js';
 import { checkWidgetOrigin } from './cors.js';
-import { ApiError } from './errors.js';
+import { ApiError, type ErrorCode } from './errors.js';
 import { logUnexpected, renderError, sendRendered, toApiError, type RenderedResponse } from './error-handler.js';
 import { applyRateLimit } from './rate-limit.js';
 import { parseOrThrow } from './validation.js';
@@ -30,6 +30,19 @@ export interface RouteContext<P, Q, B, A> {
 }
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+/** A response that is not JSON (CSV, ndjson, event stream): its media types, described in words. */
+export interface MediaResponse {
+  description: string;
+  content: Record<string, { schema: Record<string, unknown>; example?: string }>;
+}
+
+/**
+ * The documented success answers of a route: status → zod schema of the JSON body (without
+ * `livemode`, which the document adds for authenticated routes), `null` for no body (204), or a
+ * non-JSON MediaResponse. The OpenAPI document and the tests' conformance check read it.
+ */
+export type RouteResponses = Partial<Record<200 | 201 | 202 | 204, z.ZodType | MediaResponse | null>>;
 type Out<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
 
 export interface RouteDefinition<PS, QS, BS, Public extends boolean> {
@@ -55,6 +68,15 @@ export interface RouteDefinition<PS, QS, BS, Public extends boolean> {
   /** The handler writes the response itself (streams). */
   raw?: boolean;
   successStatus?: number;
+  responses?: RouteResponses;
+  /**
+   * Error codes this route can answer beyond those that follow from its definition (auth, scope,
+   * params, query/body, idempotency, rate limit, 500/503: see errorCodesOf in openapi.ts).
+   */
+  errors?: readonly ErrorCode[];
+  /** For the document: the operationId (default: derived from method and path) and examples. */
+  operationId?: string;
+  examples?: { request?: unknown; response?: unknown };
   handler: (ctx: RouteContext<Out<PS>, Out<QS>, Out<BS>, Public extends true ? AuthContext | undefined : AuthContext>) => Promise<RouteResult | void>;
 }
 

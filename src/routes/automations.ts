@@ -6,6 +6,8 @@ import { archiveAutomation, createAutomation, getVisibleAutomation, listAutomati
 import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
+import { keyed, pageOf } from '../http/response-schemas.js';
+import { automationSchema } from '../services/automations/automation-json.js';
 
 const idParams = z.object({ id: z.uuid() });
 
@@ -63,6 +65,8 @@ export const automationRoutes = [
   defineRoute({
     method: 'get',
     path: '/automations',
+    operationId: 'listAutomations',
+    responses: { 200: pageOf(automationSchema) },
     tag: 'Automations',
     summary: 'List automations',
     description: 'Archived automations are listed only with `status=archived` or with `changedAfter`.',
@@ -76,6 +80,8 @@ export const automationRoutes = [
   defineRoute({
     method: 'post',
     path: '/automations',
+    operationId: 'createAutomation',
+    responses: { 201: keyed('automation', automationSchema) },
     tag: 'Automations',
     summary: 'Create an automation: on these events, when the conditions hold, notify a partner',
     scope: 'webhooks:write',
@@ -86,6 +92,8 @@ export const automationRoutes = [
   defineRoute({
     method: 'get',
     path: '/automations/:id',
+    operationId: 'getAutomation',
+    responses: { 200: keyed('automation', automationSchema) },
     tag: 'Automations',
     summary: 'Read an automation',
     scope: 'webhooks:read',
@@ -95,6 +103,8 @@ export const automationRoutes = [
   defineRoute({
     method: 'patch',
     path: '/automations/:id',
+    operationId: 'updateAutomation',
+    responses: { 200: keyed('automation', automationSchema) },
     tag: 'Automations',
     summary: 'Change an automation; `status: inactive` annuls its deliveries waiting for a retry',
     scope: 'webhooks:write',
@@ -105,6 +115,8 @@ export const automationRoutes = [
   defineRoute({
     method: 'delete',
     path: '/automations/:id',
+    operationId: 'archiveAutomation',
+    responses: { 200: keyed('automation', automationSchema) },
     tag: 'Automations',
     summary: 'Archive an automation; its deliveries waiting for a retry are annulled',
     scope: 'webhooks:write',

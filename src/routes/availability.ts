@@ -4,6 +4,8 @@ import { ApiError } from '../http/errors.js';
 import { hhmm, isoDate } from '../http/validation.js';
 import { daysBetween } from '../lib/local-time.js';
 import { checkAvailability, listDays, listSlots } from '../services/availability/availability-service.js';
+import { exampleAvailable } from '../http/openapi-examples.js';
+import { availabilityAnswerSchema, daysAnswerSchema, slotsAnswerSchema } from '../services/availability/availability-service.js';
 
 /** decisions §5 / interface.md §8: at most 62 days, both ends included. */
 const maxRangeDays = 62;
@@ -18,6 +20,9 @@ export const availabilityRoutes = [
   defineRoute({
     method: 'get',
     path: '/availability',
+    operationId: 'checkAvailability',
+    responses: { 200: availabilityAnswerSchema },
+    examples: { response: exampleAvailable },
     tag: 'Availability',
     summary: 'Whether a party can be booked at a time, with near alternatives when not',
     description: 'An unavailable time is a 200 with `available: false`, a `reason` and up to 6 `alternatives`. When available, `reason` is null.',
@@ -29,6 +34,8 @@ export const availabilityRoutes = [
   defineRoute({
     method: 'get',
     path: '/availability/slots',
+    operationId: 'listAvailableSlots',
+    responses: { 200: slotsAnswerSchema },
     tag: 'Availability',
     summary: 'Every available time of a day for a party',
     scope: 'reservations:read',
@@ -39,6 +46,8 @@ export const availabilityRoutes = [
   defineRoute({
     method: 'get',
     path: '/availability/days',
+    operationId: 'listAvailableDays',
+    responses: { 200: daysAnswerSchema },
     tag: 'Availability',
     summary: 'Availability over a range of days (at most 62, both ends included)',
     scope: 'reservations:read',

@@ -5,6 +5,8 @@ import { instantParam } from '../http/validation.js';
 import { eventJson, listEvents } from '../services/events/event-service.js';
 import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
+import { pageOf } from '../http/response-schemas.js';
+import { eventSchema } from '../services/events/event-service.js';
 
 const listEventsQuery = listQuerySchema.extend({
   venueId: z.uuid().optional(),
@@ -17,6 +19,8 @@ export const eventRoutes = [
   defineRoute({
     method: 'get',
     path: '/events',
+    operationId: 'listEvents',
+    responses: { 200: pageOf(eventSchema) },
     tag: 'Events',
     summary: 'List events (the history), with their data as of the event time',
     description: '`from` and `to` are instants, both included. Event ids equal the `eventId` of webhook envelopes.',

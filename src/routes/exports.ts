@@ -18,6 +18,16 @@ export const exportRoutes = [
     scope: 'reservations:read',
     query: z.object({ ...venueRangeFields, format: z.enum(['csv', 'ndjson']).default('csv') }).superRefine(checkReportRange),
     raw: true,
+    operationId: 'exportReservations',
+    responses: {
+      200: {
+        description: 'The reservations, streamed',
+        content: {
+          'text/csv': { schema: { type: 'string' }, example: 'id,venueId,serviceDate,time,...\r\n' },
+          'application/x-ndjson': { schema: { type: 'string', description: 'One JSON object per line, with the CSV columns as keys.' } },
+        },
+      },
+    },
     handler: async ({ auth, query, res }) => streamReservationExport(auth, query, res),
   }),
 ];

@@ -6,10 +6,13 @@ import { getFloorPlan, listAreas, listFloorPlans, listTables } from '../services
 import { actorOf } from '../services/events/outbox.js';
 import { activateFloorPlan, createFloorPlan, replaceFloorPlan, setTableBlocked, type PlanVersionCondition } from '../services/floor/floor-plan-writes.js';
 import { listOf } from './venue-config.js';
+import { keyed, pageOf } from '../http/response-schemas.js';
+import { areaSchema, floorPlanSchema, tableSchema } from '../services/floor/floor-plan-views.js';
 
 const venueParams = z.object({ id: z.uuid() });
 const planParams = z.object({ id: z.uuid(), planId: z.uuid() });
 const tableParams = z.object({ id: z.uuid(), tableId: z.uuid() });
+const floorPlanAnswer = keyed('floorPlan', floorPlanSchema);
 
 const name = z.string().trim().min(1).max(200);
 const sizeCm = z.number().int().min(1).max(100_000);
@@ -80,6 +83,8 @@ export const floorRoutes = [
   defineRoute({
     method: 'get',
     path: '/venues/:id/floor-plans',
+    operationId: 'listFloorPlans',
+    responses: { 200: pageOf(floorPlanSchema) },
     tag: 'Floor',
     summary: 'List the floor plans of a venue',
     scope: 'floor:read',
@@ -90,6 +95,8 @@ export const floorRoutes = [
   defineRoute({
     method: 'post',
     path: '/venues/:id/floor-plans',
+    operationId: 'createFloorPlan',
+    responses: { 201: floorPlanAnswer },
     tag: 'Floor',
     summary: 'Create a floor plan',
     description: `The first plan of a venue becomes its active plan. ${planBodyDescription}`,
@@ -102,6 +109,8 @@ export const floorRoutes = [
   defineRoute({
     method: 'get',
     path: '/venues/:id/floor-plans/:planId',
+    operationId: 'getFloorPlan',
+    responses: { 200: floorPlanAnswer },
     tag: 'Floor',
     summary: 'Read a floor plan',
     scope: 'floor:read',
@@ -111,6 +120,9 @@ export const floorRoutes = [
   defineRoute({
     method: 'put',
     path: '/venues/:id/floor-plans/:planId',
+    operationId: 'replaceFloorPlan',
+    responses: { 200: floorPlanAnswer },
+    errors: ['conflict'],
     tag: 'Floor',
     summary: 'Replace the areas, tables and combinations of a floor plan',
     description: `${planBodyDescription} \`name\` left out keeps the name. With \`If-Match: <version>\`, a plan changed since answers 409 conflict (reason version_mismatch).`,
@@ -124,6 +136,8 @@ export const floorRoutes = [
   defineRoute({
     method: 'post',
     path: '/venues/:id/floor-plans/:planId/activate',
+    operationId: 'activateFloorPlan',
+    responses: { 200: floorPlanAnswer },
     tag: 'Floor',
     summary: 'Make a floor plan the active plan of its venue',
     scope: 'floor:write',
@@ -133,6 +147,8 @@ export const floorRoutes = [
   defineRoute({
     method: 'get',
     path: '/venues/:id/tables',
+    operationId: 'listTables',
+    responses: { 200: pageOf(tableSchema) },
     tag: 'Floor',
     summary: 'List the tables of the active floor plan',
     description: 'Ordered by area position, then table name.',
@@ -144,6 +160,8 @@ export const floorRoutes = [
   defineRoute({
     method: 'patch',
     path: '/venues/:id/tables/:tableId',
+    operationId: 'updateTable',
+    responses: { 200: keyed('table', tableSchema) },
     tag: 'Floor',
     summary: 'Block or unblock a table',
     scope: 'floor:write',
@@ -154,6 +172,8 @@ export const floorRoutes = [
   defineRoute({
     method: 'get',
     path: '/venues/:id/areas',
+    operationId: 'listAreas',
+    responses: { 200: pageOf(areaSchema) },
     tag: 'Floor',
     summary: 'List the areas of the active floor plan',
     description: 'Ordered by position, then name.',

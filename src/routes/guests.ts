@@ -5,8 +5,15 @@ import { guestContactFields, guestFieldsSchema } from '../services/guests/guest-
 import { guestJson } from '../services/guests/guest-json.js';
 import { createGuest, getVisibleGuest, listGuests, lookupGuest, restoreGuest, trashGuest, updateGuest } from '../services/guests/guest-service.js';
 import { listQuerySchema } from '../services/pagination.js';
+import { keyed, pageOf } from '../http/response-schemas.js';
+import { exampleCreateGuest, exampleGuest } from '../http/openapi-examples.js';
+import { guestSchema } from '../services/guests/guest-json.js';
 
 const idParams = z.object({ id: z.uuid() });
+const guestLookupAnswer = z.union([
+  z.object({ found: z.literal(true), guest: guestSchema }),
+  z.object({ found: z.literal(false), phone: z.string().describe('The number as normalised (E.164).') }),
+]);
 
 const searchText = z.string().transform((text, ctx) => {
   const words = parseGuestSearch(text);
@@ -34,6 +41,8 @@ export const guestRoutes = [
   defineRoute({
     method: 'get',
     path: '/guests',
+    operationId: 'listGuests',
+    responses: { 200: pageOf(guestSchema) },
     tag: 'Guests',
     summary: 'List guests',
     description:
@@ -50,6 +59,10 @@ export const guestRoutes = [
   defineRoute({
     method: 'post',
     path: '/guests',
+    operationId: 'createGuest',
+    responses: { 201: keyed('guest', guestSchema) },
+    errors: ['conflict'],
+    examples: { request: exampleCreateGuest, response: { guest: exampleGuest, livemode: true } },
     tag: 'Guests',
     summary: 'Create a guest',
     description: 'The phone is normalised to E.164 with the venue country; a second live guest with the same phone in the venue is a 409 conflict.',
@@ -62,6 +75,8 @@ export const guestRoutes = [
   defineRoute({
     method: 'get',
     path: '/guests/lookup',
+    operationId: 'lookupGuest',
+    responses: { 200: guestLookupAnswer },
     tag: 'Guests',
     summary: 'Find the guest of a venue by phone',
     description: 'Answers {found: true, guest} or {found: false, phone} with the normalised phone. Trashed guests are not found.',
@@ -75,6 +90,8 @@ export const guestRoutes = [
   defineRoute({
     method: 'get',
     path: '/guests/:id',
+    operationId: 'getGuest',
+    responses: { 200: keyed('guest', guestSchema) },
     tag: 'Guests',
     summary: 'Read a guest',
     description: 'A guest in the trash is still readable, with deletedAt set, until it is purged.',
@@ -85,6 +102,9 @@ export const guestRoutes = [
   defineRoute({
     method: 'patch',
     path: '/guests/:id',
+    operationId: 'updateGuest',
+    responses: { 200: keyed('guest', guestSchema) },
+    errors: ['conflict'],
     tag: 'Guests',
     summary: 'Change a guest',
     description:
@@ -98,6 +118,8 @@ export const guestRoutes = [
   defineRoute({
     method: 'delete',
     path: '/guests/:id',
+    operationId: 'deleteGuest',
+    responses: { 204: null },
     tag: 'Guests',
     summary: 'Move a guest to the trash',
     description: 'The guest is hidden from lists, search and lookup, can be restored for 30 days, then is deleted permanently.',
@@ -111,6 +133,9 @@ export const guestRoutes = [
   defineRoute({
     method: 'post',
     path: '/guests/:id/restore',
+    operationId: 'restoreGuest',
+    responses: { 200: keyed('guest', guestSchema) },
+    errors: ['conflict'],
     tag: 'Guests',
     summary: 'Take a guest out of the trash',
     description: 'Within 30 days of the deletion. 409 conflict when another live guest of the venue now has its phone or externalRef.',

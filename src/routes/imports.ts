@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
+import { keyed, pageOf } from '../http/response-schemas.js';
 import { hashCanonical } from '../lib/canonical-json.js';
-import { importJson, type ImportKind } from '../services/imports/import-json.js';
+import { importJson, importSchema, type ImportKind } from '../services/imports/import-json.js';
 import { dryRunImport, getVisibleImport, listImports, submitImport } from '../services/imports/import-service.js';
 import { listQuerySchema } from '../services/pagination.js';
 
@@ -29,6 +30,8 @@ export function defineImportRoute(kind: ImportKind, summary: string, description
     body: importBody,
     bodyLimit: '5mb',
     idempotency: 'manual',
+    operationId: kind === 'guests' ? 'importGuests' : 'importReservations',
+    responses: { 202: keyed('import', importSchema), 200: keyed('import', importSchema) },
     handler: async ({ auth, body, query, req }) => {
       if (query.dryRun === 'true') {
         return { body: { import: await dryRunImport(auth, { kind, rows: body.rows, requestHash: hashCanonical(req.body ?? {}) }) } };
@@ -65,6 +68,8 @@ export const importRoutes = [
   defineRoute({
     method: 'get',
     path: '/imports',
+    operationId: 'listImports',
+    responses: { 200: pageOf(importSchema) },
     tag: 'Imports',
     summary: 'List imports',
     scope: 'imports:write',
@@ -77,6 +82,8 @@ export const importRoutes = [
   defineRoute({
     method: 'get',
     path: '/imports/:id',
+    operationId: 'getImport',
+    responses: { 200: keyed('import', importSchema) },
     tag: 'Imports',
     summary: 'Read an import and its progress',
     scope: 'imports:write',

@@ -3,6 +3,26 @@ import { defineRoute, type AnyRoute } from '../http/define-route.js';
 import { buildOpenApi } from '../http/openapi.js';
 import { checkDependencies } from '../services/health.js';
 import { appVersion } from '../version.js';
+import { uuid } from '../http/response-schemas.js';
+
+const meAnswer = z.object({
+  key: z.object({
+    id: uuid,
+    name: z.string(),
+    kind: z.enum(['live', 'test', 'publishable']),
+    livemode: z.boolean(),
+    scopes: z.array(z.string()),
+    venueIds: z.array(uuid).nullable().describe('null: every venue of the organisation'),
+    organisationId: uuid,
+  }),
+});
+
+const statusAnswer = z.object({
+  status: z.enum(['ok', 'degraded']),
+  database: z.enum(['ok', 'unreachable']),
+  redis: z.enum(['ok', 'unreachable']),
+  version: z.string(),
+});
 
 /** Meta routes need the finished route list for the OpenAPI document, hence a factory. */
 export function metaRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
@@ -11,6 +31,8 @@ export function metaRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
     defineRoute({
       method: 'get',
       path: '/me',
+      operationId: 'getMe',
+      responses: { 200: meAnswer },
       tag: 'Meta',
       summary: 'The calling key',
       handler: async ({ auth }) => ({
@@ -30,6 +52,8 @@ export function metaRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
     defineRoute({
       method: 'get',
       path: '/status',
+      operationId: 'getStatus',
+      responses: { 200: statusAnswer },
       tag: 'Meta',
       summary: 'Service status',
       handler: async () => {
@@ -40,6 +64,8 @@ export function metaRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
     defineRoute({
       method: 'get',
       path: '/openapi.json',
+      operationId: 'getOpenApiDocument',
+      responses: { 200: z.object({ openapi: z.string() }).catchall(z.unknown()) },
       tag: 'Meta',
       summary: 'This OpenAPI document',
       public: true,

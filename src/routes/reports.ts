@@ -4,11 +4,15 @@ import { isoDate } from '../http/validation.js';
 import { occupancyReport } from '../services/reports/occupancy-report.js';
 import { checkReportRange, venueRangeFields } from '../services/reports/report-range.js';
 import { summaryReport } from '../services/reports/summary-report.js';
+import { occupancyReportSchema } from '../services/reports/occupancy-report.js';
+import { summaryReportSchema } from '../services/reports/summary-report.js';
 
 export const reportRoutes = [
   defineRoute({
     method: 'get',
     path: '/reports/summary',
+    operationId: 'getSummaryReport',
+    responses: { 200: summaryReportSchema },
     tag: 'Reports',
     summary: 'Covers, reservations, statuses, sources and rates per serviceDate',
     description:
@@ -23,6 +27,8 @@ export const reportRoutes = [
   defineRoute({
     method: 'get',
     path: '/reports/occupancy',
+    operationId: 'getOccupancyReport',
+    responses: { 200: occupancyReportSchema },
     tag: 'Reports',
     summary: 'The floor of one serviceDate slot by slot',
     description:

@@ -7,11 +7,14 @@ import { guestContactSchema } from '../services/guests/guest-input.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { cancelReservation, updateReservation } from '../services/reservations/change-reservation.js';
 import { createReservation } from '../services/reservations/create-reservation.js';
-import { guestVisibilityOf, reservationJson } from '../services/reservations/reservation-json.js';
+import { exampleCreateReservation, exampleReservation } from '../http/openapi-examples.js';
+import { keyed, pageOf } from '../http/response-schemas.js';
+import { guestVisibilityOf, reservationJson, reservationSchema } from '../services/reservations/reservation-json.js';
 import { getVisibleReservation, listReservations } from '../services/reservations/list-reservations.js';
 import { listReservationHistory } from '../services/reservations/reservation-history.js';
 
 const idParams = z.object({ id: z.uuid() });
+const reservationAnswer = keyed('reservation', reservationSchema);
 
 const partySize = z.number().int().min(1).max(500);
 const notes = z.string().max(5000).nullable();
@@ -95,6 +98,10 @@ export const reservationRoutes = [
     widget: true,
     body: createBody,
     successStatus: 201,
+    operationId: 'createReservation',
+    responses: { 201: reservationAnswer },
+    errors: ['no_availability', 'conflict'],
+    examples: { request: exampleCreateReservation, response: { reservation: exampleReservation, livemode: true } },
     handler: async ({ auth, body }) => {
       const parts = await createReservation(auth, body);
       return { body: { reservation: reservationJson(parts, guestVisibilityOf(auth)) } };
@@ -108,6 +115,8 @@ export const reservationRoutes = [
     description: '`from` and `to` are serviceDates, both included; `status` takes one status or several separated by commas.',
     scope: 'reservations:read',
     query: listQuery,
+    operationId: 'listReservations',
+    responses: { 200: pageOf(reservationSchema) },
     handler: async ({ auth, query }) => {
       const page = await listReservations(auth, query);
       const visibility = guestVisibilityOf(auth);
@@ -121,6 +130,9 @@ export const reservationRoutes = [
     summary: 'Read a reservation',
     scope: 'reservations:read',
     params: idParams,
+    operationId: 'getReservation',
+    responses: { 200: reservationAnswer },
+    examples: { response: { reservation: exampleReservation, livemode: true } },
     handler: async ({ auth, params }) => ({ body: { reservation: reservationJson(await getVisibleReservation(auth, params.id), guestVisibilityOf(auth)) } }),
   }),
   defineRoute({
@@ -149,6 +161,10 @@ export const reservationRoutes = [
     scope: 'reservations:write',
     params: idParams,
     body: patchBody,
+    operationId: 'updateReservation',
+    responses: { 200: reservationAnswer },
+    errors: ['no_availability', 'conflict'],
+    examples: { request: { status: 'confirmed' }, response: { reservation: { ...exampleReservation, status: 'confirmed' }, livemode: true } },
     handler: async ({ auth, params, body, req }) => {
       const { version, ...patch } = body;
       const parts = await updateReservation(auth, params.id, patch, expectedVersion(req.get('if-match'), version));
@@ -163,6 +179,9 @@ export const reservationRoutes = [
     description: 'Cancels from created, confirmed or arrived; an already cancelled reservation answers 200 unchanged.',
     scope: 'reservations:write',
     params: idParams,
+    operationId: 'cancelReservation',
+    responses: { 200: reservationAnswer },
+    errors: ['conflict'],
     handler: async ({ auth, params, req }) => {
       const parts = await cancelReservation(auth, params.id, expectedVersion(req.get('if-match'), undefined));
       return { body: { reservation: reservationJson(parts, guestVisibilityOf(auth)) } };

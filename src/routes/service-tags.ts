@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
 import { createServiceTag, deleteServiceTag, getVisibleServiceTag, listServiceTags, renameServiceTag, serviceTagJson } from '../services/guests/service-tag-service.js';
 import { listQuerySchema } from '../services/pagination.js';
+import { keyed, pageOf } from '../http/response-schemas.js';
+import { serviceTagSchema } from '../services/guests/service-tag-service.js';
 
 const idParams = z.object({ id: z.uuid() });
 const tagName = z.string().trim().min(1).max(100);
@@ -10,6 +12,8 @@ export const serviceTagRoutes = [
   defineRoute({
     method: 'get',
     path: '/service-tags',
+    operationId: 'listServiceTags',
+    responses: { 200: pageOf(serviceTagSchema) },
     tag: 'Guests',
     summary: 'List service tags',
     scope: 'guests:read',
@@ -22,6 +26,9 @@ export const serviceTagRoutes = [
   defineRoute({
     method: 'post',
     path: '/service-tags',
+    operationId: 'createServiceTag',
+    responses: { 201: keyed('serviceTag', serviceTagSchema) },
+    errors: ['conflict'],
     tag: 'Guests',
     summary: 'Create a service tag',
     description: 'Names are unique per venue, whatever their case: a duplicate is a 409 conflict.',
@@ -33,6 +40,8 @@ export const serviceTagRoutes = [
   defineRoute({
     method: 'get',
     path: '/service-tags/:id',
+    operationId: 'getServiceTag',
+    responses: { 200: keyed('serviceTag', serviceTagSchema) },
     tag: 'Guests',
     summary: 'Read a service tag',
     scope: 'guests:read',
@@ -42,6 +51,9 @@ export const serviceTagRoutes = [
   defineRoute({
     method: 'patch',
     path: '/service-tags/:id',
+    operationId: 'renameServiceTag',
+    responses: { 200: keyed('serviceTag', serviceTagSchema) },
+    errors: ['conflict'],
     tag: 'Guests',
     summary: 'Rename a service tag',
     description: 'Guests carrying the tag carry the new name (their updatedAt moves; no event).',
@@ -53,6 +65,8 @@ export const serviceTagRoutes = [
   defineRoute({
     method: 'delete',
     path: '/service-tags/:id',
+    operationId: 'deleteServiceTag',
+    responses: { 204: null },
     tag: 'Guests',
     summary: 'Delete a service tag',
     description: 'The tag is taken off every guest carrying it (their updatedAt moves; no event).',

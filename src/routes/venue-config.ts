@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/define-route.js';
 import { hhmm, isoDate } from '../http/validation.js';
 import { listQuerySchema } from '../services/pagination.js';
-import { closureJson, closureKind, type ClosureFields, type ClosureRow } from '../services/venue-config/closure-rules.js';
-import { pacingRuleJson, pacingRuleKind, type PacingRuleFields, type PacingRuleRow } from '../services/venue-config/pacing-rules.js';
-import { shiftJson, shiftKind, type ShiftFields, type ShiftRow } from '../services/venue-config/shift-rules.js';
-import { turnTimeRuleJson, turnTimeRuleKind, type TurnTimeRuleFields, type TurnTimeRuleRow } from '../services/venue-config/turn-time-rules.js';
+import { keyed, pageOf } from '../http/response-schemas.js';
+import { closureJson, closureKind, closureSchema, type ClosureFields, type ClosureRow } from '../services/venue-config/closure-rules.js';
+import { pacingRuleJson, pacingRuleKind, pacingRuleSchema, type PacingRuleFields, type PacingRuleRow } from '../services/venue-config/pacing-rules.js';
+import { shiftJson, shiftKind, shiftSchema, type ShiftFields, type ShiftRow } from '../services/venue-config/shift-rules.js';
+import { turnTimeRuleJson, turnTimeRuleKind, turnTimeRuleSchema, type TurnTimeRuleFields, type TurnTimeRuleRow } from '../services/venue-config/turn-time-rules.js';
 import { createRule, deleteRule, getRule, listRules, updateRule, type RuleKind, type RuleRow } from '../services/venue-config/venue-rules.js';
 
 /**
@@ -70,6 +71,9 @@ interface RuleResource<Row extends RuleRow & Fields, Fields extends object> {
   /** Key of the single-resource response. */
   key: string;
   label: string;
+  /** The resource in operationIds, e.g. `Shift` → listShifts, createShift. */
+  name: string;
+  schema: z.ZodType;
   kind: RuleKind<Row, Fields>;
   toJson: (row: Row) => Record<string, unknown>;
   createBody: z.ZodType<Partial<Fields>>;
@@ -82,6 +86,7 @@ interface RuleResource<Row extends RuleRow & Fields, Fields extends object> {
 function ruleRoutes<Row extends RuleRow & Fields, Fields extends object>(r: RuleResource<Row, Fields>): AnyRoute[] {
   const listPath = `/venues/:id/${r.segment}`;
   const itemPath = `${listPath}/:ruleId`;
+  const single = keyed(r.key, r.schema);
   return [
     defineRoute({
       method: 'get',
@@ -91,6 +96,8 @@ function ruleRoutes<Row extends RuleRow & Fields, Fields extends object>(r: Rule
       scope: 'venues:read',
       params: venueParams,
       query: listQuerySchema,
+      operationId: `list${r.name}s`,
+      responses: { 200: pageOf(r.schema) },
       handler: async ({ auth, params, query }) => {
         const page = await listRules(r.kind, auth, params.id, query);
         return { body: { data: page.rows.map(r.toJson), nextCursor: page.nextCursor } };
@@ -105,6 +112,8 @@ function ruleRoutes<Row extends RuleRow & Fields, Fields extends object>(r: Rule
       params: venueParams,
       body: r.createBody,
       successStatus: 201,
+      operationId: `create${r.name}`,
+      responses: { 201: single },
       handler: async ({ auth, params, body }) => ({
         body: { [r.key]: r.toJson(await createRule(r.kind, auth, params.id, r.complete(body))) },
       }),
@@ -116,6 +125,8 @@ function ruleRoutes<Row extends RuleRow & Fields, Fields extends object>(r: Rule
       summary: `Read a ${r.label}`,
       scope: 'venues:read',
       params: ruleParams,
+      operationId: `get${r.name}`,
+      responses: { 200: single },
       handler: async ({ auth, params }) => ({ body: { [r.key]: r.toJson(await getRule(r.kind, auth, params.id, params.ruleId)) } }),
     }),
     defineRoute({
@@ -127,6 +138,8 @@ function ruleRoutes<Row extends RuleRow & Fields, Fields extends object>(r: Rule
       scope: 'venues:write',
       params: ruleParams,
       body: r.patchBody,
+      operationId: `update${r.name}`,
+      responses: { 200: single },
       handler: async ({ auth, params, body }) => ({
         body: { [r.key]: r.toJson(await updateRule(r.kind, auth, params.id, params.ruleId, body)) },
       }),
@@ -140,6 +153,8 @@ function ruleRoutes<Row extends RuleRow & Fields, Fields extends object>(r: Rule
       scope: 'venues:write',
       params: ruleParams,
       successStatus: 204,
+      operationId: `delete${r.name}`,
+      responses: { 204: null },
       handler: async ({ auth, params }) => {
         await deleteRule(r.kind, auth, params.id, params.ruleId);
         return { status: 204 };
@@ -153,6 +168,8 @@ export const venueConfigRoutes: AnyRoute[] = [
     segment: 'shifts',
     key: 'shift',
     label: 'shift',
+    name: 'Shift',
+    schema: shiftSchema,
     kind: shiftKind,
     toJson: shiftJson,
     createBody: z.object({ ...shiftFields, validFrom: shiftFields.validFrom.optional(), validTo: shiftFields.validTo.optional(), isActive: shiftFields.isActive.optional() }),
@@ -163,6 +180,8 @@ export const venueConfigRoutes: AnyRoute[] = [
     segment: 'closures',
     key: 'closure',
     label: 'closure',
+    name: 'Closure',
+    schema: closureSchema,
     kind: closureKind,
     toJson: closureJson,
     createBody: z.object({ ...closureFields, shiftIds: closureFields.shiftIds.optional(), reason: closureFields.reason.optional() }),
@@ -173,6 +192,8 @@ export const venueConfigRoutes: AnyRoute[] = [
     segment: 'turn-time-rules',
     key: 'turnTimeRule',
     label: 'turn-time rule',
+    name: 'TurnTimeRule',
+    schema: turnTimeRuleSchema,
     kind: turnTimeRuleKind,
     toJson: turnTimeRuleJson,
     createBody: z.object({ ...turnTimeRuleFields, shiftId: turnTimeRuleFields.shiftId.optional() }),
@@ -183,6 +204,8 @@ export const venueConfigRoutes: AnyRoute[] = [
     segment: 'pacing-rules',
     key: 'pacingRule',
     label: 'pacing rule',
+    name: 'PacingRule',
+    schema: pacingRuleSchema,
     kind: pacingRuleKind,
     toJson: pacingRuleJson,
     createBody: z.object({ ...pacingRuleFields, isEnabled: pacingRuleFields.isEnabled.optional() }),

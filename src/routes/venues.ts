@@ -4,6 +4,8 @@ import { listQuerySchema } from '../services/pagination.js';
 import { venueJson } from '../services/venues/venue-json.js';
 import { createVenue, getVisibleVenue, listVenues, updateVenue } from '../services/venues/venue-service.js';
 import { isKnownCountry, isValidTimeZone } from '../lib/zones.js';
+import { keyed, pageOf } from '../http/response-schemas.js';
+import { venueSchema } from '../services/venues/venue-json.js';
 
 const idParams = z.object({ id: z.uuid() });
 
@@ -31,6 +33,8 @@ export const venueRoutes = [
   defineRoute({
     method: 'get',
     path: '/venues',
+    operationId: 'listVenues',
+    responses: { 200: pageOf(venueSchema) },
     tag: 'Venues',
     summary: 'List the venues visible to the key',
     scope: 'venues:read',
@@ -43,6 +47,8 @@ export const venueRoutes = [
   defineRoute({
     method: 'post',
     path: '/venues',
+    operationId: 'createVenue',
+    responses: { 201: keyed('venue', venueSchema) },
     tag: 'Venues',
     summary: 'Create a venue in the organisation',
     scope: 'venues:write',
@@ -54,6 +60,8 @@ export const venueRoutes = [
   defineRoute({
     method: 'get',
     path: '/venues/:id',
+    operationId: 'getVenue',
+    responses: { 200: keyed('venue', venueSchema) },
     tag: 'Venues',
     summary: 'Read a venue',
     scope: 'venues:read',
@@ -63,6 +71,8 @@ export const venueRoutes = [
   defineRoute({
     method: 'patch',
     path: '/venues/:id',
+    operationId: 'updateVenue',
+    responses: { 200: keyed('venue', venueSchema) },
     tag: 'Venues',
     summary: 'Change a venue',
     scope: 'venues:write',

@@ -15,8 +15,12 @@ import {
   showsGuestData,
   updateWaitlistEntry,
 } from '../services/waitlist/waitlist-service.js';
+import { keyed, pageOf } from '../http/response-schemas.js';
+import { reservationSchema } from '../services/reservations/reservation-json.js';
+import { waitlistEntrySchema } from '../services/waitlist/waitlist-json.js';
 
 const idParams = z.object({ id: z.uuid() });
+const entryAnswer = keyed('entry', waitlistEntrySchema);
 
 const text = (max: number) =>
   z
@@ -55,6 +59,8 @@ export const waitlistRoutes = [
   defineRoute({
     method: 'post',
     path: '/waitlist',
+    operationId: 'createWaitlistEntry',
+    responses: { 201: entryAnswer },
     tag: 'Waiting list',
     summary: 'Add a party to the waiting list',
     description:
@@ -68,6 +74,8 @@ export const waitlistRoutes = [
   defineRoute({
     method: 'get',
     path: '/waitlist',
+    operationId: 'listWaitlistEntries',
+    responses: { 200: pageOf(waitlistEntrySchema) },
     tag: 'Waiting list',
     summary: 'List waiting-list entries in queue order',
     description: 'Ordered by serviceDate, then position (the queue order); filters venueId, serviceDate, status.',
@@ -82,6 +90,8 @@ export const waitlistRoutes = [
   defineRoute({
     method: 'get',
     path: '/waitlist/:id',
+    operationId: 'getWaitlistEntry',
+    responses: { 200: entryAnswer },
     tag: 'Waiting list',
     summary: 'Read a waiting-list entry',
     scope: 'reservations:read',
@@ -91,6 +101,8 @@ export const waitlistRoutes = [
   defineRoute({
     method: 'patch',
     path: '/waitlist/:id',
+    operationId: 'updateWaitlistEntry',
+    responses: { 200: entryAnswer },
     tag: 'Waiting list',
     summary: 'Change an entry still in the queue',
     description: 'partySize, name, phone (finds or creates the guest), notes, quotedWaitMinutes. A converted, cancelled or expired entry: 400 invalid_transition.',
@@ -102,6 +114,8 @@ export const waitlistRoutes = [
   defineRoute({
     method: 'post',
     path: '/waitlist/:id/notify',
+    operationId: 'notifyWaitlistEntry',
+    responses: { 200: entryAnswer },
     tag: 'Waiting list',
     summary: 'Record a call-back to the party',
     description: 'The entry becomes notified with notifiedAt = now (a later call-back records its own time).',
@@ -112,6 +126,9 @@ export const waitlistRoutes = [
   defineRoute({
     method: 'post',
     path: '/waitlist/:id/convert',
+    operationId: 'convertWaitlistEntry',
+    responses: { 200: z.object({ entry: waitlistEntrySchema, reservation: reservationSchema }) },
+    errors: ['no_availability', 'conflict'],
     tag: 'Waiting list',
     summary: 'Turn an entry into a reservation',
     description:
@@ -129,6 +146,8 @@ export const waitlistRoutes = [
   defineRoute({
     method: 'delete',
     path: '/waitlist/:id',
+    operationId: 'cancelWaitlistEntry',
+    responses: { 200: entryAnswer },
     tag: 'Waiting list',
     summary: 'Remove a party from the waiting list',
     description: 'The entry becomes cancelled and waitlist_entry_cancelled is emitted; an entry already cancelled answers unchanged.',

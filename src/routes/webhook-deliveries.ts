@@ -5,6 +5,8 @@ import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { deliveryJson } from '../services/webhooks/delivery-json.js';
 import { getVisibleDelivery, listDeliveries, redeliver } from '../services/webhooks/delivery-service.js';
+import { keyed, pageOf } from '../http/response-schemas.js';
+import { deliverySchema } from '../services/webhooks/delivery-json.js';
 
 // A delivery is addressed by its record id or by its idempotency key (the envelope id).
 const idParams = z.object({ id: z.union([z.uuid(), z.string().regex(/^automation:[0-9a-f-]{36}:\d{1,3}$/)]) });
@@ -21,6 +23,8 @@ export const webhookDeliveryRoutes = [
   defineRoute({
     method: 'get',
     path: '/webhook-deliveries',
+    operationId: 'listWebhookDeliveries',
+    responses: { 200: pageOf(deliverySchema) },
     tag: 'Webhooks',
     summary: 'List webhook deliveries and their outcome; status=discarded is the discard queue',
     description:
@@ -35,6 +39,8 @@ export const webhookDeliveryRoutes = [
   defineRoute({
     method: 'get',
     path: '/webhook-deliveries/:id',
+    operationId: 'getWebhookDelivery',
+    responses: { 200: keyed('delivery', deliverySchema) },
     tag: 'Webhooks',
     summary: 'Read a webhook delivery',
     scope: 'webhooks:read',
@@ -44,6 +50,9 @@ export const webhookDeliveryRoutes = [
   defineRoute({
     method: 'post',
     path: '/webhook-deliveries/:id/redeliver',
+    operationId: 'redeliverWebhookDelivery',
+    responses: { 202: keyed('delivery', deliverySchema) },
+    errors: ['conflict'],
     tag: 'Webhooks',
     summary: 'Send a concluded delivery again: a fresh cycle of five attempts, same idempotency key, body and destination',
     description: '409 `conflict` while the delivery is pending.',

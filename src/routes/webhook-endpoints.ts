@@ -9,11 +9,25 @@ import { listQuerySchema } from '../services/pagination.js';
 import type { SecretIdempotency } from '../services/webhooks/secret-handout.js';
 import { rotateWebhookSecret, type RotationTarget } from '../services/webhooks/secret-rotation-service.js';
 import { sendTestWebhook } from '../services/webhooks/test-webhook.js';
-import { webhookEndpointJson } from '../services/webhooks/webhook-endpoint-json.js';
+import { webhookEndpointJson, webhookEndpointSchema } from '../services/webhooks/webhook-endpoint-json.js';
 import { createEndpoint, deleteEndpoint, getVisibleEndpoint, listEndpoints, updateEndpoint } from '../services/webhooks/webhook-endpoint-service.js';
 import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
+import { instant, keyed, pageOf, uuid } from '../http/response-schemas.js';
+import { exampleCreateWebhookEndpoint } from '../http/openapi-examples.js';
 
 const idParams = z.object({ id: z.uuid() });
+
+const secretSchema = z.string().regex(/^whsec_[A-Za-z0-9_-]{43}$/).describe('Shown once; the HMAC key is the UTF-8 bytes of the whole string.');
+
+export const rotationAnswer = z.object({ secret: secretSchema, secretVersion: z.number().int(), previousSecretExpiresAt: instant }).describe('A new signing secret, shown once; the previous one keeps signing until previousSecretExpiresAt.');
+
+const testDeliverySchema = z.object({
+  id: uuid,
+  status: z.enum(['delivered', 'failed']),
+  responseStatus: z.number().int().nullable(),
+  durationMs: z.number().int().min(0),
+  error: z.string().nullable(),
+});
 
 export const rotationBody = z.object({
   overlapMinutes: z.number().int().min(0).max(maxOverlapMinutes).default(defaultOverlapMinutes),
@@ -58,6 +72,8 @@ export const webhookEndpointRoutes = [
   defineRoute({
     method: 'get',
     path: '/webhook-endpoints',
+    operationId: 'listWebhookEndpoints',
+    responses: { 200: pageOf(webhookEndpointSchema) },
     tag: 'Webhooks',
     summary: 'List the webhook destinations of the venues visible to the key',
     scope: 'webhooks:read',
@@ -70,6 +86,9 @@ export const webhookEndpointRoutes = [
   defineRoute({
     method: 'post',
     path: '/webhook-endpoints',
+    operationId: 'createWebhookEndpoint',
+    responses: { 201: z.object({ webhookEndpoint: webhookEndpointSchema, secret: secretSchema }) },
+    examples: { request: exampleCreateWebhookEndpoint },
     tag: 'Webhooks',
     summary: 'Register a webhook destination; its secret is returned once',
     description: "The first destination registered for a venue is its main destination, used by actions that name neither an address nor a destination.",
@@ -85,6 +104,8 @@ export const webhookEndpointRoutes = [
   defineRoute({
     method: 'post',
     path: '/webhook-endpoints/test',
+    operationId: 'testWebhookEndpoint',
+    responses: { 200: keyed('delivery', testDeliverySchema) },
     tag: 'Webhooks',
     summary: 'Send a signed webhook_test now to a destination or an address and return the outcome (not kept)',
     scope: 'webhooks:write',
@@ -97,6 +118,8 @@ export const webhookEndpointRoutes = [
   defineRoute({
     method: 'get',
     path: '/webhook-endpoints/:id',
+    operationId: 'getWebhookEndpoint',
+    responses: { 200: keyed('webhookEndpoint', webhookEndpointSchema) },
     tag: 'Webhooks',
     summary: 'Read a webhook destination',
     scope: 'webhooks:read',
@@ -106,6 +129,8 @@ export const webhookEndpointRoutes = [
   defineRoute({
     method: 'patch',
     path: '/webhook-endpoints/:id',
+    operationId: 'updateWebhookEndpoint',
+    responses: { 200: keyed('webhookEndpoint', webhookEndpointSchema) },
     tag: 'Webhooks',
     summary: 'Change the address of a webhook destination or turn it on or off',
     scope: 'webhooks:write',
@@ -116,6 +141,8 @@ export const webhookEndpointRoutes = [
   defineRoute({
     method: 'delete',
     path: '/webhook-endpoints/:id',
+    operationId: 'deleteWebhookEndpoint',
+    responses: { 204: null },
     tag: 'Webhooks',
     summary: 'Delete a webhook destination',
     scope: 'webhooks:write',
@@ -128,6 +155,9 @@ export const webhookEndpointRoutes = [
   defineRoute({
     method: 'post',
     path: '/webhook-endpoints/:id/rotate-secret',
+    operationId: 'rotateWebhookEndpointSecret',
+    responses: { 200: rotationAnswer },
+    errors: ['conflict'],
     tag: 'Webhooks',
     summary: 'Generate the next secret version of a destination and return it once',
     description: 'During `overlapMinutes` (0 to 10080, default 1440) deliveries carry two signatures, the new one first.',

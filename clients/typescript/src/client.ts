@@ -1,5 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './schema.js';
+import type { components, paths } from './schema.js';
 
 export type { paths } from './schema.js';
 
@@ -32,7 +32,7 @@ export function idempotencyKey(key: string = globalThis.crypto.randomUUID()): { 
 }
 
 /** The error body of every operation (interface.md §7). */
-export type ErrorBody = NonNullable<paths['/reservations']['post']['responses']['default']['content']>['application/json'];
+export type ErrorBody = components['schemas']['Error'];
 export type ErrorCode = ErrorBody['error']['code'];
 
 function isErrorBody(value: unknown): value is ErrorBody {

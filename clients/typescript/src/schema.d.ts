@@ -12,42 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /** The calling key */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -64,42 +29,7 @@ export interface paths {
             cookie?: never;
         };
         /** Service status */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -116,42 +46,7 @@ export interface paths {
             cookie?: never;
         };
         /** This OpenAPI document */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -171,100 +66,13 @@ export interface paths {
          * List the venues visible to the key
          * @description Scope: `venues:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listVenues"];
         put?: never;
         /**
          * Create a venue in the organisation
          * @description Scope: `venues:write`. Refused (403) to keys limited to certain venues.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        timezone: string;
-                        countryCode: string;
-                        slotIntervalMinutes?: number;
-                        bookingHorizonDays?: number;
-                        minNoticeMinutes?: number;
-                        lateToleranceMinutes?: number;
-                        noShowToleranceMinutes?: number | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createVenue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -282,44 +90,7 @@ export interface paths {
          * Read a venue
          * @description Scope: `venues:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getVenue"];
         put?: never;
         post?: never;
         delete?: never;
@@ -329,57 +100,7 @@ export interface paths {
          * Change a venue
          * @description Scope: `venues:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        timezone?: string;
-                        countryCode?: string;
-                        slotIntervalMinutes?: number;
-                        bookingHorizonDays?: number;
-                        minNoticeMinutes?: number;
-                        lateToleranceMinutes?: number;
-                        noShowToleranceMinutes?: number | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateVenue"];
         trace?: never;
     };
     "/events": {
@@ -393,50 +114,7 @@ export interface paths {
          * List events (the history), with their data as of the event time
          * @description `from` and `to` are instants, both included. Event ids equal the `eventId` of webhook envelopes. Scope: `events:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                    venueId?: string;
-                    type?: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test";
-                    from?: string;
-                    to?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -456,134 +134,13 @@ export interface paths {
          * List automations
          * @description Archived automations are listed only with `status=archived` or with `changedAfter`. Scope: `webhooks:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                    venueId?: string;
-                    status?: "active" | "inactive" | "archived";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAutomations"];
         put?: never;
         /**
          * Create an automation: on these events, when the conditions hold, notify a partner
          * @description Scope: `webhooks:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        venueId: string;
-                        name: string;
-                        eventTypes: ("reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed")[];
-                        /**
-                         * @default {
-                         *       "partySizeMin": null,
-                         *       "partySizeMax": null,
-                         *       "sources": null
-                         *     }
-                         */
-                        conditions?: {
-                            /** @default null */
-                            partySizeMin?: number | null;
-                            /** @default null */
-                            partySizeMax?: number | null;
-                            /** @default null */
-                            sources?: ("phone" | "voice_agent" | "floor" | "waitlist" | "walk_in" | "api" | "import")[] | null;
-                        };
-                        action: {
-                            /** @enum {string} */
-                            type: "partner_notification";
-                            /**
-                             * Format: uri
-                             * @default null
-                             */
-                            url?: string | null;
-                            /**
-                             * Format: uuid
-                             * @default null
-                             */
-                            endpointId?: string | null;
-                            /** @default 0 */
-                            delayMinutes?: number;
-                        };
-                        /**
-                         * @default active
-                         * @enum {string}
-                         */
-                        status?: "active" | "inactive";
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createAutomation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -601,165 +158,21 @@ export interface paths {
          * Read an automation
          * @description Scope: `webhooks:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getAutomation"];
         put?: never;
         post?: never;
         /**
          * Archive an automation; its deliveries waiting for a retry are annulled
          * @description Scope: `webhooks:write`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["archiveAutomation"];
         options?: never;
         head?: never;
         /**
          * Change an automation; `status: inactive` annuls its deliveries waiting for a retry
          * @description Scope: `webhooks:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        eventTypes?: ("reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed")[];
-                        conditions?: {
-                            /** @default null */
-                            partySizeMin?: number | null;
-                            /** @default null */
-                            partySizeMax?: number | null;
-                            /** @default null */
-                            sources?: ("phone" | "voice_agent" | "floor" | "waitlist" | "walk_in" | "api" | "import")[] | null;
-                        };
-                        action?: {
-                            /** @enum {string} */
-                            type: "partner_notification";
-                            /**
-                             * Format: uri
-                             * @default null
-                             */
-                            url?: string | null;
-                            /**
-                             * Format: uuid
-                             * @default null
-                             */
-                            endpointId?: string | null;
-                            /** @default 0 */
-                            delayMinutes?: number;
-                        };
-                        /** @enum {string} */
-                        status?: "active" | "inactive";
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateAutomation"];
         trace?: never;
     };
     "/webhook-endpoints": {
@@ -773,97 +186,13 @@ export interface paths {
          * List the webhook destinations of the venues visible to the key
          * @description Scope: `webhooks:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                    venueId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Register a webhook destination; its secret is returned once
          * @description The first destination registered for a venue is its main destination, used by actions that name neither an address nor a destination. Scope: `webhooks:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        venueId: string;
-                        /** Format: uri */
-                        url: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -883,53 +212,7 @@ export interface paths {
          * Send a signed webhook_test now to a destination or an address and return the outcome (not kept)
          * @description Scope: `webhooks:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        endpointId?: string;
-                        /** Format: uuid */
-                        venueId?: string;
-                        /** Format: uri */
-                        url?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["testWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -947,140 +230,21 @@ export interface paths {
          * Read a webhook destination
          * @description Scope: `webhooks:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook destination
          * @description Scope: `webhooks:write`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         /**
          * Change the address of a webhook destination or turn it on or off
          * @description Scope: `webhooks:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** Format: uri */
-                        url?: string;
-                        isActive?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/webhook-endpoints/{id}/rotate-secret": {
@@ -1096,51 +260,7 @@ export interface paths {
          * Generate the next secret version of a destination and return it once
          * @description During `overlapMinutes` (0 to 10080, default 1440) deliveries carry two signatures, the new one first. Scope: `webhooks:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @default 1440 */
-                        overlapMinutes?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1160,49 +280,7 @@ export interface paths {
          * Generate a new organisation webhook secret (for addresses written in actions) and return it once
          * @description Organisation-wide: refused to keys limited to certain venues. Until the first rotation, deliveries are signed with an initial version nobody can read. Scope: `webhooks:write`. Refused (403) to keys limited to certain venues.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @default 1440 */
-                        overlapMinutes?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["rotateOrganisationWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1220,51 +298,7 @@ export interface paths {
          * List webhook deliveries and their outcome; status=discarded is the discard queue
          * @description The envelope in `payload` is filtered by the key: without guests:read the guest data is reduced to its id; without reservations:read and events:read the reservation is null. Scope: `webhooks:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                    venueId?: string;
-                    status?: "pending" | "delivered" | "discarded";
-                    eventType?: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test";
-                    automationId?: string;
-                    endpointId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1284,44 +318,7 @@ export interface paths {
          * Read a webhook delivery
          * @description Scope: `webhooks:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1343,44 +340,7 @@ export interface paths {
          * Send a concluded delivery again: a fresh cycle of five attempts, same idempotency key, body and destination
          * @description 409 `conflict` while the delivery is pending. Scope: `webhooks:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["redeliverWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1398,114 +358,13 @@ export interface paths {
          * List guests
          * @description Filters: venueId, search (name, e-mail or phone digits; 3 to 200 characters, at most 8 words, every word must match, case and accents ignored), phone (any written form; read with the country of venueId, or of each visible venue without it), email (case-insensitive), externalRef. Ordered by createdAt; with changedAfter by updatedAt, trashed guests included (deletedAt set) unless search is given. Scope: `guests:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                    venueId?: string;
-                    search?: string;
-                    phone?: string;
-                    email?: string;
-                    externalRef?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listGuests"];
         put?: never;
         /**
          * Create a guest
          * @description The phone is normalised to E.164 with the venue country; a second live guest with the same phone in the venue is a 409 conflict. Scope: `guests:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        phone: string;
-                        firstName?: string | null;
-                        lastName?: string | null;
-                        /** Format: email */
-                        email?: string | null;
-                        allergies?: string | null;
-                        allergens?: ("gluten" | "crustaceans" | "eggs" | "fish" | "peanuts" | "soybeans" | "milk" | "nuts" | "celery" | "mustard" | "sesame" | "sulphites" | "lupin" | "molluscs")[];
-                        notes?: string | null;
-                        consents?: {
-                            marketingEmail?: boolean;
-                            marketingSms?: boolean;
-                        };
-                        campaignTags?: string[];
-                        serviceTags?: string[];
-                        externalRef?: string | null;
-                        /** Format: uuid */
-                        venueId: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createGuest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1523,45 +382,7 @@ export interface paths {
          * Find the guest of a venue by phone
          * @description Answers {found: true, guest} or {found: false, phone} with the normalised phone. Trashed guests are not found. Scope: `guests:read`.
          */
-        get: {
-            parameters: {
-                query: {
-                    venueId: string;
-                    phone: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["lookupGuest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1581,152 +402,21 @@ export interface paths {
          * Read a guest
          * @description A guest in the trash is still readable, with deletedAt set, until it is purged. Scope: `guests:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getGuest"];
         put?: never;
         post?: never;
         /**
          * Move a guest to the trash
          * @description The guest is hidden from lists, search and lookup, can be restored for 30 days, then is deleted permanently. Scope: `guests:write`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteGuest"];
         options?: never;
         head?: never;
         /**
          * Change a guest
          * @description Emits guest_profile_changed: reason profile_changed when a field other than serviceTags changed, service_tags_changed when serviceTags changed (both events, in that order, when both changed). consents is merged key by key. Scope: `guests:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        phone?: string;
-                        firstName?: string | null;
-                        lastName?: string | null;
-                        /** Format: email */
-                        email?: string | null;
-                        allergies?: string | null;
-                        allergens?: ("gluten" | "crustaceans" | "eggs" | "fish" | "peanuts" | "soybeans" | "milk" | "nuts" | "celery" | "mustard" | "sesame" | "sulphites" | "lupin" | "molluscs")[];
-                        notes?: string | null;
-                        consents?: {
-                            marketingEmail?: boolean;
-                            marketingSms?: boolean;
-                        };
-                        campaignTags?: string[];
-                        serviceTags?: string[];
-                        externalRef?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateGuest"];
         trace?: never;
     };
     "/guests/{id}/restore": {
@@ -1742,44 +432,7 @@ export interface paths {
          * Take a guest out of the trash
          * @description Within 30 days of the deletion. 409 conflict when another live guest of the venue now has its phone or externalRef. Scope: `guests:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["restoreGuest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1797,96 +450,13 @@ export interface paths {
          * List service tags
          * @description Scope: `guests:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                    venueId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listServiceTags"];
         put?: never;
         /**
          * Create a service tag
          * @description Names are unique per venue, whatever their case: a duplicate is a 409 conflict. Scope: `guests:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        venueId: string;
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createServiceTag"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1904,138 +474,21 @@ export interface paths {
          * Read a service tag
          * @description Scope: `guests:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getServiceTag"];
         put?: never;
         post?: never;
         /**
          * Delete a service tag
          * @description The tag is taken off every guest carrying it (their updatedAt moves; no event). Scope: `guests:write`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteServiceTag"];
         options?: never;
         head?: never;
         /**
          * Rename a service tag
          * @description Guests carrying the tag carry the new name (their updatedAt moves; no event). Scope: `guests:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["renameServiceTag"];
         trace?: never;
     };
     "/imports/guests": {
@@ -2051,52 +504,7 @@ export interface paths {
          * Import guests
          * @description 1 to 1000 rows {venueId, phone, firstName, lastName, email, allergies, allergens, notes, externalRef, serviceTags, consents}. Each row updates the live guest of its venue with the same externalRef, else the same phone, else creates one; no events. Rejection codes: invalid_field, venue_not_found, invalid_phone, duplicate_row; `row` is the 0-based index in `rows`. With ?dryRun=true the rows are checked and planned by the same processing, inside a transaction that is rolled back: 200 {import} with status `dry_run` and the counts and rejections the import would produce; nothing is written or kept, an Idempotency-Key is ignored. Scope: `imports:write`.
          */
-        post: {
-            parameters: {
-                query?: {
-                    dryRun?: "true" | "false";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        rows: {
-                            [key: string]: unknown;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["importGuests"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2116,52 +524,7 @@ export interface paths {
          * Import reservations
          * @description 1 to 1000 rows {venueId, serviceDate, time, partySize (1..500), phone?, guestName?, notes?, externalRef? (1..200), channel? (→ sourceDetail), durationMinutes? (5..720, replaces the turn-time rule)}. Source `import`; no events, no automations. A row starting before the import was submitted is created `completed`, without a table; a later one goes through the engine and, when it finds no table, is still created with `needsAttention: true`, `tableAssigned: false`. A row whose externalRef exists in its venue updates that reservation (updatedRows). Rejection codes: invalid_field, venue_not_found, invalid_phone, duplicate_row; `row` is the 0-based index in `rows`. With ?dryRun=true the rows are checked and planned by the same processing, inside a transaction that is rolled back: 200 {import} with status `dry_run` and the counts and rejections the import would produce; nothing is written or kept, an Idempotency-Key is ignored. Scope: `imports:write`.
          */
-        post: {
-            parameters: {
-                query?: {
-                    dryRun?: "true" | "false";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        rows: {
-                            [key: string]: unknown;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["importReservations"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2179,46 +542,7 @@ export interface paths {
          * List imports
          * @description Scope: `imports:write`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listImports"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2238,44 +562,7 @@ export interface paths {
          * Read an import and its progress
          * @description Scope: `imports:write`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getImport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2295,107 +582,13 @@ export interface paths {
          * List the shifts of a venue
          * @description Scope: `venues:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listShifts"];
         put?: never;
         /**
          * Create a shift
          * @description Scope: `venues:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description Each item: an ISO day 1 (Monday) to 7 (Sunday), without repeats. */
-                        daysOfWeek: unknown[];
-                        startTime: string;
-                        lastSeatingTime: string;
-                        endTime: string;
-                        /** Format: date */
-                        validFrom?: string | null;
-                        /** Format: date */
-                        validTo?: string | null;
-                        isActive?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createShift"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2413,151 +606,21 @@ export interface paths {
          * Read a shift
          * @description Scope: `venues:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getShift"];
         put?: never;
         post?: never;
         /**
          * Delete a shift
          * @description Answers 204 with no body. Scope: `venues:write`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteShift"];
         options?: never;
         head?: never;
         /**
          * Change a shift
          * @description Only the fields sent change; the rule as it becomes is validated as a whole. Scope: `venues:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        /** @description Each item: an ISO day 1 (Monday) to 7 (Sunday), without repeats. */
-                        daysOfWeek?: unknown[];
-                        startTime?: string;
-                        lastSeatingTime?: string;
-                        endTime?: string;
-                        /** Format: date */
-                        validFrom?: string | null;
-                        /** Format: date */
-                        validTo?: string | null;
-                        isActive?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateShift"];
         trace?: never;
     };
     "/venues/{id}/closures": {
@@ -2571,103 +634,13 @@ export interface paths {
          * List the closures of a venue
          * @description Scope: `venues:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listClosures"];
         put?: never;
         /**
          * Create a closure
          * @description Scope: `venues:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: date */
-                        from: string;
-                        /** Format: date */
-                        to: string;
-                        /** @description Each item: a shift id, without repeats. */
-                        shiftIds?: unknown[];
-                        reason?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createClosure"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2685,147 +658,21 @@ export interface paths {
          * Read a closure
          * @description Scope: `venues:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getClosure"];
         put?: never;
         post?: never;
         /**
          * Delete a closure
          * @description Answers 204 with no body. Scope: `venues:write`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteClosure"];
         options?: never;
         head?: never;
         /**
          * Change a closure
          * @description Only the fields sent change; the rule as it becomes is validated as a whole. Scope: `venues:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** Format: date */
-                        from?: string;
-                        /** Format: date */
-                        to?: string;
-                        /** @description Each item: a shift id, without repeats. */
-                        shiftIds?: unknown[];
-                        reason?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateClosure"];
         trace?: never;
     };
     "/venues/{id}/turn-time-rules": {
@@ -2839,101 +686,13 @@ export interface paths {
          * List the turn-time rules of a venue
          * @description Scope: `venues:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listTurnTimeRules"];
         put?: never;
         /**
          * Create a turn-time rule
          * @description Scope: `venues:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        shiftId?: string | null;
-                        minPartySize: number;
-                        maxPartySize: number;
-                        durationMinutes: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createTurnTimeRule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2951,145 +710,21 @@ export interface paths {
          * Read a turn-time rule
          * @description Scope: `venues:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getTurnTimeRule"];
         put?: never;
         post?: never;
         /**
          * Delete a turn-time rule
          * @description Answers 204 with no body. Scope: `venues:write`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteTurnTimeRule"];
         options?: never;
         head?: never;
         /**
          * Change a turn-time rule
          * @description Only the fields sent change; the rule as it becomes is validated as a whole. Scope: `venues:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        shiftId?: string | null;
-                        minPartySize?: number;
-                        maxPartySize?: number;
-                        durationMinutes?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateTurnTimeRule"];
         trace?: never;
     };
     "/venues/{id}/pacing-rules": {
@@ -3103,101 +738,13 @@ export interface paths {
          * List the pacing rules of a venue
          * @description Scope: `venues:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listPacingRules"];
         put?: never;
         /**
          * Create a pacing rule
          * @description Scope: `venues:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        shiftId: string;
-                        isEnabled?: boolean;
-                        maxCovers: number;
-                        windowMinutes: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createPacingRule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3215,145 +762,21 @@ export interface paths {
          * Read a pacing rule
          * @description Scope: `venues:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPacingRule"];
         put?: never;
         post?: never;
         /**
          * Delete a pacing rule
          * @description Answers 204 with no body. Scope: `venues:write`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deletePacingRule"];
         options?: never;
         head?: never;
         /**
          * Change a pacing rule
          * @description Only the fields sent change; the rule as it becomes is validated as a whole. Scope: `venues:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    ruleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        shiftId?: string;
-                        isEnabled?: boolean;
-                        maxCovers?: number;
-                        windowMinutes?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updatePacingRule"];
         trace?: never;
     };
     "/venues/{id}/floor-plans": {
@@ -3367,130 +790,13 @@ export interface paths {
          * List the floor plans of a venue
          * @description Scope: `floor:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listFloorPlans"];
         put?: never;
         /**
          * Create a floor plan
          * @description The first plan of a venue becomes its active plan. Every item may carry an `id`. The id of an item of this plan keeps that item; any other id names a new item, so that tables (`areaId`) and combinations (`tableIds`) can refer to new areas and tables of the same body. Items of the plan left out of the body are removed (soft-deleted). A collection left out is empty. Scope: `floor:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @default [] */
-                        areas?: {
-                            /** Format: uuid */
-                            id?: string;
-                            name: string;
-                            icon?: string;
-                            position?: number;
-                            widthCm: number;
-                            heightCm: number;
-                        }[];
-                        /** @default [] */
-                        tables?: {
-                            /** Format: uuid */
-                            id?: string;
-                            /** Format: uuid */
-                            areaId: string;
-                            name: string;
-                            shape?: string;
-                            minSeats: number;
-                            maxSeats: number;
-                            positionXCm?: number;
-                            positionYCm?: number;
-                            widthCm?: number;
-                            heightCm?: number;
-                            rotationDegrees?: number;
-                            isBlocked?: boolean;
-                        }[];
-                        combinations?: {
-                            /** Format: uuid */
-                            id?: string;
-                            /** @description Each item: a table id. */
-                            tableIds: unknown[];
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createFloorPlan"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3508,127 +814,12 @@ export interface paths {
          * Read a floor plan
          * @description Scope: `floor:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    planId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getFloorPlan"];
         /**
          * Replace the areas, tables and combinations of a floor plan
          * @description Every item may carry an `id`. The id of an item of this plan keeps that item; any other id names a new item, so that tables (`areaId`) and combinations (`tableIds`) can refer to new areas and tables of the same body. Items of the plan left out of the body are removed (soft-deleted). A collection left out is empty. `name` left out keeps the name. With `If-Match: <version>`, a plan changed since answers 409 conflict (reason version_mismatch). Scope: `floor:write`.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    planId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        /** @default [] */
-                        areas?: {
-                            /** Format: uuid */
-                            id?: string;
-                            name: string;
-                            icon?: string;
-                            position?: number;
-                            widthCm: number;
-                            heightCm: number;
-                        }[];
-                        /** @default [] */
-                        tables?: {
-                            /** Format: uuid */
-                            id?: string;
-                            /** Format: uuid */
-                            areaId: string;
-                            name: string;
-                            shape?: string;
-                            minSeats: number;
-                            maxSeats: number;
-                            positionXCm?: number;
-                            positionYCm?: number;
-                            widthCm?: number;
-                            heightCm?: number;
-                            rotationDegrees?: number;
-                            isBlocked?: boolean;
-                        }[];
-                        combinations?: {
-                            /** Format: uuid */
-                            id?: string;
-                            /** @description Each item: a table id. */
-                            tableIds: unknown[];
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["replaceFloorPlan"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3649,45 +840,7 @@ export interface paths {
          * Make a floor plan the active plan of its venue
          * @description Scope: `floor:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    planId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["activateFloorPlan"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3705,48 +858,7 @@ export interface paths {
          * List the tables of the active floor plan
          * @description Ordered by area position, then table name. Scope: `floor:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listTables"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3772,51 +884,7 @@ export interface paths {
          * Block or unblock a table
          * @description Scope: `floor:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    tableId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        isBlocked: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateTable"];
         trace?: never;
     };
     "/venues/{id}/areas": {
@@ -3830,48 +898,7 @@ export interface paths {
          * List the areas of the active floor plan
          * @description Ordered by position, then name. Scope: `floor:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAreas"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3891,47 +918,7 @@ export interface paths {
          * Whether a party can be booked at a time, with near alternatives when not
          * @description An unavailable time is a 200 with `available: false`, a `reason` and up to 6 `alternatives`. When available, `reason` is null. Scope: `reservations:read`. Also open to publishable (widget) keys from their allowed origins.
          */
-        get: {
-            parameters: {
-                query: {
-                    venueId: string;
-                    serviceDate: string;
-                    time: string;
-                    partySize: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["checkAvailability"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3951,46 +938,7 @@ export interface paths {
          * Every available time of a day for a party
          * @description Scope: `reservations:read`. Also open to publishable (widget) keys from their allowed origins.
          */
-        get: {
-            parameters: {
-                query: {
-                    venueId: string;
-                    serviceDate: string;
-                    partySize: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAvailableSlots"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4010,47 +958,7 @@ export interface paths {
          * Availability over a range of days (at most 62, both ends included)
          * @description Scope: `reservations:read`. Also open to publishable (widget) keys from their allowed origins.
          */
-        get: {
-            parameters: {
-                query: {
-                    venueId: string;
-                    from: string;
-                    to: string;
-                    partySize: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAvailableDays"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4070,129 +978,13 @@ export interface paths {
          * List reservations (by startsAt)
          * @description `from` and `to` are serviceDates, both included; `status` takes one status or several separated by commas. Scope: `reservations:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                    venueId?: string;
-                    from?: string;
-                    to?: string;
-                    status?: string | string[];
-                    guestId?: string;
-                    externalRef?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listReservations"];
         put?: never;
         /**
          * Book a table
          * @description Runs the availability engine and assigns a table. 409 `no_availability` carries `details.reason` and `details.alternatives`. Publishable keys may book without externalRef, serviceTags, guestId, tableId, tableCombinationId, status, source or force. Scope: `reservations:write`. Also open to publishable (widget) keys from their allowed origins.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        venueId: string;
-                        /** Format: date */
-                        serviceDate?: string;
-                        time?: string;
-                        partySize: number;
-                        notes?: string | null;
-                        externalRef?: string | null;
-                        /** Format: uuid */
-                        guestId?: string;
-                        guest?: {
-                            phone: string;
-                            firstName?: string | null;
-                            lastName?: string | null;
-                            /** Format: email */
-                            email?: string | null;
-                            allergies?: string | null;
-                            allergens?: ("gluten" | "crustaceans" | "eggs" | "fish" | "peanuts" | "soybeans" | "milk" | "nuts" | "celery" | "mustard" | "sesame" | "sulphites" | "lupin" | "molluscs")[];
-                            notes?: string | null;
-                        };
-                        serviceTags?: string[];
-                        /** @enum {string} */
-                        source?: "api" | "phone" | "voice_agent" | "floor" | "walk_in";
-                        sourceDetail?: string | null;
-                        /** @enum {string} */
-                        status?: "created" | "confirmed";
-                        /** Format: uuid */
-                        tableId?: string;
-                        /** Format: uuid */
-                        tableCombinationId?: string;
-                        force?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createReservation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4210,153 +1002,21 @@ export interface paths {
          * Read a reservation
          * @description Scope: `reservations:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReservation"];
         put?: never;
         post?: never;
         /**
          * Cancel a reservation
          * @description Cancels from created, confirmed or arrived; an already cancelled reservation answers 200 unchanged. Scope: `reservations:write`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["cancelReservation"];
         options?: never;
         head?: never;
         /**
          * Confirm, move, change the status, table or guest of a reservation
          * @description arrived, seated, released, completed, no_show and tableId / tableCombinationId also need floor:write. A stale If-Match or `version` answers 409 `conflict` with `details.reason: version_mismatch`. Scope: `reservations:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** Format: date */
-                        serviceDate?: string;
-                        time?: string;
-                        partySize?: number;
-                        notes?: string | null;
-                        /** @enum {string} */
-                        status?: "confirmed" | "arrived" | "seated" | "released" | "completed" | "no_show";
-                        /** Format: uuid */
-                        tableId?: string | null;
-                        /** Format: uuid */
-                        tableCombinationId?: string | null;
-                        /** Format: uuid */
-                        guestId?: string | null;
-                        externalRef?: string | null;
-                        /** Format: date-time */
-                        version?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateReservation"];
         trace?: never;
     };
     "/reservations/{id}/history": {
@@ -4370,48 +1030,7 @@ export interface paths {
          * A reservation's history: its events with who made each change and what changed
          * @description Oldest first. `actor.kind`: api_key (a secret key, `name` its name), widget (a publishable key), system (worker-timers, worker-events; `unrecorded` for events older than the actor record), import (an import, `name` the key that submitted it). `changes` lists the fields among status, serviceDate, time, partySize, notes, table, guestId, externalRef, needsAttention, tableAssigned that differ from the previous entry (from null for the first). Imports emit no events but appear here. Scope: `reservations:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReservationsHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4431,106 +1050,13 @@ export interface paths {
          * List waiting-list entries in queue order
          * @description Ordered by serviceDate, then position (the queue order); filters venueId, serviceDate, status. Scope: `reservations:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    changedAfter?: string;
-                    venueId?: string;
-                    serviceDate?: string;
-                    status?: "waiting" | "notified" | "converted" | "cancelled" | "expired";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWaitlistEntries"];
         put?: never;
         /**
          * Add a party to the waiting list
          * @description The party joins the end of the queue of its serviceDate (default: today in the venue). A phone finds or creates the guest of the venue, as for reservations; `guestId` names an existing one. Emits waitlist_entry_created. `name` and `phone` are shown only with guests:read. Scope: `reservations:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        venueId: string;
-                        /** Format: date */
-                        serviceDate?: string;
-                        partySize: number;
-                        name?: string | null;
-                        phone?: string;
-                        /** Format: uuid */
-                        guestId?: string;
-                        notes?: string | null;
-                        quotedWaitMinutes?: number | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createWaitlistEntry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4548,142 +1074,21 @@ export interface paths {
          * Read a waiting-list entry
          * @description Scope: `reservations:read`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWaitlistEntry"];
         put?: never;
         post?: never;
         /**
          * Remove a party from the waiting list
          * @description The entry becomes cancelled and waitlist_entry_cancelled is emitted; an entry already cancelled answers unchanged. Scope: `reservations:write`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["cancelWaitlistEntry"];
         options?: never;
         head?: never;
         /**
          * Change an entry still in the queue
          * @description partySize, name, phone (finds or creates the guest), notes, quotedWaitMinutes. A converted, cancelled or expired entry: 400 invalid_transition. Scope: `reservations:write`.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        partySize?: number;
-                        name?: string | null;
-                        phone?: string;
-                        notes?: string | null;
-                        quotedWaitMinutes?: number | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateWaitlistEntry"];
         trace?: never;
     };
     "/waitlist/{id}/notify": {
@@ -4699,44 +1104,7 @@ export interface paths {
          * Record a call-back to the party
          * @description The entry becomes notified with notifiedAt = now (a later call-back records its own time). Scope: `reservations:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["notifyWaitlistEntry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4756,52 +1124,7 @@ export interface paths {
          * Turn an entry into a reservation
          * @description Books the party through the engine with source `waitlist`: at `time` on the entry's serviceDate, or, without a time, now (the party is at the venue; only for an entry of today). `tableId` (needs floor:write) asks for a table. Unavailable: 409 no_availability as for POST /reservations, and the entry stays in the queue. Answers `{entry, reservation}` with the entry converted. Scope: `reservations:write`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        time?: string;
-                        /** Format: uuid */
-                        tableId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["convertWaitlistEntry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4819,46 +1142,7 @@ export interface paths {
          * Covers, reservations, statuses, sources and rates per serviceDate
          * @description `days` has every serviceDate from `from` to `to` (at most 366, empty days included), `totals` the whole range. reservations: every reservation of the day, split by status and source; covers: party sizes of reservations neither cancelled nor no_show; noShowRate: no_show ÷ reservations not cancelled; averagePartySize: covers ÷ those reservations; averageSeatedMinutes: from seating to the table being freed. A rate or average without any reservation to count is null. Scope: `reservations:read`.
          */
-        get: {
-            parameters: {
-                query: {
-                    venueId: string;
-                    from: string;
-                    to: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getSummaryReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4878,45 +1162,7 @@ export interface paths {
          * The floor of one serviceDate slot by slot
          * @description For each slot of the open shifts (slotIntervalMinutes, from shift start to end): reservations and covers on the floor at that instant, the tables they use, the parties due to arrive within the slot, and occupancyRate = covers ÷ seats of the unblocked tables of the active plan. Scope: `reservations:read`.
          */
-        get: {
-            parameters: {
-                query: {
-                    venueId: string;
-                    serviceDate: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getOccupancyReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4936,47 +1182,7 @@ export interface paths {
          * Export a venue's reservations as CSV or ndjson
          * @description The reservations of the serviceDates `from` … `to` (at most 366 days), ordered by startsAt, streamed (constant memory). `format`: `csv` (default; RFC 4180, header line, CRLF; `tables` joined with `+`, allergens with `|`) or `ndjson` (one JSON object per line, same keys). Columns: id, venueId, serviceDate, time, startsAt, endsAt, partySize, status, source, sourceDetail, externalRef, tableAssigned, needsAttention, tables, notes, guestId, createdAt, updatedAt; with guests:read also guestName, guestPhone, guestEmail, guestAllergies, guestAllergens, guestVisitCount, guestNoShowCount. Scope: `reservations:read`.
          */
-        get: {
-            parameters: {
-                query: {
-                    venueId: string;
-                    from: string;
-                    to: string;
-                    format?: "csv" | "ndjson";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["exportReservations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4986,14 +1192,11908 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    reservation_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reservation_created
+         * @description A reservation is created.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_reservation_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    reservation_confirmed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reservation_confirmed
+         * @description The reservation passes to confirmed.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_reservation_confirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    reservation_modified: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reservation_modified
+         * @description Day, time, party size or notes change.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_reservation_modified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    reservation_cancelled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reservation_cancelled
+         * @description The reservation passes to cancelled.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_reservation_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    guest_arrived: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * guest_arrived
+         * @description The reservation passes to arrived.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_guest_arrived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    guest_seated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * guest_seated
+         * @description The reservation passes to seated.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_guest_seated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    table_released: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * table_released
+         * @description The table is freed.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_table_released"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    meal_completed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * meal_completed
+         * @description The reservation passes to completed.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_meal_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    reservation_late: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reservation_late
+         * @description The time has passed and the guest has not arrived.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_reservation_late"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    reservation_no_show: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reservation_no_show
+         * @description The no-show tolerance is exceeded.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_reservation_no_show"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    reservation_needs_attention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reservation_needs_attention
+         * @description The reservation is valid but must be arranged on the floor.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_reservation_needs_attention"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    waitlist_entry_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * waitlist_entry_created
+         * @description A guest enters the waiting list.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_waitlist_entry_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    waitlist_entry_cancelled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * waitlist_entry_cancelled
+         * @description An entry is removed from the waiting list.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_waitlist_entry_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    compatible_table_freed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * compatible_table_freed
+         * @description A table suitable for a waiting-list entry is freed.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_compatible_table_freed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    guest_profile_changed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * guest_profile_changed
+         * @description A guest is created or the profile changes (`reason`: guest_created, profile_changed or service_tags_changed).
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_guest_profile_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    webhook_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_test
+         * @description Test event sent by POST /webhook-endpoints/test.
+         *
+         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         *
+         *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
+         *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
+         *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
+         *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
+         *     organisation secret.
+         *
+         *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
+         *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
+         *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
+         *     and +1 h, with the same body and idempotency key and a fresh timestamp and signature; after the fifth failure the delivery is
+         *     discarded (GET /webhook-deliveries?status=discarded).
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
-    schemas: never;
+    schemas: {
+        Area: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            icon: string;
+            position: number;
+            widthCm: number;
+            heightCm: number;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Automation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            venueId: string;
+            name: string;
+            eventTypes: ("reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test")[];
+            conditions: {
+                partySizeMin: number | null;
+                partySizeMax: number | null;
+                sources: ("phone" | "voice_agent" | "floor" | "waitlist" | "walk_in" | "api" | "import")[] | null;
+            };
+            action: {
+                /** @constant */
+                type: "partner_notification";
+                url: string | null;
+                endpointId: string | null;
+                delayMinutes: number;
+            };
+            /** @enum {string} */
+            status: "active" | "inactive" | "archived";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Closure: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            venueId: string;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @description Empty: the whole day. */
+            shiftIds: string[];
+            reason: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Error: {
+            error: {
+                /** @enum {string} */
+                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
+                message: string;
+                details: {
+                    fields?: string[];
+                    field?: string;
+                    requiredScope?: string;
+                    reason?: string;
+                    alternatives?: unknown[];
+                } & {
+                    [key: string]: unknown;
+                };
+                requestId: string;
+            };
+            livemode?: boolean;
+        };
+        Event: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention";
+            /** Format: uuid */
+            venueId: string;
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["ReservationEventData"];
+        } | {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed";
+            /** Format: uuid */
+            venueId: string;
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["WaitlistEventData"];
+        } | {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "guest_profile_changed";
+            /** Format: uuid */
+            venueId: string;
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["GuestEventData"];
+        };
+        FloorPlan: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            isActive: boolean;
+            version: number;
+            /** Format: date-time */
+            updatedAt: string;
+            areas: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                widthCm: number;
+                heightCm: number;
+            }[];
+            tables: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                areaId: string;
+                name: string;
+                /** @description `square` and other lowercase shape names */
+                shape: string;
+                minSeats: number;
+                maxSeats: number;
+                positionXCm: number;
+                positionYCm: number;
+                widthCm: number;
+                heightCm: number;
+                rotationDegrees: number;
+                isBlocked: boolean;
+            }[];
+            combinations: {
+                /** Format: uuid */
+                id: string;
+                tableIds: string[];
+            }[];
+        };
+        Guest: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            venueId: string;
+            /** @description E.164 */
+            phone: string;
+            name: string | null;
+            firstName: string | null;
+            lastName: string | null;
+            email: string | null;
+            allergies: string | null;
+            allergens: ("gluten" | "crustaceans" | "eggs" | "fish" | "peanuts" | "soybeans" | "milk" | "nuts" | "celery" | "mustard" | "sesame" | "sulphites" | "lupin" | "molluscs")[];
+            notes: string | null;
+            visitCount: number;
+            noShowCount: number;
+            cancelledCount: number;
+            lastVisitAt: string | null;
+            consents: {
+                marketingEmail: boolean;
+                marketingSms: boolean;
+            };
+            campaignTags: string[];
+            serviceTags: string[];
+            externalRef: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Set while the guest is in the trash. */
+            deletedAt: string | null;
+        };
+        GuestEventData: {
+            guest: components["schemas"]["Guest"];
+            /** @enum {string} */
+            reason: "guest_created" | "profile_changed" | "service_tags_changed";
+        };
+        GuestSummary: {
+            name: string | null;
+            allergies: string | null;
+            allergens: ("gluten" | "crustaceans" | "eggs" | "fish" | "peanuts" | "soybeans" | "milk" | "nuts" | "celery" | "mustard" | "sesame" | "sulphites" | "lupin" | "molluscs")[];
+        };
+        Import: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "guests" | "reservations";
+            /**
+             * @description dry_run: the answer of ?dryRun=true, never stored
+             * @enum {string}
+             */
+            status: "processing" | "completed" | "failed" | "dry_run";
+            totalRows: number;
+            createdRows: number;
+            updatedRows: number;
+            rejectedRows: number;
+            rejections: {
+                /** @description 0-based index in `rows` */
+                row: number;
+                /** @enum {string} */
+                code: "invalid_field" | "venue_not_found" | "invalid_phone" | "duplicate_row";
+                message: string;
+                fields: string[];
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            completedAt: string | null;
+        };
+        PacingRule: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            shiftId: string;
+            isEnabled: boolean;
+            maxCovers: number;
+            windowMinutes: number;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Proposal: {
+            time: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            turnTimeMinutes: number;
+            seats: number;
+            overflowsShift: boolean;
+        };
+        Reservation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            venueId: string;
+            /** Format: date */
+            serviceDate: string;
+            time: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            partySize: number;
+            /** @enum {string} */
+            status: "created" | "confirmed" | "arrived" | "seated" | "released" | "completed" | "no_show" | "cancelled";
+            tableAssigned: boolean;
+            /** @description Valid, but must be arranged on the floor. */
+            needsAttention: boolean;
+            notes: string | null;
+            /** @enum {string} */
+            source: "phone" | "voice_agent" | "floor" | "waitlist" | "walk_in" | "api" | "import";
+            sourceDetail: string | null;
+            externalRef: string | null;
+            guestId: string | null;
+            /**
+             * Format: date-time
+             * @description Also the version for If-Match.
+             */
+            updatedAt: string;
+            /** @description null without guests:read, and for publishable keys. */
+            guest: components["schemas"]["GuestSummary"] | null;
+            /** @description null without guests:read; absent for publishable keys. */
+            guestDetails?: components["schemas"]["ReservationGuest"] | null;
+            table: components["schemas"]["ReservationTable"] | null;
+        };
+        ReservationEventData: {
+            reservation: components["schemas"]["Reservation"];
+        };
+        ReservationGuest: {
+            /** Format: uuid */
+            id: string;
+            phone: string;
+            email: string | null;
+            firstName: string | null;
+            lastName: string | null;
+            name: string | null;
+            allergies: string | null;
+            allergens: ("gluten" | "crustaceans" | "eggs" | "fish" | "peanuts" | "soybeans" | "milk" | "nuts" | "celery" | "mustard" | "sesame" | "sulphites" | "lupin" | "molluscs")[];
+            notes: string | null;
+            visitCount: number;
+            noShowCount: number;
+            externalRef: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ReservationTable: {
+            tableId: string | null;
+            tableCombinationId: string | null;
+            tables: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                minSeats: number;
+                maxSeats: number;
+            }[];
+        };
+        ServiceTag: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Shift: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            venueId: string;
+            name: string;
+            /** @description ISO days, 1 = Monday */
+            daysOfWeek: number[];
+            startTime: string;
+            lastSeatingTime: string;
+            /** @description Earlier than startTime: the shift runs past midnight. */
+            endTime: string;
+            validFrom: string | null;
+            validTo: string | null;
+            isActive: boolean;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Table: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            floorPlanId: string;
+            /** Format: uuid */
+            areaId: string;
+            name: string;
+            /** @description `square` and other lowercase shape names */
+            shape: string;
+            minSeats: number;
+            maxSeats: number;
+            isBlocked: boolean;
+            combinationIds: string[];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        TestEventData: Record<string, unknown>;
+        TurnTimeRule: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            venueId: string;
+            /** @description null: venue-wide */
+            shiftId: string | null;
+            minPartySize: number;
+            maxPartySize: number;
+            durationMinutes: number;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Venue: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organisationId: string;
+            name: string;
+            /** @description IANA zone */
+            timezone: string;
+            /** @description ISO 3166 alpha-2 */
+            countryCode: string;
+            slotIntervalMinutes: number;
+            bookingHorizonDays: number;
+            minNoticeMinutes: number;
+            lateToleranceMinutes: number;
+            /** @description null: no automatic no-show */
+            noShowToleranceMinutes: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WaitlistEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            venueId: string;
+            /** Format: date */
+            serviceDate: string;
+            partySize: number;
+            guestId: string | null;
+            /** @description null without guests:read */
+            name: string | null;
+            /** @description null without guests:read */
+            phone: string | null;
+            notes: string | null;
+            /** @enum {string} */
+            status: "waiting" | "notified" | "converted" | "cancelled" | "expired";
+            position: number;
+            quotedWaitMinutes: number | null;
+            notifiedAt: string | null;
+            reservationId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WaitlistEventData: {
+            waitlistEntry: components["schemas"]["WaitlistEntry"];
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** @description The envelope id, sent as X-Service-Idempotency-Key. */
+            idempotencyKey: string;
+            /** Format: uuid */
+            eventId: string;
+            /** @enum {string} */
+            eventType: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test";
+            /** Format: uuid */
+            venueId: string;
+            /** Format: uuid */
+            automationId: string;
+            /** Format: uuid */
+            runId: string;
+            endpointId: string | null;
+            url: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "discarded";
+            attempts: number;
+            nextAttemptAt: string | null;
+            lastAttemptAt: string | null;
+            lastResponseStatus: number | null;
+            lastError: string | null;
+            discardReason: ("max_attempts" | "automation_inactive") | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The envelope as sent (null before the first attempt), filtered by the reader's scopes. */
+            payload: {
+                /** @description The delivery id: `automation:<runId>:<n>` (`test:<uuid>` for webhook_test); equals X-Service-Idempotency-Key. */
+                id: string;
+                /** @description The id of the event in GET /events (null for webhook_test). */
+                eventId: string | null;
+                /** @enum {string} */
+                type: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test";
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: uuid */
+                venueId: string;
+                /** @constant */
+                apiVersion: "v1";
+                data: {
+                    reservation: {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        venueId: string;
+                        /** Format: date */
+                        serviceDate: string;
+                        time: string;
+                        /** Format: date-time */
+                        startsAt: string;
+                        /** Format: date-time */
+                        endsAt: string;
+                        partySize: number;
+                        /** @enum {string} */
+                        status: "created" | "confirmed" | "arrived" | "seated" | "released" | "completed" | "no_show" | "cancelled";
+                        tableAssigned: boolean;
+                        /** @description Valid, but must be arranged on the floor. */
+                        needsAttention: boolean;
+                        notes: string | null;
+                        /** @enum {string} */
+                        source: "phone" | "voice_agent" | "floor" | "waitlist" | "walk_in" | "api" | "import";
+                        sourceDetail: string | null;
+                        externalRef: string | null;
+                        guestId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Also the version for If-Match.
+                         */
+                        updatedAt: string;
+                        guest: (components["schemas"]["GuestSummary"] | null) | ({
+                            id: string | null;
+                        } | null);
+                        guestDetails?: (components["schemas"]["ReservationGuest"] | null) | ({
+                            id: string | null;
+                        } | null);
+                        table: components["schemas"]["ReservationTable"] | null;
+                    } | null;
+                } | components["schemas"]["WaitlistEventData"] | components["schemas"]["GuestEventData"] | components["schemas"]["TestEventData"] | {
+                    guest: {
+                        id: string | null;
+                    };
+                    reason: string;
+                };
+                /** @description The automation and run that sent it (null for webhook_test). */
+                automation: {
+                    name: string;
+                    /** Format: uuid */
+                    runId: string;
+                } | null;
+            } | null;
+        };
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            venueId: string;
+            url: string;
+            isActive: boolean;
+            secretVersion: number;
+            /** Format: date-time */
+            previousSecretExpiresAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookEnvelope: {
+            /** @description The delivery id: `automation:<runId>:<n>` (`test:<uuid>` for webhook_test); equals X-Service-Idempotency-Key. */
+            id: string;
+            /** @description The id of the event in GET /events (null for webhook_test). */
+            eventId: string | null;
+            /** @enum {string} */
+            type: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            venueId: string;
+            /** @constant */
+            apiVersion: "v1";
+            data: components["schemas"]["ReservationEventData"];
+            /** @description The automation and run that sent it (null for webhook_test). */
+            automation: {
+                name: string;
+                /** Format: uuid */
+                runId: string;
+            } | null;
+        } | {
+            /** @description The delivery id: `automation:<runId>:<n>` (`test:<uuid>` for webhook_test); equals X-Service-Idempotency-Key. */
+            id: string;
+            /** @description The id of the event in GET /events (null for webhook_test). */
+            eventId: string | null;
+            /** @enum {string} */
+            type: "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            venueId: string;
+            /** @constant */
+            apiVersion: "v1";
+            data: components["schemas"]["WaitlistEventData"];
+            /** @description The automation and run that sent it (null for webhook_test). */
+            automation: {
+                name: string;
+                /** Format: uuid */
+                runId: string;
+            } | null;
+        } | {
+            /** @description The delivery id: `automation:<runId>:<n>` (`test:<uuid>` for webhook_test); equals X-Service-Idempotency-Key. */
+            id: string;
+            /** @description The id of the event in GET /events (null for webhook_test). */
+            eventId: string | null;
+            /** @enum {string} */
+            type: "guest_profile_changed";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            venueId: string;
+            /** @constant */
+            apiVersion: "v1";
+            data: components["schemas"]["GuestEventData"];
+            /** @description The automation and run that sent it (null for webhook_test). */
+            automation: {
+                name: string;
+                /** Format: uuid */
+                runId: string;
+            } | null;
+        } | {
+            /** @description The delivery id: `automation:<runId>:<n>` (`test:<uuid>` for webhook_test); equals X-Service-Idempotency-Key. */
+            id: string;
+            /** @description The id of the event in GET /events (null for webhook_test). */
+            eventId: string | null;
+            /** @enum {string} */
+            type: "webhook_test";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            venueId: string;
+            /** @constant */
+            apiVersion: "v1";
+            data: components["schemas"]["TestEventData"];
+            /** @description The automation and run that sent it (null for webhook_test). */
+            automation: {
+                name: string;
+                /** Format: uuid */
+                runId: string;
+            } | null;
+        };
+    };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+        "Idempotency-Key": string;
+        /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+        "X-Service-Signature": string;
+        /** @description Instant of the signature, Unix seconds; part of the signed string. */
+        "X-Service-Timestamp": string;
+        /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+        "X-Service-Idempotency-Key": string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before repeating. */
+        "Retry-After": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            kind: "live" | "test" | "publishable";
+                            livemode: boolean;
+                            scopes: string[];
+                            venueIds: string[] | null;
+                            /** Format: uuid */
+                            organisationId: string;
+                        };
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok" | "degraded";
+                        /** @enum {string} */
+                        database: "ok" | "unreachable";
+                        /** @enum {string} */
+                        redis: "ok" | "unreachable";
+                        version: string;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        openapi: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listVenues: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Venue"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createVenue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    timezone: string;
+                    countryCode: string;
+                    slotIntervalMinutes?: number;
+                    bookingHorizonDays?: number;
+                    minNoticeMinutes?: number;
+                    lateToleranceMinutes?: number;
+                    noShowToleranceMinutes?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        venue: components["schemas"]["Venue"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVenue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        venue: components["schemas"]["Venue"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateVenue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    timezone?: string;
+                    countryCode?: string;
+                    slotIntervalMinutes?: number;
+                    bookingHorizonDays?: number;
+                    minNoticeMinutes?: number;
+                    lateToleranceMinutes?: number;
+                    noShowToleranceMinutes?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        venue: components["schemas"]["Venue"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+                venueId?: string;
+                type?: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Event"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAutomations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+                venueId?: string;
+                status?: "active" | "inactive" | "archived";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Automation"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAutomation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    venueId: string;
+                    name: string;
+                    eventTypes: ("reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed")[];
+                    /**
+                     * @default {
+                     *       "partySizeMin": null,
+                     *       "partySizeMax": null,
+                     *       "sources": null
+                     *     }
+                     */
+                    conditions?: {
+                        /** @default null */
+                        partySizeMin?: number | null;
+                        /** @default null */
+                        partySizeMax?: number | null;
+                        /** @default null */
+                        sources?: ("phone" | "voice_agent" | "floor" | "waitlist" | "walk_in" | "api" | "import")[] | null;
+                    };
+                    action: {
+                        /** @constant */
+                        type: "partner_notification";
+                        /** @default null */
+                        url?: string | null;
+                        /** @default null */
+                        endpointId?: string | null;
+                        /** @default 0 */
+                        delayMinutes?: number;
+                    };
+                    /**
+                     * @default active
+                     * @enum {string}
+                     */
+                    status?: "active" | "inactive";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        automation: components["schemas"]["Automation"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        automation: components["schemas"]["Automation"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    archiveAutomation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        automation: components["schemas"]["Automation"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAutomation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    eventTypes?: ("reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed")[];
+                    conditions?: {
+                        /** @default null */
+                        partySizeMin?: number | null;
+                        /** @default null */
+                        partySizeMax?: number | null;
+                        /** @default null */
+                        sources?: ("phone" | "voice_agent" | "floor" | "waitlist" | "walk_in" | "api" | "import")[] | null;
+                    };
+                    action?: {
+                        /** @constant */
+                        type: "partner_notification";
+                        /** @default null */
+                        url?: string | null;
+                        /** @default null */
+                        endpointId?: string | null;
+                        /** @default 0 */
+                        delayMinutes?: number;
+                    };
+                    /** @enum {string} */
+                    status?: "active" | "inactive";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        automation: components["schemas"]["Automation"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+                venueId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "url": "https://partner.example.com/hooks/floorline"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    venueId: string;
+                    /** Format: uri */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhookEndpoint: components["schemas"]["WebhookEndpoint"];
+                        secret: string;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    endpointId?: string;
+                    /** Format: uuid */
+                    venueId?: string;
+                    /** Format: uri */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            status: "delivered" | "failed";
+                            responseStatus: number | null;
+                            durationMs: number;
+                            error: string | null;
+                        };
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhookEndpoint: components["schemas"]["WebhookEndpoint"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    url?: string;
+                    isActive?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhookEndpoint: components["schemas"]["WebhookEndpoint"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default 1440 */
+                    overlapMinutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                        secretVersion: number;
+                        /** Format: date-time */
+                        previousSecretExpiresAt: string;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateOrganisationWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default 1440 */
+                    overlapMinutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                        secretVersion: number;
+                        /** Format: date-time */
+                        previousSecretExpiresAt: string;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+                venueId?: string;
+                status?: "pending" | "delivered" | "discarded";
+                eventType?: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test";
+                automationId?: string;
+                endpointId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: components["schemas"]["WebhookDelivery"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: components["schemas"]["WebhookDelivery"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listGuests: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+                venueId?: string;
+                search?: string;
+                phone?: string;
+                email?: string;
+                externalRef?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Guest"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createGuest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "phone": "06 1234 5678",
+                 *       "firstName": "Giulia",
+                 *       "lastName": "Rossi",
+                 *       "email": "giulia@example.com",
+                 *       "allergens": [
+                 *         "nuts"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    phone: string;
+                    firstName?: string | null;
+                    lastName?: string | null;
+                    email?: string | null;
+                    allergies?: string | null;
+                    allergens?: ("gluten" | "crustaceans" | "eggs" | "fish" | "peanuts" | "soybeans" | "milk" | "nuts" | "celery" | "mustard" | "sesame" | "sulphites" | "lupin" | "molluscs")[];
+                    notes?: string | null;
+                    consents?: {
+                        marketingEmail?: boolean;
+                        marketingSms?: boolean;
+                    };
+                    campaignTags?: string[];
+                    serviceTags?: string[];
+                    externalRef?: string | null;
+                    /** Format: uuid */
+                    venueId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "guest": {
+                     *         "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                     *         "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                     *         "phone": "+390612345678",
+                     *         "name": "Giulia Rossi",
+                     *         "firstName": "Giulia",
+                     *         "lastName": "Rossi",
+                     *         "email": "giulia@example.com",
+                     *         "allergies": null,
+                     *         "allergens": [
+                     *           "nuts"
+                     *         ],
+                     *         "notes": null,
+                     *         "visitCount": 3,
+                     *         "noShowCount": 0,
+                     *         "cancelledCount": 1,
+                     *         "lastVisitAt": "2026-10-02T21:40:00.000Z",
+                     *         "consents": {
+                     *           "marketingEmail": true,
+                     *           "marketingSms": false
+                     *         },
+                     *         "campaignTags": [],
+                     *         "serviceTags": [
+                     *           "VIP"
+                     *         ],
+                     *         "externalRef": "crm-77",
+                     *         "createdAt": "2025-03-01T10:00:00.000Z",
+                     *         "updatedAt": "2026-11-23T18:30:12.100Z",
+                     *         "deletedAt": null
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": {
+                        guest: components["schemas"]["Guest"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    lookupGuest: {
+        parameters: {
+            query: {
+                venueId: string;
+                phone: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        found: true;
+                        guest: components["schemas"]["Guest"];
+                        livemode: boolean;
+                    } | {
+                        /** @constant */
+                        found: false;
+                        phone: string;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGuest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        guest: components["schemas"]["Guest"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteGuest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateGuest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    phone?: string;
+                    firstName?: string | null;
+                    lastName?: string | null;
+                    email?: string | null;
+                    allergies?: string | null;
+                    allergens?: ("gluten" | "crustaceans" | "eggs" | "fish" | "peanuts" | "soybeans" | "milk" | "nuts" | "celery" | "mustard" | "sesame" | "sulphites" | "lupin" | "molluscs")[];
+                    notes?: string | null;
+                    consents?: {
+                        marketingEmail?: boolean;
+                        marketingSms?: boolean;
+                    };
+                    campaignTags?: string[];
+                    serviceTags?: string[];
+                    externalRef?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        guest: components["schemas"]["Guest"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreGuest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        guest: components["schemas"]["Guest"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listServiceTags: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+                venueId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ServiceTag"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createServiceTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    venueId: string;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        serviceTag: components["schemas"]["ServiceTag"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getServiceTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        serviceTag: components["schemas"]["ServiceTag"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteServiceTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renameServiceTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        serviceTag: components["schemas"]["ServiceTag"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importGuests: {
+        parameters: {
+            query?: {
+                dryRun?: "true" | "false";
+            };
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    rows: {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        import: components["schemas"]["Import"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        import: components["schemas"]["Import"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importReservations: {
+        parameters: {
+            query?: {
+                dryRun?: "true" | "false";
+            };
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    rows: {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        import: components["schemas"]["Import"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        import: components["schemas"]["Import"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Import"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        import: components["schemas"]["Import"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listShifts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Shift"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createShift: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    daysOfWeek: unknown[];
+                    startTime: string;
+                    lastSeatingTime: string;
+                    endTime: string;
+                    validFrom?: string | null;
+                    validTo?: string | null;
+                    isActive?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shift: components["schemas"]["Shift"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getShift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shift: components["schemas"]["Shift"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteShift: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateShift: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    daysOfWeek?: unknown[];
+                    startTime?: string;
+                    lastSeatingTime?: string;
+                    endTime?: string;
+                    validFrom?: string | null;
+                    validTo?: string | null;
+                    isActive?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shift: components["schemas"]["Shift"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listClosures: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Closure"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createClosure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date */
+                    from: string;
+                    /** Format: date */
+                    to: string;
+                    shiftIds?: unknown[];
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        closure: components["schemas"]["Closure"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClosure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        closure: components["schemas"]["Closure"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteClosure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateClosure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** Format: date */
+                    from?: string;
+                    /** Format: date */
+                    to?: string;
+                    shiftIds?: unknown[];
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        closure: components["schemas"]["Closure"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTurnTimeRules: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TurnTimeRule"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTurnTimeRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shiftId?: string | null;
+                    minPartySize: number;
+                    maxPartySize: number;
+                    durationMinutes: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        turnTimeRule: components["schemas"]["TurnTimeRule"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTurnTimeRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        turnTimeRule: components["schemas"]["TurnTimeRule"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTurnTimeRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTurnTimeRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    shiftId?: string | null;
+                    minPartySize?: number;
+                    maxPartySize?: number;
+                    durationMinutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        turnTimeRule: components["schemas"]["TurnTimeRule"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPacingRules: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PacingRule"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPacingRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    shiftId: string;
+                    isEnabled?: boolean;
+                    maxCovers: number;
+                    windowMinutes: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pacingRule: components["schemas"]["PacingRule"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPacingRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pacingRule: components["schemas"]["PacingRule"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePacingRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePacingRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    shiftId?: string;
+                    isEnabled?: boolean;
+                    maxCovers?: number;
+                    windowMinutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pacingRule: components["schemas"]["PacingRule"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listFloorPlans: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["FloorPlan"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createFloorPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @default [] */
+                    areas?: {
+                        /** Format: uuid */
+                        id?: string;
+                        name: string;
+                        icon?: string;
+                        position?: number;
+                        widthCm: number;
+                        heightCm: number;
+                    }[];
+                    /** @default [] */
+                    tables?: {
+                        /** Format: uuid */
+                        id?: string;
+                        /** Format: uuid */
+                        areaId: string;
+                        name: string;
+                        shape?: string;
+                        minSeats: number;
+                        maxSeats: number;
+                        positionXCm?: number;
+                        positionYCm?: number;
+                        widthCm?: number;
+                        heightCm?: number;
+                        rotationDegrees?: number;
+                        isBlocked?: boolean;
+                    }[];
+                    combinations?: {
+                        /** Format: uuid */
+                        id?: string;
+                        tableIds: unknown[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        floorPlan: components["schemas"]["FloorPlan"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFloorPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                planId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        floorPlan: components["schemas"]["FloorPlan"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceFloorPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+                planId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @default [] */
+                    areas?: {
+                        /** Format: uuid */
+                        id?: string;
+                        name: string;
+                        icon?: string;
+                        position?: number;
+                        widthCm: number;
+                        heightCm: number;
+                    }[];
+                    /** @default [] */
+                    tables?: {
+                        /** Format: uuid */
+                        id?: string;
+                        /** Format: uuid */
+                        areaId: string;
+                        name: string;
+                        shape?: string;
+                        minSeats: number;
+                        maxSeats: number;
+                        positionXCm?: number;
+                        positionYCm?: number;
+                        widthCm?: number;
+                        heightCm?: number;
+                        rotationDegrees?: number;
+                        isBlocked?: boolean;
+                    }[];
+                    combinations?: {
+                        /** Format: uuid */
+                        id?: string;
+                        tableIds: unknown[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        floorPlan: components["schemas"]["FloorPlan"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    activateFloorPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+                planId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        floorPlan: components["schemas"]["FloorPlan"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTables: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Table"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+                tableId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    isBlocked: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        table: components["schemas"]["Table"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAreas: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Area"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkAvailability: {
+        parameters: {
+            query: {
+                venueId: string;
+                serviceDate: string;
+                time: string;
+                partySize: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                     *       "serviceDate": "2026-12-04",
+                     *       "partySize": 4,
+                     *       "timezone": "Europe/Rome",
+                     *       "available": true,
+                     *       "time": "20:00",
+                     *       "startsAt": "2026-12-04T19:00:00.000Z",
+                     *       "endsAt": "2026-12-04T21:00:00.000Z",
+                     *       "turnTimeMinutes": 120,
+                     *       "seats": 4,
+                     *       "overflowsShift": false,
+                     *       "reason": "available",
+                     *       "alternatives": [],
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        venueId: string;
+                        /** Format: date */
+                        serviceDate: string;
+                        partySize: number;
+                        timezone: string;
+                        /** @constant */
+                        available: true;
+                        time: string;
+                        /** Format: date-time */
+                        startsAt: string;
+                        /** Format: date-time */
+                        endsAt: string;
+                        turnTimeMinutes: number;
+                        seats: number;
+                        overflowsShift: boolean;
+                        /** @constant */
+                        reason: "available";
+                        alternatives: components["schemas"]["Proposal"][];
+                        livemode: boolean;
+                    } | {
+                        /** Format: uuid */
+                        venueId: string;
+                        /** Format: date */
+                        serviceDate: string;
+                        partySize: number;
+                        timezone: string;
+                        /** @constant */
+                        available: false;
+                        time: string;
+                        /** @enum {string} */
+                        reason: "closed" | "no_shift" | "after_last_seating" | "no_turn_time_rule" | "no_table" | "pacing_full";
+                        alternatives: components["schemas"]["Proposal"][];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAvailableSlots: {
+        parameters: {
+            query: {
+                venueId: string;
+                serviceDate: string;
+                partySize: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        venueId: string;
+                        /** Format: date */
+                        serviceDate: string;
+                        partySize: number;
+                        timezone: string;
+                        data: components["schemas"]["Proposal"][];
+                        nextCursor: null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAvailableDays: {
+        parameters: {
+            query: {
+                venueId: string;
+                from: string;
+                to: string;
+                partySize: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        venueId: string;
+                        /** Format: date */
+                        from: string;
+                        /** Format: date */
+                        to: string;
+                        partySize: number;
+                        timezone: string;
+                        data: {
+                            /** Format: date */
+                            serviceDate: string;
+                            available: boolean;
+                            slotCount: number;
+                        }[];
+                        nextCursor: null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listReservations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+                venueId?: string;
+                from?: string;
+                to?: string;
+                status?: string | string[];
+                guestId?: string;
+                externalRef?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Reservation"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "serviceDate": "2026-12-04",
+                 *       "time": "20:00",
+                 *       "partySize": 4,
+                 *       "notes": "Window table if possible",
+                 *       "externalRef": "crm-1042",
+                 *       "guest": {
+                 *         "phone": "+390612345678",
+                 *         "firstName": "Giulia",
+                 *         "lastName": "Rossi",
+                 *         "allergens": [
+                 *           "nuts"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    venueId: string;
+                    /** Format: date */
+                    serviceDate?: string;
+                    time?: string;
+                    partySize: number;
+                    notes?: string | null;
+                    externalRef?: string | null;
+                    /** Format: uuid */
+                    guestId?: string;
+                    guest?: {
+                        phone: string;
+                        firstName?: string | null;
+                        lastName?: string | null;
+                        email?: string | null;
+                        allergies?: string | null;
+                        allergens?: ("gluten" | "crustaceans" | "eggs" | "fish" | "peanuts" | "soybeans" | "milk" | "nuts" | "celery" | "mustard" | "sesame" | "sulphites" | "lupin" | "molluscs")[];
+                        notes?: string | null;
+                    };
+                    serviceTags?: string[];
+                    /** @enum {string} */
+                    source?: "api" | "phone" | "voice_agent" | "floor" | "walk_in";
+                    sourceDetail?: string | null;
+                    /** @enum {string} */
+                    status?: "created" | "confirmed";
+                    /** Format: uuid */
+                    tableId?: string;
+                    /** Format: uuid */
+                    tableCombinationId?: string;
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reservation": {
+                     *         "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                     *         "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                     *         "serviceDate": "2026-12-04",
+                     *         "time": "20:00",
+                     *         "startsAt": "2026-12-04T19:00:00.000Z",
+                     *         "endsAt": "2026-12-04T21:00:00.000Z",
+                     *         "partySize": 4,
+                     *         "status": "created",
+                     *         "tableAssigned": true,
+                     *         "needsAttention": false,
+                     *         "notes": "Window table if possible",
+                     *         "source": "api",
+                     *         "sourceDetail": "Booking site",
+                     *         "externalRef": "crm-1042",
+                     *         "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                     *         "updatedAt": "2026-11-23T18:30:12.345Z",
+                     *         "guest": {
+                     *           "name": "Giulia Rossi",
+                     *           "allergies": null,
+                     *           "allergens": [
+                     *             "nuts"
+                     *           ]
+                     *         },
+                     *         "guestDetails": {
+                     *           "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                     *           "phone": "+390612345678",
+                     *           "email": null,
+                     *           "firstName": "Giulia",
+                     *           "lastName": "Rossi",
+                     *           "name": "Giulia Rossi",
+                     *           "allergies": null,
+                     *           "allergens": [
+                     *             "nuts"
+                     *           ],
+                     *           "notes": null,
+                     *           "visitCount": 3,
+                     *           "noShowCount": 0,
+                     *           "externalRef": null,
+                     *           "updatedAt": "2026-11-23T18:30:12.100Z"
+                     *         },
+                     *         "table": {
+                     *           "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                     *           "tableCombinationId": null,
+                     *           "tables": [
+                     *             {
+                     *               "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                     *               "name": "T4",
+                     *               "minSeats": 2,
+                     *               "maxSeats": 4
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": {
+                        reservation: components["schemas"]["Reservation"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`, `no_availability`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReservation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reservation": {
+                     *         "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                     *         "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                     *         "serviceDate": "2026-12-04",
+                     *         "time": "20:00",
+                     *         "startsAt": "2026-12-04T19:00:00.000Z",
+                     *         "endsAt": "2026-12-04T21:00:00.000Z",
+                     *         "partySize": 4,
+                     *         "status": "created",
+                     *         "tableAssigned": true,
+                     *         "needsAttention": false,
+                     *         "notes": "Window table if possible",
+                     *         "source": "api",
+                     *         "sourceDetail": "Booking site",
+                     *         "externalRef": "crm-1042",
+                     *         "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                     *         "updatedAt": "2026-11-23T18:30:12.345Z",
+                     *         "guest": {
+                     *           "name": "Giulia Rossi",
+                     *           "allergies": null,
+                     *           "allergens": [
+                     *             "nuts"
+                     *           ]
+                     *         },
+                     *         "guestDetails": {
+                     *           "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                     *           "phone": "+390612345678",
+                     *           "email": null,
+                     *           "firstName": "Giulia",
+                     *           "lastName": "Rossi",
+                     *           "name": "Giulia Rossi",
+                     *           "allergies": null,
+                     *           "allergens": [
+                     *             "nuts"
+                     *           ],
+                     *           "notes": null,
+                     *           "visitCount": 3,
+                     *           "noShowCount": 0,
+                     *           "externalRef": null,
+                     *           "updatedAt": "2026-11-23T18:30:12.100Z"
+                     *         },
+                     *         "table": {
+                     *           "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                     *           "tableCombinationId": null,
+                     *           "tables": [
+                     *             {
+                     *               "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                     *               "name": "T4",
+                     *               "minSeats": 2,
+                     *               "maxSeats": 4
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": {
+                        reservation: components["schemas"]["Reservation"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        reservation: components["schemas"]["Reservation"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "confirmed"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: date */
+                    serviceDate?: string;
+                    time?: string;
+                    partySize?: number;
+                    notes?: string | null;
+                    /** @enum {string} */
+                    status?: "confirmed" | "arrived" | "seated" | "released" | "completed" | "no_show";
+                    tableId?: string | null;
+                    tableCombinationId?: string | null;
+                    guestId?: string | null;
+                    externalRef?: string | null;
+                    /** Format: date-time */
+                    version?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reservation": {
+                     *         "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                     *         "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                     *         "serviceDate": "2026-12-04",
+                     *         "time": "20:00",
+                     *         "startsAt": "2026-12-04T19:00:00.000Z",
+                     *         "endsAt": "2026-12-04T21:00:00.000Z",
+                     *         "partySize": 4,
+                     *         "status": "confirmed",
+                     *         "tableAssigned": true,
+                     *         "needsAttention": false,
+                     *         "notes": "Window table if possible",
+                     *         "source": "api",
+                     *         "sourceDetail": "Booking site",
+                     *         "externalRef": "crm-1042",
+                     *         "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                     *         "updatedAt": "2026-11-23T18:30:12.345Z",
+                     *         "guest": {
+                     *           "name": "Giulia Rossi",
+                     *           "allergies": null,
+                     *           "allergens": [
+                     *             "nuts"
+                     *           ]
+                     *         },
+                     *         "guestDetails": {
+                     *           "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                     *           "phone": "+390612345678",
+                     *           "email": null,
+                     *           "firstName": "Giulia",
+                     *           "lastName": "Rossi",
+                     *           "name": "Giulia Rossi",
+                     *           "allergies": null,
+                     *           "allergens": [
+                     *             "nuts"
+                     *           ],
+                     *           "notes": null,
+                     *           "visitCount": 3,
+                     *           "noShowCount": 0,
+                     *           "externalRef": null,
+                     *           "updatedAt": "2026-11-23T18:30:12.100Z"
+                     *         },
+                     *         "table": {
+                     *           "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                     *           "tableCombinationId": null,
+                     *           "tables": [
+                     *             {
+                     *               "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                     *               "name": "T4",
+                     *               "minSeats": 2,
+                     *               "maxSeats": 4
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": {
+                        reservation: components["schemas"]["Reservation"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`, `no_availability`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReservationsHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWaitlistEntries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+                venueId?: string;
+                serviceDate?: string;
+                status?: "waiting" | "notified" | "converted" | "cancelled" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WaitlistEntry"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWaitlistEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    venueId: string;
+                    /** Format: date */
+                    serviceDate?: string;
+                    partySize: number;
+                    name?: string | null;
+                    phone?: string;
+                    /** Format: uuid */
+                    guestId?: string;
+                    notes?: string | null;
+                    quotedWaitMinutes?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entry: components["schemas"]["WaitlistEntry"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWaitlistEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entry: components["schemas"]["WaitlistEntry"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelWaitlistEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entry: components["schemas"]["WaitlistEntry"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWaitlistEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    partySize?: number;
+                    name?: string | null;
+                    phone?: string;
+                    notes?: string | null;
+                    quotedWaitMinutes?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entry: components["schemas"]["WaitlistEntry"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notifyWaitlistEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entry: components["schemas"]["WaitlistEntry"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    convertWaitlistEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    time?: string;
+                    /** Format: uuid */
+                    tableId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entry: components["schemas"]["WaitlistEntry"];
+                        reservation: components["schemas"]["Reservation"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`, `no_availability`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSummaryReport: {
+        parameters: {
+            query: {
+                venueId: string;
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        venueId: string;
+                        /** Format: date */
+                        from: string;
+                        /** Format: date */
+                        to: string;
+                        days: {
+                            covers: number;
+                            reservations: number;
+                            byStatus: {
+                                created: number;
+                                confirmed: number;
+                                arrived: number;
+                                seated: number;
+                                released: number;
+                                completed: number;
+                                no_show: number;
+                                cancelled: number;
+                            };
+                            bySource: {
+                                phone: number;
+                                voice_agent: number;
+                                floor: number;
+                                waitlist: number;
+                                walk_in: number;
+                                api: number;
+                                import: number;
+                            };
+                            noShowRate: number | null;
+                            averagePartySize: number | null;
+                            averageSeatedMinutes: number | null;
+                            /** Format: date */
+                            serviceDate: string;
+                        }[];
+                        totals: {
+                            covers: number;
+                            reservations: number;
+                            byStatus: {
+                                created: number;
+                                confirmed: number;
+                                arrived: number;
+                                seated: number;
+                                released: number;
+                                completed: number;
+                                no_show: number;
+                                cancelled: number;
+                            };
+                            bySource: {
+                                phone: number;
+                                voice_agent: number;
+                                floor: number;
+                                waitlist: number;
+                                walk_in: number;
+                                api: number;
+                                import: number;
+                            };
+                            noShowRate: number | null;
+                            averagePartySize: number | null;
+                            averageSeatedMinutes: number | null;
+                        };
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOccupancyReport: {
+        parameters: {
+            query: {
+                venueId: string;
+                serviceDate: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        venueId: string;
+                        /** Format: date */
+                        serviceDate: string;
+                        timezone: string;
+                        slotIntervalMinutes: number;
+                        seats: number;
+                        tables: number;
+                        data: {
+                            time: string;
+                            /** Format: date-time */
+                            startsAt: string;
+                            reservations: number;
+                            covers: number;
+                            arrivals: number;
+                            arrivingCovers: number;
+                            tablesInUse: number;
+                            occupancyRate: number | null;
+                        }[];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportReservations: {
+        parameters: {
+            query: {
+                venueId: string;
+                from: string;
+                to: string;
+                format?: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reservations, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example id,venueId,serviceDate,time,... */
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhook_reservation_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "reservation_created";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["ReservationEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reservation_confirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "reservation_confirmed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["ReservationEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reservation_modified: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "reservation_modified";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["ReservationEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reservation_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "reservation_cancelled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["ReservationEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_guest_arrived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "guest_arrived";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["ReservationEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_guest_seated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "guest_seated";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["ReservationEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_table_released: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "table_released";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["ReservationEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_meal_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "meal_completed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["ReservationEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reservation_late: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "reservation_late";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["ReservationEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reservation_no_show: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "reservation_no_show";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["ReservationEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reservation_needs_attention: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "reservation_needs_attention";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["ReservationEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_waitlist_entry_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "waitlist_entry_created";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["WaitlistEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_waitlist_entry_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "waitlist_entry_cancelled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["WaitlistEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_compatible_table_freed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "compatible_table_freed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["WaitlistEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_guest_profile_changed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "guest_profile_changed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["GuestEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+                /** @description Instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    eventId: string | null;
+                    /** @enum {string} */
+                    type: "webhook_test";
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: uuid */
+                    venueId: string;
+                    /** @constant */
+                    apiVersion: "v1";
+                    data: components["schemas"]["TestEventData"];
+                    automation: {
+                        name: string;
+                        /** Format: uuid */
+                        runId: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (3xx included), a timeout or a network error is a failed attempt, retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

@@ -1,10 +1,67 @@
+import { z } from 'zod';
 import { db } from '../../db/client.js';
 import type { AuthContext } from '../../http/auth.js';
+import { component, count, instant, localTime, serviceDate, uuid } from '../../http/response-schemas.js';
 import { Occupancy } from '../../lib/availability/occupancy.js';
 import type { Booking } from '../../lib/availability/types.js';
 import { VenueDay } from '../../lib/availability/venue-day.js';
 import { addDays, daysBetween } from '../../lib/local-time.js';
 import { loadVenueDay } from './venue-day-loader.js';
+
+const proposalShape = {
+  time: localTime,
+  startsAt: instant,
+  endsAt: instant,
+  turnTimeMinutes: z.number().int(),
+  seats: z.number().int(),
+  overflowsShift: z.boolean(),
+};
+
+export const proposalSchema = component('Proposal', z.object(proposalShape), 'An offered time (interface.md §2).');
+
+export const unavailableReasons = ['closed', 'no_shift', 'after_last_seating', 'no_turn_time_rule', 'no_table', 'pacing_full'] as const;
+
+export const availabilityAnswerSchema = z.union([
+  z.object({
+    venueId: uuid,
+    serviceDate,
+    partySize: z.number().int(),
+    timezone: z.string(),
+    available: z.literal(true),
+    ...proposalShape,
+    reason: z.literal('available'),
+    alternatives: z.array(proposalSchema).max(0),
+  }),
+  z.object({
+    venueId: uuid,
+    serviceDate,
+    partySize: z.number().int(),
+    timezone: z.string(),
+    available: z.literal(false),
+    time: localTime,
+    reason: z.enum(unavailableReasons),
+    alternatives: z.array(proposalSchema).max(6),
+  }),
+]).describe('The verdict for one time: the proposal when available, else the reason and up to 6 near alternatives.');
+
+export const slotsAnswerSchema = z.object({
+  venueId: uuid,
+  serviceDate,
+  partySize: z.number().int(),
+  timezone: z.string(),
+  data: z.array(proposalSchema),
+  nextCursor: z.null(),
+});
+
+export const daysAnswerSchema = z.object({
+  venueId: uuid,
+  from: serviceDate,
+  to: serviceDate,
+  partySize: z.number().int(),
+  timezone: z.string(),
+  data: z.array(z.object({ serviceDate, available: z.boolean(), slotCount: count })),
+  nextCursor: z.null(),
+});
 
 export interface AvailabilityQuery {
   venueId: string;

@@ -1,7 +1,13 @@
 import { and, eq, gte, lte } from 'drizzle-orm';
+import { z } from 'zod';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import type { AuthContext } from '../../http/auth.js';
+import { component, instant, uuid } from '../../http/response-schemas.js';
+import { reservationEventTypes } from '../../lib/event-catalogue.js';
+import { guestSchema } from '../guests/guest-json.js';
+import { reservationSchema } from '../reservations/reservation-json.js';
+import { waitlistEntrySchema } from '../waitlist/waitlist-json.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 
@@ -43,6 +49,31 @@ export async function listEvents(auth: AuthContext, query: ListQuery & EventFilt
         .limit(limit),
   });
 }
+
+/** The `data` of each group of event types (interface.md §6 catalogue). */
+export const eventDataGroups = [
+  { types: reservationEventTypes, data: component('ReservationEventData', z.object({ reservation: reservationSchema })) },
+  {
+    types: ['waitlist_entry_created', 'waitlist_entry_cancelled', 'compatible_table_freed'] as const,
+    data: component('WaitlistEventData', z.object({ waitlistEntry: waitlistEntrySchema })),
+  },
+  {
+    types: ['guest_profile_changed'] as const,
+    data: component('GuestEventData', z.object({ guest: guestSchema, reason: z.enum(['guest_created', 'profile_changed', 'service_tags_changed']) })),
+  },
+  { types: ['webhook_test'] as const, data: component('TestEventData', z.object({})) },
+];
+
+/** One item of GET /events: the event and its data as of the event time. */
+export const eventSchema = component(
+  'Event',
+  z.union(
+    eventDataGroups
+      .filter((g) => !g.types.includes('webhook_test' as never))
+      .map((g) => z.object({ id: uuid, type: z.enum(g.types), venueId: uuid, createdAt: instant, data: g.data })),
+  ),
+  'An event of the history; its id is the eventId of the webhook envelopes that carry it.',
+);
 
 export function eventJson(e: EventRow) {
   return { id: e.id, type: e.type, venueId: e.venueId, createdAt: e.createdAt.toISOString(), data: e.data };

@@ -1,6 +1,8 @@
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import { z } from 'zod';
 import type { DbOrTx } from '../../db/client.js';
 import { areas, floorPlans, floorTables, tableCombinations } from '../../db/schema/index.js';
+import { component, count, instant, uuid } from '../../http/response-schemas.js';
 
 export type FloorPlanRow = typeof floorPlans.$inferSelect;
 export type AreaRow = typeof areas.$inferSelect;
@@ -13,8 +15,64 @@ export interface PlanContents {
   combinations: CombinationRow[];
 }
 
+const cm = z.number().int();
+const shape = z.string().describe('`square` and other lowercase shape names');
+
+export const floorPlanSchema = component(
+  'FloorPlan',
+  z.object({
+    id: uuid,
+    name: z.string(),
+    isActive: z.boolean(),
+    version: z.number().int(),
+    updatedAt: instant,
+    areas: z.array(z.object({ id: uuid, name: z.string(), widthCm: cm, heightCm: cm })),
+    tables: z.array(
+      z.object({
+        id: uuid,
+        areaId: uuid,
+        name: z.string(),
+        shape,
+        minSeats: count,
+        maxSeats: count,
+        positionXCm: cm,
+        positionYCm: cm,
+        widthCm: cm,
+        heightCm: cm,
+        rotationDegrees: z.number().int(),
+        isBlocked: z.boolean(),
+      }),
+    ),
+    combinations: z.array(z.object({ id: uuid, tableIds: z.array(uuid) })),
+  }),
+  'A floor plan with its areas, tables and combinations (interface.md §2).',
+);
+
+export const tableSchema = component(
+  'Table',
+  z.object({
+    id: uuid,
+    floorPlanId: uuid,
+    areaId: uuid,
+    name: z.string(),
+    shape,
+    minSeats: count,
+    maxSeats: count,
+    isBlocked: z.boolean(),
+    combinationIds: z.array(uuid),
+    updatedAt: instant,
+  }),
+  'A table of the active floor plan (interface.md §2).',
+);
+
+export const areaSchema = component(
+  'Area',
+  z.object({ id: uuid, name: z.string(), icon: z.string(), position: z.number().int(), widthCm: cm, heightCm: cm, updatedAt: instant }),
+  'An area (room) of the active floor plan (interface.md §2).',
+);
+
 /** interface.md §2 Floor plan, exactly. */
-export function floorPlanJson(plan: FloorPlanRow, contents: PlanContents) {
+export function floorPlanJson(plan: FloorPlanRow, contents: PlanContents): z.output<typeof floorPlanSchema> {
   return {
     id: plan.id,
     name: plan.name,
@@ -41,7 +99,7 @@ export function floorPlanJson(plan: FloorPlanRow, contents: PlanContents) {
 }
 
 /** interface.md §2 Table (list item), exactly. */
-export function tableJson(t: FloorTableRow, combinationIds: string[]) {
+export function tableJson(t: FloorTableRow, combinationIds: string[]): z.output<typeof tableSchema> {
   return {
     id: t.id,
     floorPlanId: t.floorPlanId,
@@ -57,7 +115,7 @@ export function tableJson(t: FloorTableRow, combinationIds: string[]) {
 }
 
 /** interface.md §2 Area (list item), exactly. */
-export function areaJson(a: AreaRow) {
+export function areaJson(a: AreaRow): z.output<typeof areaSchema> {
   return { id: a.id, name: a.name, icon: a.icon, position: a.position, widthCm: a.widthCm, heightCm: a.heightCm, updatedAt: a.updatedAt.toISOString() };
 }
 

@@ -1,4 +1,7 @@
+import { z } from 'zod';
 import type { guests } from '../../db/schema/index.js';
+import { component, count, instant, uuid } from '../../http/response-schemas.js';
+import { allergens } from '../../lib/allergens.js';
 
 export type GuestRow = typeof guests.$inferSelect;
 
@@ -8,8 +11,64 @@ export function guestName(g: Pick<GuestRow, 'firstName' | 'lastName'>): string |
   return name || null;
 }
 
+const allergenList = z.array(z.enum(allergens));
+
+export const guestSchema = component(
+  'Guest',
+  z.object({
+    id: uuid,
+    venueId: uuid,
+    phone: z.string().describe('E.164'),
+    name: z.string().nullable(),
+    firstName: z.string().nullable(),
+    lastName: z.string().nullable(),
+    email: z.string().nullable(),
+    allergies: z.string().nullable(),
+    allergens: allergenList,
+    notes: z.string().nullable(),
+    visitCount: count,
+    noShowCount: count,
+    cancelledCount: count,
+    lastVisitAt: instant.nullable(),
+    consents: z.object({ marketingEmail: z.boolean(), marketingSms: z.boolean() }),
+    campaignTags: z.array(z.string()),
+    serviceTags: z.array(z.string()),
+    externalRef: z.string().nullable(),
+    createdAt: instant,
+    updatedAt: instant,
+    deletedAt: instant.nullable().describe('Set while the guest is in the trash.'),
+  }),
+  'A guest of a venue (interface.md §2, plus venueId and deletedAt).',
+);
+
+export const reservationGuestSchema = component(
+  'ReservationGuest',
+  z.object({
+    id: uuid,
+    phone: z.string(),
+    email: z.string().nullable(),
+    firstName: z.string().nullable(),
+    lastName: z.string().nullable(),
+    name: z.string().nullable(),
+    allergies: z.string().nullable(),
+    allergens: allergenList,
+    notes: z.string().nullable(),
+    visitCount: count,
+    noShowCount: count,
+    externalRef: z.string().nullable(),
+    updatedAt: instant,
+  }),
+  'The guest of a reservation (`guestDetails`).',
+);
+
+export const guestSummarySchema = component(
+  'GuestSummary',
+  z.object({ name: z.string().nullable(), allergies: z.string().nullable(), allergens: allergenList }),
+  'The `guest` summary carried by a reservation.',
+);
+
 /** Guest (list item) of interface.md §2, plus `venueId` and `deletedAt` (decisions §8). */
-export function guestJson(g: GuestRow) {
+export function guestJson(g: GuestRow): z.output<typeof guestSchema> {
   return {
     id: g.id,
     venueId: g.venueId,
@@ -36,7 +95,7 @@ export function guestJson(g: GuestRow) {
 }
 
 /** ReservationGuest (`guestDetails`) of interface.md §2. */
-export function reservationGuestJson(g: GuestRow) {
+export function reservationGuestJson(g: GuestRow): z.output<typeof reservationGuestSchema> {
   return {
     id: g.id,
     phone: g.phone,
@@ -55,6 +114,6 @@ export function reservationGuestJson(g: GuestRow) {
 }
 
 /** The `guest` summary carried by a reservation: name, allergies, allergens. */
-export function guestSummaryJson(g: Pick<GuestRow, 'firstName' | 'lastName' | 'allergies' | 'allergens'>) {
+export function guestSummaryJson(g: Pick<GuestRow, 'firstName' | 'lastName' | 'allergies' | 'allergens'>): z.output<typeof guestSummarySchema> {
   return { name: guestName(g), allergies: g.allergies, allergens: g.allergens };
 }

@@ -1,17 +1,21 @@
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { db, type DbOrTx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { guests, serviceTags, venues } from '../../db/schema/index.js';
 import type { AuthContext } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
+import { component, instant, uuid } from '../../http/response-schemas.js';
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 
 export type ServiceTagRow = typeof serviceTags.$inferSelect;
 
+export const serviceTagSchema = component('ServiceTag', z.object({ id: uuid, name: z.string(), updatedAt: instant }), 'A service tag (interface.md §2).');
+
 /** Service tag of interface.md §2, exactly. */
-export function serviceTagJson(t: ServiceTagRow) {
+export function serviceTagJson(t: ServiceTagRow): z.output<typeof serviceTagSchema> {
   return { id: t.id, name: t.name, updatedAt: t.updatedAt.toISOString() };
 }
 

@@ -1,9 +1,32 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { db } from '../../db/client.js';
 import type { AuthContext } from '../../http/auth.js';
+import { count, instant, localTime, serviceDate, uuid } from '../../http/response-schemas.js';
 import { serviceDayClock } from '../../lib/local-time.js';
 import { formatMinutes, shiftWindow, shiftsOn } from '../../lib/shift-schedule.js';
 import { loadVenueConfig } from '../availability/venue-day-loader.js';
+
+export const occupancyReportSchema = z.object({
+  venueId: uuid,
+  serviceDate,
+  timezone: z.string(),
+  slotIntervalMinutes: z.number().int(),
+  seats: count,
+  tables: count,
+  data: z.array(
+    z.object({
+      time: localTime,
+      startsAt: instant,
+      reservations: count,
+      covers: count,
+      arrivals: count,
+      arrivingCovers: count,
+      tablesInUse: count,
+      occupancyRate: z.number().nullable(),
+    }),
+  ),
+}).describe('The floor of one serviceDate, slot by slot.');
 
 interface SlotRow {
   i: number;
@@ -24,7 +47,7 @@ interface SlotRow {
  * - arrivals / arrivingCovers: parties due to start within the slot;
  * - occupancyRate: covers ÷ seats (the maxSeats of the active plan's unblocked tables), 4 decimals.
  */
-export async function occupancyReport(auth: AuthContext, q: { venueId: string; serviceDate: string }) {
+export async function occupancyReport(auth: AuthContext, q: { venueId: string; serviceDate: string }): Promise<z.output<typeof occupancyReportSchema>> {
   const { venue, config } = await loadVenueConfig(db, auth, q.venueId);
   const interval = config.venue.slotIntervalMinutes;
   const closures = config.closures.filter((c) => c.from <= q.serviceDate && q.serviceDate <= c.to);

@@ -1,11 +1,33 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { db } from '../../db/client.js';
 import { reservationSourceValues, reservationStatusValues } from '../../db/schema/index.js';
 import type { AuthContext } from '../../http/auth.js';
+import { count, serviceDate, uuid } from '../../http/response-schemas.js';
 import { addDays, daysBetween } from '../../lib/local-time.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
 
 type Counts<K extends string> = Record<K, number>;
+
+const countsOf = <K extends string>(keys: readonly K[]) => z.object(Object.fromEntries(keys.map((k) => [k, count])) as Record<K, typeof count>);
+
+const summaryFigures = z.object({
+  covers: count,
+  reservations: count,
+  byStatus: countsOf(reservationStatusValues),
+  bySource: countsOf(reservationSourceValues),
+  noShowRate: z.number().nullable(),
+  averagePartySize: z.number().nullable(),
+  averageSeatedMinutes: z.number().nullable(),
+});
+
+export const summaryReportSchema = z.object({
+  venueId: uuid,
+  from: serviceDate,
+  to: serviceDate,
+  days: z.array(summaryFigures.extend({ serviceDate })),
+  totals: summaryFigures,
+}).describe('Covers, reservations, statuses, sources and rates per serviceDate and over the range.');
 
 export interface SummaryFigures {
   covers: number;
@@ -59,7 +81,7 @@ function figuresOf(row: SummaryRow | undefined): SummaryFigures {
  * - averageSeatedMinutes: from seatedAt to the moment the table was freed (released or completed),
  *   over the parties with both instants (1 decimal; null without any).
  */
-export async function summaryReport(auth: AuthContext, q: { venueId: string; from: string; to: string }) {
+export async function summaryReport(auth: AuthContext, q: { venueId: string; from: string; to: string }): Promise<z.output<typeof summaryReportSchema>> {
   const venue = await getVisibleVenue(auth, q.venueId);
   const rows = (await db.execute(sql`
     select to_char(service_date, 'YYYY-MM-DD') as service_date,

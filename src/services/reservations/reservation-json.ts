@@ -1,6 +1,8 @@
-import type { reservations } from '../../db/schema/index.js';
+import { z } from 'zod';
+import { reservationSourceValues, reservationStatusValues, type reservations } from '../../db/schema/index.js';
 import { hasScope, isPublishable, type AuthContext } from '../../http/auth.js';
-import { guestSummaryJson, reservationGuestJson, type GuestRow } from '../guests/guest-json.js';
+import { component, count, instant, localTime, serviceDate, uuid } from '../../http/response-schemas.js';
+import { guestSummaryJson, guestSummarySchema, reservationGuestJson, reservationGuestSchema, type GuestRow } from '../guests/guest-json.js';
 
 export type ReservationRow = typeof reservations.$inferSelect;
 
@@ -31,8 +33,44 @@ export function guestVisibilityOf(auth: AuthContext): GuestVisibility {
   return hasScope(auth, 'guests:read') ? 'full' : 'hidden';
 }
 
+export const reservationTableSchema = component(
+  'ReservationTable',
+  z.object({
+    tableId: uuid.nullable(),
+    tableCombinationId: uuid.nullable(),
+    tables: z.array(z.object({ id: uuid, name: z.string(), minSeats: count, maxSeats: count })),
+  }),
+  'Where a reservation sits: one table or a combination, and the tables it occupies.',
+);
+
+export const reservationSchema = component(
+  'Reservation',
+  z.object({
+    id: uuid,
+    venueId: uuid,
+    serviceDate,
+    time: localTime,
+    startsAt: instant,
+    endsAt: instant,
+    partySize: z.number().int().min(1),
+    status: z.enum(reservationStatusValues),
+    tableAssigned: z.boolean(),
+    needsAttention: z.boolean().describe('Valid, but must be arranged on the floor.'),
+    notes: z.string().nullable(),
+    source: z.enum(reservationSourceValues),
+    sourceDetail: z.string().nullable(),
+    externalRef: z.string().nullable(),
+    guestId: uuid.nullable(),
+    updatedAt: instant.describe('Also the version for If-Match.'),
+    guest: guestSummarySchema.nullable().describe('null without guests:read, and for publishable keys.'),
+    guestDetails: reservationGuestSchema.nullable().optional().describe('null without guests:read; absent for publishable keys.'),
+    table: reservationTableSchema.nullable(),
+  }),
+  'A reservation (interface.md §2).',
+);
+
 /** Reservation of interface.md §2 with `guest`, `guestDetails` and `table` (null where none). */
-export function reservationJson({ row, tables, guest }: ReservationParts, visibility: GuestVisibility = 'full') {
+export function reservationJson({ row, tables, guest }: ReservationParts, visibility: GuestVisibility = 'full'): z.output<typeof reservationSchema> {
   const shownGuest = visibility === 'full' ? guest : null;
   const body = {
     id: row.id,

@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Tx } from '../../db/client.js';
 import { closures } from '../../db/schema/index.js';
 import { ApiError } from '../../http/errors.js';
+import { component, instant, serviceDate, uuid } from '../../http/response-schemas.js';
 import { assertShiftsOfVenue } from './shift-rules.js';
 import type { RuleKind } from './venue-rules.js';
 
@@ -14,7 +16,21 @@ export interface ClosureFields {
   reason: string | null;
 }
 
-export function closureJson(c: ClosureRow) {
+export const closureSchema = component(
+  'Closure',
+  z.object({
+    id: uuid,
+    venueId: uuid,
+    from: serviceDate,
+    to: serviceDate,
+    shiftIds: z.array(uuid).describe('Empty: the whole day.'),
+    reason: z.string().nullable(),
+    updatedAt: instant,
+  }),
+  'Days (both ends included) when a venue, or some of its shifts, is closed.',
+);
+
+export function closureJson(c: ClosureRow): z.output<typeof closureSchema> {
   return { id: c.id, venueId: c.venueId, from: c.from, to: c.to, shiftIds: c.shiftIds, reason: c.reason, updatedAt: c.updatedAt.toISOString() };
 }
 

@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import type { Tx } from '../../db/client.js';
 import { pacingRules } from '../../db/schema/index.js';
+import { component, instant, uuid } from '../../http/response-schemas.js';
 import { assertShiftsOfVenue } from './shift-rules.js';
 import type { RuleKind } from './venue-rules.js';
 
@@ -12,8 +14,14 @@ export interface PacingRuleFields {
   windowMinutes: number;
 }
 
+export const pacingRuleSchema = component(
+  'PacingRule',
+  z.object({ id: uuid, shiftId: uuid, isEnabled: z.boolean(), maxCovers: z.number().int(), windowMinutes: z.number().int(), updatedAt: instant }),
+  'Arrival pacing: at most maxCovers covers starting in each windowMinutes block of the shift (interface.md §2).',
+);
+
 /** interface.md §2 Pacing rule, exactly. */
-export function pacingRuleJson(r: PacingRuleRow) {
+export function pacingRuleJson(r: PacingRuleRow): z.output<typeof pacingRuleSchema> {
   return {
     id: r.id,
     shiftId: r.shiftId,

@@ -1,8 +1,10 @@
 import { and, arrayContains, eq, inArray, ne, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { closures, shifts } from '../../db/schema/index.js';
 import { ApiError } from '../../http/errors.js';
+import { component, instant, localTime, serviceDate, uuid } from '../../http/response-schemas.js';
 import { overlappingShifts, shiftWindow } from '../../lib/shift-schedule.js';
 import type { RuleKind } from './venue-rules.js';
 
@@ -19,7 +21,25 @@ export interface ShiftFields {
   isActive: boolean;
 }
 
-export function shiftJson(s: ShiftRow) {
+export const shiftSchema = component(
+  'Shift',
+  z.object({
+    id: uuid,
+    venueId: uuid,
+    name: z.string(),
+    daysOfWeek: z.array(z.number().int().min(1).max(7)).describe('ISO days, 1 = Monday'),
+    startTime: localTime,
+    lastSeatingTime: localTime,
+    endTime: localTime.describe('Earlier than startTime: the shift runs past midnight.'),
+    validFrom: serviceDate.nullable(),
+    validTo: serviceDate.nullable(),
+    isActive: z.boolean(),
+    updatedAt: instant,
+  }),
+  'A shift of a venue (decisions §4).',
+);
+
+export function shiftJson(s: ShiftRow): z.output<typeof shiftSchema> {
   return {
     id: s.id,
     venueId: s.venueId,

@@ -1,7 +1,9 @@
 import { and, eq, isNull, ne } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Tx } from '../../db/client.js';
 import { turnTimeRules } from '../../db/schema/index.js';
 import { ApiError } from '../../http/errors.js';
+import { component, instant, uuid } from '../../http/response-schemas.js';
 import { assertShiftsOfVenue } from './shift-rules.js';
 import type { RuleKind } from './venue-rules.js';
 
@@ -14,7 +16,21 @@ export interface TurnTimeRuleFields {
   durationMinutes: number;
 }
 
-export function turnTimeRuleJson(r: TurnTimeRuleRow) {
+export const turnTimeRuleSchema = component(
+  'TurnTimeRule',
+  z.object({
+    id: uuid,
+    venueId: uuid,
+    shiftId: uuid.nullable().describe('null: venue-wide'),
+    minPartySize: z.number().int(),
+    maxPartySize: z.number().int(),
+    durationMinutes: z.number().int(),
+    updatedAt: instant,
+  }),
+  'How long a party of a size range keeps its table (decisions §4).',
+);
+
+export function turnTimeRuleJson(r: TurnTimeRuleRow): z.output<typeof turnTimeRuleSchema> {
   return {
     id: r.id,
     venueId: r.venueId,

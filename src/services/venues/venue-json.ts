@@ -1,8 +1,29 @@
+import { z } from 'zod';
 import type { venues } from '../../db/schema/index.js';
+import { component, instant, uuid } from '../../http/response-schemas.js';
 
 export type VenueRow = typeof venues.$inferSelect;
 
-export function venueJson(v: VenueRow) {
+export const venueSchema = component(
+  'Venue',
+  z.object({
+    id: uuid,
+    organisationId: uuid,
+    name: z.string(),
+    timezone: z.string().describe('IANA zone'),
+    countryCode: z.string().describe('ISO 3166 alpha-2'),
+    slotIntervalMinutes: z.number().int(),
+    bookingHorizonDays: z.number().int(),
+    minNoticeMinutes: z.number().int(),
+    lateToleranceMinutes: z.number().int(),
+    noShowToleranceMinutes: z.number().int().nullable().describe('null: no automatic no-show'),
+    createdAt: instant,
+    updatedAt: instant,
+  }),
+  'A venue (decisions §4).',
+);
+
+export function venueJson(v: VenueRow): z.output<typeof venueSchema> {
   return {
     id: v.id,
     organisationId: v.organisationId,

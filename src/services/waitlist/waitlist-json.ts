@@ -1,12 +1,36 @@
-import type { waitlistEntries } from '../../db/schema/index.js';
+import { z } from 'zod';
+import { waitlistStatusValues, type waitlistEntries } from '../../db/schema/index.js';
+import { component, instant, serviceDate, uuid } from '../../http/response-schemas.js';
 
 export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;
+
+export const waitlistEntrySchema = component(
+  'WaitlistEntry',
+  z.object({
+    id: uuid,
+    venueId: uuid,
+    serviceDate,
+    partySize: z.number().int().min(1),
+    guestId: uuid.nullable(),
+    name: z.string().nullable().describe('null without guests:read'),
+    phone: z.string().nullable().describe('null without guests:read'),
+    notes: z.string().nullable(),
+    status: z.enum(waitlistStatusValues),
+    position: z.number().int(),
+    quotedWaitMinutes: z.number().int().nullable(),
+    notifiedAt: instant.nullable(),
+    reservationId: uuid.nullable(),
+    createdAt: instant,
+    updatedAt: instant,
+  }),
+  'A waiting-list entry (decisions §9); single answers key it `entry`.',
+);
 
 /**
  * A waiting-list entry (decisions §9). `name` and `phone` are guest data: without guests:read they
  * are null, as in a webhook read by such a key; guestId stays, as on a reservation.
  */
-export function waitlistEntryJson(e: WaitlistEntryRow, showGuestData = true) {
+export function waitlistEntryJson(e: WaitlistEntryRow, showGuestData = true): z.output<typeof waitlistEntrySchema> {
   return {
     id: e.id,
     venueId: e.venueId,

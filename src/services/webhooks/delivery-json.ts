@@ -1,10 +1,56 @@
-import type { webhookDeliveries } from '../../db/schema/index.js';
+import { z } from 'zod';
+import { deliveryStatuses, discardReasons, type webhookDeliveries } from '../../db/schema/index.js';
 import { hasScope, type AuthContext } from '../../http/auth.js';
+import { component, instant, uuid } from '../../http/response-schemas.js';
+import { eventTypes } from '../../lib/event-catalogue.js';
+import { reservationSchema } from '../reservations/reservation-json.js';
+import { eventDataGroups } from '../events/event-service.js';
+import { envelopeSchemaFor } from './envelope.js';
 import { filterEnvelopeForReader } from '../../lib/webhook-payload-filter.js';
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const idOnly = z.object({ id: uuid.nullable() });
+
+/**
+ * The stored envelope as a reader sees it (filterEnvelopeForReader): without guests:read the guest
+ * data is reduced to its id, without reservations:read and events:read the reservation is null.
+ */
+const filteredData = z.union([
+  z.object({
+    reservation: reservationSchema.extend({ guest: reservationSchema.shape.guest.or(idOnly.nullable()), guestDetails: reservationSchema.shape.guestDetails.or(idOnly.nullable()) }).nullable(),
+  }),
+  ...eventDataGroups.slice(1).map((g) => g.data),
+  z.object({ guest: idOnly, reason: z.string() }),
+]);
+
+export const deliverySchema = component(
+  'WebhookDelivery',
+  z.object({
+    id: uuid,
+    idempotencyKey: z.string().describe('The envelope id, sent as X-Service-Idempotency-Key.'),
+    eventId: uuid,
+    eventType: z.enum(eventTypes),
+    venueId: uuid,
+    automationId: uuid,
+    runId: uuid,
+    endpointId: uuid.nullable(),
+    url: z.string(),
+    status: z.enum(deliveryStatuses),
+    attempts: z.number().int().min(0),
+    nextAttemptAt: instant.nullable(),
+    lastAttemptAt: instant.nullable(),
+    lastResponseStatus: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    discardReason: z.enum(discardReasons).nullable(),
+    createdAt: instant,
+    updatedAt: instant,
+    payload: envelopeSchemaFor(eventTypes, filteredData).nullable().describe('The envelope as sent (null before the first attempt), filtered by the reader\'s scopes.'),
+  }),
+  'A webhook delivery record (decisions §12).',
+);
 
 /** The delivery record of decisions §12, its envelope filtered by the reader's scopes. */
 export function deliveryJson(d: DeliveryRow, auth: AuthContext) {

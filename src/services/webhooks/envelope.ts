@@ -1,4 +1,27 @@
+import { z } from 'zod';
+import { component, instant, uuid } from '../../http/response-schemas.js';
 import { signatureHeader } from '../../lib/webhook-signature.js';
+import { eventDataGroups } from '../events/event-service.js';
+
+/** The envelope of one event type, `data` being that type's data. */
+export function envelopeSchemaFor<T extends z.ZodType>(types: readonly [string, ...string[]], data: T) {
+  return z.object({
+    id: z.string().describe('The delivery id: `automation:<runId>:<n>` (`test:<uuid>` for webhook_test); equals X-Service-Idempotency-Key.'),
+    eventId: uuid.nullable().describe('The id of the event in GET /events (null for webhook_test).'),
+    type: z.enum(types),
+    createdAt: instant,
+    venueId: uuid,
+    apiVersion: z.literal('v1'),
+    data,
+    automation: z.object({ name: z.string(), runId: uuid }).nullable().describe('The automation and run that sent it (null for webhook_test).'),
+  });
+}
+
+export const webhookEnvelopeSchema = component(
+  'WebhookEnvelope',
+  z.union(eventDataGroups.map((g) => envelopeSchemaFor(g.types, g.data))),
+  'The body of every webhook POST (interface.md §6).',
+);
 
 /** The envelope of interface.md §6, serialised once: these bytes are signed and sent at every attempt. */
 export function serialiseEnvelope(input: {

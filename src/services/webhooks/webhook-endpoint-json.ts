@@ -1,9 +1,26 @@
+import { z } from 'zod';
 import type { webhookEndpoints } from '../../db/schema/index.js';
+import { component, instant, uuid } from '../../http/response-schemas.js';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 
+export const webhookEndpointSchema = component(
+  'WebhookEndpoint',
+  z.object({
+    id: uuid,
+    venueId: uuid,
+    url: z.string(),
+    isActive: z.boolean(),
+    secretVersion: z.number().int(),
+    previousSecretExpiresAt: instant,
+    createdAt: instant,
+    updatedAt: instant,
+  }),
+  'A webhook destination registered for a venue (interface.md §2).',
+);
+
 /** The Webhook endpoint of interface.md §2; secrets never leave the row. */
-export function webhookEndpointJson(e: WebhookEndpointRow) {
+export function webhookEndpointJson(e: WebhookEndpointRow): z.output<typeof webhookEndpointSchema> {
   return {
     id: e.id,
     venueId: e.venueId,

@@ -1,0 +1,98 @@
+/**
+ * Examples shown in the OpenAPI document for the main operations. A unit test checks each one
+ * against the schema of its operation (test/unit/openapi-document.test.ts), so they cannot drift.
+ */
+const venueId = '5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001';
+const guestId = '9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002';
+const tableId = '0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003';
+
+export const exampleCreateReservation = {
+  venueId,
+  serviceDate: '2026-12-04',
+  time: '20:00',
+  partySize: 4,
+  notes: 'Window table if possible',
+  externalRef: 'crm-1042',
+  guest: { phone: '+390612345678', firstName: 'Giulia', lastName: 'Rossi', allergens: ['nuts'] },
+};
+
+export const exampleReservation = {
+  id: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004',
+  venueId,
+  serviceDate: '2026-12-04',
+  time: '20:00',
+  startsAt: '2026-12-04T19:00:00.000Z',
+  endsAt: '2026-12-04T21:00:00.000Z',
+  partySize: 4,
+  status: 'created',
+  tableAssigned: true,
+  needsAttention: false,
+  notes: 'Window table if possible',
+  source: 'api',
+  sourceDetail: 'Booking site',
+  externalRef: 'crm-1042',
+  guestId,
+  updatedAt: '2026-11-23T18:30:12.345Z',
+  guest: { name: 'Giulia Rossi', allergies: null, allergens: ['nuts'] },
+  guestDetails: {
+    id: guestId,
+    phone: '+390612345678',
+    email: null,
+    firstName: 'Giulia',
+    lastName: 'Rossi',
+    name: 'Giulia Rossi',
+    allergies: null,
+    allergens: ['nuts'],
+    notes: null,
+    visitCount: 3,
+    noShowCount: 0,
+    externalRef: null,
+    updatedAt: '2026-11-23T18:30:12.100Z',
+  },
+  table: { tableId, tableCombinationId: null, tables: [{ id: tableId, name: 'T4', minSeats: 2, maxSeats: 4 }] },
+};
+
+export const exampleAvailable = {
+  venueId,
+  serviceDate: '2026-12-04',
+  partySize: 4,
+  timezone: 'Europe/Rome',
+  available: true,
+  time: '20:00',
+  startsAt: '2026-12-04T19:00:00.000Z',
+  endsAt: '2026-12-04T21:00:00.000Z',
+  turnTimeMinutes: 120,
+  seats: 4,
+  overflowsShift: false,
+  reason: 'available',
+  alternatives: [],
+  livemode: true,
+};
+
+export const exampleGuest = {
+  id: guestId,
+  venueId,
+  phone: '+390612345678',
+  name: 'Giulia Rossi',
+  firstName: 'Giulia',
+  lastName: 'Rossi',
+  email: 'giulia@example.com',
+  allergies: null,
+  allergens: ['nuts'],
+  notes: null,
+  visitCount: 3,
+  noShowCount: 0,
+  cancelledCount: 1,
+  lastVisitAt: '2026-10-02T21:40:00.000Z',
+  consents: { marketingEmail: true, marketingSms: false },
+  campaignTags: [],
+  serviceTags: ['VIP'],
+  externalRef: 'crm-77',
+  createdAt: '2025-03-01T10:00:00.000Z',
+  updatedAt: '2026-11-23T18:30:12.100Z',
+  deletedAt: null,
+};
+
+export const exampleCreateGuest = { venueId, phone: '06 1234 5678', firstName: 'Giulia', lastName: 'Rossi', email: 'giulia@example.com', allergens: ['nuts'] };
+
+export const exampleCreateWebhookEndpoint = { venueId, url: 'https://partner.example.com/hooks/floorline' };

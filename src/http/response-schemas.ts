@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { errorStatus, type ErrorCode } from './errors.js';
+
+/**
+ * The building blocks of the response contract. Each resource's schema lives beside its serializer
+ * (e.g. reservationSchema in reservation-json.ts) and is registered here under a component name, so
+ * that the OpenAPI document (src/http/openapi.ts) shows it once, as `#/components/schemas/<id>`, and
+ * every answer, list, webhook envelope and event item that carries it points to that one schema.
+ */
+export const contractRegistry = z.registry<{ id: string; description?: string }>();
+
+/** Registers a resource schema as a named component of the document. */
+export function component<T extends z.ZodType>(id: string, schema: T, description?: string): T {
+  contractRegistry.add(schema, { id, ...(description ? { description } : {}) });
+  return schema;
+}
+
+export const uuid = z.uuid();
+/** `YYYY-MM-DDTHH:mm:ss.sssZ` (decisions §1). */
+export const instant = z.iso.datetime();
+/** `YYYY-MM-DD`, venue local. */
+export const serviceDate = z.iso.date();
+/** `HH:mm`, venue local (interface.md §1). */
+export const localTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
+export const count = z.number().int().min(0);
+
+/** A list answer: `{data: [...], nextCursor}` (interface.md §1). */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+}
+
+/** A single-resource answer keyed by the resource name, e.g. `{reservation: {...}}`. */
+export function keyed<K extends string, T extends z.ZodType>(key: K, schema: T) {
+  return z.object({ [key]: schema } as { [P in K]: T });
+}
+
+/** The error body of interface.md §7 (each operation narrows `code` to the ones it answers). */
+export const errorBodySchema = component(
+  'Error',
+  z.object({
+    error: z.object({
+      code: z.enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+      details: z
+        .object({
+          fields: z.array(z.string()).optional(),
+          field: z.string().optional(),
+          requiredScope: z.string().optional(),
+          reason: z.string().optional(),
+          alternatives: z.array(z.unknown()).optional(),
+        })
+        .catchall(z.unknown()),
+      requestId: z.string(),
+    }),
+    // Present once the key is known (not on 401s, nor on documentation routes).
+    livemode: z.boolean().optional(),
+  }),
+  'Every error on every endpoint (interface.md §7). The HTTP status depends only on `code`.',
+);
