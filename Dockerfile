@@ -4,6 +4,8 @@ WORKDIR /app
 # The workspace's manifest too: npm ci installs the whole workspace tree of the lockfile.
 COPY package.json package-lock.json .npmrc ./
 COPY clients/typescript/package.json ./clients/typescript/
+# The postinstall step applies these to node_modules (patch-package): see docs/operations.md.
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund --loglevel=warn
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
@@ -19,6 +21,8 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY clients/typescript/package.json ./clients/typescript/
+# The postinstall step applies these to node_modules (patch-package): see docs/operations.md.
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund --loglevel=warn && npm cache clean --force
 COPY drizzle ./drizzle
 COPY --from=build /app/dist ./dist

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { isConnectionError } from '../lib/connection-errors.js';
 import { authenticate, type AuthContext } from './auth.js';
 import { ApiError } from './errors.js';
 import { applyRateLimit } from './rate-limit.js';
@@ -7,29 +8,6 @@ export interface RenderedResponse {
   status: number;
   body: string;
   headers: Record<string, string>;
-}
-
-const connectionErrorCodes = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'CONNECT_TIMEOUT',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
-  '57P01', // admin_shutdown
-  '57P03', // cannot_connect_now
-]);
-
-function isUnavailable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && connectionErrorCodes.has(code)) return true;
-    if (e instanceof AggregateError && e.errors.some(isUnavailable)) return true;
-  }
-  return false;
 }
 
 /**
@@ -53,7 +31,7 @@ export function toApiError(err: unknown): ApiError {
   }
   // The router could not percent-decode a path segment: a malformed path id.
   if (err instanceof URIError) return ApiError.notFound();
-  if (isUnavailable(err)) return new ApiError('unavailable', undefined, {}, { 'Retry-After': '5' });
+  if (isConnectionError(err)) return new ApiError('unavailable', undefined, {}, { 'Retry-After': '5' });
   return new ApiError('internal_error');
 }
 

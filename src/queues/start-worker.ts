@@ -1,6 +1,7 @@
-import { Worker, type Job, type Processor, type WorkerOptions } from 'bullmq';
-import { config } from '../config.js';
+import { DelayedError, Worker, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import type { Logger } from 'pino';
+import { config } from '../config.js';
+import { isConnectionError } from '../lib/connection-errors.js';
 import { logger } from '../logger.js';
 import { jobOutcomeOf, observeJob } from '../metrics/metrics.js';
 import { createQueueConnection } from '../redis.js';
@@ -16,18 +17,38 @@ export interface RunningWorker<T> {
 /** A job processor; `log` is a child logger of this job, whose lines carry its queue and job id. */
 export type JobProcessor<T> = (job: Job<T>, token: string | undefined, log: Logger) => Promise<unknown>;
 
-/** Runs the processor with its job logger and records its duration and outcome (job_duration_seconds). */
+/** How long a job that met an unreachable database waits before it runs again. */
+const unavailableRetryMs = 5000;
+
+/**
+ * A job that failed because PostgreSQL could not be reached is not at fault: it goes back to the
+ * delayed set and runs again later without consuming an attempt (BullMQ does not count a job moved
+ * to delayed), so an outage neither discards jobs nor brings them closer to their last attempt.
+ */
+async function postponeWhileUnavailable(job: Job, token: string | undefined, err: unknown, log: Logger): Promise<unknown> {
+  if (!token || !isConnectionError(err)) return err;
+  log.warn({ err: (err as Error).message }, 'database unreachable: job postponed without consuming an attempt');
+  await job.moveToDelayed(Date.now() + unavailableRetryMs, token);
+  return new DelayedError();
+}
+
+/**
+ * Runs the processor with its job logger, postpones it while the database is unreachable, and
+ * records its duration and outcome (job_duration_seconds).
+ */
 function instrument<T>(name: QueueName, processor: JobProcessor<T>): Processor<T> {
   return async (job, token) => {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    const log = logger.child({ queue: name, jobId: job.id });
     try {
-      const result = await processor(job, token, logger.child({ queue: name, jobId: job.id }));
+      const result = await processor(job, token, log);
       observeJob(name, 'completed', seconds());
       return result;
     } catch (err) {
-      observeJob(name, jobOutcomeOf(err), seconds());
-      throw err;
+      const thrown = await postponeWhileUnavailable(job, token, err, log);
+      observeJob(name, jobOutcomeOf(thrown), seconds());
+      throw thrown;
     }
   };
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { config } from '../../config.js';
 import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue } from '../../queues/queues.js';
-import { createProducerConnection, redisKey } from '../../redis.js';
+import { redisKey } from '../../redis.js';
 import { webhookTimeoutMs } from './post-webhook.js';
 
 /**
@@ -41,11 +41,12 @@ let connection: SlotCommands | undefined;
 
 /**
  * Its own connection, without the 250 ms command timeout of the request path: a slot whose answer
- * timed out would be taken without anyone knowing it. Commands still fail at once while Redis is down.
+ * timed out would be taken without anyone knowing it. Commands wait while it connects (the first
+ * ones of a worker) and fail after one reconnection attempt while Redis is down.
  */
 function slotRedis(): SlotCommands {
   if (!connection) {
-    const redis = createProducerConnection();
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
     redis.on('error', () => {});
     redis.defineCommand('acquireDestinationSlot', { numberOfKeys: 1, lua: acquireScript });
     redis.defineCommand('destinationHasFreeSlot', { numberOfKeys: 1, lua: freeScript });

@@ -1,0 +1,30 @@
+/**
+ * Errors that mean a dependency (PostgreSQL) could not be reached or dropped the connection, as
+ * opposed to errors of the request or the job itself: the API answers them with 503 `unavailable`,
+ * and the workers run the job again later without counting an attempt.
+ */
+const connectionErrorCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up or shutting down)
+]);
+
+/** Looks through `cause` chains (drizzle wraps driver errors) and AggregateErrors. */
+export function isConnectionError(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && connectionErrorCodes.has(code)) return true;
+    if (e instanceof AggregateError && e.errors.some(isConnectionError)) return true;
+  }
+  return false;
+}

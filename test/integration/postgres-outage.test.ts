@@ -1,0 +1,156 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localDate } from '../support/venue-fixtures.js';
+import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+const run = promisify(execFile);
+
+// Every role in one process (as `npm start` runs them), against a PostgreSQL of this file alone.
+let pg: OwnPostgres;
+let app: ChildProcess;
+let receiver: WebhookReceiver;
+let output = '';
+const port = 20000 + Math.floor(Math.random() * 20000);
+const base = `http://127.0.0.1:${port}/api/v1`;
+const queuePrefix = `${process.env.QUEUE_PREFIX}pgdown`;
+const outageMs = 10_000;
+
+beforeAll(async () => {
+  if (!ownPostgresAvailable) return;
+  pg = await startOwnPostgres();
+  receiver = await startWebhookReceiver();
+  app = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn', DB_POOL_SIZE: '6' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  app.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  app.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  await eventually(() => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false), 40_000, 'the app to start');
+}, 90_000);
+
+afterAll(async () => {
+  if (app && app.exitCode === null) {
+    app.kill('SIGKILL');
+  }
+  await receiver?.close();
+  await pg?.destroy();
+  const redis = new Redis(process.env.REDIS_URL!);
+  const keys = await redis.keys(`${queuePrefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+interface Outcome {
+  method: string;
+  at: number;
+  status: number | 'error';
+  retryAfter: string | null;
+  ms: number;
+  error?: string;
+}
+
+async function call(key: string, method: string, path: string, body?: unknown): Promise<Outcome & { body?: any }> {
+  const started = Date.now();
+  try {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      // A request left unanswered for 10 s counts as hung.
+      signal: AbortSignal.timeout(11_000),
+    });
+    const text = await res.text();
+    return { method, at: started, status: res.status, retryAfter: res.headers.get('retry-after'), ms: Date.now() - started, body: text ? JSON.parse(text) : undefined };
+  } catch (err) {
+    return { method, at: started, status: 'error', retryAfter: null, ms: Date.now() - started, error: (err as Error).message };
+  }
+}
+
+describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent reads and writes', () => {
+  it('no process exits, the API answers only 503 with Retry-After, jobs keep their attempts, and all resumes', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', '--json'], { env: { ...process.env, DATABASE_URL: pg.url } });
+    const demo = JSON.parse(stdout) as { venueId: string; keys: { live: string } };
+    const key = demo.keys.live;
+    expect((await call(key, 'POST', '/webhook-endpoints', { venueId: demo.venueId, url: receiver.url })).status).toBe(201);
+    const automation = { venueId: demo.venueId, name: 'Notify', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } };
+    expect((await call(key, 'POST', '/automations', automation)).status).toBe(201);
+
+    const outcomes: Outcome[] = [];
+    const booked: string[] = [];
+    let stop = false;
+    let n = 0;
+    const writer = async () => {
+      while (!stop) {
+        const i = n++;
+        const times = ['12:00', '12:30', '13:00', '19:00', '19:30', '20:00', '20:30', '21:00'];
+        const res = await call(key, 'POST', '/reservations', { venueId: demo.venueId, serviceDate: localDate(2 + (i % 40)), time: times[i % times.length], partySize: 2 });
+        outcomes.push(res);
+        if (res.status === 201) booked.push(res.body.reservation.id);
+      }
+    };
+    const reader = async () => {
+      while (!stop) outcomes.push(await call(key, 'GET', `/reservations?venueId=${demo.venueId}&from=${localDate(2)}&to=${localDate(10)}&limit=20`));
+    };
+    const clients = [...Array.from({ length: 8 }, writer), ...Array.from({ length: 8 }, reader)];
+
+    await new Promise((r) => setTimeout(r, 2000));
+    const before = outcomes.length;
+    await pg.stop('immediate');
+    await new Promise((r) => setTimeout(r, outageMs));
+    expect(app.exitCode, output).toBeNull();
+    const during = outcomes.slice(before);
+    await pg.start();
+    const restarted = outcomes.length;
+    // Writes and reads succeed again by themselves.
+    await eventually(async () => outcomes.slice(restarted).some((o) => o.status === 201) && outcomes.slice(restarted).some((o) => o.status === 200), 20_000, 'requests to succeed again');
+    stop = true;
+    await Promise.all(clients);
+
+    expect(app.exitCode, output).toBeNull();
+    const statuses = new Set(outcomes.map((o) => o.status));
+    const unexpected = outcomes.filter((o) => !(typeof o.status === 'number' && (o.status < 300 || (o.status >= 400 && o.status < 500) || o.status === 503)));
+    expect(unexpected, `statuses seen: ${[...statuses].join(', ')}`).toEqual([]);
+    expect(during.filter((o) => o.status === 503).length).toBeGreaterThan(0);
+    expect(outcomes.filter((o) => o.status === 503).every((o) => o.retryAfter !== null)).toBe(true);
+    expect(Math.max(...outcomes.map((o) => o.ms))).toBeLessThan(10_000);
+
+    // Every reservation the API accepted gets its webhook: no job was discarded or ran out of attempts because of the outage.
+    const db = postgres(pg.url, { max: 1, onnotice: () => {} });
+    try {
+      const stats = async () => {
+        const [row] = await db`
+          select (select count(*)::int from reservations) as reservations,
+                 (select count(*)::int from events where type = 'reservation_created') as events,
+                 (select count(*)::int from events where type = 'reservation_created' and dispatched_at is null) as undispatched,
+                 (select count(*)::int from webhook_deliveries where status = 'delivered') as delivered,
+                 (select count(*)::int from webhook_deliveries where status = 'pending') as pending,
+                 (select count(*)::int from webhook_deliveries where status = 'discarded') as discarded`;
+        return row;
+      };
+      const done = await eventually(async () => {
+        const s = await stats();
+        return s.delivered === s.events && s.events === s.reservations && s ;
+      }, 30_000, 'every booking to be delivered').catch(async () => stats());
+      expect(done).toMatchObject({ undispatched: 0, pending: 0, discarded: 0 });
+      expect(done.reservations).toBeGreaterThanOrEqual(booked.length);
+      expect(done.delivered).toBe(done.reservations);
+    } finally {
+      await db.end();
+    }
+    const connection = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    try {
+      for (const name of ['events', 'webhook-delivery']) {
+        const queue = new Queue(name, { connection, prefix: queuePrefix });
+        expect(await queue.getFailedCount(), `failed jobs in ${name}`).toBe(0);
+        await queue.close();
+      }
+    } finally {
+      await connection.quit();
+    }
+  }, 120_000);
+});

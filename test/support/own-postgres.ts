@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const binaries = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+/** A PostgreSQL cluster of this test alone, on a free port, that it may stop and start at will. */
+export interface OwnPostgres {
+  url: string;
+  /** `pg_ctl stop` (immediate: the backends die at once, as in a crash). */
+  stop: (mode?: 'fast' | 'immediate') => Promise<void>;
+  start: () => Promise<void>;
+  /** Stops the cluster and deletes its directory. */
+  destroy: () => Promise<void>;
+}
+
+export const ownPostgresAvailable = existsSync(join(binaries, 'initdb'));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * initdb into a temporary directory (trust authentication; no fsync, which only matters if the machine
+ * itself crashes: a committed transaction still survives an immediate stop),
+ * started on a free 127.0.0.1 port with its socket in that directory. PostgreSQL refuses to run as
+ * root, so as root the cluster belongs to the `postgres` system user.
+ */
+export async function startOwnPostgres(): Promise<OwnPostgres> {
+  const dir = await mkdtemp(join(tmpdir(), 'floorline-pg-'));
+  const data = join(dir, 'data');
+  const port = await freePort();
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    await chown(dir, Number(stdout.trim()), Number(gid.trim()));
+  }
+  const pg = (tool: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', join(binaries, tool), ...args]) : run(join(binaries, tool), args);
+  await pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const start = async () => {
+    await pg('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
+  };
+  const stop = async (mode: 'fast' | 'immediate' = 'immediate') => {
+    await pg('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
+  };
+  await start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    start,
+    stop,
+    destroy: async () => {
+      await stop('immediate').catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
