@@ -3,6 +3,7 @@ import { config } from '../config.js';
 import { createApp } from '../http/app.js';
 import { logger } from '../logger.js';
 import { apiRoutes } from '../routes/index.js';
+import { eventStreams } from '../services/events/event-stream.js';
 
 export async function startWebRole(): Promise<() => Promise<void>> {
   const app = createApp({ routes: apiRoutes });
@@ -14,6 +15,8 @@ export async function startWebRole(): Promise<() => Promise<void>> {
   return async () => {
     // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Open event streams never finish on their own: they are ended here (clients resume elsewhere).
+    await eventStreams.closeAll();
     server.closeIdleConnections();
     const timer = setTimeout(() => server.closeAllConnections(), 10_000);
     await closed;

@@ -3,6 +3,7 @@ import { defineRoute } from '../http/define-route.js';
 import { ApiError } from '../http/errors.js';
 import { instantParam } from '../http/validation.js';
 import { eventJson, listEvents } from '../services/events/event-service.js';
+import { eventStreams } from '../services/events/event-stream.js';
 import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { pageOf } from '../http/response-schemas.js';
@@ -14,6 +15,15 @@ const listEventsQuery = listQuerySchema.extend({
   from: instantParam.optional(),
   to: instantParam.optional(),
 });
+
+const uuidList = z.union([z.uuid(), z.array(z.uuid())]).transform((v) => (Array.isArray(v) ? v : [v]));
+
+/** The event a stream resumes after: `Last-Event-ID` (what EventSource sends on reconnecting), else `?after`. */
+function resumeAfter(header: string | undefined, after: string | undefined) {
+  if (header === undefined || header === '') return after === undefined ? undefined : { id: after, field: 'after' };
+  if (!z.uuid().safeParse(header).success) throw ApiError.invalid(['Last-Event-ID'], 'Last-Event-ID must be an event id.');
+  return { id: header, field: 'Last-Event-ID' };
+}
 
 export const eventRoutes = [
   defineRoute({
@@ -30,6 +40,25 @@ export const eventRoutes = [
       if (query.from && query.to && query.from > query.to) throw ApiError.invalid(['from', 'to'], '`from` must not be after `to`.');
       const page = await listEvents(auth, query);
       return { body: { data: page.rows.map(eventJson), nextCursor: page.nextCursor } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/events/stream',
+    tag: 'Events',
+    summary: 'Live events as Server-Sent Events, in commit order, resumable',
+    description:
+      'text/event-stream: each event of GET /events as `id: <eventId>`, `event: <type>`, `data: <the GET /events item as JSON>`, in commit order, ' +
+      'within about a second of its commit whatever web instance serves the stream. `venueId` (optional, repeatable) narrows it to those venues; a key ' +
+      'limited to certain venues sees only theirs. `Last-Event-ID` (sent by EventSource on reconnecting) or `?after=<eventId>` resumes after that event ' +
+      'with nothing missed; without either the stream starts from now. A `: keep-alive` comment every 15 s. A client that reads too slowly is ' +
+      'disconnected and resumes with Last-Event-ID.',
+    scope: 'events:read',
+    query: z.object({ venueId: uuidList.optional(), after: z.uuid().optional() }),
+    raw: true,
+    handler: async ({ auth, query, req, res }) => {
+      const after = resumeAfter(req.get('last-event-id'), query.after);
+      await eventStreams.open(auth, { venueIds: query.venueId ?? [], after }, res);
     },
   }),
 ];

@@ -1,0 +1,243 @@
+import type { Response } from 'express';
+import { and, asc, eq, gt, isNotNull, max } from 'drizzle-orm';
+import { db, sql as pg } from '../../db/client.js';
+import { events } from '../../db/schema/index.js';
+import type { AuthContext } from '../../http/auth.js';
+import { ApiError } from '../../http/errors.js';
+import { logger } from '../../logger.js';
+import { getVisibleVenue } from '../venues/venue-service.js';
+import { eventJson } from './event-service.js';
+import { eventStreamChannel } from './outbox.js';
+
+type EventRow = typeof events.$inferSelect;
+
+/** decisions §14.4: a comment line every 15 s keeps proxies and clients from timing out an idle stream. */
+export const keepAliveMs = 15_000;
+/** Events read per query, for a feed and for a client catching up. */
+const pageSize = 500;
+/** A client that lets this much pile up unread is cut off; it resumes with Last-Event-ID, missing nothing. */
+const maxUnsentBytes = 1 << 20;
+/** After a failed read (PostgreSQL unreachable), a feed tries again after this long. */
+const retryReadMs = 1000;
+
+interface StreamClient {
+  organisationId: string;
+  /** The venues the client asked for, else those of a limited key; null: every venue of the organisation. */
+  venueIds: ReadonlySet<string> | null;
+  res: Response;
+  /** The position of the last event sent or passed over: the client's cursor. */
+  position: number;
+  /** Caught up: the feed's events go straight out; before that they wait in `backlog`. */
+  live: boolean;
+  backlog: EventRow[];
+}
+
+function readAfter(organisationId: string, position: number): Promise<EventRow[]> {
+  return db
+    .select()
+    .from(events)
+    .where(and(eq(events.organisationId, organisationId), isNotNull(events.position), gt(events.position, position)))
+    .orderBy(asc(events.position))
+    .limit(pageSize);
+}
+
+async function lastPosition(organisationId: string): Promise<number> {
+  const [row] = await db
+    .select({ position: max(events.position) })
+    .from(events)
+    .where(and(eq(events.organisationId, organisationId), isNotNull(events.position)));
+  return row?.position ?? 0;
+}
+
+function isGone(res: Response): boolean {
+  return res.writableEnded || res.destroyed;
+}
+
+function frame(event: EventRow): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(eventJson(event))}\n\n`;
+}
+
+/**
+ * One organisation's events as this process reads them: on each notification one query fetches
+ * what was committed after `position`, for all of the organisation's clients on this process.
+ */
+class OrganisationFeed {
+  readonly clients = new Set<StreamClient>();
+  private reading = false;
+  private again = false;
+
+  constructor(
+    private readonly streams: EventStreams,
+    readonly organisationId: string,
+    public position: number,
+  ) {}
+
+  pull(): void {
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = true;
+    void this.readNew().finally(() => {
+      this.reading = false;
+      if (this.again) {
+        this.again = false;
+        this.pull();
+      }
+    });
+  }
+
+  private async readNew(): Promise<void> {
+    try {
+      for (;;) {
+        const rows = await readAfter(this.organisationId, this.position);
+        for (const row of rows) {
+          this.position = row.position!;
+          for (const client of this.clients) this.streams.offer(client, row);
+        }
+        if (rows.length < pageSize) return;
+      }
+    } catch (err) {
+      logger.warn({ err: (err as Error).message, organisationId: this.organisationId }, 'event stream read failed; retrying');
+      setTimeout(() => this.pull(), retryReadMs).unref();
+    }
+  }
+}
+
+/**
+ * The live event streams of this web process (decisions §14.4): one LISTEN connection, one feed per
+ * organisation with clients here, one keep-alive timer for all. `closeAll` ends every stream (the
+ * web role's stop).
+ */
+export class EventStreams {
+  private readonly feeds = new Map<string, OrganisationFeed>();
+  private readonly clients = new Set<StreamClient>();
+  private listening: Promise<{ unlisten: () => Promise<void> }> | null = null;
+  private keepAlive: NodeJS.Timeout | null = null;
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** Starts the LISTEN on first use; on every (re)connect all feeds read what they may have missed. */
+  private listen(): Promise<unknown> {
+    this.listening ??= pg.listen(
+      eventStreamChannel,
+      (organisationId) => this.feeds.get(organisationId)?.pull(),
+      () => {
+        for (const feed of this.feeds.values()) feed.pull();
+      },
+    );
+    this.listening.catch(() => (this.listening = null));
+    return this.listening;
+  }
+
+  private async feedOf(organisationId: string): Promise<OrganisationFeed> {
+    const existing = this.feeds.get(organisationId);
+    if (existing) return existing;
+    const position = await lastPosition(organisationId);
+    // Another client of the organisation may have made it meanwhile.
+    const feed = this.feeds.get(organisationId) ?? new OrganisationFeed(this, organisationId, position);
+    this.feeds.set(organisationId, feed);
+    return feed;
+  }
+
+  /**
+   * Opens a stream on `res`: headers, then the events after `after` (an event id) or from now,
+   * then live events. Nothing is missed between the catch-up and live: the client joins its feed
+   * before reading, keeps what the feed offers meanwhile, and drops what it already sent.
+   */
+  async open(auth: AuthContext, options: { venueIds: string[]; after?: { id: string; field: string } }, res: Response): Promise<void> {
+    for (const venueId of options.venueIds) await getVisibleVenue(auth, venueId);
+    const start = options.after ? await positionOf(auth.organisationId, options.after) : undefined;
+    await this.listen();
+    const feed = await this.feedOf(auth.organisationId);
+    const venueIds = options.venueIds.length ? options.venueIds : auth.venueIds;
+    const client: StreamClient = {
+      organisationId: auth.organisationId,
+      venueIds: venueIds ? new Set(venueIds) : null,
+      res,
+      position: start ?? feed.position,
+      live: false,
+      backlog: [],
+    };
+    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    res.write('retry: 1000\n\n');
+    res.req.socket.setTimeout(0);
+    res.on('close', () => this.remove(client));
+    feed.clients.add(client);
+    this.feeds.set(client.organisationId, feed);
+    this.clients.add(client);
+    this.startKeepAlive();
+    for (;;) {
+      const rows = await readAfter(client.organisationId, client.position);
+      for (const row of rows) this.send(client, row);
+      if (rows.length < pageSize || isGone(res)) break;
+    }
+    for (const row of client.backlog) if (row.position! > client.position) this.send(client, row);
+    client.backlog = [];
+    client.live = true;
+  }
+
+  offer(client: StreamClient, event: EventRow): void {
+    if (client.live) this.send(client, event);
+    else client.backlog.push(event);
+  }
+
+  private send(client: StreamClient, event: EventRow): void {
+    if (isGone(client.res)) return;
+    client.position = event.position!;
+    if (client.venueIds && !client.venueIds.has(event.venueId)) return;
+    if (client.res.writableLength > maxUnsentBytes) {
+      logger.warn({ organisationId: client.organisationId }, 'event stream client too slow; closing it (it resumes with Last-Event-ID)');
+      client.res.end();
+      return;
+    }
+    client.res.write(frame(event));
+  }
+
+  private remove(client: StreamClient): void {
+    this.clients.delete(client);
+    const feed = this.feeds.get(client.organisationId);
+    if (!feed) return;
+    feed.clients.delete(client);
+    if (!feed.clients.size) this.feeds.delete(client.organisationId);
+    if (!this.clients.size) this.stopKeepAlive();
+  }
+
+  private startKeepAlive(): void {
+    this.keepAlive ??= setInterval(() => {
+      for (const client of this.clients) if (!isGone(client.res)) client.res.write(': keep-alive\n\n');
+    }, keepAliveMs).unref();
+  }
+
+  private stopKeepAlive(): void {
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.keepAlive = null;
+  }
+
+  /** Ends every open stream and the LISTEN: the web role's stop (clients reconnect elsewhere with Last-Event-ID). */
+  async closeAll(): Promise<void> {
+    for (const client of [...this.clients]) {
+      client.res.end();
+      this.remove(client);
+    }
+    this.stopKeepAlive();
+    const listening = this.listening;
+    this.listening = null;
+    if (listening) await listening.then((l) => l.unlisten()).catch(() => {});
+  }
+}
+
+/** The position of the event a client resumes after: an event of its organisation, else 400 naming the field it came in. */
+async function positionOf(organisationId: string, after: { id: string; field: string }): Promise<number> {
+  const [row] = await db
+    .select({ position: events.position })
+    .from(events)
+    .where(and(eq(events.id, after.id), eq(events.organisationId, organisationId), isNotNull(events.position)));
+  if (!row) throw ApiError.invalid([after.field], `${after.field} names no event of this organisation.`);
+  return row.position!;
+}
+
+/** The process's streams. */
+export const eventStreams = new EventStreams();
