@@ -96,7 +96,7 @@ describe('dry-run imports (decisions §14.5)', () => {
       .from(reservations)
       .where(and(eq(reservations.venueId, t.venueId), eq(reservations.source, 'import'), eq(reservations.needsAttention, true)));
     expect(needsAttention).toBeGreaterThanOrEqual(25);
-  });
+  }, 60_000);
 
   it('plans guest rows exactly as the real import then does them', async () => {
     const t = await createTenant();
