@@ -123,6 +123,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events as Server-Sent Events, in commit order, resumable
+         * @description text/event-stream: each event of GET /events as `id: <eventId>`, `event: <type>`, `data: <the GET /events item as JSON>`, in commit order, within about a second of its commit whatever web instance serves the stream. `venueId` (optional, repeatable) narrows it to those venues; a key limited to certain venues sees only theirs. `Last-Event-ID` (sent by EventSource on reconnecting) or `?after=<eventId>` resumes after that event with nothing missed; without either the stream starts from now. A `: keep-alive` comment every 15 s. A client that reads too slowly is disconnected and resumes with Last-Event-ID. Scope: `events:read`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    venueId?: string | string[];
+                    after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
+                                message: string;
+                                details: Record<string, unknown>;
+                                requestId: string;
+                            };
+                            livemode?: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/automations": {
         parameters: {
             query?: never;
