@@ -45,8 +45,13 @@ async function setup(tables: TableFixture[]) {
   return { ...t, fixture, api, book, patch };
 }
 
+/** The published events of a reservation (history-only rows, written by imports, are not events anyone receives). */
 async function eventTypesOf(reservationId: string): Promise<string[]> {
-  const rows = await db.select({ type: events.type }).from(events).where(and(eq(events.subjectId, reservationId))).orderBy(events.createdAt, events.id);
+  const rows = await db
+    .select({ type: events.type })
+    .from(events)
+    .where(and(eq(events.subjectId, reservationId), eq(events.published, true)))
+    .orderBy(events.createdAt, events.id);
   return rows.map((r) => r.type);
 }
 

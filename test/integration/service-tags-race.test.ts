@@ -42,6 +42,8 @@ describe('service tags under concurrent renames and deletes', () => {
         api.patch(`/service-tags/${kept.id}`, { name: `K${round}-b` }),
         // A guest written with the tag's current name while it is being renamed.
         api.patch(`/guests/${late.body.guest.id}`, { serviceTags: [kept.name] }),
+        // A guest carrying the tag, rewritten with it while it is renamed (lock order: tags, then guests).
+        api.patch(`/guests/${keptGuests[0]}`, { serviceTags: [kept.name], notes: `round ${round}` }),
       ]);
       for (const r of results) expect([200, 204, 400, 404], r.text).toContain(r.status);
       expect(results[2].status).toBe(204);

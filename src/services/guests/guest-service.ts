@@ -13,7 +13,7 @@ import type { VenueRow } from '../venues/venue-json.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { guestJson, type GuestRow } from './guest-json.js';
 import type { GuestContactInput, GuestFieldsPatch } from './guest-input.js';
-import { resolveServiceTags } from './service-tag-service.js';
+import { loadServiceTagNames, resolveServiceTags } from './service-tag-service.js';
 
 export const guestTrashRetentionDays = 30;
 
@@ -203,6 +203,9 @@ export async function createGuest(auth: AuthContext, input: GuestCreateInput & {
 export async function updateGuest(auth: AuthContext, id: string, patch: GuestFieldsPatch): Promise<GuestRow> {
   return withGuestConflicts(() =>
     transactionWithEvents(actorOf(auth), async (tx, emit) => {
+      // The venue's tags are locked before the guest row, in the order of a tag rename (the tag, then
+      // the guests carrying it): the other order could deadlock with it.
+      if (patch.serviceTags?.length) await loadServiceTagNames(tx, (await getVisibleGuest(auth, id, tx)).venueId);
       const guest = await getVisibleGuest(auth, id, tx, true);
       if (guest.deletedAt) throw ApiError.notFound('Guest');
       const [venue] = await tx.select({ countryCode: venues.countryCode }).from(venues).where(eq(venues.id, guest.venueId));
