@@ -24,8 +24,9 @@ export function createFloorlineClient(options: FloorlineClientOptions): Floorlin
 }
 
 /**
- * The `Idempotency-Key` header for a write, to pass as `headers`: a retry with the same key (and the
- * same body) returns the first answer instead of acting twice. Keep the key to retry with it.
+ * The `Idempotency-Key` header of a write, as `params: { header: idempotencyKey() }` (typed by the
+ * document on the operations that take it) or as `headers`: a retry with the same key and body
+ * returns the first answer instead of acting twice. Keep the object to retry with it.
  */
 export function idempotencyKey(key: string = globalThis.crypto.randomUUID()): { 'Idempotency-Key': string } {
   return { 'Idempotency-Key': key };
@@ -59,16 +60,17 @@ export class FloorlineApiError extends Error {
   }
 }
 
-type Success<Data> = { data: Data; error?: never; response: Response };
-type Outcome<Data, Error> = Success<Data> | { data?: never; error: Error; response: Response };
+/** What every openapi-fetch call resolves to: `{ data, response }` or `{ error, response }`. */
+type Outcome = { data?: unknown; error?: unknown; response: Response };
+type Succeeded<Result> = Extract<Result, { error?: never }>;
 
 // openapi-fetch leaves `error` undefined for an error answer without a body: the status decides.
-function succeeded<Data, Error>(result: Outcome<Data, Error>): result is Success<Data> {
+function succeeded<Result extends Outcome>(result: Result): result is Succeeded<Result> {
   return result.error === undefined && result.response.ok;
 }
 
 /** The data of a 2xx answer, or a FloorlineApiError: `const { reservation } = await dataOrThrow(client.POST('/reservations', …))`. */
-export async function dataOrThrow<Data, Error>(pending: Promise<Outcome<Data, Error>>): Promise<Data> {
+export async function dataOrThrow<Result extends Outcome>(pending: Promise<Result>): Promise<Succeeded<Result>['data']> {
   const result = await pending;
   if (succeeded(result)) return result.data;
   throw new FloorlineApiError(result.response, result.error);
