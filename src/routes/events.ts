@@ -56,6 +56,18 @@ export const eventRoutes = [
     scope: 'events:read',
     query: z.object({ venueId: uuidList.optional(), after: z.uuid().optional() }),
     raw: true,
+    operationId: 'streamEvents',
+    responses: {
+      200: {
+        description: 'The events, as Server-Sent Events, until the client or the server ends the stream',
+        content: {
+          'text/event-stream': {
+            schema: { type: 'string', description: 'Frames `id: <eventId>`, `event: <type>`, `data: <an Event as JSON>`; comment lines `: keep-alive`.' },
+            example: 'retry: 1000\n\nid: 5b0c…\nevent: reservation_created\ndata: {"id":"5b0c…","type":"reservation_created",…}\n\n: keep-alive\n\n',
+          },
+        },
+      },
+    },
     handler: async ({ auth, query, req, res }) => {
       const after = resumeAfter(req.get('last-event-id'), query.after);
       await eventStreams.open(auth, { venueIds: query.venueId ?? [], after }, res);

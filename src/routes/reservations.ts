@@ -11,7 +11,7 @@ import { exampleCreateReservation, exampleReservation } from '../http/openapi-ex
 import { keyed, pageOf } from '../http/response-schemas.js';
 import { guestVisibilityOf, reservationJson, reservationSchema } from '../services/reservations/reservation-json.js';
 import { getVisibleReservation, listReservations } from '../services/reservations/list-reservations.js';
-import { listReservationHistory } from '../services/reservations/reservation-history.js';
+import { listReservationHistory, reservationHistoryEntrySchema } from '../services/reservations/reservation-history.js';
 
 const idParams = z.object({ id: z.uuid() });
 const reservationAnswer = keyed('reservation', reservationSchema);
@@ -148,6 +148,7 @@ export const reservationRoutes = [
     scope: 'reservations:read',
     params: idParams,
     query: listQuerySchema,
+    responses: { 200: pageOf(reservationHistoryEntrySchema) },
     handler: async ({ auth, params, query }) => ({ body: await listReservationHistory(auth, params.id, query) }),
   }),
   defineRoute({

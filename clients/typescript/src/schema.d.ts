@@ -134,45 +134,7 @@ export interface paths {
          * Live events as Server-Sent Events, in commit order, resumable
          * @description text/event-stream: each event of GET /events as `id: <eventId>`, `event: <type>`, `data: <the GET /events item as JSON>`, in commit order, within about a second of its commit whatever web instance serves the stream. `venueId` (optional, repeatable) narrows it to those venues; a key limited to certain venues sees only theirs. `Last-Event-ID` (sent by EventSource on reconnecting) or `?after=<eventId>` resumes after that event with nothing missed; without either the stream starts from now. A `: keep-alive` comment every 15 s. A client that reads too slowly is disconnected and resumes with Last-Event-ID. Scope: `events:read`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    venueId?: string | string[];
-                    after?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Success */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "invalid_request" | "unauthenticated" | "api_key_invalid" | "api_key_revoked" | "forbidden" | "insufficient_scope" | "not_found" | "no_availability" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
-                                message: string;
-                                details: Record<string, unknown>;
-                                requestId: string;
-                            };
-                            livemode?: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2081,6 +2043,28 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        ReservationHistoryEntry: {
+            /**
+             * Format: uuid
+             * @description The event (or history-only row) the entry is built from
+             */
+            eventId: string;
+            /** @enum {string} */
+            type: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "reservation_updated";
+            /** Format: date-time */
+            createdAt: string;
+            actor: {
+                /** @enum {string} */
+                kind: "api_key" | "widget" | "system" | "import";
+                name: string;
+            };
+            changes: {
+                [key: string]: {
+                    from: unknown;
+                    to: unknown;
+                };
+            };
+        };
         ReservationTable: {
             tableId: string | null;
             tableCombinationId: string | null;
@@ -3056,6 +3040,103 @@ export interface operations {
                         nextCursor: string | null;
                         livemode: boolean;
                     };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                venueId?: string | string[];
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, as Server-Sent Events, until the client or the server ends the stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 1000
+                     *
+                     *     id: 5b0c…
+                     *     event: reservation_created
+                     *     data: {"id":"5b0c…","type":"reservation_created",…}
+                     *
+                     *     : keep-alive
+                     */
+                    "text/event-stream": string;
                 };
             };
             /** @description Invalid request: `invalid_request`. */
@@ -11077,6 +11158,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReservationHistoryEntry"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
             /** @description Invalid request: `invalid_request`. */
             400: {
                 headers: {

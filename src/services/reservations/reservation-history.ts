@@ -1,13 +1,29 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import type { AuthContext } from '../../http/auth.js';
-import { diffReservation } from '../../lib/reservation-changes.js';
+import { component, instant, uuid } from '../../http/response-schemas.js';
+import { historyOnlyEventTypes, reservationEventTypes } from '../../lib/event-catalogue.js';
+import { diffReservation, historyFields } from '../../lib/reservation-changes.js';
 import type { Actor } from '../events/outbox.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleReservation } from './list-reservations.js';
 
 type EventRow = typeof events.$inferSelect;
+
+/** One entry of GET /reservations/{id}/history (decisions §14.3). */
+export const reservationHistoryEntrySchema = component(
+  'ReservationHistoryEntry',
+  z.object({
+    eventId: uuid.describe('The event (or history-only row) the entry is built from'),
+    type: z.enum([...reservationEventTypes, ...historyOnlyEventTypes]),
+    createdAt: instant,
+    actor: z.object({ kind: z.enum(['api_key', 'widget', 'system', 'import']), name: z.string() }),
+    changes: z.partialRecord(z.enum(historyFields), z.object({ from: z.unknown(), to: z.unknown() })),
+  }),
+  "A change of a reservation: who made it and the fields that differ from the previous entry's version.",
+);
 
 /** Events recorded before the actor was kept (migration 0014) name no one. */
 const unrecordedActor: Actor = { kind: 'system', name: 'unrecorded' };
