@@ -36,6 +36,11 @@ export function onQueueConnectionReady(listener: () => void): () => void {
   return () => void readyListeners.delete(listener);
 }
 
+/** False while the producer connection is down: a command that just failed failed because of Redis. */
+export function isQueueConnectionReady(): boolean {
+  return getQueueConnection().status === 'ready';
+}
+
 export function getQueue(name: QueueName): Queue {
   let queue = queues.get(name);
   if (!queue) {

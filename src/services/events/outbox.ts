@@ -97,7 +97,7 @@ export async function recordHistoryOnlyEvent(tx: Tx, event: NewEvent, actor: Act
 const historyOnlyFields = { published: false, dispatchedAt: sql`clock_timestamp()` };
 
 /**
- * Events this process committed but could not enqueue (Redis down), sent again as soon as Redis is
+ * Events this process committed, or was processing, but could not enqueue (Redis down), sent again as soon as Redis is
  * back instead of waiting for the sweeper's 30 s; bounded, since the sweeper finds them all anyway.
  */
 const unsentEventIds = new Set<string>();
@@ -107,7 +107,7 @@ let resendingOnReady = false;
 /** jobId = event id: enqueueing the same event twice is harmless. */
 export function enqueueEvents(ids: string[]): void {
   addEventJobs(ids).catch((err: unknown) => {
-    keepUnsent(ids);
+    enqueueEventsWhenRedisIsBack(ids);
     logger.warn({ err: (err as Error).message, eventIds: ids }, 'events not enqueued; they are sent again when Redis is back');
   });
 }
@@ -117,7 +117,8 @@ export function addEventJobs(ids: string[]) {
   return getQueue(queueNames.events).addBulk(ids.map((eventId) => ({ name: 'event', data: { eventId }, opts: { jobId: eventId } })));
 }
 
-function keepUnsent(ids: string[]): void {
+/** Remembers events to enqueue again at the next (re)connection to Redis; a duplicate job id is ignored then. */
+export function enqueueEventsWhenRedisIsBack(ids: string[]): void {
   if (!resendingOnReady) {
     onQueueConnectionReady(() => void resendUnsent());
     resendingOnReady = true;
@@ -133,8 +134,8 @@ async function resendUnsent(): Promise<void> {
     const chunk = ids.slice(i, i + 1000);
     await addEventJobs(chunk).then(
       () => (sent += chunk.length),
-      () => keepUnsent(chunk),
+      () => enqueueEventsWhenRedisIsBack(chunk),
     );
   }
-  if (sent) logger.info({ events: sent }, 'redis ready: events committed during its absence enqueued');
+  if (sent) logger.info({ events: sent }, 'redis ready: events not enqueued during its absence enqueued now');
 }

@@ -1,0 +1,73 @@
+// One scenario of `npm run chaos`, in a process of its own (run-chaos.ts starts it with the
+// scenario's own database in DATABASE_URL, so that the app modules loaded here use it). Prints one
+// `CHAOS-RESULT {json}` line: the figures in words, and whether the scenario met its bound.
+import { endAll, ownPostgresFromSpec, type OwnPostgresSpec } from './own-processes.js';
+
+export interface ScenarioResult {
+  line: string;
+  ok: boolean;
+  verdict: string;
+}
+
+const scenarios: Record<string, (databaseUrl: string) => Promise<ScenarioResult>> = {
+  'redis-loss': async (databaseUrl) => {
+    const { runRedisLoss, describeRedisLoss } = await import('./redis-loss.js');
+    const f = await runRedisLoss({ databaseUrl, bookingsPerSecond: 10, beforeMs: 10_000, outageMs: 15_000, afterMs: 10_000 });
+    const within = (ms: number | null) => ms !== null && ms <= 60_000;
+    const ok = f.missing === 0 && within(f.schedulesBackMs) && within(f.backlogDispatchedMs) && f.exitedProcesses === 0;
+    return { line: describeRedisLoss(f), ok, verdict: 'missing 0, schedules and backlog back within 60 s, no process exited' };
+  },
+  'redis-loss-heavy': async (databaseUrl) => {
+    const { runRedisLoss, describeRedisLoss } = await import('./redis-loss.js');
+    const f = await runRedisLoss({ databaseUrl, bookingsPerSecond: 10, beforeMs: 5_000, outageMs: 15_000, afterMs: 5_000, strandedEvents: 10_000, deadlineMs: 240_000 });
+    const ok = f.missing === 0 && f.backlogDispatchedMs !== null && f.backlogDispatchedMs <= 60_000 && f.exitedProcesses === 0;
+    return { line: describeRedisLoss(f), ok, verdict: '10,000 events stranded during the outage all delivered within 60 s of Redis returning' };
+  },
+  'slow-destination': async (databaseUrl) => {
+    const { runSlowDestination, describeSlowDestination } = await import('./slow-destination.js');
+    const f = await runSlowDestination({ databaseUrl, bookings: 150, bookingsPerSecond: 10 });
+    const ok = f.missing === 0 && f.besideP99 <= 2 * f.aloneP99 && f.exitedProcesses === 0;
+    return { line: describeSlowDestination(f), ok, verdict: "the healthy destination's p99 within 2x of its p99 alone, missing 0" };
+  },
+  'postgres-outage': async (databaseUrl) => {
+    const spec = process.env.CHAOS_PG_SPEC;
+    if (!spec) throw new Error('needs the PostgreSQL cluster of the run (CHAOS_PG_SPEC)');
+    const { runPostgresOutage, describePostgresOutage } = await import('./postgres-outage.js');
+    const f = await runPostgresOutage({ cluster: ownPostgresFromSpec(JSON.parse(spec) as OwnPostgresSpec), databaseUrl, writers: 8, readers: 4, outageMs: 15_000 });
+    const ok = f.exitedProcesses === 0 && f.unexpected === 0 && f.discarded === 0 && f.missing === 0;
+    return { line: describePostgresOutage(f), ok, verdict: 'every process up, only 2xx/4xx/503, 0 jobs discarded, missing 0' };
+  },
+  'sigterm-drain': async (databaseUrl) => {
+    const { runSigtermDrain, describeSigtermDrain } = await import('./sigterm-drain.js');
+    const f = await runSigtermDrain({ databaseUrl, clients: 8 });
+    const ok = f.lost === 0 && f.exitCode === 0 && f.missing === 0 && f.exitedProcesses === 0;
+    return { line: describeSigtermDrain(f), ok, verdict: '0 requests reset or unanswered, clean exit, missing 0' };
+  },
+};
+
+export const scenarioNames = Object.keys(scenarios);
+
+if (process.argv[1]?.endsWith('chaos-scenario.ts')) {
+  const name = process.argv[2];
+  const stopNow = async (code: number) => {
+    await endAll();
+    process.exit(code);
+  };
+  process.once('SIGTERM', () => void stopNow(143));
+  process.once('SIGINT', () => void stopNow(130));
+  let code = 0;
+  try {
+    const run = scenarios[name];
+    if (!run) throw new Error(`unknown scenario ${name}; expected one of ${scenarioNames.join(', ')}`);
+    const result = await run(process.env.DATABASE_URL!);
+    console.log(`CHAOS-RESULT ${JSON.stringify(result)}`);
+  } catch (err) {
+    console.log(`CHAOS-RESULT ${JSON.stringify({ line: `FAILED: ${(err as Error).stack ?? err}`, ok: false, verdict: 'the scenario did not complete' })}`);
+    code = 1;
+  } finally {
+    await endAll();
+    const { sql } = await import('../../src/db/client.js');
+    await sql.end({ timeout: 1 }).catch(() => {});
+  }
+  process.exit(code);
+}

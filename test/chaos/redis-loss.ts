@@ -1,0 +1,144 @@
+// Scenario: Redis SIGKILLed while bookings stream in with a webhook automation active, started again
+// EMPTY after an outage. PostgreSQL must make up for everything Redis lost: every committed
+// reservation gets its webhook, the timer schedules come back, and no process is restarted.
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { sql } from 'drizzle-orm';
+import { db } from '../../src/db/client.js';
+import { events } from '../../src/db/schema/index.js';
+import { queueNames } from '../../src/queues/queue-names.js';
+import { timerSchedules } from '../../src/roles/timers.js';
+import { awaitWebhooks, bookSteadily, chaosQueuePrefix, committedEventIds, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally } from './chaos-world.js';
+import { endProcess, isRunning, startOwnRedis, startRole, type Role, type RoleProcess } from './own-processes.js';
+
+export interface RedisLossOptions {
+  databaseUrl: string;
+  /** Bookings per second through the API, before, during and after the outage. */
+  bookingsPerSecond?: number;
+  /** Traffic before the kill, the outage, traffic after Redis's return (ms). */
+  beforeMs?: number;
+  outageMs?: number;
+  afterMs?: number;
+  /**
+   * Events committed during the outage by processes that then died (rows written straight to the
+   * outbox, nobody to enqueue them): only the sweeper can hand them back, in bulk.
+   */
+  strandedEvents?: number;
+  /** Processes per worker role (the web role runs once). */
+  workersPerRole?: number;
+  /** Give up waiting for the deliveries after this long past Redis's return (ms). */
+  deadlineMs?: number;
+}
+
+export interface RedisLossFigures {
+  requests: number;
+  statuses: string;
+  /** reservation_created events committed (one per booked reservation, plus the stranded ones). */
+  committed: number;
+  /** Distinct idempotency keys received. */
+  received: number;
+  duplicates: number;
+  /** Committed events without their webhook at the end. */
+  missing: number;
+  /** From Redis's return until the worker-timers schedules were all back in it. */
+  schedulesBackMs: number | null;
+  /** From Redis's return until the last event committed before its return had its webhook. */
+  backlogDispatchedMs: number | null;
+  /** Role processes that exited during the run (none should). */
+  exitedProcesses: number;
+}
+
+export function describeRedisLoss(f: RedisLossFigures): string {
+  return (
+    `requests ${f.requests} (${f.statuses}) · events committed ${f.committed} · deliveries received ${f.received} distinct · ` +
+    `duplicates ${f.duplicates} · missing ${f.missing} · schedules back ${f.schedulesBackMs === null ? 'never' : seconds(f.schedulesBackMs)} after Redis returned · ` +
+    `backlog dispatched ${f.backlogDispatchedMs === null ? 'never' : seconds(f.backlogDispatchedMs)} after Redis returned · processes exited ${f.exitedProcesses}`
+  );
+}
+
+/** Outbox rows of a process that died before enqueueing them. */
+async function strandEvents(tenant: { organisationId: string; venueId: string }, n: number): Promise<void> {
+  for (let i = 0; i < n; i += 1000) {
+    const rows = Array.from({ length: Math.min(1000, n - i) }, () => ({
+      organisationId: tenant.organisationId,
+      venueId: tenant.venueId,
+      livemode: true,
+      type: 'reservation_created',
+      subjectType: 'none' as const,
+      subjectId: null,
+      data: { reservation: { id: randomUUID(), venueId: tenant.venueId, partySize: 2, source: 'api' } },
+      createdAt: sql`clock_timestamp()` as unknown as Date,
+    }));
+    await db.insert(events).values(rows);
+  }
+}
+
+export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLossFigures> {
+  const { bookingsPerSecond = 10, beforeMs = 5_000, outageMs = 15_000, afterMs = 5_000, strandedEvents = 0, workersPerRole = 1, deadlineMs = 90_000 } = options;
+  const redis = await startOwnRedis();
+  const env = roleEnv(options.databaseUrl, redis.url);
+  const processes: RoleProcess[] = [];
+  const destination = await startDestination();
+  let observer: Queue | undefined;
+  try {
+    const workerRoles: Role[] = ['events', 'webhooks', 'timers'];
+    const started = await Promise.all([
+      startRole('web', env),
+      ...workerRoles.flatMap((role) => Array.from({ length: role === 'timers' ? 1 : workersPerRole }, () => startRole(role, env))),
+    ]);
+    processes.push(...started);
+    const web = started[0];
+    const tenant = await createChaosTenant();
+    await routeBookingsTo(web.url!, tenant, destination.url);
+
+    const tally = new Tally();
+    let stop = false;
+    const traffic = bookSteadily(web.url!, tenant, bookingsPerSecond, () => stop, tally);
+    await sleep(beforeMs);
+    await redis.kill();
+    if (strandedEvents) await strandEvents(tenant, strandedEvents);
+    await sleep(outageMs);
+    await redis.start();
+    const returnedAt = Date.now();
+
+    // The schedules of worker-timers, as Bull Board would list them, through a connection made now.
+    const timers = new Queue(queueNames.timers, { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: chaosQueuePrefix });
+    timers.on('error', () => {});
+    observer = timers;
+    let schedulesBackMs: number | null = null;
+    const watchSchedules = (async () => {
+      while (Date.now() - returnedAt < deadlineMs) {
+        const count = await timers.getJobSchedulersCount().catch(() => 0);
+        if (count >= timerSchedules.length) return void (schedulesBackMs = Date.now() - returnedAt);
+        await sleep(200);
+      }
+    })();
+    await sleep(afterMs);
+    stop = true;
+    await traffic;
+    const committedBeforeReturn = await committedEventIds(tenant.venueId, new Date(returnedAt));
+
+    const { committed, missing } = await awaitWebhooks(destination, tenant.venueId, returnedAt + deadlineMs);
+    await watchSchedules;
+    const firstArrival = new Map<string, number>();
+    for (const d of destination.received) if (!firstArrival.has(d.eventId)) firstArrival.set(d.eventId, d.receivedAt);
+    const backlogArrivals = committedBeforeReturn.map((id) => firstArrival.get(id));
+    const backlogDispatchedMs = backlogArrivals.every((t) => t !== undefined) ? Math.max(0, ...backlogArrivals.map((t) => t! - returnedAt)) : null;
+    return {
+      requests: tally.answers.length,
+      statuses: tally.statuses(),
+      committed: committed.length,
+      received: destination.keys().size,
+      duplicates: destination.duplicates(),
+      missing,
+      schedulesBackMs,
+      backlogDispatchedMs,
+      exitedProcesses: processes.filter((p) => !isRunning(p.child)).length,
+    };
+  } finally {
+    await observer?.close().catch(() => {});
+    await Promise.all(processes.map((p) => endProcess(p.child, 'SIGTERM')));
+    await destination.close();
+    await redis.stop();
+  }
+}

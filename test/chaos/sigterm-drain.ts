@@ -1,0 +1,102 @@
+// Scenario: SIGTERM to a web process while keep-alive clients keep it busy, as a deploy or a scale-in
+// does. Clients that find it gone (connection refused) go to a second web process, as behind a load
+// balancer; a request that was sent and then lost (reset, or never answered) is what must not happen.
+import { awaitWebhooks, bookingBody, callApi, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally } from './chaos-world.js';
+import { endProcess, isRunning, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
+
+export interface SigtermDrainOptions {
+  databaseUrl: string;
+  clients?: number;
+  beforeMs?: number;
+  afterMs?: number;
+  deadlineMs?: number;
+}
+
+export interface SigtermDrainFigures {
+  requests: number;
+  statuses: string;
+  /** Requests sent and then lost: connection reset or closed under them, or no answer within 15 s. */
+  lost: number;
+  /** Connections refused by the stopping process (then sent to the other one): expected. */
+  refused: number;
+  /** How long the stopped process took to exit, and its exit code. */
+  drainMs: number;
+  exitCode: number | null;
+  committed: number;
+  received: number;
+  duplicates: number;
+  missing: number;
+  exitedProcesses: number;
+}
+
+export function describeSigtermDrain(f: SigtermDrainFigures): string {
+  return (
+    `requests ${f.requests} (${f.statuses}) · lost (reset or unanswered) ${f.lost} · refused then retried elsewhere ${f.refused} · ` +
+    `stopped process exited in ${seconds(f.drainMs)} with code ${f.exitCode} · events committed ${f.committed} · deliveries received ${f.received} distinct · ` +
+    `duplicates ${f.duplicates} · missing ${f.missing} · other processes exited ${f.exitedProcesses}`
+  );
+}
+
+export async function runSigtermDrain(options: SigtermDrainOptions): Promise<SigtermDrainFigures> {
+  const { clients = 8, beforeMs = 5_000, afterMs = 5_000, deadlineMs = 60_000 } = options;
+  const redis = await startOwnRedis();
+  const env = roleEnv(options.databaseUrl, redis.url);
+  const processes: RoleProcess[] = [];
+  const destination = await startDestination();
+  try {
+    processes.push(...(await Promise.all([startRole('web', env), startRole('web', env), startRole('events', env), startRole('webhooks', env)])));
+    const [stopping, remaining] = processes;
+    const tenant = await createChaosTenant();
+    await routeBookingsTo(remaining.url!, tenant, destination.url);
+
+    const tally = new Tally();
+    let refused = 0;
+    let stop = false;
+    let next = 0;
+    // Keep-alive clients (fetch keeps connections open): writes and reads, mostly to the process to be stopped.
+    const client = async (i: number) => {
+      let target = stopping.url!;
+      while (!stop) {
+        const write = i % 2 === 0;
+        const call = () =>
+          write
+            ? callApi(target, tenant.key, 'POST', '/reservations', bookingBody(tenant.venueId, next++))
+            : callApi(target, tenant.key, 'GET', `/reservations?venueId=${tenant.venueId}&limit=10`);
+        let answer = await call();
+        if (answer.status === 'refused' && target !== remaining.url) {
+          refused++;
+          target = remaining.url!;
+          answer = await call();
+        }
+        tally.add(answer);
+      }
+    };
+    const running = Array.from({ length: clients }, (_, i) => client(i));
+    await sleep(beforeMs);
+    const signalledAt = Date.now();
+    const exited = endProcess(stopping.child, 'SIGTERM', 60_000).then(() => Date.now() - signalledAt);
+    await sleep(afterMs);
+    stop = true;
+    await Promise.all(running);
+    const drainMs = await exited;
+
+    const { committed, missing } = await awaitWebhooks(destination, tenant.venueId, Date.now() + deadlineMs);
+    return {
+      requests: tally.answers.length,
+      statuses: tally.statuses(),
+      lost: tally.count((s) => s === 'reset' || s === 'timeout'),
+      refused,
+      drainMs,
+      exitCode: stopping.child.exitCode,
+      committed: committed.length,
+      received: destination.keys().size,
+      duplicates: destination.duplicates(),
+      missing,
+      exitedProcesses: processes.slice(1).filter((p) => !isRunning(p.child)).length,
+    };
+  } finally {
+    await Promise.all(processes.map((p) => endProcess(p.child, 'SIGTERM')));
+    await destination.close();
+    await redis.stop();
+  }
+}
