@@ -1,13 +1,17 @@
 // One scenario of `npm run chaos`, in a process of its own (run-chaos.ts starts it with the
 // scenario's own database in DATABASE_URL, so that the app modules loaded here use it). Prints one
 // `CHAOS-RESULT {json}` line: the figures in words, and whether the scenario met its bound.
-import { endAll, ownPostgresFromSpec, type OwnPostgresSpec } from './own-processes.js';
+import { ownPostgresAvailable, startOwnPostgres } from '../support/own-postgres.js';
+import { endAll } from './own-processes.js';
 
 export interface ScenarioResult {
   line: string;
   ok: boolean;
   verdict: string;
 }
+
+/** What a scenario must undo if this process is stopped midway, beside its processes (endAll). */
+const cleanups: Array<() => Promise<void>> = [];
 
 const scenarios: Record<string, (databaseUrl: string) => Promise<ScenarioResult>> = {
   'redis-loss': async (databaseUrl) => {
@@ -29,13 +33,23 @@ const scenarios: Record<string, (databaseUrl: string) => Promise<ScenarioResult>
     const ok = f.missing === 0 && f.besideP99 <= 2 * f.aloneP99 && f.exitedProcesses === 0;
     return { line: describeSlowDestination(f), ok, verdict: "the healthy destination's p99 within 2x of its p99 alone, missing 0" };
   },
-  'postgres-outage': async (databaseUrl) => {
-    const spec = process.env.CHAOS_PG_SPEC;
-    if (!spec) throw new Error('needs the PostgreSQL cluster of the run (CHAOS_PG_SPEC)');
-    const { runPostgresOutage, describePostgresOutage } = await import('./postgres-outage.js');
-    const f = await runPostgresOutage({ cluster: ownPostgresFromSpec(JSON.parse(spec) as OwnPostgresSpec), databaseUrl, writers: 8, readers: 4, outageMs: 15_000 });
-    const ok = f.exitedProcesses === 0 && f.unexpected === 0 && f.discarded === 0 && f.missing === 0;
-    return { line: describePostgresOutage(f), ok, verdict: 'every process up, only 2xx/4xx/503, 0 jobs discarded, missing 0' };
+  // A cluster of its own, to stop: this process's database client must use it, so it is chosen
+  // before the app modules are loaded.
+  'postgres-outage': async () => {
+    const cluster = await startOwnPostgres();
+    cleanups.push(cluster.destroy);
+    try {
+      process.env.DATABASE_URL = cluster.url;
+      const { runMigrations } = await import('../../src/db/migrate.js');
+      await runMigrations(cluster.url);
+      const { runPostgresOutage, describePostgresOutage } = await import('./postgres-outage.js');
+      const f = await runPostgresOutage({ cluster, writers: 8, readers: 4, outageMs: 15_000 });
+      const ok = f.exitedProcesses === 0 && f.unexpected === 0 && f.discarded === 0 && f.missing === 0;
+      return { line: describePostgresOutage(f), ok, verdict: 'every process up, only 2xx/4xx/503, 0 jobs discarded, missing 0' };
+    } finally {
+      await cluster.destroy();
+      cleanups.splice(cleanups.indexOf(cluster.destroy), 1);
+    }
   },
   'sigterm-drain': async (databaseUrl) => {
     const { runSigtermDrain, describeSigtermDrain } = await import('./sigterm-drain.js');
@@ -47,10 +61,16 @@ const scenarios: Record<string, (databaseUrl: string) => Promise<ScenarioResult>
 
 export const scenarioNames = Object.keys(scenarios);
 
+/** Scenarios that bring their own database (a cluster they stop) and when they can run. */
+export const ownDatabaseScenarios: Record<string, { available: boolean; without: string }> = {
+  'postgres-outage': { available: ownPostgresAvailable, without: 'needs the PostgreSQL binaries to run a cluster of its own' },
+};
+
 if (process.argv[1]?.endsWith('chaos-scenario.ts')) {
   const name = process.argv[2];
   const stopNow = async (code: number) => {
     await endAll();
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
     process.exit(code);
   };
   process.once('SIGTERM', () => void stopNow(143));

@@ -165,7 +165,8 @@ export async function bookSteadily(baseUrl: string, tenant: ChaosTenant, perSeco
   const began = Date.now();
   while (!until()) {
     const index = n++;
-    calls.push(callApi(baseUrl, tenant.key, 'POST', '/reservations', bookingBody(tenant.venueId, index)).then((a) => tally.add(a)));
+    // A generous limit: on a loaded machine a slow answer is not a lost one.
+    calls.push(callApi(baseUrl, tenant.key, 'POST', '/reservations', bookingBody(tenant.venueId, index), 30_000).then((a) => tally.add(a)));
     const next = began + ((n - firstIndex) * 1000) / perSecond;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())));
   }

@@ -1,32 +1,22 @@
-// The processes a fault scenario starts and may kill: its own redis-server, its own PostgreSQL
-// cluster and the platform's role processes. Every one is recorded here by pid and ended by pid
+// The processes a fault scenario starts and may kill: its own redis-server and the platform's role
+// processes (its own PostgreSQL cluster comes from test/support/own-postgres.ts). Every one is recorded here by pid and ended by pid
 // (endAll, also on exit), so a run never touches the shared servers on 5432/6379 or anything else.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import postgres from 'postgres';
+import { freePort } from '../support/own-postgres.js';
 
 const projectRoot = path.resolve(import.meta.dirname, '../..');
 const started = new Set<ChildProcess>();
 const tempDirs = new Set<string>();
-/** Stops of the PostgreSQL clusters started here (synchronous, so that they also run on exit). */
-const clusterStops = new Set<() => void>();
 
 /** A temporary directory removed by endAll. */
 export function makeTempDir(prefix: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), `floorline-chaos-${prefix}-`));
   tempDirs.add(dir);
   return dir;
-}
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -109,90 +99,6 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   };
 }
 
-// ---------------------------------------------------------------- PostgreSQL
-
-export interface OwnPostgres {
-  port: number;
-  /** What another process needs to stop and start this cluster (`ownPostgresFromSpec`). */
-  spec: OwnPostgresSpec;
-  /** The URL of a database of this cluster. */
-  url: (database: string) => string;
-  createDatabase: (name: string) => Promise<string>;
-  /** `pg_ctl stop -m <mode>`: the cluster's postmaster, found by its data directory. */
-  stop: (mode?: 'fast' | 'immediate') => Promise<void>;
-  start: () => Promise<void>;
-}
-
-export interface OwnPostgresSpec {
-  bin: string;
-  dir: string;
-  port: number;
-}
-
-/** The PostgreSQL binaries of this machine, if any (Debian layout, newest version). */
-export function findPostgresBinaries(): string | null {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return null;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(path.join(root, v, 'bin', 'initdb')) && existsSync(path.join(root, v, 'bin', 'pg_ctl')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions.length ? path.join(root, versions[0], 'bin') : null;
-}
-
-/** initdb refuses to run as root: the cluster's commands then run as the postgres user. */
-function asClusterOwner(command: string, args: string[]): [string, string[]] {
-  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
-}
-
-function runClusterCommand(bin: string, args: string[]): void {
-  const [command, fullArgs] = asClusterOwner(bin, args);
-  const result = spawnSync(command, fullArgs, { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${path.basename(bin)} failed: ${result.stderr || result.stdout}`);
-}
-
-/** Control of a cluster started by startOwnPostgres, possibly in another process. */
-export function ownPostgresFromSpec(spec: OwnPostgresSpec): OwnPostgres {
-  const dataDir = path.join(spec.dir, 'data');
-  const options = `-p ${spec.port} -k ${spec.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
-  const cluster: OwnPostgres = {
-    port: spec.port,
-    spec,
-    url: (database) => `postgres://postgres@127.0.0.1:${spec.port}/${database}`,
-    createDatabase: async (name) => {
-      const admin = postgres(cluster.url('postgres'), { max: 1, onnotice: () => {} });
-      await admin.unsafe(`create database "${name}"`);
-      await admin.end();
-      return cluster.url(name);
-    },
-    stop: async (mode = 'fast') => {
-      if (existsSync(path.join(dataDir, 'postmaster.pid'))) runClusterCommand(path.join(spec.bin, 'pg_ctl'), ['-D', dataDir, '-m', mode, '-w', 'stop']);
-    },
-    start: async () => {
-      runClusterCommand(path.join(spec.bin, 'pg_ctl'), ['-D', dataDir, '-o', options, '-l', path.join(spec.dir, 'server.log'), '-w', '-t', '30', 'start']);
-    },
-  };
-  return cluster;
-}
-
-/** A PostgreSQL cluster of its own (initdb in a temporary directory, trust auth) on a free port; null without the binaries. */
-export async function startOwnPostgres(): Promise<OwnPostgres | null> {
-  const bin = findPostgresBinaries();
-  if (!bin) return null;
-  const dir = makeTempDir('pg');
-  if (process.getuid?.() === 0) {
-    const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout);
-    chownSync(dir, id('-u'), id('-g'));
-  }
-  runClusterCommand(path.join(bin, 'initdb'), ['-D', path.join(dir, 'data'), '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
-  const cluster = ownPostgresFromSpec({ bin, dir, port: await freePort() });
-  clusterStops.add(() => {
-    const dataDir = path.join(dir, 'data');
-    if (existsSync(path.join(dataDir, 'postmaster.pid'))) runClusterCommand(path.join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
-  });
-  await cluster.start();
-  return cluster;
-}
-
 // ---------------------------------------------------------------- Role processes
 
 export type Role = 'web' | 'events' | 'webhooks' | 'imports' | 'timers';
@@ -237,25 +143,12 @@ export async function startRole(role: Role | 'all', env: Record<string, string>,
 /** Ends everything this module started, by pid, and removes the temporary directories. */
 export async function endAll(): Promise<void> {
   await Promise.all([...started].map((child) => endProcess(child, 'SIGKILL')));
-  stopClusters();
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   tempDirs.clear();
 }
 
-function stopClusters(): void {
-  for (const stop of clusterStops) {
-    try {
-      stop();
-    } catch {
-      // stopped already
-    }
-  }
-  clusterStops.clear();
-}
-
 // A crash or Ctrl-C of the runner still ends what it started (synchronously: no awaiting in 'exit').
 process.once('exit', () => {
-  stopClusters();
   for (const child of started) {
     try {
       process.kill(child.pid!, 'SIGKILL');

@@ -7,11 +7,12 @@ import { db } from '../../src/db/client.js';
 import { webhookDeliveries } from '../../src/db/schema/index.js';
 import { queueNames } from '../../src/queues/queue-names.js';
 import { awaitWebhooks, bookingBody, callApi, chaosQueuePrefix, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally } from './chaos-world.js';
-import { endProcess, isRunning, startOwnRedis, startRole, type OwnPostgres, type RoleProcess } from './own-processes.js';
+import type { OwnPostgres } from '../support/own-postgres.js';
+import { endProcess, isRunning, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
 
 export interface PostgresOutageOptions {
+  /** The scenario's own cluster, migrated; DATABASE_URL of this process must be its `url`. */
   cluster: OwnPostgres;
-  databaseUrl: string;
   writers?: number;
   readers?: number;
   beforeMs?: number;
@@ -48,7 +49,7 @@ export function describePostgresOutage(f: PostgresOutageFigures): string {
 export async function runPostgresOutage(options: PostgresOutageOptions): Promise<PostgresOutageFigures> {
   const { cluster, writers = 8, readers = 4, beforeMs = 8_000, outageMs = 15_000, afterMs = 15_000, mode = 'fast', deadlineMs = 90_000 } = options;
   const redis = await startOwnRedis();
-  const env = roleEnv(options.databaseUrl, redis.url);
+  const env = roleEnv(cluster.url, redis.url);
   const processes: RoleProcess[] = [];
   const destination = await startDestination();
   try {

@@ -8,8 +8,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import postgres from 'postgres';
-import { scenarioNames, type ScenarioResult } from './chaos-scenario.js';
-import { endAll, endProcess, startOwnPostgres } from './own-processes.js';
+import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
+import { ownDatabaseScenarios, scenarioNames, type ScenarioResult } from './chaos-scenario.js';
+import { endAll, endProcess } from './own-processes.js';
 
 const scenarioLimitMs = 8 * 60_000;
 const args = process.argv.slice(2);
@@ -18,16 +19,18 @@ const quick = args.includes('--quick');
 const projectRoot = path.resolve(import.meta.dirname, '../..');
 
 let current: ChildProcess | undefined;
+let cluster: OwnPostgres | null = null;
 const abort = async (why: string, code: number) => {
   console.error(`chaos: ${why}; ending the processes it started`);
   if (current) await endProcess(current, 'SIGTERM', 20_000);
   await endAll();
+  await cluster?.destroy();
   process.exit(code);
 };
 process.once('SIGINT', () => void abort('interrupted', 130));
 process.once('SIGTERM', () => void abort('terminated', 143));
 
-const cluster = await startOwnPostgres();
+cluster = ownPostgresAvailable ? await startOwnPostgres() : null;
 const sharedAdminUrl = process.env.CHAOS_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const runId = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 const sharedDatabases: string[] = [];
@@ -35,28 +38,23 @@ const sharedDatabases: string[] = [];
 /** A migrated database of its own for each scenario: what one scenario leaves cannot slow the next. */
 async function freshDatabase(name: string): Promise<string> {
   const database = `floorline_chaos_${runId}_${name.replace(/-/g, '_')}`;
-  let url: string;
-  if (cluster) {
-    url = await cluster.createDatabase(database);
-  } else {
-    const admin = postgres(sharedAdminUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database "${database}"`);
-    await admin.end();
-    const shared = new URL(sharedAdminUrl);
-    shared.pathname = `/${database}`;
-    url = shared.toString();
-    sharedDatabases.push(database);
-  }
+  const adminUrl = cluster?.url ?? sharedAdminUrl;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${database}"`);
+  await admin.end();
+  if (!cluster) sharedDatabases.push(database);
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
   const { runMigrations } = await import('../../src/db/migrate.js');
-  await runMigrations(url);
-  return url;
+  await runMigrations(url.toString());
+  return url.toString();
 }
 
 /** Runs one scenario in its own process; its last CHAOS-RESULT line is the result. */
 async function runScenario(name: string, databaseUrl: string): Promise<ScenarioResult> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/chaos/chaos-scenario.ts', name], {
     cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...(cluster ? { CHAOS_PG_SPEC: JSON.stringify(cluster.spec) } : {}) },
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   current = child;
@@ -74,23 +72,25 @@ async function runScenario(name: string, databaseUrl: string): Promise<ScenarioR
 let failures = 0;
 try {
   console.log(
-    `chaos: PostgreSQL ${cluster ? `cluster of its own on port ${cluster.port}` : 'shared server, a database of its own per scenario (no PostgreSQL binaries: postgres-outage skipped)'}; ` +
+    `chaos: a database of its own per scenario on ${cluster ? 'a PostgreSQL cluster of its own' : 'the shared PostgreSQL server (no PostgreSQL binaries here)'}; ` +
       'a redis-server of its own per scenario; roles as separate processes',
   );
   for (const name of scenarioNames) {
     if (only && !only.includes(name)) continue;
     if (quick && name === 'redis-loss-heavy') continue;
-    if (name === 'postgres-outage' && !cluster) {
-      console.log(`${name}: skipped (needs the PostgreSQL binaries to run a cluster of its own)`);
+    const own = ownDatabaseScenarios[name];
+    if (own && !own.available) {
+      console.log(`${name}: skipped (${own.without})`);
       continue;
     }
     const began = Date.now();
-    const result = await runScenario(name, await freshDatabase(name));
+    const result = await runScenario(name, own ? '' : await freshDatabase(name));
     if (!result.ok) failures++;
     console.log(`${name}: ${result.line} → ${result.ok ? 'OK' : 'NOT MET'} (${result.verdict}) [${((Date.now() - began) / 1000).toFixed(0)} s]`);
   }
 } finally {
   await endAll();
+  await cluster?.destroy();
   if (sharedDatabases.length) {
     const admin = postgres(sharedAdminUrl, { max: 1, onnotice: () => {} });
     for (const database of sharedDatabases) await admin.unsafe(`drop database if exists "${database}" with (force)`).catch(() => {});

@@ -21,7 +21,7 @@ export interface OwnPostgres {
 
 export const ownPostgresAvailable = existsSync(join(binaries, 'initdb'));
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
