@@ -127,6 +127,6 @@ const docsPage = `<!doctype html>
 <body>
 <div id="ui"></div>
 <script src="/api/v1/docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui' });</script>
+<script>window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui', deepLinking: true, displayOperationId: true, defaultModelsExpandDepth: 0 });</script>
 </body>
 </html>`;

@@ -142,7 +142,7 @@ function errorResponses(route: AnyRoute): Json {
       description: `${statusText[status]}: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
       ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } } : {}),
       // The Error component, its code narrowed to the codes this operation answers with this status.
-      content: { 'application/json': { schema: { $ref: componentRef('Error'), properties: { error: { properties: { code: { enum: codes } } } } } } },
+      content: { 'application/json': { schema: { allOf: [{ $ref: componentRef('Error') }, { properties: { error: { properties: { code: { enum: codes } } } } }] } } },
     };
   }
   return out;
@@ -200,8 +200,8 @@ function webhooks(): Json {
       out[type] = {
         post: {
           operationId: `webhook_${type}`,
-          summary: type,
-          description: `${webhookDescriptions[type]}\n\n${signingScheme}`,
+          summary: webhookDescriptions[type],
+          description: signingScheme,
           tags: ['Webhooks'],
           security: [],
           parameters: ['X-Service-Signature', 'X-Service-Timestamp', 'X-Service-Idempotency-Key'].map((name) => ({ $ref: `#/components/parameters/${name}` })),

@@ -88,6 +88,7 @@ export const webhookEndpointRoutes = [
     path: '/webhook-endpoints',
     operationId: 'createWebhookEndpoint',
     responses: { 201: z.object({ webhookEndpoint: webhookEndpointSchema, secret: secretSchema }) },
+    errors: ['conflict'],
     examples: { request: exampleCreateWebhookEndpoint },
     tag: 'Webhooks',
     summary: 'Register a webhook destination; its secret is returned once',

@@ -2,6 +2,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logger } from '../../src/logger.js';
 import { closeQueues } from '../../src/queues/queues.js';
+import { checkConformance } from '../support/contract.js';
 import { createTenant, startTestServer, type Tenant, type TestServer } from '../support/harness.js';
 
 let server: TestServer;
@@ -19,12 +20,14 @@ const encoders = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync 
 const encodings = Object.keys(encoders) as (keyof typeof encoders)[];
 
 async function send(path: string, encoding: string, body: Buffer) {
-  const res = await fetch(`${server.url}/api/v1${path}`, {
+  const url = `${server.url}/api/v1${path}`;
+  const res = await fetch(url, {
     method: 'POST',
     headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json', 'content-encoding': encoding },
     body: new Uint8Array(body),
   });
   const text = await res.text();
+  checkConformance('POST', url, res.status, res.headers.get('content-type'), text);
   return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
 }
 

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client } from '../support/harness.js';
 
 let child: ChildProcess;
 const port = 20000 + Math.floor(Math.random() * 20000);
@@ -20,12 +21,11 @@ afterAll(() => {
 
 describe('when PostgreSQL cannot be reached', () => {
   it('an authenticated request answers 503 unavailable with Retry-After, never a 500', async () => {
-    const res = await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer gsk_${'a'.repeat(43)}` } });
+    const res = await client(url, `gsk_${'a'.repeat(43)}`).get('/me');
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
-    const body = (await res.json()) as { error: { code: string; requestId: string } };
-    expect(body.error.code).toBe('unavailable');
-    expect(body.error.requestId).toBe(res.headers.get('x-request-id'));
+    expect(res.body.error.code).toBe('unavailable');
+    expect(res.body.error.requestId).toBe(res.headers.get('x-request-id'));
   });
 
   it('/readyz says so and /healthz still answers', async () => {

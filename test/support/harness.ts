@@ -3,6 +3,7 @@ import { createApp } from '../../src/http/app.js';
 import { apiRoutes } from '../../src/routes/index.js';
 import { createApiKey, createOrganisation, type NewKey } from '../../src/services/keys/key-service.js';
 import { createVenue, type VenueInput } from '../../src/services/venues/venue-service.js';
+import { checkConformance } from './contract.js';
 
 export interface TestServer {
   url: string;
@@ -73,12 +74,10 @@ export function client(baseUrl: string, key?: string): Client {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${baseUrl}${path.startsWith('/') && !path.startsWith('/api/') && !path.startsWith('/admin') && !path.startsWith('/healthz') && !path.startsWith('/readyz') ? `/api/v1${path}` : path}`, {
-      method,
-      headers,
-      body,
-    });
+    const url = `${baseUrl}${path.startsWith('/') && !path.startsWith('/api/') && !path.startsWith('/admin') && !path.startsWith('/healthz') && !path.startsWith('/readyz') ? `/api/v1${path}` : path}`;
+    const res = await fetch(url, { method, headers, body });
     const text = await res.text();
+    checkConformance(method, url, res.status, res.headers.get('content-type'), text);
     let parsed: unknown = undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;
