@@ -1223,10 +1223,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reservation_created
-         * @description A reservation is created.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * A reservation is created.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1257,10 +1255,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reservation_confirmed
-         * @description The reservation passes to confirmed.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * The reservation passes to confirmed.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1291,10 +1287,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reservation_modified
-         * @description Day, time, party size or notes change.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * Day, time, party size or notes change.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1325,10 +1319,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reservation_cancelled
-         * @description The reservation passes to cancelled.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * The reservation passes to cancelled.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1359,10 +1351,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * guest_arrived
-         * @description The reservation passes to arrived.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * The reservation passes to arrived.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1393,10 +1383,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * guest_seated
-         * @description The reservation passes to seated.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * The reservation passes to seated.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1427,10 +1415,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * table_released
-         * @description The table is freed.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * The table is freed.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1461,10 +1447,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * meal_completed
-         * @description The reservation passes to completed.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * The reservation passes to completed.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1495,10 +1479,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reservation_late
-         * @description The time has passed and the guest has not arrived.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * The time has passed and the guest has not arrived.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1529,10 +1511,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reservation_no_show
-         * @description The no-show tolerance is exceeded.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * The no-show tolerance is exceeded.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1563,10 +1543,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * reservation_needs_attention
-         * @description The reservation is valid but must be arranged on the floor.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * The reservation is valid but must be arranged on the floor.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1597,10 +1575,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * waitlist_entry_created
-         * @description A guest enters the waiting list.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * A guest enters the waiting list.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1631,10 +1607,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * waitlist_entry_cancelled
-         * @description An entry is removed from the waiting list.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * An entry is removed from the waiting list.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1665,10 +1639,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * compatible_table_freed
-         * @description A table suitable for a waiting-list entry is freed.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * A table suitable for a waiting-list entry is freed.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1699,10 +1671,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * guest_profile_changed
-         * @description A guest is created or the profile changes (`reason`: guest_created, profile_changed or service_tags_changed).
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * A guest is created or the profile changes (`reason`: guest_created, profile_changed or service_tags_changed).
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -1733,10 +1703,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * webhook_test
-         * @description Test event sent by POST /webhook-endpoints/test.
-         *
-         *     Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
+         * Test event sent by POST /webhook-endpoints/test.
+         * @description Each delivery is a POST with `Content-Type: application/json` and `User-Agent: service-webhook/1`, signed with HMAC-SHA256.
          *
          *     The signed string is four lines joined by a line feed (`\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of
          *     `X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as
@@ -2431,7 +2399,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`. */
@@ -2440,7 +2413,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -2450,7 +2428,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -2459,7 +2442,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -2469,7 +2457,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -2507,7 +2500,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`. */
@@ -2516,7 +2514,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -2526,7 +2529,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -2535,7 +2543,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -2545,7 +2558,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -2578,7 +2596,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -2587,7 +2610,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
         };
@@ -2624,7 +2652,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -2633,7 +2666,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -2642,7 +2680,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -2652,7 +2695,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -2661,7 +2709,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -2671,7 +2724,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -2719,7 +2777,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -2728,7 +2791,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -2737,7 +2805,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -2746,7 +2819,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -2755,7 +2833,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -2764,7 +2847,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -2774,7 +2862,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -2783,7 +2876,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -2793,7 +2891,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -2827,7 +2930,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -2836,7 +2944,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -2845,7 +2958,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -2855,7 +2973,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -2864,7 +2987,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -2874,7 +3002,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -2924,7 +3057,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -2933,7 +3071,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -2942,7 +3085,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -2951,7 +3099,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -2960,7 +3113,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -2969,7 +3127,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -2978,7 +3141,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -2988,7 +3156,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -2997,7 +3170,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -3007,7 +3185,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3048,7 +3231,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -3057,7 +3245,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -3066,7 +3259,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -3075,7 +3273,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -3085,7 +3288,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -3094,7 +3302,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -3104,7 +3317,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3145,7 +3363,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -3154,7 +3377,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -3163,7 +3391,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -3172,7 +3405,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -3182,7 +3420,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -3191,7 +3434,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -3201,7 +3449,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3240,7 +3493,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -3249,7 +3507,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -3258,7 +3521,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -3267,7 +3535,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -3277,7 +3550,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -3286,7 +3564,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -3296,7 +3579,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3370,7 +3658,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -3379,7 +3672,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -3388,7 +3686,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -3397,7 +3700,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -3406,7 +3714,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -3415,7 +3728,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -3424,7 +3742,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -3434,7 +3757,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -3443,7 +3771,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -3453,7 +3786,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3487,7 +3825,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -3496,7 +3839,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -3505,7 +3853,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -3515,7 +3868,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -3524,7 +3882,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -3534,7 +3897,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3571,7 +3939,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -3580,7 +3953,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -3589,7 +3967,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -3598,7 +3981,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -3607,7 +3995,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -3616,7 +4009,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -3625,7 +4023,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -3635,7 +4038,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -3644,7 +4052,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -3654,7 +4067,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3718,7 +4136,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -3727,7 +4150,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -3736,7 +4164,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -3745,7 +4178,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -3754,7 +4192,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -3763,7 +4206,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -3772,7 +4220,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -3782,7 +4235,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -3791,7 +4249,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -3801,7 +4264,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3839,7 +4307,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -3848,7 +4321,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -3857,7 +4335,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -3866,7 +4349,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -3876,7 +4364,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -3885,7 +4378,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -3895,7 +4393,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -3946,7 +4449,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -3955,7 +4463,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -3964,7 +4477,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -3973,16 +4491,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
-            /** @description Conflict: `idempotency_in_progress`. */
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -3991,7 +4519,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -4000,7 +4533,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -4010,7 +4548,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -4019,7 +4562,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -4029,7 +4577,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4083,7 +4636,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -4092,7 +4650,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -4101,7 +4664,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -4110,7 +4678,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -4119,7 +4692,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -4128,7 +4706,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -4137,7 +4720,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -4147,7 +4735,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -4156,7 +4749,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -4166,7 +4764,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4200,7 +4803,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -4209,7 +4817,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -4218,7 +4831,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -4228,7 +4846,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -4237,7 +4860,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -4247,7 +4875,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4279,7 +4912,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -4288,7 +4926,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -4297,7 +4940,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -4306,7 +4954,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -4315,7 +4968,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -4324,7 +4982,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -4333,7 +4996,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -4343,7 +5011,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -4352,7 +5025,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -4362,7 +5040,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4407,7 +5090,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -4416,7 +5104,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -4425,7 +5118,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -4434,7 +5132,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -4443,7 +5146,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -4452,7 +5160,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -4461,7 +5174,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -4471,7 +5189,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -4480,7 +5203,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -4490,7 +5218,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4537,7 +5270,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -4546,7 +5284,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -4555,7 +5298,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -4564,7 +5312,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`. */
@@ -4573,7 +5326,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -4582,7 +5340,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -4591,7 +5354,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -4601,7 +5369,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -4610,7 +5383,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -4620,7 +5398,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4665,7 +5448,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -4674,7 +5462,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -4683,7 +5476,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`. */
@@ -4692,7 +5490,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -4701,7 +5504,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -4710,7 +5518,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -4720,7 +5533,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -4729,7 +5547,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -4739,7 +5562,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4781,7 +5609,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -4790,7 +5623,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -4799,7 +5637,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -4808,7 +5651,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -4818,7 +5666,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -4827,7 +5680,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -4837,7 +5695,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4871,7 +5734,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -4880,7 +5748,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -4889,7 +5762,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -4899,7 +5777,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -4908,7 +5791,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -4918,7 +5806,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -4955,7 +5848,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -4964,7 +5862,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -4973,7 +5876,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -4982,7 +5890,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`. */
@@ -4991,7 +5904,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -5000,7 +5918,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -5009,7 +5932,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -5019,7 +5947,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -5028,7 +5961,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -5038,7 +5976,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -5080,7 +6023,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -5089,7 +6037,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -5098,7 +6051,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -5107,7 +6065,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -5117,7 +6080,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -5126,7 +6094,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -5136,7 +6109,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -5239,7 +6217,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -5248,7 +6231,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -5257,7 +6245,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -5266,7 +6259,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`. */
@@ -5275,7 +6273,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -5284,7 +6287,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -5293,7 +6301,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -5303,7 +6316,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -5312,7 +6330,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -5322,7 +6345,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -5364,7 +6392,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -5373,7 +6406,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -5382,7 +6420,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -5391,7 +6434,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -5401,7 +6449,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -5410,7 +6463,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -5420,7 +6478,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -5454,7 +6517,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -5463,7 +6531,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -5472,7 +6545,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -5482,7 +6560,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -5491,7 +6574,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -5501,7 +6589,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -5533,7 +6626,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -5542,7 +6640,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -5551,7 +6654,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -5560,7 +6668,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -5569,7 +6682,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -5578,7 +6696,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -5587,7 +6710,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -5597,7 +6725,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -5606,7 +6739,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -5616,7 +6754,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -5672,7 +6815,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -5681,7 +6829,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -5690,7 +6843,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -5699,7 +6857,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`. */
@@ -5708,7 +6871,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -5717,7 +6885,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -5726,7 +6899,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -5736,7 +6914,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -5745,7 +6928,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -5755,7 +6943,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -5792,7 +6985,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -5801,7 +6999,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -5810,7 +7013,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -5819,7 +7027,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`. */
@@ -5828,7 +7041,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -5837,7 +7055,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -5846,7 +7069,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -5856,7 +7084,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -5865,7 +7098,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -5875,7 +7113,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -5913,7 +7156,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -5922,7 +7170,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -5931,7 +7184,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -5940,7 +7198,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -5950,7 +7213,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -5959,7 +7227,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -5969,7 +7242,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -6012,7 +7290,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -6021,7 +7304,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -6030,7 +7318,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -6039,7 +7332,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`. */
@@ -6048,7 +7346,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -6057,7 +7360,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -6066,7 +7374,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -6076,7 +7389,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -6085,7 +7403,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -6095,7 +7418,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -6129,7 +7457,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -6138,7 +7471,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -6147,7 +7485,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -6157,7 +7500,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -6166,7 +7514,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -6176,7 +7529,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -6208,7 +7566,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -6217,7 +7580,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -6226,7 +7594,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -6235,7 +7608,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -6244,7 +7622,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -6253,7 +7636,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -6262,7 +7650,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -6272,7 +7665,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -6281,7 +7679,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -6291,7 +7694,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -6334,7 +7742,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -6343,7 +7756,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -6352,7 +7770,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -6361,7 +7784,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`. */
@@ -6370,7 +7798,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -6379,7 +7812,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -6388,7 +7826,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -6398,7 +7841,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -6407,7 +7855,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -6417,7 +7870,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -6474,7 +7932,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -6483,7 +7946,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -6492,7 +7960,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -6501,7 +7974,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -6510,7 +7988,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -6519,7 +8002,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -6529,7 +8017,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -6538,7 +8031,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -6548,7 +8046,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -6605,7 +8108,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -6614,7 +8122,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -6623,7 +8136,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -6632,7 +8150,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -6641,7 +8164,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -6650,7 +8178,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -6660,7 +8193,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -6669,7 +8207,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -6679,7 +8222,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -6716,7 +8264,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -6725,7 +8278,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -6734,7 +8292,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -6744,7 +8307,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -6753,7 +8321,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -6763,7 +8336,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -6797,7 +8375,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -6806,7 +8389,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -6815,7 +8403,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -6825,7 +8418,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -6834,7 +8432,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -6844,7 +8447,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -6883,7 +8491,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -6892,7 +8505,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -6901,7 +8519,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -6910,7 +8533,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -6920,7 +8548,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -6929,7 +8562,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -6939,7 +8577,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -6989,7 +8632,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -6998,7 +8646,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -7007,7 +8660,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -7016,7 +8674,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -7025,7 +8688,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -7034,7 +8702,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -7043,7 +8716,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -7053,7 +8731,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -7062,7 +8745,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -7072,7 +8760,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -7107,7 +8800,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -7116,7 +8814,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -7125,7 +8828,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -7135,7 +8843,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -7144,7 +8857,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -7154,7 +8872,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -7187,7 +8910,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -7196,7 +8924,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -7205,7 +8938,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -7214,7 +8952,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -7223,7 +8966,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -7232,7 +8980,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -7241,7 +8994,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -7251,7 +9009,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -7260,7 +9023,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -7270,7 +9038,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -7321,7 +9094,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -7330,7 +9108,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -7339,7 +9122,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -7348,7 +9136,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -7357,7 +9150,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -7366,7 +9164,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -7375,7 +9178,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -7385,7 +9193,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -7394,7 +9207,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -7404,7 +9222,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -7443,7 +9266,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -7452,7 +9280,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -7461,7 +9294,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -7470,7 +9308,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -7480,7 +9323,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -7489,7 +9337,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -7499,7 +9352,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -7547,7 +9405,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -7556,7 +9419,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -7565,7 +9433,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -7574,7 +9447,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -7583,7 +9461,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -7592,7 +9475,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -7601,7 +9489,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -7611,7 +9504,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -7620,7 +9518,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -7630,7 +9533,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -7665,7 +9573,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -7674,7 +9587,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -7683,7 +9601,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -7693,7 +9616,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -7702,7 +9630,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -7712,7 +9645,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -7745,7 +9683,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -7754,7 +9697,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -7763,7 +9711,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -7772,7 +9725,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -7781,7 +9739,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -7790,7 +9753,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -7799,7 +9767,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -7809,7 +9782,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -7818,7 +9796,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -7828,7 +9811,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -7877,7 +9865,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -7886,7 +9879,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -7895,7 +9893,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -7904,7 +9907,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -7913,7 +9921,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -7922,7 +9935,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -7931,7 +9949,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -7941,7 +9964,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -7950,7 +9978,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -7960,7 +9993,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -7999,7 +10037,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -8008,7 +10051,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -8017,7 +10065,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -8026,7 +10079,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -8036,7 +10094,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -8045,7 +10108,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -8055,7 +10123,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -8101,7 +10174,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -8110,7 +10188,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -8119,7 +10202,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -8128,7 +10216,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -8137,7 +10230,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -8146,7 +10244,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -8155,7 +10258,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -8165,7 +10273,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -8174,7 +10287,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -8184,7 +10302,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -8219,7 +10342,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -8228,7 +10356,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -8237,7 +10370,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -8247,7 +10385,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -8256,7 +10399,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -8266,7 +10414,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -8299,7 +10452,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -8308,7 +10466,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -8317,7 +10480,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -8326,7 +10494,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -8335,7 +10508,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -8344,7 +10522,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -8353,7 +10536,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -8363,7 +10551,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -8372,7 +10565,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -8382,7 +10580,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -8429,7 +10632,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -8438,7 +10646,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -8447,7 +10660,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -8456,7 +10674,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -8465,7 +10688,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -8474,7 +10702,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -8483,7 +10716,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -8493,7 +10731,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -8502,7 +10745,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -8512,7 +10760,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -8551,7 +10804,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -8560,7 +10818,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -8569,7 +10832,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -8578,7 +10846,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -8588,7 +10861,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -8597,7 +10875,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -8607,7 +10890,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -8654,7 +10942,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -8663,7 +10956,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -8672,7 +10970,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -8681,7 +10984,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -8690,7 +10998,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -8699,7 +11012,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -8708,7 +11026,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -8718,7 +11041,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -8727,7 +11055,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -8737,7 +11070,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -8772,7 +11110,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -8781,7 +11124,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -8790,7 +11138,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -8800,7 +11153,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -8809,7 +11167,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -8819,7 +11182,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -8852,7 +11220,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -8861,7 +11234,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -8870,7 +11248,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -8879,7 +11262,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -8888,7 +11276,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -8897,7 +11290,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -8906,7 +11304,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -8916,7 +11319,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -8925,7 +11333,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -8935,7 +11348,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -8983,7 +11401,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -8992,7 +11415,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -9001,7 +11429,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -9010,7 +11443,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -9019,7 +11457,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -9028,7 +11471,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -9037,7 +11485,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -9047,7 +11500,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -9056,7 +11514,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -9066,7 +11529,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -9105,7 +11573,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -9114,7 +11587,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -9123,7 +11601,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -9132,7 +11615,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -9142,7 +11630,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -9151,7 +11644,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -9161,7 +11659,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -9236,7 +11739,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -9245,7 +11753,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -9254,7 +11767,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -9263,7 +11781,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -9272,7 +11795,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -9281,7 +11809,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -9290,7 +11823,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -9300,7 +11838,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -9309,7 +11852,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -9319,7 +11867,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -9354,7 +11907,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -9363,7 +11921,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -9372,7 +11935,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -9382,7 +11950,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -9391,7 +11964,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -9401,7 +11979,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -9477,7 +12060,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -9486,7 +12074,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -9495,7 +12088,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -9504,7 +12102,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`. */
@@ -9513,7 +12116,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -9522,7 +12130,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -9531,7 +12144,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -9541,7 +12159,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -9550,7 +12173,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -9560,7 +12188,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -9598,7 +12231,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -9607,7 +12245,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -9616,7 +12259,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -9625,7 +12273,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -9634,7 +12287,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -9643,7 +12301,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -9652,7 +12315,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -9662,7 +12330,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -9671,7 +12344,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -9681,7 +12359,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -9720,7 +12403,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -9729,7 +12417,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -9738,7 +12431,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -9747,7 +12445,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -9757,7 +12460,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -9766,7 +12474,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -9776,7 +12489,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -9820,7 +12538,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -9829,7 +12552,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -9838,7 +12566,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -9847,7 +12580,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -9856,7 +12594,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -9865,7 +12608,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -9874,7 +12622,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -9884,7 +12637,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -9893,7 +12651,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -9903,7 +12666,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -9942,7 +12710,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -9951,7 +12724,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -9960,7 +12738,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -9969,7 +12752,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -9979,7 +12767,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -9988,7 +12781,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -9998,7 +12796,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -10085,7 +12888,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -10094,7 +12902,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -10103,7 +12916,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -10112,7 +12930,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -10122,7 +12945,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -10131,7 +12959,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -10141,7 +12974,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -10184,7 +13022,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -10193,7 +13036,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -10202,7 +13050,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -10211,7 +13064,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -10221,7 +13079,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -10230,7 +13093,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -10240,7 +13108,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -10291,7 +13164,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -10300,7 +13178,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -10309,7 +13192,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -10318,7 +13206,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -10328,7 +13221,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -10337,7 +13235,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -10347,7 +13250,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -10390,7 +13298,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -10399,7 +13312,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -10408,7 +13326,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -10417,7 +13340,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -10427,7 +13355,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -10436,7 +13369,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -10446,7 +13384,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -10593,7 +13536,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -10602,7 +13550,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -10611,7 +13564,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -10620,7 +13578,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`, `no_availability`. */
@@ -10629,7 +13592,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress" | "no_availability";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -10638,7 +13606,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -10647,7 +13620,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -10657,7 +13635,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -10666,7 +13649,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -10676,7 +13664,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -10769,7 +13762,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -10778,7 +13776,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -10787,7 +13790,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -10797,7 +13805,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -10806,7 +13819,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -10816,7 +13834,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -10853,7 +13876,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -10862,7 +13890,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -10871,7 +13904,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -10880,7 +13918,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`. */
@@ -10889,7 +13932,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -10898,7 +13946,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -10907,7 +13960,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -10917,7 +13975,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -10926,7 +13989,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -10936,7 +14004,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -11055,7 +14128,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -11064,7 +14142,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -11073,7 +14156,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -11082,7 +14170,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`, `no_availability`. */
@@ -11091,7 +14184,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress" | "no_availability";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -11100,7 +14198,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -11109,7 +14212,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -11119,7 +14227,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -11128,7 +14241,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -11138,7 +14256,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -11177,7 +14300,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -11186,7 +14314,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -11195,7 +14328,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -11204,7 +14342,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -11214,7 +14357,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -11223,7 +14371,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -11233,7 +14386,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -11273,7 +14431,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -11282,7 +14445,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -11291,7 +14459,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -11300,7 +14473,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -11310,7 +14488,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -11319,7 +14502,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -11329,7 +14517,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -11380,7 +14573,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -11389,7 +14587,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -11398,7 +14601,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -11407,7 +14615,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -11416,7 +14629,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -11425,7 +14643,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -11434,7 +14657,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -11444,7 +14672,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -11453,7 +14686,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -11463,7 +14701,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -11497,7 +14740,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -11506,7 +14754,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -11515,7 +14768,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -11525,7 +14783,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -11534,7 +14797,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -11544,7 +14812,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -11581,7 +14854,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -11590,7 +14868,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -11599,7 +14882,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -11608,7 +14896,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -11617,7 +14910,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -11626,7 +14924,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -11635,7 +14938,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -11645,7 +14953,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -11654,7 +14967,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -11664,7 +14982,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -11711,7 +15034,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -11720,7 +15048,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -11729,7 +15062,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -11738,7 +15076,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -11747,7 +15090,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -11756,7 +15104,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -11765,7 +15118,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -11775,7 +15133,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -11784,7 +15147,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -11794,7 +15162,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -11831,7 +15204,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -11840,7 +15218,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -11849,7 +15232,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -11858,7 +15246,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `idempotency_in_progress`. */
@@ -11867,7 +15260,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -11876,7 +15274,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -11885,7 +15288,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -11895,7 +15303,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -11904,7 +15317,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -11914,7 +15332,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -11960,7 +15383,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -11969,7 +15397,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -11978,7 +15411,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -11987,7 +15425,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict: `conflict`, `idempotency_in_progress`, `no_availability`. */
@@ -11996,7 +15439,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_in_progress" | "no_availability";
+                        };
+                    };
                 };
             };
             /** @description Payload too large: `payload_too_large`. */
@@ -12005,7 +15453,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    };
                 };
             };
             /** @description Idempotency-Key reused: `idempotency_key_reused`. */
@@ -12014,7 +15467,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -12024,7 +15482,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -12033,7 +15496,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -12043,7 +15511,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -12138,7 +15611,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -12147,7 +15625,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -12156,7 +15639,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -12165,7 +15653,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -12175,7 +15668,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -12184,7 +15682,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -12194,7 +15697,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -12247,7 +15755,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -12256,7 +15769,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -12265,7 +15783,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -12274,7 +15797,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -12284,7 +15812,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -12293,7 +15826,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -12303,7 +15841,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -12339,7 +15882,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
@@ -12348,7 +15896,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        };
+                    };
                 };
             };
             /** @description Forbidden: `forbidden`, `insufficient_scope`. */
@@ -12357,7 +15910,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden" | "insufficient_scope";
+                        };
+                    };
                 };
             };
             /** @description Not found: `not_found`. */
@@ -12366,7 +15924,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
                 };
             };
             /** @description Rate limited: `rate_limited`. */
@@ -12376,7 +15939,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
                 };
             };
             /** @description Internal error: `internal_error`. */
@@ -12385,7 +15953,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
                 };
             };
             /** @description Unavailable: `unavailable`. */
@@ -12395,7 +15968,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unavailable";
+                        };
+                    };
                 };
             };
         };
