@@ -22,10 +22,14 @@ export async function runRoles(roles: RoleName[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    for (const { role, stop } of stops.reverse()) {
+    const stopRole = async ({ role, stop }: (typeof stops)[number]) => {
       await stop().catch((err: unknown) => logger.error({ err, role }, 'role failed to stop cleanly'));
       logger.info({ role }, 'role stopped');
-    }
+    };
+    // Web first: it stops accepting at once and finishes its requests (which may enqueue jobs);
+    // then the workers together, each finishing its running jobs (the others stay queued).
+    await Promise.all(stops.filter((s) => s.role === 'web').map(stopRole));
+    await Promise.all(stops.filter((s) => s.role !== 'web').map(stopRole));
     // Last: a supervisor keeps seeing the process alive while it drains.
     await metrics?.close();
     await closeQueues();

@@ -9,8 +9,8 @@ export interface ReceivedWebhook {
   receivedAt: number;
 }
 
-/** What the receiver answers to the n-th request (0-based): a status, or `hold` to keep the request open. */
-export type ReceiverPolicy = (request: ReceivedWebhook, index: number) => number | 'hold';
+/** What the receiver answers to the n-th request (0-based): a status (now or once a promise resolves), or `hold` to keep the request open. */
+export type ReceiverPolicy = (request: ReceivedWebhook, index: number) => number | Promise<number> | 'hold';
 
 export interface WebhookReceiver {
   url: string;
@@ -41,7 +41,9 @@ export async function startWebhookReceiver(policy: ReceiverPolicy = () => 200): 
       waiters.splice(0).forEach((wake) => wake());
       const answer = current(request, index);
       if (answer === 'hold') return;
-      res.writeHead(answer, answer >= 300 && answer < 400 ? { Location: 'http://127.0.0.1:1/elsewhere' } : {}).end('ok');
+      void Promise.resolve(answer).then((status) => {
+        if (!res.destroyed) res.writeHead(status, status >= 300 && status < 400 ? { Location: 'http://127.0.0.1:1/elsewhere' } : {}).end('ok');
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import http from 'node:http';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
+// Its own queues: the spawned process's workers must take only this file's jobs.
+vi.hoisted(() => {
+  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}stop`;
+});
+
+import { client, createTenant } from '../support/harness.js';
+import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import { eventually } from '../support/webhook-receiver.js';
+
+// The receiver answers every webhook 3 s after it arrives, so that deliveries are under way at SIGTERM.
+const answerAfterMs = 3000;
+const pipeline = useWebhookPipeline({ policy: () => new Promise((r) => setTimeout(() => r(200), answerAfterMs)), webhooksRole: false });
+const port = 20000 + Math.floor(Math.random() * 20000);
+let app: ChildProcess | undefined;
+
+afterAll(() => {
+  if (app && app.exitCode === null && app.signalCode === null) app.kill('SIGKILL');
+});
+
+type Outcome = { kind: 'answered'; status: number; connectionClose: boolean } | { kind: 'refused' } | { kind: 'failed'; error: string; reusedSocket: boolean };
+
+/** One request on a keep-alive agent; the body is read to its end. */
+function send(agent: http.Agent, key: string, method: string, path: string, body?: unknown): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const payload = body ? JSON.stringify(body) : undefined;
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: `/api/v1${path}`,
+        agent,
+        headers: { authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ kind: 'answered', status: res.statusCode ?? 0, connectionClose: res.headers.connection === 'close' }));
+        res.on('error', (err) => resolve({ kind: 'failed', error: err.message, reusedSocket: req.reusedSocket }));
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      resolve(err.code === 'ECONNREFUSED' && !req.reusedSocket ? { kind: 'refused' } : { kind: 'failed', error: `${err.code}: ${err.message}`, reusedSocket: req.reusedSocket }),
+    );
+    req.end(payload);
+  });
+}
+
+describe('SIGTERM under load (decisions §10)', () => {
+  it('answers every request it accepted, refuses new connections, finishes running jobs, exits 0', async () => {
+    const tenant = await createTenant();
+    const api = client(pipeline.url, tenant.key);
+    await api.post('/automations', { venueId: tenant.venueId, name: 'Slow partner', eventTypes: ['reservation_created'], action: { type: 'partner_notification', url: pipeline.receiver.url } });
+
+    app = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', METRICS_PORT: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let output = '';
+    app.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = once(app, 'exit') as Promise<[number | null, string | null]>;
+    await eventually(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 40_000, 'the app to start');
+
+    // Eight keep-alive clients sending continuously (reads and writes) until their connection is refused.
+    const outcomes: Outcome[] = [];
+    // Per client, whether the last answer before its connection was refused said `Connection: close`.
+    const lastAnswerClosed: boolean[] = [];
+    let signalled = false;
+    const runClient = async (i: number) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      let lastClosed = false;
+      for (let n = 0; ; n++) {
+        const outcome =
+          n % 2 === 0
+            ? await send(agent, tenant.key, 'GET', '/me')
+            : await send(agent, tenant.key, 'POST', '/guests', { venueId: tenant.venueId, firstName: 'Drain', lastName: `Client ${i}-${n}` });
+        outcomes.push(outcome);
+        if (outcome.kind === 'answered') lastClosed = outcome.connectionClose;
+        if (outcome.kind !== 'answered' && signalled) break;
+        if (outcome.kind !== 'answered' && !signalled) throw new Error(`before SIGTERM: ${JSON.stringify(outcome)}`);
+      }
+      lastAnswerClosed.push(lastClosed);
+      agent.destroy();
+    };
+    const clients = Array.from({ length: 8 }, (_, i) => runClient(i));
+    await eventually(async () => outcomes.length >= 50, 20_000, 'traffic');
+    // Deliveries under way at SIGTERM.
+    const events = await Promise.all(Array.from({ length: 3 }, () => emitReservationEvent(tenant)));
+    const received = await pipeline.receiver.waitFor(3, 20_000);
+    const beforeSignal = outcomes.length;
+    signalled = true;
+    const signalledAt = Date.now();
+    app.kill('SIGTERM');
+    expect(Math.max(...received.map((r) => r.receivedAt)) + answerAfterMs).toBeGreaterThan(signalledAt);
+
+    await Promise.all(clients);
+    const [code] = await exited;
+    const drainMs = Date.now() - signalledAt;
+
+    const failed = outcomes.filter((o) => o.kind === 'failed');
+    expect(failed, output).toEqual([]);
+    expect(outcomes.filter((o) => o.kind === 'answered' && o.status >= 500)).toEqual([]);
+    expect(outcomes.filter((o) => o.kind === 'refused')).toHaveLength(8);
+    expect(lastAnswerClosed).toEqual(Array(8).fill(true));
+    expect(outcomes.length).toBeGreaterThan(beforeSignal);
+    expect(code, output).toBe(0);
+    expect(drainMs).toBeLessThan(15_000);
+
+    // The deliveries that were running when SIGTERM came finished before the process exited.
+    for (const { eventId } of events) {
+      const delivery = await waitForDelivery(eventId, () => true);
+      expect(delivery).toMatchObject({ status: 'delivered', attempts: 1 });
+    }
+  }, 90_000);
+});
