@@ -48,7 +48,7 @@ export function prepareDrain(server: Server, { hardLimitMs, endStreams }: DrainO
     const idle = setTimeout(() => {
       server.closeIdleConnections();
       // A stream opened on a kept-alive connection during the grace ends too.
-      void endStreams?.();
+      endStreams?.().catch(() => {});
     }, idleGraceMs);
     const hard = setTimeout(() => server.closeAllConnections(), hardLimitMs);
     await endStreams?.();

@@ -10,6 +10,7 @@ vi.hoisted(() => {
 
 import { client, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import { openSse } from '../support/sse-client.js';
 import { eventually } from '../support/webhook-receiver.js';
 
 // The receiver answers every webhook 3 s after it arrives, so that deliveries are under way at SIGTERM.
@@ -91,12 +92,17 @@ describe('SIGTERM under load (decisions §10)', () => {
     // Deliveries under way at SIGTERM.
     const events = await Promise.all(Array.from({ length: 3 }, () => emitReservationEvent(tenant)));
     const received = await pipeline.receiver.waitFor(3, 20_000);
+    // A live event stream, which never ends on its own: the drain ends it rather than wait for it.
+    const stream = await openSse(`http://127.0.0.1:${port}/api/v1/events/stream`, tenant.key);
+    expect(stream.status).toBe(200);
     const beforeSignal = outcomes.length;
     signalled = true;
     const signalledAt = Date.now();
     app.kill('SIGTERM');
     expect(Math.max(...received.map((r) => r.receivedAt)) + answerAfterMs).toBeGreaterThan(signalledAt);
 
+    await stream.ended;
+    const streamEndedMs = Date.now() - signalledAt;
     await Promise.all(clients);
     const [code] = await exited;
     const drainMs = Date.now() - signalledAt;
@@ -109,6 +115,7 @@ describe('SIGTERM under load (decisions §10)', () => {
     expect(outcomes.length).toBeGreaterThan(beforeSignal);
     expect(code, output).toBe(0);
     expect(drainMs).toBeLessThan(15_000);
+    expect(streamEndedMs).toBeLessThan(answerAfterMs);
 
     // The deliveries that were running when SIGTERM came finished before the process exited.
     for (const { eventId } of events) {
