@@ -6,6 +6,7 @@ import { daysBetween } from '../lib/local-time.js';
 import { checkAvailability, listDays, listSlots } from '../services/availability/availability-service.js';
 import { exampleAvailable } from '../http/openapi-examples.js';
 import { availabilityAnswerSchema, daysAnswerSchema, slotsAnswerSchema } from '../services/availability/availability-service.js';
+import { HOLD_TTL_SECONDS, MAX_LIVE_HOLDS_PER_CALLER, createHold, getHold, holdJson, releaseHold } from '../services/holds/hold-service.js';
 
 /** decisions §5 / interface.md §8: at most 62 days, both ends included. */
 const maxRangeDays = 62;
@@ -15,6 +16,15 @@ const partySize = z.coerce.number().int().min(1).max(500);
 const availabilityQuery = z.object({ venueId: z.uuid(), serviceDate: isoDate, time: hhmm, partySize });
 const slotsQuery = z.object({ venueId: z.uuid(), serviceDate: isoDate, partySize });
 const daysQuery = z.object({ venueId: z.uuid(), from: isoDate, to: isoDate, partySize });
+const holdBody = z.object({
+  venueId: z.uuid(),
+  serviceDate: isoDate,
+  time: hhmm,
+  partySize: z.number().int().min(1).max(500),
+  tableId: z.uuid().optional(),
+  ttlSeconds: z.number().int().min(HOLD_TTL_SECONDS.min).max(HOLD_TTL_SECONDS.max).optional(),
+});
+const holdParams = z.object({ id: z.uuid() });
 
 export const availabilityRoutes = [
   defineRoute({
@@ -58,6 +68,47 @@ export const availabilityRoutes = [
       if (span < 0) throw ApiError.invalid(['to'], '`to` must not be before `from`.');
       if (span + 1 > maxRangeDays) throw ApiError.invalid(['to'], `The range is at most ${maxRangeDays} days, both ends included.`);
       return { body: await listDays(auth, query) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/availability/holds',
+    tag: 'Availability',
+    summary: 'Hold a table for a party while the guest confirms',
+    description:
+      `The hold occupies its table and counts toward pacing exactly like a reservation until \`expiresAt\` (ttlSeconds ${HOLD_TTL_SECONDS.min}..${HOLD_TTL_SECONDS.max}, ` +
+      `default ${HOLD_TTL_SECONDS.default}); from then on it occupies nothing. Book it with POST /reservations and \`holdId\`. ` +
+      'Unavailable → 409 `no_availability` as POST /reservations. `tableId` needs floor:write and is refused to publishable keys. ' +
+      `A publishable key keeps at most ${MAX_LIVE_HOLDS_PER_CALLER} live holds per caller IP (else 429 \`rate_limited\`). Holds emit no events.`,
+    scope: 'reservations:write',
+    widget: true,
+    body: holdBody,
+    successStatus: 201,
+    handler: async ({ auth, body, req }) => ({ body: { hold: holdJson(await createHold(auth, body, req.ip ?? null)) } }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/availability/holds/:id',
+    tag: 'Availability',
+    summary: 'Read a live hold of this key',
+    description: '404 once it expired, was released or was booked, and for the holds of other keys.',
+    scope: 'reservations:write',
+    widget: true,
+    params: holdParams,
+    handler: async ({ auth, params }) => ({ body: { hold: holdJson(await getHold(auth, params.id)) } }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/availability/holds/:id',
+    tag: 'Availability',
+    summary: 'Release a hold',
+    description: 'Frees its table at once. Idempotent: 204 whether or not the hold still existed.',
+    scope: 'reservations:write',
+    widget: true,
+    params: holdParams,
+    successStatus: 204,
+    handler: async ({ auth, params }) => {
+      await releaseHold(auth, params.id);
     },
   }),
 ];

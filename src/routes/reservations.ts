@@ -36,6 +36,7 @@ const createBody = z.object({
   tableId: z.uuid().optional(),
   tableCombinationId: z.uuid().optional(),
   force: z.boolean().optional(),
+  holdId: z.uuid().optional(),
 });
 
 const patchBody = z
@@ -93,7 +94,10 @@ export const reservationRoutes = [
     summary: 'Book a table',
     description:
       'Runs the availability engine and assigns a table. 409 `no_availability` carries `details.reason` and `details.alternatives`. ' +
-      'Publishable keys may book without externalRef, serviceTags, guestId, tableId, tableCombinationId, status, source or force.',
+      'Publishable keys may book without externalRef, serviceTags, guestId, tableId, tableCombinationId, status, source or force. ' +
+      'With `holdId` (a live hold of the same key) the held table is booked and the hold consumed; venue, date, time and party size ' +
+      'must equal the hold\'s (else 400 naming them). A missing, expired, consumed or foreign hold books normally when the slot is ' +
+      'still free, else 409 `no_availability` with `details.reason: hold_expired`.',
     scope: 'reservations:write',
     widget: true,
     body: createBody,

@@ -80,6 +80,9 @@ const expectedScopes: Record<string, string | undefined> = {
   'GET /availability': 'reservations:read',
   'GET /availability/slots': 'reservations:read',
   'GET /availability/days': 'reservations:read',
+  'POST /availability/holds': 'reservations:write',
+  'GET /availability/holds/:id': 'reservations:write',
+  'DELETE /availability/holds/:id': 'reservations:write',
   'POST /reservations': 'reservations:write',
   'GET /reservations': 'reservations:read',
   'GET /reservations/:id': 'reservations:read',
@@ -106,7 +109,16 @@ for (const kind of ['shifts', 'closures', 'turn-time-rules', 'pacing-rules']) {
   });
 }
 
-const widgetOperations = ['GET /availability', 'GET /availability/slots', 'GET /availability/days', 'POST /reservations'];
+/** The four of decisions §2, and the slot holds of §14.1. */
+const widgetOperations = [
+  'GET /availability',
+  'GET /availability/slots',
+  'GET /availability/days',
+  'POST /reservations',
+  'POST /availability/holds',
+  'GET /availability/holds/:id',
+  'DELETE /availability/holds/:id',
+];
 const organisationWide = ['POST /venues', 'POST /webhook-secret/rotate'];
 
 function expectError(res: ApiResponse, status: number, code: string, what: string) {
@@ -126,7 +138,7 @@ describe('route table', () => {
     expect(actual).toEqual(expectedScopes);
   });
 
-  it('exactly the four widget operations are open to publishable keys, exactly POST /venues and POST /webhook-secret/rotate are organisation-wide', () => {
+  it('exactly the widget operations (the four of §2 and the holds of §14.1) are open to publishable keys, exactly POST /venues and POST /webhook-secret/rotate are organisation-wide', () => {
     expect(apiRoutes.filter((r) => r.widget).map(label).sort()).toEqual([...widgetOperations].sort());
     expect(apiRoutes.filter((r) => r.organisationWide).map(label).sort()).toEqual([...organisationWide].sort());
   });
@@ -146,7 +158,7 @@ describe('scopes (interface.md §5 rule 5)', () => {
 });
 
 describe('publishable keys (interface.md §5, decisions §2)', () => {
-  it('403 forbidden, reason publishable_key, everywhere but the four widget operations', async () => {
+  it('403 forbidden, reason publishable_key, everywhere but the widget operations', async () => {
     const t = await createTenant();
     const widget = await createKey(t.organisationId, { kind: 'publishable', allowedOrigins: ['https://shop.example'] });
     const c = client(server.url, widget);
@@ -161,7 +173,7 @@ describe('publishable keys (interface.md §5, decisions §2)', () => {
     }
   });
 
-  it('CORS preflight answers the four widget paths for any origin', async () => {
+  it('CORS preflight answers the widget paths for any origin', async () => {
     for (const op of widgetOperations) {
       const [method, path] = op.split(' ');
       const origin = `https://${randomUUID().slice(0, 8)}.example`;
@@ -526,7 +538,8 @@ describe('idempotency on every write (decisions §3)', () => {
   it('a repeated 4xx answer is replayed byte for byte, and the same key with another body is 422', async () => {
     const t = await createTenant();
     const c = client(server.url, t.key);
-    for (const r of apiRoutes.filter((x) => x.method !== 'get' && x.idempotency !== 'manual')) {
+    // Releasing a hold succeeds whether or not it exists (decisions §14.1): its replay is checked with the successes below.
+    for (const r of apiRoutes.filter((x) => x.method !== 'get' && x.idempotency !== 'manual' && label(x) !== 'DELETE /availability/holds/:id')) {
       const path = fillPath(r, { id: routeParams(r).length > 1 ? t.venueId : randomUUID() });
       const key = `conf-${randomUUID()}`;
       const body = r.body ? { surpriseField: 1 } : {};
@@ -550,6 +563,8 @@ describe('idempotency on every write (decisions §3)', () => {
       ['POST', '/webhook-endpoints', { venueId: t.venueId, url: 'https://crm.example.com/other' }],
       ['POST', '/webhook-secret/rotate', { overlapMinutes: 0 }],
       ['POST', '/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '20:00', partySize: 2 }],
+      ['POST', '/availability/holds', { venueId: t.venueId, serviceDate: localDate(2), time: '21:00', partySize: 2 }],
+      ['DELETE', `/availability/holds/${randomUUID()}`, undefined],
       ['PATCH', fillPath(apiRoutes.find((r) => label(r) === 'PATCH /venues/:id')!, valuesFor(apiRoutes.find((r) => label(r) === 'PATCH /venues/:id')!)), { name: 'Renamed' }],
     ];
     for (const [method, path, body] of writes) {

@@ -281,6 +281,25 @@ describe('pacing', () => {
   });
 });
 
+describe('slot holds (decisions §14.1)', () => {
+  const hold = (expiresAt: number) => ({ ...booking('12:00', 6, ['T3'], 'created'), expiresAt });
+  it.each([
+    ['a live hold takes its table and counts for pacing', now + 1, { seating: 'T1+T2' }, { reason: 'pacing_full' }],
+    ['a hold lapses at its expiresAt exactly: nothing taken, nothing counted', now, { seating: 'T3' }, { available: true }],
+    ['a lapsed hold, however old, neither', now - 3_600_000, { seating: 'T3' }, { available: true }],
+  ])('%s', (_name, expiresAt, table, pacing) => {
+    const bookings = [hold(expiresAt)];
+    expect(run({ time: '12:30', party: 5, bookings })).toMatchObject(table);
+    expect(run({ time: '12:10', party: 5, bookings })).toMatchObject(pacing);
+    expect(new Occupancy(bookings, now).isFree(['T3'], local(day, '12:00'), local(day, '12:30'))).toBe(!('reason' in pacing));
+  });
+
+  it('a hold being booked does not count against its own booking', () => {
+    const own = hold(now + 60_000);
+    expect(run({ time: '12:00', party: 6, bookings: [own], options: { reservationId: own.id, requestedSeatingId: 'T3' } })).toMatchObject({ seating: 'T3' });
+  });
+});
+
 describe('proposal', () => {
   it.each([
     ['dinner couple', '20:00', 2, { time: '20:00', startsAt: '2026-07-02T18:00:00.000Z', endsAt: '2026-07-02T19:15:00.000Z', turnTimeMinutes: 75, seats: 2, overflowsShift: false }],

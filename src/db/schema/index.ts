@@ -21,6 +21,7 @@ export * from './organisation-webhook-secrets.js';
 export * from './webhook-secret-rotations.js';
 export * from './webhook-deliveries.js';
 export * from './reservations.js';
+export * from './availability-holds.js';
 export * from './reservation-tables.js';
 export * from './waitlist-entries.js';
 export * from './waitlist-offers.js';

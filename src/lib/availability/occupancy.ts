@@ -3,6 +3,11 @@ import type { Booking, ReservationStatus } from './types.js';
 /** Statuses whose reservation holds its tables; released, completed, no_show and cancelled free them. */
 export const tableHoldingStatuses: ReadonlySet<ReservationStatus> = new Set(['created', 'confirmed', 'arrived', 'seated']);
 
+/** A slot hold past its expiry: it occupies nothing and counts for nothing, swept or not. */
+export function isLapsedHold(b: Booking, now: number): boolean {
+  return b.expiresAt !== undefined && b.expiresAt <= now;
+}
+
 interface Interval {
   start: number;
   end: number;
@@ -20,7 +25,7 @@ export class Occupancy {
    */
   constructor(bookings: readonly Booking[], now: number) {
     for (const b of bookings) {
-      if (!b.tableIds.length || !tableHoldingStatuses.has(b.status)) continue;
+      if (!b.tableIds.length || !tableHoldingStatuses.has(b.status) || isLapsedHold(b, now)) continue;
       const end = b.status === 'seated' && b.endsAt <= now ? Number.POSITIVE_INFINITY : b.endsAt;
       for (const tableId of b.tableIds) {
         let list = this.byTable.get(tableId);

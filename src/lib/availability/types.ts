@@ -69,6 +69,8 @@ export interface Booking {
   endsAt: number;
   /** Tables it holds right now (its live occupancy); empty when none. */
   tableIds: readonly string[];
+  /** A slot hold (decisions §14.1), seen as a `created` booking until this instant, as nothing from then on. */
+  expiresAt?: number;
 }
 
 /** A time offered to a guest (interface.md §2 Proposal). */

@@ -10,7 +10,7 @@ import {
   type ShiftSchedule,
   type ShiftWindow,
 } from '../shift-schedule.js';
-import { Occupancy } from './occupancy.js';
+import { Occupancy, isLapsedHold } from './occupancy.js';
 import { blockOfBooking, blockStartOf, countsForPacing, coversByBlock } from './pacing.js';
 import { fitsParty, orderedSeatings, type Seating } from './seatings.js';
 import type { Booking, PacingRule, Proposal, TurnTimeRule, UnavailableReason, VenueConfig } from './types.js';
@@ -139,7 +139,7 @@ export class VenueDay {
     occupancy?: Occupancy,
   ) {
     this.prepared = prepare(config);
-    this.dayBookings = bookings.filter((b) => b.serviceDate === serviceDate);
+    this.dayBookings = bookings.filter((b) => b.serviceDate === serviceDate && !isLapsedHold(b, now));
     this.occupancy = occupancy ?? new Occupancy(bookings, now);
     this.clock = serviceDayClock(config.venue.timezone, serviceDate);
     const today = instantToLocal(config.venue.timezone, now).date;

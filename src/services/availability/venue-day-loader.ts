@@ -111,10 +111,11 @@ function configJson(sql: Sql, venueId: string): PendingQuery<Row[]> {
  * The reservations the engine needs for the serviceDates `from` … `to`: those dates and the days
  * either side (pacing of the range; tables held across midnight, turn times of up to a day) except
  * cancelled and no_show, plus every seated party (one still at its table past its end keeps it,
- * whenever it started), each with its live table occupancy.
+ * whenever it started), each with its live table occupancy. The slot holds of those days come as
+ * `created` bookings with their expiresAt (the engine ignores them from then on: decisions §14.1).
  *
  * Two text values, `;` between items and `,` or `|` between fields (uuids, a date, HH:mm,
- * integers, a status, epoch milliseconds: none contains a separator): building and reading them
+ * integers, a status, epoch milliseconds, and for a hold its expiry last: none contains a separator): building and reading them
  * costs a fraction of JSON or of row-by-row results on both sides. Each part is a plain index
  * scan, without joins over the reservations or ORs, so that the generic plan of the prepared
  * statement stays the obvious one (a join here once made it a nested loop over every
@@ -126,17 +127,20 @@ function bookingsColumns(sql: Sql, venueId: string, from: string, to: string, ch
   // 0001-01-01 or 9999-12-31 (years 0 and +010000) is not one PostgreSQL reads.
   return sql`
     case when ${changed} then (select coalesce(string_agg(concat_ws(',', r.id, r.service_date, r.time, r.party_size, r.status,
-        date_part('epoch', r.starts_at) * 1000, date_part('epoch', r.ends_at) * 1000), ';'), '')
+        date_part('epoch', r.starts_at) * 1000, date_part('epoch', r.ends_at) * 1000, date_part('epoch', r.expires_at) * 1000), ';'), '')
       from (
-        select * from reservations
+        select id, service_date, time, party_size, status, starts_at, ends_at, null::timestamptz as expires_at from reservations
           where venue_id = ${venueId} and service_date between ${from}::date - 1 and ${to}::date + 1 and status not in ('cancelled', 'no_show')
         union all
-        select * from reservations
+        select id, service_date, time, party_size, status, starts_at, ends_at, null from reservations
           where venue_id = ${venueId} and status = 'seated' and service_date not between ${from}::date - 1 and ${to}::date + 1
+        union all
+        select id, service_date, time, party_size, 'created', starts_at, ends_at, expires_at from availability_holds
+          where venue_id = ${venueId} and service_date between ${from}::date - 1 and ${to}::date + 1
       ) r) end as bookings,
     case when ${changed} then (select coalesce(string_agg(o.pair, ';'), '')
       from (
-        select rt.reservation_id || '|' || rt.table_id as pair from reservation_tables rt
+        select coalesce(rt.reservation_id, rt.hold_id) || '|' || rt.table_id as pair from reservation_tables rt
           where rt.venue_id = ${venueId} and rt.live and rt.during && tstzrange((${from}::date - 2)::timestamp at time zone 'UTC', (${to}::date + 4)::timestamp at time zone 'UTC')
         union
         select rt.reservation_id || '|' || rt.table_id from reservations r
@@ -157,8 +161,8 @@ function parseBookings(bookings: string, occupancy: string): Booking[] {
   }
   if (!bookings) return [];
   return bookings.split(';').map((line) => {
-    const [id, serviceDate, time, partySize, status, startsAt, endsAt] = line.split(',');
-    return {
+    const [id, serviceDate, time, partySize, status, startsAt, endsAt, expiresAt] = line.split(',');
+    const booking: Booking = {
       id,
       serviceDate,
       time,
@@ -169,6 +173,8 @@ function parseBookings(bookings: string, occupancy: string): Booking[] {
       endsAt: Math.round(Number(endsAt)),
       tableIds: tablesOf.get(id) ?? [],
     };
+    if (expiresAt !== undefined) booking.expiresAt = Math.round(Number(expiresAt));
+    return booking;
   });
 }
 

@@ -300,7 +300,7 @@ async function importRow(tx: Tx, { checked, existing, config, past, bookings, ke
 
   let seating: Seating | null = null;
   if (first) {
-    seating = await occupyFirstFree(tx, saved.id, venue.id, seatings, placement.startsAt, placement.endsAt, false);
+    seating = await occupyFirstFree(tx, { reservationId: saved.id }, venue.id, seatings, placement.startsAt, placement.endsAt, false);
     if (seating !== first) {
       // Another booking took the chosen table meanwhile: the next free one, or none.
       [saved] = await tx

@@ -221,7 +221,7 @@ export async function updateReservation(
         seatings = [requested];
       }
       await deleteOccupancy(tx, row.id);
-      const seating = seatings.length ? await occupyFirstFree(tx, row.id, venue.id, seatings, startsAt, endsAt, requested !== undefined) : null;
+      const seating = seatings.length ? await occupyFirstFree(tx, { reservationId: row.id }, venue.id, seatings, startsAt, endsAt, requested !== undefined) : null;
       if (seatings.length && !seating) throw noAvailability('no_table', day.alternatives(target.time, target.partySize, { reservationId: row.id }));
       Object.assign(set, seatingColumns(seating));
       tables = seatedTablesOf(config, seating);

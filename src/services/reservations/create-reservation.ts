@@ -13,6 +13,7 @@ import { formatMinutes, resolveServiceTime, MINUTES_PER_DAY } from '../../lib/sh
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import { hasPacing, loadBookings, loadVenueConfig, loadVenueDayForBooking, lockPacingDay, type LoadedVenue } from '../availability/venue-day-loader.js';
 import { actorOf, transactionWithEvents, type Emit } from '../events/outbox.js';
+import { consumeHold, heldSeatingId, type HoldRow } from '../holds/hold-service.js';
 import type { GuestContactInput } from '../guests/guest-input.js';
 import type { GuestRow } from '../guests/guest-json.js';
 import { findOrCreateGuestByPhone, getGuestForVenue, guestChangedEvent, normalisePhoneOrThrow } from '../guests/guest-service.js';
@@ -42,6 +43,8 @@ export interface CreateReservationInput {
   tableId?: string;
   tableCombinationId?: string;
   force?: boolean;
+  /** A slot hold of this key to book (decisions §14.1). */
+  holdId?: string;
   /** Not an API field: the party is at the venue now (a waiting-list conversion without a time), so it is booked now, outside the booking window. */
   startNow?: boolean;
 }
@@ -69,6 +72,7 @@ function checkShape(input: CreateReservationInput): void {
   const missing = walkIn || input.startNow ? [] : (['serviceDate', 'time'] as const).filter((f) => input[f] === undefined);
   if (missing.length) throw ApiError.invalid([...missing], `Missing: ${missing.join(', ')}.`);
   if (walkIn && input.status !== undefined) throw ApiError.invalid(['status'], 'A walk-in starts seated; status cannot be chosen.');
+  if (walkIn && input.holdId !== undefined) throw ApiError.invalid(['holdId'], 'A walk-in starts now; it cannot book a hold.');
   if (input.tableId !== undefined && input.tableCombinationId !== undefined) {
     throw ApiError.invalid(['tableId', 'tableCombinationId'], 'Give a table or a combination, not both.');
   }
@@ -129,6 +133,19 @@ function walkInSlot(config: VenueConfig, now: number): Slot {
   return resolution.outcome !== 'no_shift' && resolution.minuteOfService >= MINUTES_PER_DAY ? previous : today;
 }
 
+/** decisions §14.1: a booking of a hold repeats what was held; the fields that differ are named. */
+function checkMatchesHold(input: CreateReservationInput, hold: HoldRow): void {
+  const differing = [
+    input.venueId !== hold.venueId && 'venueId',
+    input.serviceDate !== hold.serviceDate && 'serviceDate',
+    input.time !== hold.time && 'time',
+    input.partySize !== hold.partySize && 'partySize',
+    input.tableId !== undefined && input.tableId !== hold.tableId && 'tableId',
+    input.tableCombinationId !== undefined && input.tableCombinationId !== hold.tableCombinationId && 'tableCombinationId',
+  ].filter((f): f is string => f !== false);
+  if (differing.length) throw ApiError.invalid(differing, `These fields differ from the hold: ${differing.join(', ')}.`);
+}
+
 function uniqueViolationError(err: unknown): unknown {
   if (violatedUniqueIndex(err) === 'reservations_venue_external_ref_idx') {
     return new ApiError('conflict', 'Another reservation of this venue has this externalRef.', { fields: ['externalRef'] });
@@ -155,14 +172,19 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   const { venue, config } = loaded;
   if (input.guest) normalisePhoneOrThrow(input.guest.phone, venue.countryCode);
   const slot: Slot = startsNow ? walkInSlot(config, now) : { serviceDate: input.serviceDate!, time: input.time! };
-  const requestedSeatingId = input.tableId ?? input.tableCombinationId;
-  if (requestedSeatingId !== undefined) {
-    const seating = seatingOf(config, requestedSeatingId);
+  const inputSeatingId = input.tableId ?? input.tableCombinationId;
+  if (inputSeatingId !== undefined) {
+    const seating = seatingOf(config, inputSeatingId);
     const field = input.tableId !== undefined ? 'tableId' : 'tableCombinationId';
     if (!seating || seating.kind !== (field === 'tableId' ? 'table' : 'combination')) {
       throw ApiError.invalid([field], `No ${field === 'tableId' ? 'table' : 'combination'} of the active floor plan has this id.`);
     }
   }
+  // A live hold is consumed here, under the booking's locks; a missing one changes only the reason of a refusal.
+  const hold = input.holdId === undefined ? null : await consumeHold(tx, auth, input.holdId, now);
+  if (hold) checkMatchesHold(input, hold);
+  const refusal = (reason: string) => (input.holdId !== undefined && !hold ? 'hold_expired' : reason);
+  const requestedSeatingId = hold ? heldSeatingId(hold) : inputSeatingId;
   const guest = await resolveGuest(tx, emit, venue, input, auth.livemode);
   let bookings = loaded.bookings;
   if (!bookings) {
@@ -170,7 +192,14 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
     bookings = await loadBookings(tx, venue.id, slot.serviceDate, slot.serviceDate);
   }
   const day = new VenueDay(config, slot.serviceDate, bookings, now);
-  const evaluation: Evaluation = day.evaluate(slot.time, input.partySize, { ignoreBookingWindow: startsNow, requestedSeatingId, allSeatings: true });
+  // A held seating is booked as held: the hold itself (still in the loaded bookings) does not count against it, and
+  // the minutes that passed since it was taken do not count against the booking window.
+  const evaluation: Evaluation = day.evaluate(slot.time, input.partySize, {
+    ignoreBookingWindow: startsNow || hold !== null,
+    requestedSeatingId,
+    allSeatings: true,
+    reservationId: hold?.id,
+  });
   let timing: Timing;
   let seatings: readonly Seating[] = [];
   let forced = false;
@@ -181,7 +210,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
     timing = evaluation.timing;
     forced = true;
   } else {
-    throw noAvailability(evaluation.reason, day.alternatives(slot.time, input.partySize));
+    throw noAvailability(refusal(evaluation.reason), day.alternatives(slot.time, input.partySize));
   }
 
   const startsAt = new Date(timing.startsAt);
@@ -215,7 +244,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
         arrivedAt: walkIn ? new Date(now) : null,
         seatedAt: walkIn ? new Date(now) : null,
       }),
-      first ? occupySeating(tx, id, venue.id, first, startsAt, endsAt) : Promise.resolve(false),
+      first ? occupySeating(tx, { reservationId: id }, venue.id, first, startsAt, endsAt) : Promise.resolve(false),
     ]);
   } catch (err) {
     throw uniqueViolationError(err);
@@ -224,9 +253,9 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
     let seating: Seating | null = first;
     if (!tookFirst) {
       // Lost to a concurrent booking: an explicit table is a conflict, an automatic choice moves on.
-      if (explicit) throw noAvailability('conflict', []);
-      seating = await occupyFirstFree(tx, id, venue.id, seatings.slice(1), startsAt, endsAt, false);
-      if (!seating) throw noAvailability('no_table', day.alternatives(slot.time, input.partySize));
+      if (explicit) throw noAvailability(refusal('conflict'), []);
+      seating = await occupyFirstFree(tx, { reservationId: id }, venue.id, seatings.slice(1), startsAt, endsAt, false);
+      if (!seating) throw noAvailability(refusal('no_table'), day.alternatives(slot.time, input.partySize));
       [row] = await tx
         .update(reservations)
         .set({ ...seatingColumns(seating), updatedAt: nextUpdatedAt(reservations.updatedAt) })

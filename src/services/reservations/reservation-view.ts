@@ -14,7 +14,9 @@ export async function loadSeatedTables(conn: DbOrTx, reservationIds: readonly st
     .innerJoin(floorTables, eq(floorTables.id, reservationTables.tableId))
     .where(inArray(reservationTables.reservationId, [...reservationIds]))
     .orderBy(asc(floorTables.name), asc(floorTables.id));
-  for (const { reservationId, ...table } of rows) {
+  for (const { reservationId: id, ...table } of rows) {
+    // Filtered on reservation ids above: never a hold's row.
+    const reservationId = id!;
     let list = byReservation.get(reservationId);
     if (!list) byReservation.set(reservationId, (list = []));
     list.push(table);

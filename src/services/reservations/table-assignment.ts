@@ -19,23 +19,36 @@ export function duringRange(startsAt: Date | number, endsAt: Date | number): str
   return `[${new Date(startsAt).toISOString()},${new Date(endsAt).toISOString()})`;
 }
 
+/** Whose occupancy rows: a reservation's, or a slot hold's, which lapse at its expiry (decisions §14.1). */
+export type OccupancyOwner = { reservationId: string } | { holdId: string; expiresAt: Date };
+
+function ownerColumns(owner: OccupancyOwner) {
+  return 'reservationId' in owner ? { reservation_id: owner.reservationId } : { hold_id: owner.holdId, expires_at: owner.expiresAt.toISOString() };
+}
+
 /**
  * Inserts the occupancy rows of a seating, tables in id order (two transactions taking
  * overlapping combinations then queue instead of deadlocking). False when a concurrent
- * reservation holds one of the tables over that time: the exclusion constraint is the arbiter of
- * ON CONFLICT DO NOTHING, which, like the constraint's error, waits for a concurrent writer of the
- * same table to finish and counts it only if it committed. Unlike the error, it leaves the
- * transaction usable without a savepoint (two round trips fewer per booking): the rows of a
- * combination taken only in part are removed before the next attempt.
+ * reservation or live hold has one of the tables over that time: the exclusion constraint is the
+ * arbiter of ON CONFLICT DO NOTHING, which, like the constraint's error, waits for a concurrent
+ * writer of the same table to finish and counts it only if it committed. Unlike the error, it
+ * leaves the transaction usable without a savepoint (two round trips fewer per booking): the rows
+ * of a combination taken only in part are removed before the next attempt. Lapsed holds in the
+ * way are deleted first by a trigger (migration `availability_holds_expiry`).
  */
-export async function occupySeating(tx: Tx, reservationId: string, venueId: string, seating: Seating, startsAt: Date, endsAt: Date): Promise<boolean> {
+export async function occupySeating(tx: Tx, owner: OccupancyOwner, venueId: string, seating: Seating, startsAt: Date, endsAt: Date): Promise<boolean> {
   const during = duringRange(startsAt, endsAt);
-  const rows = [...seating.tableIds].sort().map((tableId) => ({ reservation_id: reservationId, table_id: tableId, venue_id: venueId, during, live: true }));
+  const columns = ownerColumns(owner);
+  const rows = [...seating.tableIds].sort().map((tableId) => ({ ...columns, table_id: tableId, venue_id: venueId, during, live: true }));
   // A prepared statement: the hot path of every booking.
   const sql = clientOf(tx);
   const inserted = await sql`insert into reservation_tables ${sql(rows)} on conflict do nothing returning table_id`;
   if (inserted.length === rows.length) return true;
-  if (inserted.length) await sql`delete from reservation_tables where reservation_id = ${reservationId}`;
+  if (inserted.length) {
+    await ('reservationId' in owner
+      ? sql`delete from reservation_tables where reservation_id = ${owner.reservationId}`
+      : sql`delete from reservation_tables where hold_id = ${owner.holdId}`);
+  }
   return false;
 }
 
@@ -46,7 +59,7 @@ export async function occupySeating(tx: Tx, reservationId: string, venueId: stri
  */
 export async function occupyFirstFree(
   tx: Tx,
-  reservationId: string,
+  owner: OccupancyOwner,
   venueId: string,
   seatings: readonly Seating[],
   startsAt: Date,
@@ -54,7 +67,7 @@ export async function occupyFirstFree(
   explicit: boolean,
 ): Promise<Seating | null> {
   for (const seating of seatings) {
-    if (await occupySeating(tx, reservationId, venueId, seating, startsAt, endsAt)) return seating;
+    if (await occupySeating(tx, owner, venueId, seating, startsAt, endsAt)) return seating;
     if (explicit) throw noAvailability('conflict', []);
   }
   return null;

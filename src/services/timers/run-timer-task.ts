@@ -4,6 +4,7 @@ import { timerJobSchema, type TimerJob } from '../../queues/job-payloads.js';
 import { sweepOutbox } from '../events/sweep-outbox.js';
 import { purgeExpiredIdempotencyKeys } from '../idempotency/idempotency-store.js';
 import { purgeTrashedGuests } from '../guests/guest-service.js';
+import { purgeExpiredHolds } from '../holds/hold-service.js';
 import { requeueStalledImports } from '../imports/import-service.js';
 import { expireWaitlistEntries } from '../waitlist/waitlist-service.js';
 import { markNoShows, notifyLateReservations } from './late-reservations.js';
@@ -19,6 +20,8 @@ const tasks: Record<TimerJob['task'], () => Promise<unknown>> = {
     trashedGuests: await purgeTrashedGuests(),
     concludedDeliveries: await purgeConcludedDeliveries(),
     expiredWaitlistEntries: await expireWaitlistEntries(),
+    // Expired holds already occupy nothing; this only keeps the table small.
+    expiredHolds: await purgeExpiredHolds(),
   }),
   // Late first: a reservation past both tolerances (timers were down) is announced late, then no_show.
   'late-no-show': async () => ({ late: await notifyLateReservations(), noShows: await markNoShows() }),
