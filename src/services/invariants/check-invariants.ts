@@ -18,11 +18,11 @@ const schedulingStates = new Set(['waiting', 'delayed', 'active', 'prioritized',
 
 /** Each count is a number of violations; all zero on a consistent database. */
 export interface InvariantCounts {
-  /** Pairs of live occupancies of one table over overlapping intervals (the exclusion constraint forbids them). */
+  /** Pairs of live occupancies of one table over overlapping intervals, slot holds' included (the exclusion constraint forbids them). */
   overlappingTableOccupants: number;
   /** Live occupancies of reservations that no longer hold a table (released, completed, no_show, cancelled). */
   liveTablesOfFinishedReservations: number;
-  /** Pacing blocks (rule, serviceDate, block) whose covers exceed maxCovers, reservations flagged needsAttention not counted. */
+  /** Pacing blocks (rule, serviceDate, block) whose covers exceed maxCovers, reservations flagged needsAttention not counted, live slot holds counted. */
   pacingBlocksOverMaxCovers: number;
   /** Service tag names carried by guests that are not a tag of the guest's venue (exact name). */
   unknownGuestServiceTags: number;
@@ -54,7 +54,7 @@ export async function checkInvariants(scope: InvariantScope = {}): Promise<Invar
     sql<{ overlapping: number; finished: number }[]>`
       select
         (select count(*)::int from reservation_tables a
-          join reservation_tables b on b.table_id = a.table_id and b.reservation_id > a.reservation_id and b.live and b.during && a.during
+          join reservation_tables b on b.table_id = a.table_id and b.ctid > a.ctid and b.live and b.during && a.during
           where a.live ${inScope('a.venue_id')}) as overlapping,
         (select count(*)::int from reservation_tables rt
           join reservations r on r.id = rt.reservation_id
@@ -72,9 +72,13 @@ export async function checkInvariants(scope: InvariantScope = {}): Promise<Invar
         select rule.id as rule_id, rule.max_covers, r.service_date, r.party_size, rule.start_min, rule.window_minutes,
           case when ${minutesOf('r.time')} < rule.start_min then ${minutesOf('r.time')} + 1440 else ${minutesOf('r.time')} end as minute,
           rule.end_min
-        from rule join reservations r on r.venue_id = rule.venue_id
-        where r.status not in ('cancelled', 'no_show') and not r.needs_attention
-          and extract(isodow from r.service_date)::int = any(rule.days_of_week)
+        from rule join (
+          select venue_id, service_date, time, party_size from reservations where status not in ('cancelled', 'no_show') and not needs_attention
+          union all
+          -- Slot holds count toward pacing until they expire (decisions §14.1).
+          select venue_id, service_date, time, party_size from availability_holds where expires_at > clock_timestamp()
+        ) r on r.venue_id = rule.venue_id
+        where extract(isodow from r.service_date)::int = any(rule.days_of_week)
           and (rule.valid_from is null or rule.valid_from <= r.service_date)
           and (rule.valid_to is null or r.service_date <= rule.valid_to)
       )
