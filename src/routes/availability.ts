@@ -3,10 +3,17 @@ import { defineRoute } from '../http/define-route.js';
 import { ApiError } from '../http/errors.js';
 import { hhmm, isoDate } from '../http/validation.js';
 import { daysBetween } from '../lib/local-time.js';
-import { checkAvailability, listDays, listSlots } from '../services/availability/availability-service.js';
 import { exampleAvailable } from '../http/openapi-examples.js';
-import { availabilityAnswerSchema, daysAnswerSchema, slotsAnswerSchema } from '../services/availability/availability-service.js';
-import { HOLD_TTL_SECONDS, MAX_LIVE_HOLDS_PER_CALLER, createHold, getHold, holdJson, releaseHold } from '../services/holds/hold-service.js';
+import { keyed } from '../http/response-schemas.js';
+import {
+  availabilityAnswerSchema,
+  checkAvailability,
+  daysAnswerSchema,
+  listDays,
+  listSlots,
+  slotsAnswerSchema,
+} from '../services/availability/availability-service.js';
+import { HOLD_TTL_SECONDS, MAX_LIVE_HOLDS_PER_CALLER, createHold, getHold, holdJson, holdSchema, releaseHold } from '../services/holds/hold-service.js';
 
 /** decisions §5 / interface.md §8: at most 62 days, both ends included. */
 const maxRangeDays = 62;
@@ -25,6 +32,7 @@ const holdBody = z.object({
   ttlSeconds: z.number().int().min(HOLD_TTL_SECONDS.min).max(HOLD_TTL_SECONDS.max).optional(),
 });
 const holdParams = z.object({ id: z.uuid() });
+const holdAnswer = keyed('hold', holdSchema);
 
 export const availabilityRoutes = [
   defineRoute({
@@ -84,6 +92,9 @@ export const availabilityRoutes = [
     widget: true,
     body: holdBody,
     successStatus: 201,
+    operationId: 'createHold',
+    responses: { 201: holdAnswer },
+    errors: ['no_availability'],
     handler: async ({ auth, body, req }) => ({ body: { hold: holdJson(await createHold(auth, body, req.ip ?? null)) } }),
   }),
   defineRoute({
@@ -95,6 +106,8 @@ export const availabilityRoutes = [
     scope: 'reservations:write',
     widget: true,
     params: holdParams,
+    operationId: 'getHold',
+    responses: { 200: holdAnswer },
     handler: async ({ auth, params }) => ({ body: { hold: holdJson(await getHold(auth, params.id)) } }),
   }),
   defineRoute({
@@ -107,6 +120,8 @@ export const availabilityRoutes = [
     widget: true,
     params: holdParams,
     successStatus: 204,
+    operationId: 'releaseHold',
+    responses: { 204: null },
     handler: async ({ auth, params }) => {
       await releaseHold(auth, params.id);
     },

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { db, type Tx } from '../../db/client.js';
 import { availabilityHolds } from '../../db/schema/index.js';
 import { hasScope, isPublishable, type AuthContext } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
+import { component, instant, localTime, serviceDate, uuid } from '../../http/response-schemas.js';
 import type { Seating } from '../../lib/availability/seatings.js';
-import type { Proposal } from '../../lib/availability/types.js';
 import { VenueDay, seatingOf } from '../../lib/availability/venue-day.js';
 import { formatMinutes } from '../../lib/shift-schedule.js';
+import { proposalSchema } from '../availability/availability-service.js';
 import { clientOf, loadVenueDayForBooking } from '../availability/venue-day-loader.js';
 import { insertRowPrepared } from '../reservations/reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatingColumns } from '../reservations/table-assignment.js';
@@ -27,17 +29,21 @@ export interface CreateHoldInput {
   ttlSeconds?: number;
 }
 
-export interface HoldJson {
-  id: string;
-  venueId: string;
-  serviceDate: string;
-  time: string;
-  partySize: number;
-  expiresAt: string;
-  proposal: Proposal;
-}
+export const holdSchema = component(
+  'Hold',
+  z.object({
+    id: uuid,
+    venueId: uuid,
+    serviceDate,
+    time: localTime,
+    partySize: z.number().int(),
+    expiresAt: instant,
+    proposal: proposalSchema,
+  }),
+  'A slot hold (decisions §14.1): the table of `proposal` is kept for the party until `expiresAt`.',
+);
 
-export function holdJson(row: HoldRow): HoldJson {
+export function holdJson(row: HoldRow): z.infer<typeof holdSchema> {
   return {
     id: row.id,
     venueId: row.venueId,
