@@ -21,7 +21,7 @@ const maxRangeDays = 62;
 const partySize = z.coerce.number().int().min(1).max(500);
 
 const availabilityQuery = z.object({ venueId: z.uuid(), serviceDate: isoDate, time: hhmm, partySize });
-const slotsQuery = z.object({ venueId: z.uuid(), serviceDate: isoDate, partySize });
+const slotsQuery = z.object({ venueId: z.uuid(), serviceDate: isoDate, partySize, include: z.enum(['unavailable']).optional() });
 const daysQuery = z.object({ venueId: z.uuid(), from: isoDate, to: isoDate, partySize });
 const holdBody = z.object({
   venueId: z.uuid(),
@@ -55,7 +55,11 @@ export const availabilityRoutes = [
     operationId: 'listAvailableSlots',
     responses: { 200: slotsAnswerSchema },
     tag: 'Availability',
-    summary: 'Every available time of a day for a party',
+    summary: 'Every available time of a day for a party; with include=unavailable, every time of the day explained',
+    description:
+      'Without `include`, `data` lists the available grid times as proposals. With `include=unavailable` it lists every grid time of the ' +
+      "day's shifts — closed shifts included, and on past lastSeating to each shift's end — as `{time, available, reason}`, with the " +
+      "proposal's fields when available; `reason` is `available` or the reason GET /availability gives at that time (the same engine).",
     scope: 'reservations:read',
     widget: true,
     query: slotsQuery,

@@ -334,6 +334,27 @@ describe('DST', () => {
   });
 });
 
+describe('explained slots (decisions §14.2)', () => {
+  it('lists every grid time of every shift of the day to its end, past midnight and closed shifts included, with the verdict of evaluate', () => {
+    for (const [date, party] of [[day, 2], ['2026-08-20', 2], ['2026-08-15', 2], [day, 30]] as const) {
+      const d = new VenueDay(baseConfig(), date, [booking('19:00', 2, ['T1'])], now);
+      const explained = d.explainSlots(party);
+      const times = explained.map((s) => s.time);
+      expect(times.slice(0, 12)).toEqual(['12:00', '12:15', '12:30', '12:45', '13:00', '13:15', '13:30', '13:45', '14:00', '14:15', '14:30', '14:45']);
+      expect(times.slice(12, 14)).toEqual(['19:00', '19:15']);
+      expect(times.slice(-4)).toEqual(['00:00', '00:15', '00:30', '00:45']);
+      for (const slot of explained) {
+        const e = d.evaluate(slot.time, party);
+        expect(slot).toEqual(e.available ? { ...d.proposalOf(e), available: true, reason: 'available' } : { time: slot.time, available: false, reason: e.reason });
+      }
+    }
+    const reasons = (date: string) => new Set(new VenueDay(baseConfig(), date, [], now).explainSlots(2).map((s) => s.reason));
+    expect(reasons('2026-08-20')).toEqual(new Set(['closed', 'available', 'after_last_seating']));
+    expect(reasons('2026-08-15')).toEqual(new Set(['closed']));
+    expect(new VenueDay(baseConfig(), '2026-07-05', [], now).explainSlots(2).map((s) => s.time).includes('19:00')).toBe(false);
+  });
+});
+
 describe('slots and alternatives', () => {
   it('lists every available grid time of the open shifts', () => {
     const d = new VenueDay(baseConfig(), day, [], now);

@@ -955,8 +955,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every available time of a day for a party
-         * @description Scope: `reservations:read`. Also open to publishable (widget) keys from their allowed origins.
+         * Every available time of a day for a party; with include=unavailable, every time of the day explained
+         * @description Without `include`, `data` lists the available grid times as proposals. With `include=unavailable` it lists every grid time of the day's shifts — closed shifts included, and on past lastSeating to each shift's end — as `{time, available, reason}`, with the proposal's fields when available; `reason` is `available` or the reason GET /availability gives at that time (the same engine). Scope: `reservations:read`. Also open to publishable (widget) keys from their allowed origins.
          */
         get: operations["listAvailableSlots"];
         put?: never;
@@ -1872,6 +1872,26 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             data: components["schemas"]["GuestEventData"];
+        };
+        ExplainedSlot: {
+            time: string;
+            /** @constant */
+            available: true;
+            /** @constant */
+            reason: "available";
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            turnTimeMinutes: number;
+            seats: number;
+            overflowsShift: boolean;
+        } | {
+            time: string;
+            /** @constant */
+            available: false;
+            /** @enum {string} */
+            reason: "closed" | "no_shift" | "after_last_seating" | "no_turn_time_rule" | "no_table" | "pacing_full";
         };
         FloorPlan: {
             /** Format: uuid */
@@ -13047,6 +13067,7 @@ export interface operations {
                 venueId: string;
                 serviceDate: string;
                 partySize: number;
+                include?: "unavailable";
             };
             header?: never;
             path?: never;
@@ -13068,6 +13089,16 @@ export interface operations {
                         partySize: number;
                         timezone: string;
                         data: components["schemas"]["Proposal"][];
+                        nextCursor: null;
+                        livemode: boolean;
+                    } | {
+                        /** Format: uuid */
+                        venueId: string;
+                        /** Format: date */
+                        serviceDate: string;
+                        partySize: number;
+                        timezone: string;
+                        data: components["schemas"]["ExplainedSlot"][];
                         nextCursor: null;
                         livemode: boolean;
                     };

@@ -60,6 +60,11 @@ export type Evaluation =
   | { available: true; timing: Timing; seatings: Seating[] }
   | { available: false; reason: UnavailableReason; timing?: Timing };
 
+/** One grid time explained: the proposal's fields when it is available. */
+export type ExplainedSlot =
+  | ({ available: true; reason: 'available' } & Proposal)
+  | { time: string; available: false; reason: UnavailableReason };
+
 export interface AvailabilityAnswer {
   available: boolean;
   reason: UnavailableReason | null;
@@ -294,6 +299,28 @@ export class VenueDay {
       if (e.available) proposals.push(this.proposalOf(e));
     }
     return proposals;
+  }
+
+  /**
+   * GET /availability/slots?include=unavailable (decisions §14.2): every grid time of the day's
+   * shifts with the verdict GET /availability gives at that time (the same `evaluate`). Closed
+   * shifts keep their grid, and each grid runs on past lastSeating to the shift's end, so that the
+   * times a guest might ask for and cannot have say why: closed, after_last_seating…
+   */
+  explainSlots(partySize: number): ExplainedSlot[] {
+    const interval = this.config.venue.slotIntervalMinutes;
+    const minutes = new Set<number>();
+    for (const shift of shiftsOn(this.config.shifts, this.serviceDate)) {
+      const window = shiftWindow(shift);
+      for (let m = window.start; m <= window.lastSeating || m < window.end; m += interval) minutes.add(m);
+    }
+    const times = new Set([...minutes].sort((a, b) => a - b).map(formatMinutes));
+    return [...times].map((time) => {
+      const e = this.evaluate(time, partySize);
+      if (!e.available) return { time, available: false, reason: e.reason };
+      const { time: _sameTime, ...proposal } = this.proposalOf(e);
+      return { time, available: true, reason: 'available', ...proposal };
+    });
   }
 
   /** The number of available grid times (GET /availability/days). */

@@ -44,14 +44,22 @@ export const availabilityAnswerSchema = z.union([
   }),
 ]).describe('The verdict for one time: the proposal when available, else the reason and up to 6 near alternatives.');
 
-export const slotsAnswerSchema = z.object({
-  venueId: uuid,
-  serviceDate,
-  partySize: z.number().int(),
-  timezone: z.string(),
-  data: z.array(proposalSchema),
-  nextCursor: z.null(),
-});
+const { time: _time, ...proposalFields } = proposalShape;
+
+export const explainedSlotSchema = component(
+  'ExplainedSlot',
+  z.union([
+    z.object({ time: localTime, available: z.literal(true), reason: z.literal('available'), ...proposalFields }),
+    z.object({ time: localTime, available: z.literal(false), reason: z.enum(unavailableReasons) }),
+  ]),
+  'One grid time of GET /availability/slots?include=unavailable (decisions §14.2): the reason GET /availability gives at that time, with the proposal when available.',
+);
+
+const slotsOf = <T extends z.ZodType>(item: T) =>
+  z.object({ venueId: uuid, serviceDate, partySize: z.number().int(), timezone: z.string(), data: z.array(item), nextCursor: z.null() });
+
+/** The available grid times as proposals; with `include=unavailable`, every grid time explained. */
+export const slotsAnswerSchema = z.union([slotsOf(proposalSchema), slotsOf(explainedSlotSchema)]);
 
 export const daysAnswerSchema = z.object({
   venueId: uuid,
@@ -89,11 +97,12 @@ export async function checkAvailability(auth: AuthContext, q: AvailabilityQuery)
   };
 }
 
-/** GET /availability/slots: every available grid time of the day. */
-export async function listSlots(auth: AuthContext, q: Omit<AvailabilityQuery, 'time'>) {
+/** GET /availability/slots: every available grid time of the day; with `include=unavailable` every grid time, explained (decisions §14.2). */
+export async function listSlots(auth: AuthContext, q: Omit<AvailabilityQuery, 'time'> & { include?: 'unavailable' }) {
   const now = Date.now();
   const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate);
-  const data = new VenueDay(config, q.serviceDate, bookings, now).slots(q.partySize);
+  const day = new VenueDay(config, q.serviceDate, bookings, now);
+  const data = q.include === 'unavailable' ? day.explainSlots(q.partySize) : day.slots(q.partySize);
   return { venueId: venue.id, serviceDate: q.serviceDate, partySize: q.partySize, timezone: venue.timezone, data, nextCursor: null };
 }
 
