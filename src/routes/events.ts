@@ -16,7 +16,15 @@ const listEventsQuery = listQuerySchema.extend({
   to: instantParam.optional(),
 });
 
-const uuidList = z.union([z.uuid(), z.array(z.uuid())]).transform((v) => (Array.isArray(v) ? v : [v]));
+/** `venueId=a&venueId=b`: any value that is not an id is a 400 naming `venueId`. */
+const venueIdList = z.union([z.string(), z.array(z.string())]).transform((value, ctx) => {
+  const list = Array.isArray(value) ? value : [value];
+  if (list.some((id) => !z.uuid().safeParse(id).success)) {
+    ctx.addIssue({ code: 'custom', message: 'must be venue ids' });
+    return z.NEVER;
+  }
+  return list;
+});
 
 /** The event a stream resumes after: `Last-Event-ID` (what EventSource sends on reconnecting), else `?after`. */
 function resumeAfter(header: string | undefined, after: string | undefined) {
@@ -54,7 +62,7 @@ export const eventRoutes = [
       'with nothing missed; without either the stream starts from now. A `: keep-alive` comment every 15 s. A client that reads too slowly is ' +
       'disconnected and resumes with Last-Event-ID.',
     scope: 'events:read',
-    query: z.object({ venueId: uuidList.optional(), after: z.uuid().optional() }),
+    query: z.object({ venueId: venueIdList.optional(), after: z.uuid().optional() }),
     raw: true,
     operationId: 'streamEvents',
     responses: {
