@@ -1,4 +1,4 @@
-import { and, eq, gte, lte } from 'drizzle-orm';
+import { and, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
@@ -20,9 +20,8 @@ export interface EventFilters {
   to?: Date;
 }
 
-/** The event history (decisions §12): data as of the event time, oldest first; events never change, so changedAfter reads createdAt. */
-export async function listEvents(auth: AuthContext, query: ListQuery & EventFilters) {
-  if (query.venueId) await getVisibleVenue(auth, query.venueId);
+/** A page of the events matching `where`, oldest first (createdAt, id); events never change, so changedAfter reads createdAt. */
+export function fetchEventPage(query: ListQuery, where: SQL | undefined) {
   const createdAt = { column: events.createdAt, kind: 'instant' as const, read: (e: EventRow) => e.createdAt };
   return fetchPage<EventRow>({
     query,
@@ -33,21 +32,27 @@ export async function listEvents(auth: AuthContext, query: ListQuery & EventFilt
       db
         .select()
         .from(events)
-        .where(
-          and(
-            eq(events.organisationId, auth.organisationId),
-            eq(events.published, true),
-            visibleVenueIds(auth, events.venueId),
-            query.venueId ? eq(events.venueId, query.venueId) : undefined,
-            query.type ? eq(events.type, query.type) : undefined,
-            query.from ? gte(events.createdAt, query.from) : undefined,
-            query.to ? lte(events.createdAt, query.to) : undefined,
-            keyset,
-          ),
-        )
+        .where(and(where, keyset))
         .orderBy(...orderBy)
         .limit(limit),
   });
+}
+
+/** The event history (decisions §12): data as of the event time, oldest first. */
+export async function listEvents(auth: AuthContext, query: ListQuery & EventFilters) {
+  if (query.venueId) await getVisibleVenue(auth, query.venueId);
+  return fetchEventPage(
+    query,
+    and(
+      eq(events.organisationId, auth.organisationId),
+      eq(events.published, true),
+      visibleVenueIds(auth, events.venueId),
+      query.venueId ? eq(events.venueId, query.venueId) : undefined,
+      query.type ? eq(events.type, query.type) : undefined,
+      query.from ? gte(events.createdAt, query.from) : undefined,
+      query.to ? lte(events.createdAt, query.to) : undefined,
+    ),
+  );
 }
 
 /** The `data` of each group of event types (interface.md §6 catalogue). */

@@ -7,7 +7,8 @@ import { component, instant, uuid } from '../../http/response-schemas.js';
 import { historyOnlyEventTypes, reservationEventTypes } from '../../lib/event-catalogue.js';
 import { diffReservation, historyFields } from '../../lib/reservation-changes.js';
 import type { Actor } from '../events/outbox.js';
-import { fetchPage, type ListQuery } from '../pagination.js';
+import { fetchEventPage } from '../events/event-service.js';
+import type { ListQuery } from '../pagination.js';
 import { getVisibleReservation } from './list-reservations.js';
 
 type EventRow = typeof events.$inferSelect;
@@ -43,20 +44,7 @@ function reservationOf(event: EventRow | undefined): Record<string, unknown> | n
 export async function listReservationHistory(auth: AuthContext, id: string, query: ListQuery) {
   await getVisibleReservation(auth, id);
   const ofReservation = and(eq(events.organisationId, auth.organisationId), eq(events.subjectType, 'reservation'), eq(events.subjectId, id));
-  const createdAt = { column: events.createdAt, kind: 'instant' as const, read: (e: EventRow) => e.createdAt };
-  const page = await fetchPage<EventRow>({
-    query,
-    idColumn: events.id,
-    naturalOrder: [createdAt],
-    updatedAt: createdAt,
-    fetch: (keyset, orderBy, limit) =>
-      db
-        .select()
-        .from(events)
-        .where(and(ofReservation, keyset))
-        .orderBy(...orderBy)
-        .limit(limit),
-  });
+  const page = await fetchEventPage(query, ofReservation);
   // The version before the page's first entry: what its changes are measured against.
   const first = page.rows[0];
   const [before] = first
