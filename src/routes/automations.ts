@@ -110,7 +110,7 @@ export const automationRoutes = [
     scope: 'webhooks:write',
     params: idParams,
     body: patchBody,
-    handler: async ({ auth, params, body }) => ({ body: { automation: automationJson(await updateAutomation(auth, params.id, body)) } }),
+    handler: async ({ auth, params, body, log }) => ({ body: { automation: automationJson(await updateAutomation(auth, params.id, body, log)) } }),
   }),
   defineRoute({
     method: 'delete',
@@ -121,6 +121,6 @@ export const automationRoutes = [
     summary: 'Archive an automation; its deliveries waiting for a retry are annulled',
     scope: 'webhooks:write',
     params: idParams,
-    handler: async ({ auth, params }) => ({ body: { automation: automationJson(await archiveAutomation(auth, params.id)) } }),
+    handler: async ({ auth, params, log }) => ({ body: { automation: automationJson(await archiveAutomation(auth, params.id, log)) } }),
   }),
 ];

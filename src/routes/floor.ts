@@ -104,7 +104,7 @@ export const floorRoutes = [
     params: venueParams,
     body: z.object({ name, ...contents }),
     successStatus: 201,
-    handler: async ({ auth, params, body }) => ({ body: { floorPlan: await createFloorPlan(auth, actorOf(auth), params.id, body) } }),
+    handler: async ({ auth, params, body, log }) => ({ body: { floorPlan: await createFloorPlan(auth, actorOf(auth), params.id, body, log) } }),
   }),
   defineRoute({
     method: 'get',
@@ -129,8 +129,8 @@ export const floorRoutes = [
     scope: 'floor:write',
     params: planParams,
     body: z.object({ name: name.optional(), ...contents }),
-    handler: async ({ auth, params, body, req }) => ({
-      body: { floorPlan: await replaceFloorPlan(auth, actorOf(auth), params.id, params.planId, body, readIfMatch(req.headers['if-match'])) },
+    handler: async ({ auth, params, body, req, log }) => ({
+      body: { floorPlan: await replaceFloorPlan(auth, actorOf(auth), params.id, params.planId, body, readIfMatch(req.headers['if-match']), log) },
     }),
   }),
   defineRoute({
@@ -142,7 +142,7 @@ export const floorRoutes = [
     summary: 'Make a floor plan the active plan of its venue',
     scope: 'floor:write',
     params: planParams,
-    handler: async ({ auth, params }) => ({ body: { floorPlan: await activateFloorPlan(auth, actorOf(auth), params.id, params.planId) } }),
+    handler: async ({ auth, params, log }) => ({ body: { floorPlan: await activateFloorPlan(auth, actorOf(auth), params.id, params.planId, log) } }),
   }),
   defineRoute({
     method: 'get',
@@ -167,7 +167,7 @@ export const floorRoutes = [
     scope: 'floor:write',
     params: tableParams,
     body: z.object({ isBlocked: z.boolean() }),
-    handler: async ({ auth, params, body }) => ({ body: { table: await setTableBlocked(auth, actorOf(auth), params.id, params.tableId, body.isBlocked) } }),
+    handler: async ({ auth, params, body, log }) => ({ body: { table: await setTableBlocked(auth, actorOf(auth), params.id, params.tableId, body.isBlocked, log) } }),
   }),
   defineRoute({
     method: 'get',

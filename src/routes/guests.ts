@@ -69,7 +69,7 @@ export const guestRoutes = [
     scope: 'guests:write',
     body: createGuestBody,
     successStatus: 201,
-    handler: async ({ auth, body }) => ({ body: { guest: guestJson(await createGuest(auth, body)) } }),
+    handler: async ({ auth, body, log }) => ({ body: { guest: guestJson(await createGuest(auth, body, log)) } }),
   }),
   // Before /guests/:id, which would otherwise take "lookup" for a (malformed) id.
   defineRoute({
@@ -113,7 +113,7 @@ export const guestRoutes = [
     scope: 'guests:write',
     params: idParams,
     body: guestFieldsSchema.partial(),
-    handler: async ({ auth, params, body }) => ({ body: { guest: guestJson(await updateGuest(auth, params.id, body)) } }),
+    handler: async ({ auth, params, body, log }) => ({ body: { guest: guestJson(await updateGuest(auth, params.id, body, log)) } }),
   }),
   defineRoute({
     method: 'delete',

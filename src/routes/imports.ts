@@ -32,7 +32,7 @@ export function defineImportRoute(kind: ImportKind, summary: string, description
     idempotency: 'manual',
     operationId: kind === 'guests' ? 'importGuests' : 'importReservations',
     responses: { 202: keyed('import', importSchema), 200: keyed('import', importSchema) },
-    handler: async ({ auth, body, query, req }) => {
+    handler: async ({ auth, body, query, req, log }) => {
       if (query.dryRun === 'true') {
         return { body: { import: await dryRunImport(auth, { kind, rows: body.rows, requestHash: hashCanonical(req.body ?? {}) }) } };
       }
@@ -42,7 +42,7 @@ export function defineImportRoute(kind: ImportKind, summary: string, description
         rows: body.rows,
         requestHash: hashCanonical(req.body ?? {}),
         idempotencyKey: key === undefined ? undefined : String(key),
-      });
+      }, log);
       return { status: replayed ? 200 : 202, body: { import: importJson(record) }, headers: replayed ? { 'Idempotent-Replayed': 'true' } : undefined };
     },
   });

@@ -106,8 +106,8 @@ export const reservationRoutes = [
     responses: { 201: reservationAnswer },
     errors: ['no_availability', 'conflict'],
     examples: { request: exampleCreateReservation, response: { reservation: exampleReservation, livemode: true } },
-    handler: async ({ auth, body }) => {
-      const parts = await createReservation(auth, body);
+    handler: async ({ auth, body, log }) => {
+      const parts = await createReservation(auth, body, log);
       return { body: { reservation: reservationJson(parts, guestVisibilityOf(auth)) } };
     },
   }),
@@ -170,9 +170,9 @@ export const reservationRoutes = [
     responses: { 200: reservationAnswer },
     errors: ['no_availability', 'conflict'],
     examples: { request: { status: 'confirmed' }, response: { reservation: { ...exampleReservation, status: 'confirmed' }, livemode: true } },
-    handler: async ({ auth, params, body, req }) => {
+    handler: async ({ auth, params, body, req, log }) => {
       const { version, ...patch } = body;
-      const parts = await updateReservation(auth, params.id, patch, expectedVersion(req.get('if-match'), version));
+      const parts = await updateReservation(auth, params.id, patch, expectedVersion(req.get('if-match'), version), undefined, log);
       return { body: { reservation: reservationJson(parts, guestVisibilityOf(auth)) } };
     },
   }),
@@ -187,8 +187,8 @@ export const reservationRoutes = [
     operationId: 'cancelReservation',
     responses: { 200: reservationAnswer },
     errors: ['conflict'],
-    handler: async ({ auth, params, req }) => {
-      const parts = await cancelReservation(auth, params.id, expectedVersion(req.get('if-match'), undefined));
+    handler: async ({ auth, params, req, log }) => {
+      const parts = await cancelReservation(auth, params.id, expectedVersion(req.get('if-match'), undefined), log);
       return { body: { reservation: reservationJson(parts, guestVisibilityOf(auth)) } };
     },
   }),

@@ -69,7 +69,7 @@ export const waitlistRoutes = [
     scope: 'reservations:write',
     body: createEntryBody,
     successStatus: 201,
-    handler: async ({ auth, body }) => ({ body: { entry: waitlistEntryJson(await createWaitlistEntry(auth, body), showsGuestData(auth)) } }),
+    handler: async ({ auth, body, log }) => ({ body: { entry: waitlistEntryJson(await createWaitlistEntry(auth, body, log), showsGuestData(auth)) } }),
   }),
   defineRoute({
     method: 'get',
@@ -109,7 +109,7 @@ export const waitlistRoutes = [
     scope: 'reservations:write',
     params: idParams,
     body: z.object(entryFields).partial(),
-    handler: async ({ auth, params, body }) => ({ body: { entry: waitlistEntryJson(await updateWaitlistEntry(auth, params.id, body), showsGuestData(auth)) } }),
+    handler: async ({ auth, params, body, log }) => ({ body: { entry: waitlistEntryJson(await updateWaitlistEntry(auth, params.id, body, log), showsGuestData(auth)) } }),
   }),
   defineRoute({
     method: 'post',
@@ -121,7 +121,7 @@ export const waitlistRoutes = [
     description: 'The entry becomes notified with notifiedAt = now (a later call-back records its own time).',
     scope: 'reservations:write',
     params: idParams,
-    handler: async ({ auth, params }) => ({ body: { entry: waitlistEntryJson(await notifyWaitlistEntry(auth, params.id), showsGuestData(auth)) } }),
+    handler: async ({ auth, params, log }) => ({ body: { entry: waitlistEntryJson(await notifyWaitlistEntry(auth, params.id, log), showsGuestData(auth)) } }),
   }),
   defineRoute({
     method: 'post',
@@ -138,8 +138,8 @@ export const waitlistRoutes = [
     scope: 'reservations:write',
     params: idParams,
     body: z.object({ time: hhmm.optional(), tableId: z.uuid().optional() }),
-    handler: async ({ auth, params, body }) => {
-      const { entry, reservation } = await convertWaitlistEntry(auth, params.id, body);
+    handler: async ({ auth, params, body, log }) => {
+      const { entry, reservation } = await convertWaitlistEntry(auth, params.id, body, log);
       return { body: { entry: waitlistEntryJson(entry, showsGuestData(auth)), reservation: reservationJson(reservation, guestVisibilityOf(auth)) } };
     },
   }),
@@ -153,6 +153,6 @@ export const waitlistRoutes = [
     description: 'The entry becomes cancelled and waitlist_entry_cancelled is emitted; an entry already cancelled answers unchanged.',
     scope: 'reservations:write',
     params: idParams,
-    handler: async ({ auth, params }) => ({ body: { entry: waitlistEntryJson(await cancelWaitlistEntry(auth, params.id), showsGuestData(auth)) } }),
+    handler: async ({ auth, params, log }) => ({ body: { entry: waitlistEntryJson(await cancelWaitlistEntry(auth, params.id, log), showsGuestData(auth)) } }),
   }),
 ];

@@ -59,6 +59,6 @@ export const webhookDeliveryRoutes = [
     scope: 'webhooks:write',
     params: idParams,
     successStatus: 202,
-    handler: async ({ auth, params }) => ({ body: { delivery: deliveryJson(await redeliver(auth, params.id), auth) } }),
+    handler: async ({ auth, params, log }) => ({ body: { delivery: deliveryJson(await redeliver(auth, params.id, log), auth) } }),
   }),
 ];

@@ -5,6 +5,7 @@ import { automations, webhookEndpoints, type AutomationAction } from '../../db/s
 import { canSeeVenue, type AuthContext } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
 import type { AutomationConditions } from '../../lib/automation-conditions.js';
+import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
@@ -84,9 +85,9 @@ export async function listAutomations(auth: AuthContext, query: ListQuery & { ve
 }
 
 /** Best effort after commit: a job left behind finds its row annulled and sends nothing. */
-function dropAnnulledJobs(ids: string[]): void {
+function dropAnnulledJobs(ids: string[], log: Logger): void {
   if (!ids.length) return;
-  removeDeliveryJobs(ids).catch((err: unknown) => logger.warn({ err: (err as Error).message, count: ids.length }, 'annulled delivery jobs not removed'));
+  removeDeliveryJobs(ids).catch((err: unknown) => log.warn({ err: (err as Error).message, count: ids.length }, 'annulled delivery jobs not removed'));
 }
 
 /**
@@ -94,7 +95,7 @@ function dropAnnulledJobs(ids: string[]): void {
  * transaction. The row lock orders this against worker-events, which reads active automations
  * `for share` while it creates deliveries.
  */
-async function changeAutomation(auth: AuthContext, id: string, patch: Omit<AutomationPatch, 'status'> & { status?: AutomationRow['status'] }): Promise<AutomationRow> {
+async function changeAutomation(auth: AuthContext, id: string, patch: Omit<AutomationPatch, 'status'> & { status?: AutomationRow['status'] }, log: Logger): Promise<AutomationRow> {
   const { row, annulled } = await db.transaction(async (tx) => {
     const [current] = await tx
       .select()
@@ -116,15 +117,15 @@ async function changeAutomation(auth: AuthContext, id: string, patch: Omit<Autom
     const leavesActive = current.status === 'active' && row.status !== 'active';
     return { row, annulled: leavesActive ? await annulPendingDeliveries(id, tx) : [] };
   });
-  dropAnnulledJobs(annulled);
+  dropAnnulledJobs(annulled, log);
   return row;
 }
 
-export function updateAutomation(auth: AuthContext, id: string, patch: AutomationPatch): Promise<AutomationRow> {
-  return changeAutomation(auth, id, patch);
+export function updateAutomation(auth: AuthContext, id: string, patch: AutomationPatch, log: Logger = logger): Promise<AutomationRow> {
+  return changeAutomation(auth, id, patch, log);
 }
 
 /** DELETE archives: the automation stays readable, never runs again and its waiting deliveries are annulled. */
-export function archiveAutomation(auth: AuthContext, id: string): Promise<AutomationRow> {
-  return changeAutomation(auth, id, { status: 'archived' });
+export function archiveAutomation(auth: AuthContext, id: string, log: Logger = logger): Promise<AutomationRow> {
+  return changeAutomation(auth, id, { status: 'archived' }, log);
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { db, type Tx } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
+import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue, onQueueConnectionReady } from '../../queues/queues.js';
@@ -44,7 +45,7 @@ export type Emit = (event: NewEvent) => void;
  * enqueues those events. `actor` is recorded in every event row (reservation history). Enqueueing is best effort: the sweeper of worker-timers picks up
  * whatever Redis did not take, so a request never fails or waits because Redis is down.
  */
-export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
+export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit: Emit) => Promise<T>, log: Logger = logger): Promise<T> {
   const pending: NewEvent[] = [];
   const { result, ids } = await db.transaction(async (tx) => {
     const result = await work(tx, (event) => pending.push(event));
@@ -59,7 +60,7 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
     const inserted = rows.length ? await tx.insert(events).values(rows).returning({ id: events.id, published: events.published }) : [];
     return { result, ids: inserted.filter((r) => r.published).map((r) => r.id) };
   });
-  if (ids.length) enqueueEvents(ids);
+  if (ids.length) enqueueEvents(ids, log);
   return result;
 }
 
@@ -104,11 +105,11 @@ const unsentEventIds = new Set<string>();
 const maxUnsentEventIds = 100_000;
 let resendingOnReady = false;
 
-/** jobId = event id: enqueueing the same event twice is harmless. */
-export function enqueueEvents(ids: string[]): void {
+/** jobId = event id: enqueueing the same event twice is harmless. `log`: the request's or job's logger. */
+export function enqueueEvents(ids: string[], log: Logger = logger): void {
   addEventJobs(ids).catch((err: unknown) => {
     enqueueEventsWhenRedisIsBack(ids);
-    logger.warn({ err: (err as Error).message, eventIds: ids }, 'events not enqueued; they are sent again when Redis is back');
+    log.warn({ err: (err as Error).message, eventIds: ids }, 'events not enqueued; they are sent again when Redis is back');
   });
 }
 

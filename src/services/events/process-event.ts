@@ -1,3 +1,5 @@
+import type { Logger } from 'pino';
+import { logger } from '../../logger.js';
 import type { Job } from 'bullmq';
 import { eq, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
@@ -24,7 +26,7 @@ const markDispatched = db
  * worker-events: consumes one outbox event, then marks it dispatched so the sweeper leaves it alone.
  * Every step is idempotent: a job that runs twice (sweeper, crash before the mark) changes nothing.
  */
-export async function processEventJob(job: Job): Promise<void> {
+export async function processEventJob(job: Job, _token?: string, log: Logger = logger): Promise<void> {
   const { eventId } = eventJobSchema.parse(job.data);
   const [event] = await selectEvent.execute({ id: eventId });
   if (!event || event.dispatchedAt) return;
@@ -37,6 +39,6 @@ export async function processEventJob(job: Job): Promise<void> {
     throw err;
   }
   // Waiting list: a reservation event that freed a table may offer it to a waiting party.
-  await offerFreedTable(event);
+  await offerFreedTable(event, log);
   await markDispatched.execute({ id: eventId });
 }

@@ -10,6 +10,8 @@ import { offerUnblockedTable } from '../waitlist/offer-freed-table.js';
 import { lockVisibleVenue, type VenueAccess } from '../venue-config/venue-lock.js';
 import { checkFloorPlanContents, type FloorPlanContentsInput } from './floor-plan-input.js';
 import { combinationIdsByTable, floorPlanView, tableJson, type FloorPlanRow } from './floor-plan-views.js';
+import type { Logger } from 'pino';
+import { logger } from '../../logger.js';
 
 /**
  * Every change of the floor is one function here, running in one transactionWithEvents after
@@ -149,7 +151,7 @@ async function writePlanContents(tx: Tx, plan: FloorPlanRow, input: FloorPlanCon
 }
 
 /** POST /venues/:id/floor-plans: the venue's first plan (or any plan while none is active) becomes active. */
-export async function createFloorPlan(access: VenueAccess, actor: Actor, venueId: string, input: FloorPlanContentsInput & { name: string }) {
+export async function createFloorPlan(access: VenueAccess, actor: Actor, venueId: string, input: FloorPlanContentsInput & { name: string }, log: Logger = logger) {
   return transactionWithEvents(actor, async (tx) => {
     await lockVisibleVenue(tx, access, venueId);
     const [active] = await tx
@@ -159,7 +161,7 @@ export async function createFloorPlan(access: VenueAccess, actor: Actor, venueId
     const [plan] = await tx.insert(floorPlans).values({ venueId, name: input.name, isActive: !active }).returning();
     await writePlanContents(tx, plan, input);
     return floorPlanView(tx, plan);
-  });
+  }, log);
 }
 
 function matchesVersion(plan: FloorPlanRow, expected: PlanVersionCondition): boolean {
@@ -174,6 +176,7 @@ export async function replaceFloorPlan(
   planId: string,
   input: FloorPlanContentsInput & { name?: string },
   expected?: PlanVersionCondition,
+  log: Logger = logger,
 ) {
   return transactionWithEvents(actor, async (tx, emit) => {
     await lockVisibleVenue(tx, access, venueId);
@@ -189,7 +192,7 @@ export async function replaceFloorPlan(
       .returning();
     await releaseInvalidTableAssignments(tx, emit, venueId);
     return floorPlanView(tx, plan);
-  });
+  }, log);
 }
 
 /**
@@ -197,7 +200,7 @@ export async function replaceFloorPlan(
  * The newly shown areas and tables get a new updatedAt, so that `changedAfter` on the area and
  * table lists (which show the active plan) reports them.
  */
-export async function activateFloorPlan(access: VenueAccess, actor: Actor, venueId: string, planId: string) {
+export async function activateFloorPlan(access: VenueAccess, actor: Actor, venueId: string, planId: string, log: Logger = logger) {
   return transactionWithEvents(actor, async (tx, emit) => {
     await lockVisibleVenue(tx, access, venueId);
     const current = await lockPlan(tx, venueId, planId);
@@ -215,11 +218,11 @@ export async function activateFloorPlan(access: VenueAccess, actor: Actor, venue
     }
     await releaseInvalidTableAssignments(tx, emit, venueId);
     return floorPlanView(tx, plan);
-  });
+  }, log);
 }
 
 /** PATCH /venues/:id/tables/:tableId: blocks or unblocks a table; the plan's version moves only on a real change. */
-export async function setTableBlocked(access: VenueAccess, actor: Actor, venueId: string, tableId: string, isBlocked: boolean) {
+export async function setTableBlocked(access: VenueAccess, actor: Actor, venueId: string, tableId: string, isBlocked: boolean, log: Logger = logger) {
   return transactionWithEvents(actor, async (tx, emit) => {
     await lockVisibleVenue(tx, access, venueId);
     const [current] = await tx
@@ -245,5 +248,5 @@ export async function setTableBlocked(access: VenueAccess, actor: Actor, venueId
       .from(tableCombinations)
       .where(and(eq(tableCombinations.floorPlanId, table.floorPlanId), isNull(tableCombinations.deletedAt)));
     return tableJson(table, combinationIdsByTable(combinations).get(table.id) ?? []);
-  });
+  }, log);
 }

@@ -14,6 +14,8 @@ import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { guestJson, type GuestRow } from './guest-json.js';
 import type { GuestContactInput, GuestFieldsPatch } from './guest-input.js';
 import { loadServiceTagNames, resolveServiceTags } from './service-tag-service.js';
+import type { Logger } from 'pino';
+import { logger } from '../../logger.js';
 
 export const guestTrashRetentionDays = 30;
 
@@ -184,14 +186,14 @@ export async function getVisibleGuest(auth: AuthContext, id: string, conn: DbOrT
   return row;
 }
 
-export async function createGuest(auth: AuthContext, input: GuestCreateInput & { venueId: string }): Promise<GuestRow> {
+export async function createGuest(auth: AuthContext, input: GuestCreateInput & { venueId: string }, log: Logger = logger): Promise<GuestRow> {
   return withGuestConflicts(() =>
     transactionWithEvents(actorOf(auth), async (tx, emit) => {
       const venue = await getVisibleVenue(auth, input.venueId, tx);
       const [row] = await tx.insert(guests).values(await newGuestValues(tx, venue, input)).returning();
       emit(guestChangedEvent(row, 'guest_created', auth.livemode));
       return row;
-    }),
+    }, log),
   );
 }
 
@@ -200,7 +202,7 @@ export async function createGuest(auth: AuthContext, input: GuestCreateInput & {
  * service_tags_changed when serviceTags changed; a patch changing both emits both, in that order.
  * A patch that changes nothing writes nothing.
  */
-export async function updateGuest(auth: AuthContext, id: string, patch: GuestFieldsPatch): Promise<GuestRow> {
+export async function updateGuest(auth: AuthContext, id: string, patch: GuestFieldsPatch, log: Logger = logger): Promise<GuestRow> {
   return withGuestConflicts(() =>
     transactionWithEvents(actorOf(auth), async (tx, emit) => {
       // The venue's tags are locked before the guest row, in the order of a tag rename (the tag, then
@@ -219,7 +221,7 @@ export async function updateGuest(auth: AuthContext, id: string, patch: GuestFie
       if (change.profileChanged) emit(guestChangedEvent(row, 'profile_changed', auth.livemode));
       if (change.serviceTagsChanged) emit(guestChangedEvent(row, 'service_tags_changed', auth.livemode));
       return row;
-    }),
+    }, log),
   );
 }
 

@@ -5,6 +5,7 @@ import { imports } from '../../db/schema/index.js';
 import type { AuthContext } from '../../http/auth.js';
 import { idempotencyKeyPattern } from '../../http/define-route.js';
 import { ApiError } from '../../http/errors.js';
+import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue } from '../../queues/queues.js';
@@ -45,10 +46,10 @@ function replayOrRefuse(existing: ImportRow, submission: ImportSubmission): Impo
 }
 
 /** jobId = import id: enqueueing twice is harmless. Best effort: requeueStalledImports catches what Redis missed. */
-export async function enqueueImport(importId: string): Promise<void> {
+export async function enqueueImport(importId: string, log: Logger = logger): Promise<void> {
   await getQueue(queueNames.imports)
     .add('import', { importId }, { jobId: importId })
-    .catch((err: unknown) => logger.warn({ err: (err as Error).message, importId }, 'import not enqueued; the sweeper will retry'));
+    .catch((err: unknown) => log.warn({ err: (err as Error).message, importId }, 'import not enqueued; the sweeper will retry'));
 }
 
 /**
@@ -57,9 +58,9 @@ export async function enqueueImport(importId: string): Promise<void> {
  * current state (`replayed`), another body is 422. The key is also claimed in the shared store,
  * so that one key is never used for both an import and another operation.
  */
-export async function submitImport(auth: AuthContext, submission: ImportSubmission): Promise<{ record: ImportRow; replayed: boolean }> {
+export async function submitImport(auth: AuthContext, submission: ImportSubmission, log: Logger = logger): Promise<{ record: ImportRow; replayed: boolean }> {
   const key = submission.idempotencyKey;
-  if (key === undefined) return { record: await insertImport(auth, submission), replayed: false };
+  if (key === undefined) return { record: await insertImport(auth, submission, log), replayed: false };
   if (!idempotencyKeyPattern.test(key)) throw ApiError.invalid(['Idempotency-Key'], 'Idempotency-Key must be 1 to 255 printable characters.');
 
   const existing = await findByIdempotencyKey(auth, key);
@@ -71,7 +72,7 @@ export async function submitImport(auth: AuthContext, submission: ImportSubmissi
   }
   let record: ImportRow;
   try {
-    record = await insertImport(auth, submission);
+    record = await insertImport(auth, submission, log);
   } catch (err) {
     await finishIdempotentRequest(auth.keyId, key, 500, '');
     throw err;
@@ -80,7 +81,7 @@ export async function submitImport(auth: AuthContext, submission: ImportSubmissi
   return { record, replayed: false };
 }
 
-async function insertImport(auth: AuthContext, submission: ImportSubmission): Promise<ImportRow> {
+async function insertImport(auth: AuthContext, submission: ImportSubmission, log: Logger): Promise<ImportRow> {
   const [record] = await db
     .insert(imports)
     .values({
@@ -94,7 +95,7 @@ async function insertImport(auth: AuthContext, submission: ImportSubmission): Pr
       totalRows: submission.rows.length,
     })
     .returning();
-  await enqueueImport(record.id);
+  await enqueueImport(record.id, log);
   return record;
 }
 

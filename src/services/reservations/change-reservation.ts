@@ -22,6 +22,8 @@ import { emitReservationEvents, reservationEventFields } from './reservation-eve
 import type { ReservationParts, ReservationRow, SeatedTable } from './reservation-json.js';
 import { loadReservationParts } from './reservation-view.js';
 import { deleteOccupancy, isExclusionViolation, noAvailability, occupyFirstFree, seatedTablesOf, seatingColumns, setOccupancyLive } from './table-assignment.js';
+import type { Logger } from 'pino';
+import { logger } from '../../logger.js';
 
 export type PatchStatus = 'confirmed' | 'arrived' | 'seated' | 'released' | 'completed' | 'no_show';
 
@@ -150,6 +152,7 @@ export async function updateReservation(
   patch: ReservationPatch,
   expectedVersion?: Date,
   actor: Actor = actorOf(auth),
+  log: Logger = logger,
 ): Promise<ReservationParts> {
   const needsFloor = (patch.status !== undefined && floorStatuses.has(patch.status)) || patch.tableId !== undefined || patch.tableCombinationId !== undefined;
   if (needsFloor && !hasScope(auth, 'floor:write')) {
@@ -285,11 +288,11 @@ export async function updateReservation(
     // A change without an event of the catalogue (table, guest, externalRef) is kept for the history alone.
     else emit({ ...reservationEventFields(parts, auth.livemode), type: 'reservation_updated', published: false });
     return parts;
-  });
+  }, log);
 }
 
 /** DELETE /reservations/:id: cancels from created, confirmed or arrived; an already cancelled reservation answers unchanged. */
-export async function cancelReservation(auth: AuthContext, id: string, expectedVersion?: Date): Promise<ReservationParts> {
+export async function cancelReservation(auth: AuthContext, id: string, expectedVersion?: Date, log: Logger = logger): Promise<ReservationParts> {
   return transactionWithEvents(actorOf(auth), async (tx, emit) => {
     const row = await lockVisibleReservation(tx, auth, id);
     if (row.status === 'cancelled') return (await loadReservationParts(tx, [row]))[0];
@@ -306,5 +309,5 @@ export async function cancelReservation(auth: AuthContext, id: string, expectedV
     const [parts] = await loadReservationParts(tx, [updated]);
     emitReservationEvents(emit, parts, ['reservation_cancelled'], auth.livemode);
     return parts;
-  });
+  }, log);
 }

@@ -22,6 +22,8 @@ import { emitReservationEvents } from './reservation-events.js';
 import type { ReservationParts, ReservationRow } from './reservation-json.js';
 import { insertReservationRow } from './reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatedTablesOf, seatingColumns } from './table-assignment.js';
+import type { Logger } from 'pino';
+import { logger } from '../../logger.js';
 
 export type CreateSource = 'api' | 'phone' | 'voice_agent' | 'floor' | 'walk_in' | 'waitlist';
 
@@ -154,8 +156,8 @@ function uniqueViolationError(err: unknown): unknown {
 }
 
 /** POST /reservations (decisions §6): one transaction; 409 no_availability when the engine refuses. */
-export async function createReservation(auth: AuthContext, input: CreateReservationInput): Promise<ReservationParts> {
-  return transactionWithEvents(actorOf(auth), (tx, emit) => createReservationIn(tx, emit, auth, input));
+export async function createReservation(auth: AuthContext, input: CreateReservationInput, log: Logger = logger): Promise<ReservationParts> {
+  return transactionWithEvents(actorOf(auth), (tx, emit) => createReservationIn(tx, emit, auth, input), log);
 }
 
 /** createReservation inside the caller's transaction (a waiting-list conversion changes its entry in the same one). */

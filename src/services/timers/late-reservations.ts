@@ -1,3 +1,5 @@
+import type { Logger } from 'pino';
+import { logger } from '../../logger.js';
 import { and, asc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { db, type DbOrTx } from '../../db/client.js';
 import { organisations, reservations, venues } from '../../db/schema/index.js';
@@ -32,7 +34,7 @@ async function livemodeByOrganisation(conn: DbOrTx, organisationIds: string[]): 
  * split the rows between them and never both emit for one reservation. The marker is internal, so
  * updatedAt (the client's version) does not move.
  */
-export async function notifyLateReservations(): Promise<number> {
+export async function notifyLateReservations(log: Logger = logger): Promise<number> {
   let total = 0;
   for (;;) {
     const count = await transactionWithEvents(timers, async (tx, emit) => {
@@ -65,7 +67,7 @@ export async function notifyLateReservations(): Promise<number> {
         emitReservationEvents(emit, parts, ['reservation_late'], livemode.get(parts.row.organisationId) ?? true);
       }
       return marked.length;
-    });
+    }, log);
     total += count;
     if (count < batchSize) return total;
   }
@@ -98,7 +100,7 @@ function timerActor(organisationId: string, livemode: boolean): AuthContext {
  * judge again, and a second timer process racing on the same row finds it already no_show, which
  * changes nothing and emits nothing.
  */
-export async function markNoShows(): Promise<number> {
+export async function markNoShows(log: Logger = logger): Promise<number> {
   let total = 0;
   for (;;) {
     const due = await db
@@ -118,7 +120,7 @@ export async function markNoShows(): Promise<number> {
     let moved = 0;
     for (const r of due) {
       try {
-        const parts = await updateReservation(timerActor(r.organisationId, !r.isTest), r.id, { status: 'no_show' }, r.updatedAt, timers);
+        const parts = await updateReservation(timerActor(r.organisationId, !r.isTest), r.id, { status: 'no_show' }, r.updatedAt, timers, log);
         if (parts.row.status === 'no_show') moved++;
       } catch (err) {
         // Changed since it was read (a version mismatch, or staff moved it on): the next run judges it again.

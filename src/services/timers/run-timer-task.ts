@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
+import { logger } from '../../logger.js';
 import { timerJobSchema, type TimerJob } from '../../queues/job-payloads.js';
 import { sweepOutbox } from '../events/sweep-outbox.js';
 import { purgeExpiredIdempotencyKeys } from '../idempotency/idempotency-store.js';
@@ -10,7 +11,7 @@ import { expireWaitlistEntries } from '../waitlist/waitlist-service.js';
 import { markNoShows, notifyLateReservations } from './late-reservations.js';
 import { purgeConcludedDeliveries } from './purge-deliveries.js';
 
-const tasks: Record<TimerJob['task'], () => Promise<unknown>> = {
+const tasks: Record<TimerJob['task'], (log: Logger) => Promise<unknown>> = {
   'outbox-sweep': async () => ({
     events: await sweepOutbox(),
     stalledImports: await requeueStalledImports(),
@@ -24,12 +25,12 @@ const tasks: Record<TimerJob['task'], () => Promise<unknown>> = {
     expiredHolds: await purgeExpiredHolds(),
   }),
   // Late first: a reservation past both tolerances (timers were down) is announced late, then no_show.
-  'late-no-show': async () => ({ late: await notifyLateReservations(), noShows: await markNoShows() }),
+  'late-no-show': async (log) => ({ late: await notifyLateReservations(log), noShows: await markNoShows(log) }),
   'waitlist-expiry': async () => ({ expiredWaitlistEntries: await expireWaitlistEntries() }),
 };
 
-export async function runTimerJob(job: Job, _token: string | undefined, log: Logger): Promise<void> {
+export async function runTimerJob(job: Job, _token?: string, log: Logger = logger): Promise<void> {
   const { task } = timerJobSchema.parse(job.data);
-  const result = await tasks[task]();
+  const result = await tasks[task](log);
   log.debug({ task, result }, 'timer task done');
 }

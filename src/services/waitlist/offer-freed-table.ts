@@ -1,3 +1,5 @@
+import type { Logger } from 'pino';
+import { logger } from '../../logger.js';
 import { and, asc, eq } from 'drizzle-orm';
 import { db, type Tx } from '../../db/client.js';
 import { events, organisations, reservations, reservationTables, venues, waitlistEntries, waitlistOffers } from '../../db/schema/index.js';
@@ -52,7 +54,7 @@ async function findWaitingParty(tx: Tx, venue: { organisationId: string; venueId
  * later, as for a cancellation ahead of time. The offer row is keyed by the freeing event, so a
  * replayed event job emits nothing more.
  */
-export async function offerFreedTable(event: EventRow): Promise<void> {
+export async function offerFreedTable(event: EventRow, log: Logger = logger): Promise<void> {
   if (event.subjectType !== 'reservation' || !event.subjectId || !tableFreeingEvents.has(event.type)) return;
   const [reservation] = await db.select().from(reservations).where(eq(reservations.id, event.subjectId));
   if (!reservation) return;
@@ -73,7 +75,7 @@ export async function offerFreedTable(event: EventRow): Promise<void> {
       .onConflictDoNothing()
       .returning();
     if (offer) emitWaitlistEvent(emit, match.entry, 'compatible_table_freed', event.livemode);
-  });
+  }, log);
 }
 
 /**

@@ -16,6 +16,8 @@ import { createReservationIn } from '../reservations/create-reservation.js';
 import type { ReservationParts } from '../reservations/reservation-json.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { waitlistEntryJson, type WaitlistEntryRow } from './waitlist-json.js';
+import type { Logger } from 'pino';
+import { logger } from '../../logger.js';
 
 export type WaitlistStatus = WaitlistEntryRow['status'];
 
@@ -88,7 +90,7 @@ async function lockQueue(tx: Tx, venueId: string, serviceDate: string): Promise<
 }
 
 /** POST /waitlist: the party joins the end of the queue of its serviceDate (today by default). */
-export async function createWaitlistEntry(auth: AuthContext, input: CreateEntryInput): Promise<WaitlistEntryRow> {
+export async function createWaitlistEntry(auth: AuthContext, input: CreateEntryInput, log: Logger = logger): Promise<WaitlistEntryRow> {
   if (input.guestId !== undefined && input.phone !== undefined) throw ApiError.invalid(['guestId', 'phone'], 'Give guestId or phone, not both.');
   if (input.guestId === undefined && input.phone === undefined && !input.name) {
     throw ApiError.invalid(['name'], 'An entry needs a name, a phone or a guestId.');
@@ -121,7 +123,7 @@ export async function createWaitlistEntry(auth: AuthContext, input: CreateEntryI
       .returning();
     emitWaitlistEvent(emit, entry, 'waitlist_entry_created', auth.livemode);
     return entry;
-  });
+  }, log);
 }
 
 export interface WaitlistListQuery extends ListQuery {
@@ -171,7 +173,7 @@ export interface EntryPatch {
 type EntryChange = { set: Partial<typeof waitlistEntries.$inferInsert>; event?: 'waitlist_entry_cancelled' } | null;
 
 /** Applies a change to an entry (locked) in one transaction with its event, which carries the entry as changed. */
-async function changeEntry(auth: AuthContext, id: string, change: (tx: Tx, emit: Emit, entry: WaitlistEntryRow) => Promise<EntryChange>): Promise<WaitlistEntryRow> {
+async function changeEntry(auth: AuthContext, id: string, log: Logger, change: (tx: Tx, emit: Emit, entry: WaitlistEntryRow) => Promise<EntryChange>): Promise<WaitlistEntryRow> {
   return transactionWithEvents(actorOf(auth), async (tx, emit) => {
     const entry = await getVisibleEntry(auth, id, tx, true);
     const result = await change(tx, emit, entry);
@@ -183,12 +185,12 @@ async function changeEntry(auth: AuthContext, id: string, change: (tx: Tx, emit:
       .returning();
     if (result.event) emitWaitlistEvent(emit, updated, result.event, auth.livemode);
     return updated;
-  });
+  }, log);
 }
 
 /** PATCH /waitlist/:id: party, contact, notes and quote of an entry still in the queue. A new phone finds or creates its guest. */
-export function updateWaitlistEntry(auth: AuthContext, id: string, patch: EntryPatch): Promise<WaitlistEntryRow> {
-  return changeEntry(auth, id, async (tx, emit, entry) => {
+export function updateWaitlistEntry(auth: AuthContext, id: string, patch: EntryPatch, log: Logger = logger): Promise<WaitlistEntryRow> {
+  return changeEntry(auth, id, log, async (tx, emit, entry) => {
     if (!isActiveEntry(entry)) throw invalidEntryTransition(entry, 'changed');
     const set: Partial<typeof waitlistEntries.$inferInsert> = {};
     if (patch.partySize !== undefined) set.partySize = patch.partySize;
@@ -206,16 +208,16 @@ export function updateWaitlistEntry(auth: AuthContext, id: string, patch: EntryP
 }
 
 /** POST /waitlist/:id/notify: the party was called back; each call-back records its time. */
-export function notifyWaitlistEntry(auth: AuthContext, id: string): Promise<WaitlistEntryRow> {
-  return changeEntry(auth, id, async (_tx, _emit, entry) => {
+export function notifyWaitlistEntry(auth: AuthContext, id: string, log: Logger = logger): Promise<WaitlistEntryRow> {
+  return changeEntry(auth, id, log, async (_tx, _emit, entry) => {
     if (!isActiveEntry(entry)) throw invalidEntryTransition(entry, 'notified');
     return { set: { status: 'notified', notifiedAt: new Date() } };
   });
 }
 
 /** DELETE /waitlist/:id: the party leaves the queue (waitlist_entry_cancelled); cancelling twice changes nothing. */
-export function cancelWaitlistEntry(auth: AuthContext, id: string): Promise<WaitlistEntryRow> {
-  return changeEntry(auth, id, async (_tx, _emit, entry) => {
+export function cancelWaitlistEntry(auth: AuthContext, id: string, log: Logger = logger): Promise<WaitlistEntryRow> {
+  return changeEntry(auth, id, log, async (_tx, _emit, entry) => {
     if (entry.status === 'cancelled') return null;
     if (!isActiveEntry(entry)) throw invalidEntryTransition(entry, 'cancelled');
     return { set: { status: 'cancelled' }, event: 'waitlist_entry_cancelled' };
@@ -233,7 +235,7 @@ export interface ConvertInput {
  * (outside the booking window, like a walk-in). 409 no_availability as for POST /reservations,
  * and then nothing changes. The entry becomes converted in the same transaction.
  */
-export async function convertWaitlistEntry(auth: AuthContext, id: string, input: ConvertInput): Promise<{ entry: WaitlistEntryRow; reservation: ReservationParts }> {
+export async function convertWaitlistEntry(auth: AuthContext, id: string, input: ConvertInput, log: Logger = logger): Promise<{ entry: WaitlistEntryRow; reservation: ReservationParts }> {
   return transactionWithEvents(actorOf(auth), async (tx, emit) => {
     const entry = await getVisibleEntry(auth, id, tx, true);
     if (!isActiveEntry(entry)) throw invalidEntryTransition(entry, 'converted');
@@ -261,7 +263,7 @@ export async function convertWaitlistEntry(auth: AuthContext, id: string, input:
       .where(eq(waitlistEntries.id, entry.id))
       .returning();
     return { entry: converted, reservation };
-  });
+  }, log);
 }
 
 /**

@@ -3,6 +3,7 @@ import { db } from '../../db/client.js';
 import { webhookDeliveries } from '../../db/schema/index.js';
 import { canSeeVenue, type AuthContext } from '../../http/auth.js';
 import { ApiError } from '../../http/errors.js';
+import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
@@ -62,7 +63,7 @@ const stillPending = () => new ApiError('conflict', 'The delivery is still pendi
  * The row is reopened first (only one of two concurrent calls wins); should Redis fail afterwards,
  * the delivery sweeper enqueues the pending row.
  */
-export async function redeliver(auth: AuthContext, idOrKey: string): Promise<DeliveryRow> {
+export async function redeliver(auth: AuthContext, idOrKey: string, log: Logger = logger): Promise<DeliveryRow> {
   const delivery = await getVisibleDelivery(auth, idOrKey);
   if (delivery.status === 'pending') throw stillPending();
   // The last attempt may still be finishing (its row already concluded): that job id is not free yet.
@@ -70,7 +71,7 @@ export async function redeliver(auth: AuthContext, idOrKey: string): Promise<Del
   const reopened = await reopenDelivery(delivery.id);
   if (!reopened) throw stillPending();
   await enqueueDeliveries([{ id: reopened.id, nextAttemptAt: null }]).catch((err: unknown) =>
-    logger.warn({ err: (err as Error).message, deliveryId: reopened.id }, 'redelivery not enqueued; the delivery sweeper will'),
+    log.warn({ err: (err as Error).message, deliveryId: reopened.id }, 'redelivery not enqueued; the delivery sweeper will'),
   );
   return reopened;
 }

@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import net, { type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant } from '../support/harness.js';
+import { eventually } from '../support/webhook-receiver.js';
+
+// The API in its own process, on a Redis of its own that the test stops midway: the rate limiter and
+// the outbox then warn while serving a request, and those lines must name the request.
+let redis: ChildProcess;
+let app: ChildProcess;
+const lines: Array<Record<string, unknown>> = [];
+const port = 20000 + Math.floor(Math.random() * 20000);
+const url = `http://127.0.0.1:${port}`;
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: free } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return free;
+}
+
+const accepts = (p: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(p, '127.0.0.1', () => resolve(socket.end() && true));
+    socket.on('error', () => resolve(false));
+  });
+
+beforeAll(async () => {
+  const redisPort = await freePort();
+  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  await eventually(() => accepts(redisPort), 10_000, 'redis-server');
+  app = spawn(process.execPath, ['--import', 'tsx', 'test/support/serve-app.ts'], {
+    env: { ...process.env, PORT: String(port), REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let buffered = '';
+  app.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    const complete = buffered.split('\n');
+    buffered = complete.pop()!;
+    for (const line of complete) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  await once(app.stdout!, 'data');
+});
+afterAll(() => {
+  app.kill('SIGKILL');
+  redis.kill('SIGKILL');
+});
+
+describe('request logs', () => {
+  it('every line written while serving a request carries its request id, the services’ warnings included', async () => {
+    const tenant = await createTenant();
+    const createGuest = (requestId: string, phone: string) =>
+      fetch(`${url}/api/v1/guests`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json', 'x-request-id': requestId },
+        body: JSON.stringify({ venueId: tenant.venueId, phone, firstName: 'Ada', lastName: 'Lovelace' }),
+      });
+    // Redis up: the queue connection is established, nothing to warn about.
+    expect((await createGuest('log-test-1', '+39 06 1234 5678')).status).toBe(201);
+    const exited = once(redis, 'exit');
+    redis.kill('SIGTERM');
+    await exited;
+
+    expect((await createGuest('log-test-2', '+39 06 1234 5679')).status).toBe(201);
+    const notEnqueued = await eventually(async () => lines.find((l) => String(l.msg).startsWith('events not enqueued')), 10_000, 'the outbox warning');
+    expect(notEnqueued.requestId).toBe('log-test-2');
+    await eventually(async () => lines.filter((l) => l.msg === 'request').length === 2, 5000, 'both request lines');
+    // Nothing else was served, so every line of the process is about one of these two requests, except
+    // the rate limiter's batched flush of hits (many requests' at once, on a timer), which names none.
+    const batchedFlush = (l: Record<string, unknown>) => String(l.msg).startsWith('rate limiter unavailable') && l.requestId === undefined;
+    for (const line of lines.filter((l) => !batchedFlush(l))) expect(['log-test-1', 'log-test-2'], JSON.stringify(line)).toContain(line.requestId);
+  });
+});
