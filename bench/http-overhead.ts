@@ -1,5 +1,6 @@
 // Authenticated GET /api/v1/venues/:id through the full middleware chain (auth, rate limit, request id,
-// validation, logging) against a bare Express route doing the same database read.
+// validation, one log line per request at level info, the request-duration histogram, a metrics port
+// open) against a bare Express route doing the same database read.
 // Targets (issue 2): the chain costs < 30 % of the bare route's throughput; p50 < 5 ms.
 // Usage: npx tsx bench/http-overhead.ts [seconds=10]
 import autocannon from 'autocannon';
@@ -14,7 +15,7 @@ const { venueId, key } = await createBenchTenant();
 await sql.end();
 
 const env = benchServerEnv('info');
-const full = await spawnServer('src/server.ts', env, 3901);
+const full = await spawnServer('src/server.ts', { ...env, METRICS_PORT: '3903' }, 3901);
 const bare = await spawnServer('bench/support/bare-venue-server.ts', env, 3902);
 
 async function measure(url: string, connections: number, headers: Record<string, string>) {

@@ -63,7 +63,8 @@ await db.insert(automations).values({
   action: { type: 'partner_notification', url: null, endpointId: null, delayMinutes: 0 },
 });
 
-const childEnv = { ...process.env, LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' };
+// METRICS_PORT=0: two worker-webhooks processes would otherwise both want 9466.
+const childEnv = { ...process.env, LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', METRICS_PORT: '0' };
 // worker-webhooks as docs/webhooks.md recommends deploying it: a small database pool (DB_POOL_SIZE, 4 unless given).
 const webhooksEnv = { ...childEnv, DB_POOL_SIZE: process.env.WEBHOOKS_DB_POOL_SIZE ?? '4' };
 const children: ChildProcess[] = [

@@ -43,7 +43,10 @@ export async function createBenchTenant(options: { tableCount?: number } = {}): 
   return { organisationId: org.id, venueId: venue.id, key };
 }
 
-/** The environment of the server and worker processes a benchmark spawns. */
+/**
+ * The environment of the server and worker processes a benchmark spawns. Metrics are recorded, but no
+ * metrics port is opened (METRICS_PORT=0): several processes of one role would otherwise want the same.
+ */
 export function benchServerEnv(logLevel = 'warn'): Record<string, string> {
-  return { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: logLevel, ADMIN_PASSWORD: 'bench' };
+  return { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: logLevel, ADMIN_PASSWORD: 'bench', METRICS_PORT: '0' };
 }

@@ -50,7 +50,9 @@ export async function startMetricsServer(port: number): Promise<MetricsServer> {
     }
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new Error(`METRICS_PORT ${port} is already in use: set METRICS_PORT to a free port, or 0 for none`) : err),
+    );
     server.listen(port, () => resolve());
   });
   server.keepAliveTimeout = 65_000;

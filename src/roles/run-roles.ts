@@ -8,15 +8,16 @@ import { allRoles, roleStarters, type RoleName } from './role-starters.js';
 
 /** Starts the given roles in this process and drains them on SIGTERM/SIGINT. */
 export async function runRoles(roles: RoleName[]): Promise<void> {
+  // One metrics port per process, whatever roles it runs (one registry): `npm start` serves them all on 9464.
+  // Opened first: a port already taken stops the start-up before any role has begun.
+  const metricsPort = config.METRICS_PORT ?? 9464 + allRoles.indexOf(roles[0]);
+  const metrics = metricsPort === 0 ? null : await startMetricsServer(metricsPort);
+  if (metrics) logger.info({ port: metrics.port }, `metrics on http://127.0.0.1:${metrics.port}/metrics, liveness on /healthz`);
   const stops: Array<{ role: RoleName; stop: () => Promise<void> }> = [];
   for (const role of roles) {
     stops.push({ role, stop: await roleStarters[role]() });
     logger.info({ role }, 'role started');
   }
-  // One metrics port per process, whatever roles it runs (one registry): `npm start` serves them all on 9464.
-  const metricsPort = config.METRICS_PORT ?? 9464 + allRoles.indexOf(roles[0]);
-  const metrics = metricsPort === 0 ? null : await startMetricsServer(metricsPort);
-  if (metrics) logger.info({ port: metrics.port }, `metrics on http://127.0.0.1:${metrics.port}/metrics, liveness on /healthz`);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

@@ -10,14 +10,13 @@ vi.hoisted(() => {
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import net, { type AddressInfo } from 'node:net';
 import { eq, sql } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { startMetricsServer } from '../../src/metrics/metrics-server.js';
 import { queueNames } from '../../src/queues/queue-names.js';
 import { getQueue } from '../../src/queues/queues.js';
-import { client, createTenant } from '../support/harness.js';
+import { client, createTenant, freePort } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/webhook-receiver.js';
 
@@ -44,14 +43,6 @@ async function scrape(url: string): Promise<Map<string, number>> {
 
 /** How much each sample moved between two scrapes (absent before = 0). */
 const delta = (before: Map<string, number>, after: Map<string, number>, key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('metrics (decisions §14.6)', () => {
   it('count the requests, jobs, deliveries, queue depths and outbox age that really happened', async () => {
@@ -160,7 +151,7 @@ describe('metrics (decisions §14.6)', () => {
     try {
       const health = await eventually(
         () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => (r.ok ? r.json() : undefined), () => undefined),
-        40_000,
+        60_000,
         'worker-webhooks /healthz',
       );
       expect(health).toEqual({ status: 'ok', database: 'ok', redis: 'ok' });
@@ -174,5 +165,5 @@ describe('metrics (decisions §14.6)', () => {
       child.kill('SIGTERM');
       await exited;
     }
-  }, 60_000);
+  }, 90_000);
 });

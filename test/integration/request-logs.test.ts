@@ -1,25 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
+import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant } from '../support/harness.js';
+import { db } from '../../src/db/client.js';
+import { events } from '../../src/db/schema/index.js';
+import { createTenant, freePort, type Tenant } from '../support/harness.js';
 import { eventually } from '../support/webhook-receiver.js';
 
 // The API in its own process, on a Redis of its own that the test stops midway: the rate limiter and
 // the outbox then warn while serving a request, and those lines must name the request.
 let redis: ChildProcess;
 let app: ChildProcess;
+let tenant: Tenant | undefined;
 const lines: Array<Record<string, unknown>> = [];
 const port = 20000 + Math.floor(Math.random() * 20000);
 const url = `http://127.0.0.1:${port}`;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: free } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return free;
-}
 
 const accepts = (p: number) =>
   new Promise<boolean>((resolve) => {
@@ -32,7 +28,8 @@ beforeAll(async () => {
   redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   await eventually(() => accepts(redisPort), 10_000, 'redis-server');
   app = spawn(process.execPath, ['--import', 'tsx', 'test/support/serve-app.ts'], {
-    env: { ...process.env, PORT: String(port), REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'info' },
+    // Its own queue prefix: no other file's worker takes its jobs.
+    env: { ...process.env, PORT: String(port), REDIS_URL: `redis://127.0.0.1:${redisPort}`, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}logs`, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let buffered = '';
@@ -44,19 +41,21 @@ beforeAll(async () => {
   });
   await once(app.stdout!, 'data');
 });
-afterAll(() => {
-  app.kill('SIGKILL');
-  redis.kill('SIGKILL');
+afterAll(async () => {
+  app?.kill('SIGKILL');
+  redis?.kill('SIGKILL');
+  // The events of this file's guests were never processed: they must not wait for another file's outbox sweep.
+  if (tenant) await db.update(events).set({ dispatchedAt: new Date() }).where(and(eq(events.organisationId, tenant.organisationId), isNull(events.dispatchedAt)));
 });
 
 describe('request logs', () => {
   it('every line written while serving a request carries its request id, the services’ warnings included', async () => {
-    const tenant = await createTenant();
+    const { key, venueId } = (tenant = await createTenant());
     const createGuest = (requestId: string, phone: string) =>
       fetch(`${url}/api/v1/guests`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json', 'x-request-id': requestId },
-        body: JSON.stringify({ venueId: tenant.venueId, phone, firstName: 'Ada', lastName: 'Lovelace' }),
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': requestId },
+        body: JSON.stringify({ venueId, phone, firstName: 'Ada', lastName: 'Lovelace' }),
       });
     // Redis up: the queue connection is established, nothing to warn about.
     expect((await createGuest('log-test-1', '+39 06 1234 5678')).status).toBe(201);

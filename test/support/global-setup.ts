@@ -22,6 +22,8 @@ export default async function setup() {
     ADMIN_PASSWORD: 'test-admin-password',
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
     SECRETS_KEY: 'test-secrets-key-0123456789',
+    // Worker processes the tests spawn open no metrics port: parallel runs on one machine would collide.
+    METRICS_PORT: '0',
   });
   const { runMigrations } = await import('../../src/db/migrate.js');
   await runMigrations(url.toString());

@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { createApp } from '../../src/http/app.js';
 import { apiRoutes } from '../../src/routes/index.js';
 import { createApiKey, createOrganisation, type NewKey } from '../../src/services/keys/key-service.js';
@@ -25,6 +25,15 @@ export async function startTestServer(): Promise<TestServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** A port nothing listens on right now (for a process the test starts, or one that must refuse connections). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 export interface Tenant {
