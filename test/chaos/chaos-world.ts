@@ -212,6 +212,25 @@ export async function awaitWebhooks(destination: Destination, venueId: string, d
   }
 }
 
+/** The figures every scenario reports: its requests, and the webhooks of what they committed. */
+export interface TrafficFigures {
+  requests: number;
+  /** `201: 140, 503: 3` */
+  statuses: string;
+  /** reservation_created events committed. */
+  committed: number;
+  /** Distinct idempotency keys the destination received, requests beyond the first of a key, committed events never received. */
+  received: number;
+  duplicates: number;
+  missing: number;
+  /** Role processes that exited during the run (none should). */
+  exitedProcesses: number;
+}
+
+export function describeTraffic(f: TrafficFigures): string {
+  return `requests ${f.requests} (${f.statuses}) · events committed ${f.committed} · deliveries received ${f.received} distinct · duplicates ${f.duplicates} · missing ${f.missing}`;
+}
+
 export function percentile(values: number[], p: number): number {
   if (!values.length) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);

@@ -6,7 +6,7 @@ import { and, eq } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { webhookDeliveries } from '../../src/db/schema/index.js';
 import { queueNames } from '../../src/queues/queue-names.js';
-import { awaitWebhooks, bookingBody, callApi, chaosQueuePrefix, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally } from './chaos-world.js';
+import { awaitWebhooks, bookingBody, callApi, chaosQueuePrefix, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, type TrafficFigures } from './chaos-world.js';
 import type { OwnPostgres } from '../support/own-postgres.js';
 import { endProcess, isRunning, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
 
@@ -22,26 +22,18 @@ export interface PostgresOutageOptions {
   deadlineMs?: number;
 }
 
-export interface PostgresOutageFigures {
-  requests: number;
-  statuses: string;
+export interface PostgresOutageFigures extends TrafficFigures {
   /** Answers other than 2xx, 4xx and 503: 500s, resets, hangs past 10 s. */
   unexpected: number;
-  committed: number;
-  received: number;
-  duplicates: number;
-  missing: number;
   /** Jobs failed for good (BullMQ failed sets) and deliveries discarded: none may come from the outage. */
   discarded: number;
   /** From PostgreSQL's return to the first booking answered 201. */
   recoveryMs: number | null;
-  exitedProcesses: number;
 }
 
 export function describePostgresOutage(f: PostgresOutageFigures): string {
   return (
-    `requests ${f.requests} (${f.statuses}) · other than 2xx/4xx/503: ${f.unexpected} · events committed ${f.committed} · deliveries received ${f.received} distinct · ` +
-    `duplicates ${f.duplicates} · missing ${f.missing} · jobs discarded ${f.discarded} · first 201 ${f.recoveryMs === null ? 'never' : seconds(f.recoveryMs)} after PostgreSQL returned · ` +
+    `${describeTraffic(f)} · other than 2xx/4xx/503: ${f.unexpected} · jobs discarded ${f.discarded} · first 201 ${f.recoveryMs === null ? 'never' : seconds(f.recoveryMs)} after PostgreSQL returned · ` +
     `processes exited ${f.exitedProcesses}`
   );
 }

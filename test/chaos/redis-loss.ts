@@ -8,7 +8,7 @@ import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { queueNames } from '../../src/queues/queue-names.js';
 import { timerSchedules } from '../../src/roles/timers.js';
-import { awaitWebhooks, bookSteadily, chaosQueuePrefix, committedEventIds, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally } from './chaos-world.js';
+import { awaitWebhooks, bookSteadily, describeTraffic, chaosQueuePrefix, committedEventIds, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, type TrafficFigures } from './chaos-world.js';
 import { endProcess, isRunning, startOwnRedis, startRole, type Role, type RoleProcess } from './own-processes.js';
 
 export interface RedisLossOptions {
@@ -30,28 +30,17 @@ export interface RedisLossOptions {
   deadlineMs?: number;
 }
 
-export interface RedisLossFigures {
-  requests: number;
-  statuses: string;
-  /** reservation_created events committed (one per booked reservation, plus the stranded ones). */
-  committed: number;
-  /** Distinct idempotency keys received. */
-  received: number;
-  duplicates: number;
-  /** Committed events without their webhook at the end. */
-  missing: number;
+/** `committed` counts the booked reservations' events and the stranded ones. */
+export interface RedisLossFigures extends TrafficFigures {
   /** From Redis's return until the worker-timers schedules were all back in it. */
   schedulesBackMs: number | null;
   /** From Redis's return until the last event committed before its return had its webhook. */
   backlogDispatchedMs: number | null;
-  /** Role processes that exited during the run (none should). */
-  exitedProcesses: number;
 }
 
 export function describeRedisLoss(f: RedisLossFigures): string {
   return (
-    `requests ${f.requests} (${f.statuses}) · events committed ${f.committed} · deliveries received ${f.received} distinct · ` +
-    `duplicates ${f.duplicates} · missing ${f.missing} · schedules back ${f.schedulesBackMs === null ? 'never' : seconds(f.schedulesBackMs)} after Redis returned · ` +
+    `${describeTraffic(f)} · schedules back ${f.schedulesBackMs === null ? 'never' : seconds(f.schedulesBackMs)} after Redis returned · ` +
     `backlog dispatched ${f.backlogDispatchedMs === null ? 'never' : seconds(f.backlogDispatchedMs)} after Redis returned · processes exited ${f.exitedProcesses}`
   );
 }

@@ -1,7 +1,7 @@
 // Scenario: SIGTERM to a web process while keep-alive clients keep it busy, as a deploy or a scale-in
 // does. Clients that find it gone (connection refused) go to a second web process, as behind a load
 // balancer; a request that was sent and then lost (reset, or never answered) is what must not happen.
-import { awaitWebhooks, bookingBody, callApi, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally } from './chaos-world.js';
+import { awaitWebhooks, bookingBody, callApi, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, type TrafficFigures } from './chaos-world.js';
 import { endProcess, isRunning, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
 
 export interface SigtermDrainOptions {
@@ -12,9 +12,8 @@ export interface SigtermDrainOptions {
   deadlineMs?: number;
 }
 
-export interface SigtermDrainFigures {
-  requests: number;
-  statuses: string;
+/** `exitedProcesses` counts the processes other than the one stopped. */
+export interface SigtermDrainFigures extends TrafficFigures {
   /** Requests sent and then lost: connection reset or closed under them, or no answer within 15 s. */
   lost: number;
   /** Connections refused by the stopping process (then sent to the other one): expected. */
@@ -22,18 +21,12 @@ export interface SigtermDrainFigures {
   /** How long the stopped process took to exit, and its exit code. */
   drainMs: number;
   exitCode: number | null;
-  committed: number;
-  received: number;
-  duplicates: number;
-  missing: number;
-  exitedProcesses: number;
 }
 
 export function describeSigtermDrain(f: SigtermDrainFigures): string {
   return (
-    `requests ${f.requests} (${f.statuses}) · lost (reset or unanswered) ${f.lost} · refused then retried elsewhere ${f.refused} · ` +
-    `stopped process exited in ${seconds(f.drainMs)} with code ${f.exitCode} · events committed ${f.committed} · deliveries received ${f.received} distinct · ` +
-    `duplicates ${f.duplicates} · missing ${f.missing} · other processes exited ${f.exitedProcesses}`
+    `${describeTraffic(f)} · lost (reset or unanswered) ${f.lost} · refused then retried elsewhere ${f.refused} · ` +
+    `stopped process exited in ${seconds(f.drainMs)} with code ${f.exitCode} · other processes exited ${f.exitedProcesses}`
   );
 }
 

@@ -1,7 +1,7 @@
 // Scenario: two destinations of one venue, one answering at once and one taking 12 s (past the
 // 10 s limit). The healthy destination's lag (event commit → webhook received) is measured alone,
 // then beside the slow one: per-destination isolation (decisions §14.7) keeps it within 2×.
-import { awaitWebhooks, bookSteadily, callApi, createChaosTenant, percentile, roleEnv, routeBookingsTo, seconds, startDestination, Tally } from './chaos-world.js';
+import { awaitWebhooks, bookSteadily, callApi, createChaosTenant, describeTraffic, percentile, roleEnv, routeBookingsTo, seconds, startDestination, Tally, type TrafficFigures } from './chaos-world.js';
 import { endProcess, isRunning, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
 
 export interface SlowDestinationOptions {
@@ -13,14 +13,8 @@ export interface SlowDestinationOptions {
   deadlineMs?: number;
 }
 
-export interface SlowDestinationFigures {
-  requests: number;
-  statuses: string;
-  committed: number;
-  /** Distinct idempotency keys the healthy destination received, its duplicates and what it misses. */
-  received: number;
-  duplicates: number;
-  missing: number;
+/** The deliveries counted are the healthy destination's. */
+export interface SlowDestinationFigures extends TrafficFigures {
   /** The healthy destination's lag percentiles alone and beside the slow one (ms). */
   aloneP50: number;
   aloneP99: number;
@@ -28,14 +22,12 @@ export interface SlowDestinationFigures {
   besideP99: number;
   /** Requests the slow destination received (each held 12 s, given up by the sender after 10 s). */
   slowReceived: number;
-  exitedProcesses: number;
 }
 
 export function describeSlowDestination(f: SlowDestinationFigures): string {
   const ms = (v: number) => seconds(v);
   return (
-    `requests ${f.requests} (${f.statuses}) · events committed ${f.committed} · healthy destination received ${f.received} distinct · duplicates ${f.duplicates} · missing ${f.missing} · ` +
-    `healthy lag alone p50 ${ms(f.aloneP50)} / p99 ${ms(f.aloneP99)}, beside a 12 s destination p50 ${ms(f.besideP50)} / p99 ${ms(f.besideP99)} ` +
+    `${describeTraffic(f)} (healthy destination) · healthy lag alone p50 ${ms(f.aloneP50)} / p99 ${ms(f.aloneP99)}, beside a 12 s destination p50 ${ms(f.besideP50)} / p99 ${ms(f.besideP99)} ` +
     `(p99 ×${(f.besideP99 / f.aloneP99).toFixed(2)}) · slow destination received ${f.slowReceived} · processes exited ${f.exitedProcesses}`
   );
 }
