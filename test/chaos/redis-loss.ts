@@ -3,7 +3,7 @@
 // reservation gets its webhook, the timer schedules come back, and no process is restarted.
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { queueNames } from '../../src/queues/queue-names.js';
@@ -34,14 +34,18 @@ export interface RedisLossOptions {
 export interface RedisLossFigures extends TrafficFigures {
   /** From Redis's return until the worker-timers schedules were all back in it. */
   schedulesBackMs: number | null;
+  /** From Redis's return until every event committed before its return was processed by worker-events (dispatchedAt). */
+  backlogProcessedMs: number | null;
   /** From Redis's return until the last event committed before its return had its webhook. */
   backlogDispatchedMs: number | null;
 }
 
+const after = (ms: number | null) => (ms === null ? 'never' : seconds(ms));
+
 export function describeRedisLoss(f: RedisLossFigures): string {
   return (
-    `${describeTraffic(f)} · schedules back ${f.schedulesBackMs === null ? 'never' : seconds(f.schedulesBackMs)} after Redis returned · ` +
-    `backlog dispatched ${f.backlogDispatchedMs === null ? 'never' : seconds(f.backlogDispatchedMs)} after Redis returned · processes exited ${f.exitedProcesses}`
+    `${describeTraffic(f)} · schedules back ${after(f.schedulesBackMs)} after Redis returned · ` +
+    `backlog's events processed ${after(f.backlogProcessedMs)}, its webhooks all received ${after(f.backlogDispatchedMs)} after Redis returned · processes exited ${f.exitedProcesses}`
   );
 }
 
@@ -112,6 +116,11 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
     const firstArrival = new Map<string, number>();
     for (const d of destination.received) if (!firstArrival.has(d.eventId)) firstArrival.set(d.eventId, d.receivedAt);
     const backlogArrivals = committedBeforeReturn.map((id) => firstArrival.get(id));
+    const [processed] = await db
+      .select({ left: sql<number>`count(*) filter (where ${events.dispatchedAt} is null)::int`, last: sql<string | Date | null>`max(${events.dispatchedAt})` })
+      .from(events)
+      .where(inArray(events.id, committedBeforeReturn));
+    const backlogProcessedMs = processed.left === 0 && processed.last ? Math.max(0, new Date(processed.last).getTime() - returnedAt) : null;
     const backlogDispatchedMs = backlogArrivals.every((t) => t !== undefined) ? Math.max(0, ...backlogArrivals.map((t) => t! - returnedAt)) : null;
     return {
       requests: tally.answers.length,
@@ -121,6 +130,7 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
       duplicates: destination.duplicates(),
       missing,
       schedulesBackMs,
+      backlogProcessedMs,
       backlogDispatchedMs,
       exitedProcesses: processes.filter((p) => !isRunning(p.child)).length,
     };
