@@ -69,6 +69,20 @@ export const exampleAvailable = {
   livemode: true,
 };
 
+/** The envelope of a reservation event as a partner receives it. */
+export function exampleReservationEnvelope(type: string) {
+  return {
+    id: 'automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0',
+    eventId: '3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006',
+    type,
+    createdAt: '2026-11-23T18:30:12.345Z',
+    venueId,
+    apiVersion: 'v1',
+    data: { reservation: exampleReservation },
+    automation: { name: 'Notify the CRM', runId: '7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005' },
+  };
+}
+
 export const exampleGuest = {
   id: guestId,
   venueId,

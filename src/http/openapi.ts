@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { eventDataGroups } from '../services/events/event-service.js';
 import { envelopeSchemaFor } from '../services/webhooks/envelope.js';
+import { reservationEventTypes } from '../lib/event-catalogue.js';
 import type { AnyRoute, MediaResponse } from './define-route.js';
+import { exampleReservationEnvelope } from './openapi-examples.js';
 import { errorStatus, type ErrorCode } from './errors.js';
 import { contractRegistry } from './response-schemas.js';
 
@@ -207,7 +209,12 @@ function webhooks(): Json {
           parameters: ['X-Service-Signature', 'X-Service-Timestamp', 'X-Service-Idempotency-Key'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: toJsonSchema(envelopeSchemaFor([type], group.data), 'output') } },
+            content: {
+              'application/json': {
+                schema: toJsonSchema(envelopeSchemaFor([type], group.data), 'output'),
+                ...((reservationEventTypes as readonly string[]).includes(type) ? { example: exampleReservationEnvelope(type) } : {}),
+              },
+            },
           },
           responses: {
             '200': { description: 'Any 2xx within 10 seconds acknowledges the delivery.' },

@@ -73,7 +73,14 @@ describe('the OpenAPI document', () => {
         checked++;
       }
     }
-    expect(checked).toBeGreaterThanOrEqual(6);
+    for (const [type, item] of Object.entries(document.webhooks as Json)) {
+      const example = item.post.requestBody.content['application/json'].example;
+      if (example === undefined) continue;
+      const validate = ajv.compile({ $ref: `doc#${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}` });
+      expect(validate(example), `webhook ${type}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(17);
   });
 
   it('passes redocly lint (recommended rules) with no error', async () => {

@@ -16412,6 +16412,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0",
+                 *       "eventId": "3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006",
+                 *       "type": "reservation_created",
+                 *       "createdAt": "2026-11-23T18:30:12.345Z",
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "apiVersion": "v1",
+                 *       "data": {
+                 *         "reservation": {
+                 *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                 *           "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *           "serviceDate": "2026-12-04",
+                 *           "time": "20:00",
+                 *           "startsAt": "2026-12-04T19:00:00.000Z",
+                 *           "endsAt": "2026-12-04T21:00:00.000Z",
+                 *           "partySize": 4,
+                 *           "status": "created",
+                 *           "tableAssigned": true,
+                 *           "needsAttention": false,
+                 *           "notes": "Window table if possible",
+                 *           "source": "api",
+                 *           "sourceDetail": "Booking site",
+                 *           "externalRef": "crm-1042",
+                 *           "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *           "updatedAt": "2026-11-23T18:30:12.345Z",
+                 *           "guest": {
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ]
+                 *           },
+                 *           "guestDetails": {
+                 *             "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *             "phone": "+390612345678",
+                 *             "email": null,
+                 *             "firstName": "Giulia",
+                 *             "lastName": "Rossi",
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ],
+                 *             "notes": null,
+                 *             "visitCount": 3,
+                 *             "noShowCount": 0,
+                 *             "externalRef": null,
+                 *             "updatedAt": "2026-11-23T18:30:12.100Z"
+                 *           },
+                 *           "table": {
+                 *             "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *             "tableCombinationId": null,
+                 *             "tables": [
+                 *               {
+                 *                 "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *                 "name": "T4",
+                 *                 "minSeats": 2,
+                 *                 "maxSeats": 4
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "automation": {
+                 *         "name": "Notify the CRM",
+                 *         "runId": "7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     eventId: string | null;
@@ -16465,6 +16535,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0",
+                 *       "eventId": "3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006",
+                 *       "type": "reservation_confirmed",
+                 *       "createdAt": "2026-11-23T18:30:12.345Z",
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "apiVersion": "v1",
+                 *       "data": {
+                 *         "reservation": {
+                 *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                 *           "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *           "serviceDate": "2026-12-04",
+                 *           "time": "20:00",
+                 *           "startsAt": "2026-12-04T19:00:00.000Z",
+                 *           "endsAt": "2026-12-04T21:00:00.000Z",
+                 *           "partySize": 4,
+                 *           "status": "created",
+                 *           "tableAssigned": true,
+                 *           "needsAttention": false,
+                 *           "notes": "Window table if possible",
+                 *           "source": "api",
+                 *           "sourceDetail": "Booking site",
+                 *           "externalRef": "crm-1042",
+                 *           "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *           "updatedAt": "2026-11-23T18:30:12.345Z",
+                 *           "guest": {
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ]
+                 *           },
+                 *           "guestDetails": {
+                 *             "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *             "phone": "+390612345678",
+                 *             "email": null,
+                 *             "firstName": "Giulia",
+                 *             "lastName": "Rossi",
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ],
+                 *             "notes": null,
+                 *             "visitCount": 3,
+                 *             "noShowCount": 0,
+                 *             "externalRef": null,
+                 *             "updatedAt": "2026-11-23T18:30:12.100Z"
+                 *           },
+                 *           "table": {
+                 *             "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *             "tableCombinationId": null,
+                 *             "tables": [
+                 *               {
+                 *                 "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *                 "name": "T4",
+                 *                 "minSeats": 2,
+                 *                 "maxSeats": 4
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "automation": {
+                 *         "name": "Notify the CRM",
+                 *         "runId": "7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     eventId: string | null;
@@ -16518,6 +16658,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0",
+                 *       "eventId": "3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006",
+                 *       "type": "reservation_modified",
+                 *       "createdAt": "2026-11-23T18:30:12.345Z",
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "apiVersion": "v1",
+                 *       "data": {
+                 *         "reservation": {
+                 *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                 *           "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *           "serviceDate": "2026-12-04",
+                 *           "time": "20:00",
+                 *           "startsAt": "2026-12-04T19:00:00.000Z",
+                 *           "endsAt": "2026-12-04T21:00:00.000Z",
+                 *           "partySize": 4,
+                 *           "status": "created",
+                 *           "tableAssigned": true,
+                 *           "needsAttention": false,
+                 *           "notes": "Window table if possible",
+                 *           "source": "api",
+                 *           "sourceDetail": "Booking site",
+                 *           "externalRef": "crm-1042",
+                 *           "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *           "updatedAt": "2026-11-23T18:30:12.345Z",
+                 *           "guest": {
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ]
+                 *           },
+                 *           "guestDetails": {
+                 *             "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *             "phone": "+390612345678",
+                 *             "email": null,
+                 *             "firstName": "Giulia",
+                 *             "lastName": "Rossi",
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ],
+                 *             "notes": null,
+                 *             "visitCount": 3,
+                 *             "noShowCount": 0,
+                 *             "externalRef": null,
+                 *             "updatedAt": "2026-11-23T18:30:12.100Z"
+                 *           },
+                 *           "table": {
+                 *             "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *             "tableCombinationId": null,
+                 *             "tables": [
+                 *               {
+                 *                 "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *                 "name": "T4",
+                 *                 "minSeats": 2,
+                 *                 "maxSeats": 4
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "automation": {
+                 *         "name": "Notify the CRM",
+                 *         "runId": "7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     eventId: string | null;
@@ -16571,6 +16781,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0",
+                 *       "eventId": "3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006",
+                 *       "type": "reservation_cancelled",
+                 *       "createdAt": "2026-11-23T18:30:12.345Z",
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "apiVersion": "v1",
+                 *       "data": {
+                 *         "reservation": {
+                 *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                 *           "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *           "serviceDate": "2026-12-04",
+                 *           "time": "20:00",
+                 *           "startsAt": "2026-12-04T19:00:00.000Z",
+                 *           "endsAt": "2026-12-04T21:00:00.000Z",
+                 *           "partySize": 4,
+                 *           "status": "created",
+                 *           "tableAssigned": true,
+                 *           "needsAttention": false,
+                 *           "notes": "Window table if possible",
+                 *           "source": "api",
+                 *           "sourceDetail": "Booking site",
+                 *           "externalRef": "crm-1042",
+                 *           "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *           "updatedAt": "2026-11-23T18:30:12.345Z",
+                 *           "guest": {
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ]
+                 *           },
+                 *           "guestDetails": {
+                 *             "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *             "phone": "+390612345678",
+                 *             "email": null,
+                 *             "firstName": "Giulia",
+                 *             "lastName": "Rossi",
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ],
+                 *             "notes": null,
+                 *             "visitCount": 3,
+                 *             "noShowCount": 0,
+                 *             "externalRef": null,
+                 *             "updatedAt": "2026-11-23T18:30:12.100Z"
+                 *           },
+                 *           "table": {
+                 *             "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *             "tableCombinationId": null,
+                 *             "tables": [
+                 *               {
+                 *                 "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *                 "name": "T4",
+                 *                 "minSeats": 2,
+                 *                 "maxSeats": 4
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "automation": {
+                 *         "name": "Notify the CRM",
+                 *         "runId": "7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     eventId: string | null;
@@ -16624,6 +16904,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0",
+                 *       "eventId": "3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006",
+                 *       "type": "guest_arrived",
+                 *       "createdAt": "2026-11-23T18:30:12.345Z",
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "apiVersion": "v1",
+                 *       "data": {
+                 *         "reservation": {
+                 *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                 *           "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *           "serviceDate": "2026-12-04",
+                 *           "time": "20:00",
+                 *           "startsAt": "2026-12-04T19:00:00.000Z",
+                 *           "endsAt": "2026-12-04T21:00:00.000Z",
+                 *           "partySize": 4,
+                 *           "status": "created",
+                 *           "tableAssigned": true,
+                 *           "needsAttention": false,
+                 *           "notes": "Window table if possible",
+                 *           "source": "api",
+                 *           "sourceDetail": "Booking site",
+                 *           "externalRef": "crm-1042",
+                 *           "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *           "updatedAt": "2026-11-23T18:30:12.345Z",
+                 *           "guest": {
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ]
+                 *           },
+                 *           "guestDetails": {
+                 *             "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *             "phone": "+390612345678",
+                 *             "email": null,
+                 *             "firstName": "Giulia",
+                 *             "lastName": "Rossi",
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ],
+                 *             "notes": null,
+                 *             "visitCount": 3,
+                 *             "noShowCount": 0,
+                 *             "externalRef": null,
+                 *             "updatedAt": "2026-11-23T18:30:12.100Z"
+                 *           },
+                 *           "table": {
+                 *             "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *             "tableCombinationId": null,
+                 *             "tables": [
+                 *               {
+                 *                 "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *                 "name": "T4",
+                 *                 "minSeats": 2,
+                 *                 "maxSeats": 4
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "automation": {
+                 *         "name": "Notify the CRM",
+                 *         "runId": "7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     eventId: string | null;
@@ -16677,6 +17027,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0",
+                 *       "eventId": "3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006",
+                 *       "type": "guest_seated",
+                 *       "createdAt": "2026-11-23T18:30:12.345Z",
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "apiVersion": "v1",
+                 *       "data": {
+                 *         "reservation": {
+                 *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                 *           "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *           "serviceDate": "2026-12-04",
+                 *           "time": "20:00",
+                 *           "startsAt": "2026-12-04T19:00:00.000Z",
+                 *           "endsAt": "2026-12-04T21:00:00.000Z",
+                 *           "partySize": 4,
+                 *           "status": "created",
+                 *           "tableAssigned": true,
+                 *           "needsAttention": false,
+                 *           "notes": "Window table if possible",
+                 *           "source": "api",
+                 *           "sourceDetail": "Booking site",
+                 *           "externalRef": "crm-1042",
+                 *           "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *           "updatedAt": "2026-11-23T18:30:12.345Z",
+                 *           "guest": {
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ]
+                 *           },
+                 *           "guestDetails": {
+                 *             "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *             "phone": "+390612345678",
+                 *             "email": null,
+                 *             "firstName": "Giulia",
+                 *             "lastName": "Rossi",
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ],
+                 *             "notes": null,
+                 *             "visitCount": 3,
+                 *             "noShowCount": 0,
+                 *             "externalRef": null,
+                 *             "updatedAt": "2026-11-23T18:30:12.100Z"
+                 *           },
+                 *           "table": {
+                 *             "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *             "tableCombinationId": null,
+                 *             "tables": [
+                 *               {
+                 *                 "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *                 "name": "T4",
+                 *                 "minSeats": 2,
+                 *                 "maxSeats": 4
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "automation": {
+                 *         "name": "Notify the CRM",
+                 *         "runId": "7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     eventId: string | null;
@@ -16730,6 +17150,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0",
+                 *       "eventId": "3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006",
+                 *       "type": "table_released",
+                 *       "createdAt": "2026-11-23T18:30:12.345Z",
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "apiVersion": "v1",
+                 *       "data": {
+                 *         "reservation": {
+                 *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                 *           "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *           "serviceDate": "2026-12-04",
+                 *           "time": "20:00",
+                 *           "startsAt": "2026-12-04T19:00:00.000Z",
+                 *           "endsAt": "2026-12-04T21:00:00.000Z",
+                 *           "partySize": 4,
+                 *           "status": "created",
+                 *           "tableAssigned": true,
+                 *           "needsAttention": false,
+                 *           "notes": "Window table if possible",
+                 *           "source": "api",
+                 *           "sourceDetail": "Booking site",
+                 *           "externalRef": "crm-1042",
+                 *           "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *           "updatedAt": "2026-11-23T18:30:12.345Z",
+                 *           "guest": {
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ]
+                 *           },
+                 *           "guestDetails": {
+                 *             "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *             "phone": "+390612345678",
+                 *             "email": null,
+                 *             "firstName": "Giulia",
+                 *             "lastName": "Rossi",
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ],
+                 *             "notes": null,
+                 *             "visitCount": 3,
+                 *             "noShowCount": 0,
+                 *             "externalRef": null,
+                 *             "updatedAt": "2026-11-23T18:30:12.100Z"
+                 *           },
+                 *           "table": {
+                 *             "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *             "tableCombinationId": null,
+                 *             "tables": [
+                 *               {
+                 *                 "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *                 "name": "T4",
+                 *                 "minSeats": 2,
+                 *                 "maxSeats": 4
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "automation": {
+                 *         "name": "Notify the CRM",
+                 *         "runId": "7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     eventId: string | null;
@@ -16783,6 +17273,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0",
+                 *       "eventId": "3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006",
+                 *       "type": "meal_completed",
+                 *       "createdAt": "2026-11-23T18:30:12.345Z",
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "apiVersion": "v1",
+                 *       "data": {
+                 *         "reservation": {
+                 *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                 *           "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *           "serviceDate": "2026-12-04",
+                 *           "time": "20:00",
+                 *           "startsAt": "2026-12-04T19:00:00.000Z",
+                 *           "endsAt": "2026-12-04T21:00:00.000Z",
+                 *           "partySize": 4,
+                 *           "status": "created",
+                 *           "tableAssigned": true,
+                 *           "needsAttention": false,
+                 *           "notes": "Window table if possible",
+                 *           "source": "api",
+                 *           "sourceDetail": "Booking site",
+                 *           "externalRef": "crm-1042",
+                 *           "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *           "updatedAt": "2026-11-23T18:30:12.345Z",
+                 *           "guest": {
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ]
+                 *           },
+                 *           "guestDetails": {
+                 *             "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *             "phone": "+390612345678",
+                 *             "email": null,
+                 *             "firstName": "Giulia",
+                 *             "lastName": "Rossi",
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ],
+                 *             "notes": null,
+                 *             "visitCount": 3,
+                 *             "noShowCount": 0,
+                 *             "externalRef": null,
+                 *             "updatedAt": "2026-11-23T18:30:12.100Z"
+                 *           },
+                 *           "table": {
+                 *             "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *             "tableCombinationId": null,
+                 *             "tables": [
+                 *               {
+                 *                 "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *                 "name": "T4",
+                 *                 "minSeats": 2,
+                 *                 "maxSeats": 4
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "automation": {
+                 *         "name": "Notify the CRM",
+                 *         "runId": "7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     eventId: string | null;
@@ -16836,6 +17396,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0",
+                 *       "eventId": "3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006",
+                 *       "type": "reservation_late",
+                 *       "createdAt": "2026-11-23T18:30:12.345Z",
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "apiVersion": "v1",
+                 *       "data": {
+                 *         "reservation": {
+                 *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                 *           "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *           "serviceDate": "2026-12-04",
+                 *           "time": "20:00",
+                 *           "startsAt": "2026-12-04T19:00:00.000Z",
+                 *           "endsAt": "2026-12-04T21:00:00.000Z",
+                 *           "partySize": 4,
+                 *           "status": "created",
+                 *           "tableAssigned": true,
+                 *           "needsAttention": false,
+                 *           "notes": "Window table if possible",
+                 *           "source": "api",
+                 *           "sourceDetail": "Booking site",
+                 *           "externalRef": "crm-1042",
+                 *           "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *           "updatedAt": "2026-11-23T18:30:12.345Z",
+                 *           "guest": {
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ]
+                 *           },
+                 *           "guestDetails": {
+                 *             "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *             "phone": "+390612345678",
+                 *             "email": null,
+                 *             "firstName": "Giulia",
+                 *             "lastName": "Rossi",
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ],
+                 *             "notes": null,
+                 *             "visitCount": 3,
+                 *             "noShowCount": 0,
+                 *             "externalRef": null,
+                 *             "updatedAt": "2026-11-23T18:30:12.100Z"
+                 *           },
+                 *           "table": {
+                 *             "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *             "tableCombinationId": null,
+                 *             "tables": [
+                 *               {
+                 *                 "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *                 "name": "T4",
+                 *                 "minSeats": 2,
+                 *                 "maxSeats": 4
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "automation": {
+                 *         "name": "Notify the CRM",
+                 *         "runId": "7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     eventId: string | null;
@@ -16889,6 +17519,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0",
+                 *       "eventId": "3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006",
+                 *       "type": "reservation_no_show",
+                 *       "createdAt": "2026-11-23T18:30:12.345Z",
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "apiVersion": "v1",
+                 *       "data": {
+                 *         "reservation": {
+                 *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                 *           "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *           "serviceDate": "2026-12-04",
+                 *           "time": "20:00",
+                 *           "startsAt": "2026-12-04T19:00:00.000Z",
+                 *           "endsAt": "2026-12-04T21:00:00.000Z",
+                 *           "partySize": 4,
+                 *           "status": "created",
+                 *           "tableAssigned": true,
+                 *           "needsAttention": false,
+                 *           "notes": "Window table if possible",
+                 *           "source": "api",
+                 *           "sourceDetail": "Booking site",
+                 *           "externalRef": "crm-1042",
+                 *           "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *           "updatedAt": "2026-11-23T18:30:12.345Z",
+                 *           "guest": {
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ]
+                 *           },
+                 *           "guestDetails": {
+                 *             "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *             "phone": "+390612345678",
+                 *             "email": null,
+                 *             "firstName": "Giulia",
+                 *             "lastName": "Rossi",
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ],
+                 *             "notes": null,
+                 *             "visitCount": 3,
+                 *             "noShowCount": 0,
+                 *             "externalRef": null,
+                 *             "updatedAt": "2026-11-23T18:30:12.100Z"
+                 *           },
+                 *           "table": {
+                 *             "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *             "tableCombinationId": null,
+                 *             "tables": [
+                 *               {
+                 *                 "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *                 "name": "T4",
+                 *                 "minSeats": 2,
+                 *                 "maxSeats": 4
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "automation": {
+                 *         "name": "Notify the CRM",
+                 *         "runId": "7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     eventId: string | null;
@@ -16942,6 +17642,76 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "automation:7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005:0",
+                 *       "eventId": "3a9c1e7f-5b2d-4c8e-9f0a-6d4b2c1e0006",
+                 *       "type": "reservation_needs_attention",
+                 *       "createdAt": "2026-11-23T18:30:12.345Z",
+                 *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *       "apiVersion": "v1",
+                 *       "data": {
+                 *         "reservation": {
+                 *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d0004",
+                 *           "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                 *           "serviceDate": "2026-12-04",
+                 *           "time": "20:00",
+                 *           "startsAt": "2026-12-04T19:00:00.000Z",
+                 *           "endsAt": "2026-12-04T21:00:00.000Z",
+                 *           "partySize": 4,
+                 *           "status": "created",
+                 *           "tableAssigned": true,
+                 *           "needsAttention": false,
+                 *           "notes": "Window table if possible",
+                 *           "source": "api",
+                 *           "sourceDetail": "Booking site",
+                 *           "externalRef": "crm-1042",
+                 *           "guestId": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *           "updatedAt": "2026-11-23T18:30:12.345Z",
+                 *           "guest": {
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ]
+                 *           },
+                 *           "guestDetails": {
+                 *             "id": "9e7d2c41-8b3f-4a6e-b1d0-2c5f7a9e0002",
+                 *             "phone": "+390612345678",
+                 *             "email": null,
+                 *             "firstName": "Giulia",
+                 *             "lastName": "Rossi",
+                 *             "name": "Giulia Rossi",
+                 *             "allergies": null,
+                 *             "allergens": [
+                 *               "nuts"
+                 *             ],
+                 *             "notes": null,
+                 *             "visitCount": 3,
+                 *             "noShowCount": 0,
+                 *             "externalRef": null,
+                 *             "updatedAt": "2026-11-23T18:30:12.100Z"
+                 *           },
+                 *           "table": {
+                 *             "tableId": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *             "tableCombinationId": null,
+                 *             "tables": [
+                 *               {
+                 *                 "id": "0f3a6b9c-2d4e-4f81-a7c3-5e8d1b2c0003",
+                 *                 "name": "T4",
+                 *                 "minSeats": 2,
+                 *                 "maxSeats": 4
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       },
+                 *       "automation": {
+                 *         "name": "Notify the CRM",
+                 *         "runId": "7d1e4c2a-9b3f-4e8d-a6c5-1f2e3d4c0005"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     eventId: string | null;
