@@ -2,12 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
-// Queues of its own: no worker of another test file may take these jobs.
-vi.hoisted(() => {
+// Queues and a database of its own: the sweepers act on every stale row of a database, and no
+// worker of another test file may take these jobs.
+const ownDatabase = await vi.hoisted(async () => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}recovery`;
+  const { createOwnDatabase } = await import('../support/own-database.js');
+  const own = await createOwnDatabase('recovery');
+  process.env.DATABASE_URL = own.url;
+  return own;
 });
 
-import { db } from '../../src/db/client.js';
+import { db, sql as pool } from '../../src/db/client.js';
 import { automationRuns, automations, events, webhookDeliveries } from '../../src/db/schema/index.js';
 import { queueNames } from '../../src/queues/queue-names.js';
 import { closeQueues, getQueue } from '../../src/queues/queues.js';
@@ -18,7 +23,11 @@ import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js
 import { createTenant } from '../support/harness.js';
 import { eventually } from '../support/webhook-receiver.js';
 
-afterAll(async () => closeQueues());
+afterAll(async () => {
+  await closeQueues();
+  await pool.end();
+  await ownDatabase.drop();
+});
 
 /** Event rows committed `secondsAgo` seconds ago whose jobs never reached Redis (it was down, or lost them). */
 async function strandEvents(tenant: { organisationId: string; venueId: string }, n: number, secondsAgo: number, livemode = false) {
