@@ -105,7 +105,7 @@ describe('POST /imports/reservations with worker-imports running', () => {
     const res = await api.post('/imports/reservations', { rows: mixedRows(t.venueId, stranger.venueId) });
     expect(res.status).toBe(202);
     expect(res.body.import).toMatchObject({ kind: 'reservations', status: 'processing', totalRows: 1000, createdRows: 0 });
-    const done = await waitForImport(api, res.body.import.id);
+    const done = await waitForImport(api, res.body.import.id, 60_000);
     expect(done).toMatchObject({ status: 'completed', totalRows: 1000, createdRows: 595, updatedRows: 5, rejectedRows: 400 });
 
     const byCode = (code: string) => done.rejections.filter((r: any) => r.code === code);
@@ -175,7 +175,7 @@ describe('POST /imports/reservations with worker-imports running', () => {
         on a.table_id = b.table_id and a.reservation_id < b.reservation_id and a.live and b.live and a.during && b.during
       where a.venue_id = ${t.venueId}`);
     expect((overlaps as unknown as { n: number }[])[0].n).toBe(0);
-  });
+  }, 90_000);
 
   it('returns the same import for the same Idempotency-Key and body (200), refuses another body (422)', async () => {
     const t = await createTenant();
