@@ -6,7 +6,8 @@ export async function spawnServer(script: string, env: Record<string, string>, p
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let i = 0; i < 100; i++) {
+  // Up to 60 s: tsx takes several seconds to start on a loaded machine.
+  for (let i = 0; i < 600; i++) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       if (res.ok) return child;
