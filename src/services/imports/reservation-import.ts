@@ -141,6 +141,26 @@ class ChunkState {
     return config;
   }
 
+  /**
+   * Takes the chunk's locks up front in the order every writer follows — venue rows, then pacing
+   * days (both sorted, so that two imports queue rather than deadlock), then the reservations its
+   * externalRefs name — instead of row by row, where a later row's pacing lock would come after
+   * reservations already locked and could deadlock with a PATCH of one of them.
+   */
+  async lockInOrder(rows: readonly CheckedRow[], submittedAt: number): Promise<void> {
+    for (const venueId of [...new Set(rows.map((r) => r.venue.id))].sort()) await this.config(venueId);
+    const days = new Set<string>();
+    for (const { venue, row } of rows) {
+      const config = await this.config(venue.id);
+      if (hasPacing(config) && timingOf(config, row).startsAt >= submittedAt) days.add(`${venue.id} ${row.serviceDate}`);
+    }
+    for (const day of [...days].sort()) {
+      const [venueId, serviceDate] = day.split(' ');
+      await this.dayBookings(venueId, serviceDate, await this.config(venueId));
+    }
+    await this.existing(rows, '', undefined);
+  }
+
   async dayBookings(venueId: string, serviceDate: string, config: VenueConfig): Promise<Booking[]> {
     const key = `${venueId} ${serviceDate}`;
     let list = this.bookings.get(key);
@@ -165,7 +185,6 @@ class ChunkState {
 
   /** The venue's reservation with this externalRef; the chunk's rows are looked up together, on first use. */
   async existing(rows: readonly CheckedRow[], venueId: string, externalRef: string | undefined): Promise<ReservationRow | undefined> {
-    if (externalRef === undefined) return undefined;
     if (!this.existingByRef) {
       this.existingByRef = new Map();
       const refsByVenue = new Map<string, string[]>();
@@ -181,7 +200,7 @@ class ChunkState {
         for (const r of found) this.existingByRef.set(`${venue} ${r.externalRef}`, r);
       }
     }
-    return this.existingByRef.get(`${venueId} ${externalRef}`);
+    return externalRef === undefined ? undefined : this.existingByRef.get(`${venueId} ${externalRef}`);
   }
 }
 
@@ -343,6 +362,7 @@ export async function prepareReservationImport(record: ImportRow): Promise<Prepa
         // A new chunk: its rows are those from this index on (processNextChunk's chunk size).
         state = new ChunkState(tx, record.organisationId);
         chunkRows = checked.slice(index, index + importChunkSize).filter((c): c is CheckedRow => !('rejected' in c));
+        await state.lockInOrder(chunkRows, submittedAt);
       }
       if ('rejected' in check) return check.rejected;
       const config = await state.config(check.venue.id);
