@@ -49,6 +49,12 @@ export async function removeDeliveryJobs(ids: string[]): Promise<void> {
 /** Clears the finished job of a delivery so that a new cycle can start under the same jobId; false while an attempt runs. */
 export async function clearFinishedDeliveryJob(id: string): Promise<boolean> {
   const queue = getQueue(queueNames.webhookDelivery);
-  await queue.remove(id);
+  const job = await queue.getJob(id);
+  if (!job) return true;
+  // Only a finished job: a waiting one is the new cycle a concurrent redelivery has just enqueued
+  // (removing it would leave the reopened delivery to the sweep).
+  const state = await job.getState();
+  if (state !== 'completed' && state !== 'failed') return false;
+  await job.remove();
   return !(await queue.getJob(id));
 }

@@ -9,6 +9,7 @@ import { config } from '../../src/config.js';
 import { logger } from '../../src/logger.js';
 import { destinationNotAllowed } from '../../src/services/webhooks/post-webhook.js';
 import { client, createTenant } from '../support/harness.js';
+import { expectInvariantsHold } from '../support/invariants.js';
 import { afterAttempt, emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 
 const pipeline = useWebhookPipeline();
@@ -65,4 +66,24 @@ describe('a refused webhook destination reveals nothing about internal DNS', () 
       expect(listed.text).not.toMatch(/127\.0\.0\.1|::1|ENOTFOUND|EAI_AGAIN|getaddrinfo|not public/);
     }
   }, 30_000);
+});
+
+describe('concurrent redeliveries', () => {
+  it('of one concluded delivery: one 202, the others 409 delivery_pending, and the new cycle is sent', async () => {
+    const r = await pipeline.startReceiver();
+    const tenant = await createTenant();
+    const api = client(pipeline.url, tenant.key);
+    await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
+    await api.post('/automations', { venueId: tenant.venueId, name: 'CRM', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    const { eventId } = await emitReservationEvent(tenant);
+    const delivered = await waitForDelivery(eventId, (d) => d.status === 'delivered');
+    await r.waitFor(1);
+
+    const answers = await Promise.all(Array.from({ length: 8 }, () => api.post(`/webhook-deliveries/${delivered.id}/redeliver`)));
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409, 409, 409, 409, 409, 409, 409]);
+    // The winner's job was not removed by a loser: the new cycle reaches the receiver.
+    await r.waitFor(2);
+    await waitForDelivery(eventId, (d) => d.status === 'delivered' && d.attempts === 1);
+    await expectInvariantsHold([tenant.venueId]);
+  });
 });
