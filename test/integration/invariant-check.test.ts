@@ -97,5 +97,11 @@ describe('the invariant check (npm run cli -- check)', () => {
     expect(JSON.parse(bad.stdout)).toMatchObject({ unknownGuestServiceTags: 1, violations: 4 });
     expect(good.code).toBe(0);
     expect(JSON.parse(good.stdout)).toMatchObject({ violations: 0 });
+
+    // The database is left consistent: the suite ends with a check of the whole database.
+    await db.delete(reservationTables).where(eq(reservationTables.reservationId, cancelled.id));
+    await db.delete(guests).where(eq(guests.venueId, t.venueId));
+    await db.update(webhookDeliveries).set({ status: 'discarded', discardReason: 'max_attempts' }).where(eq(webhookDeliveries.venueId, t.venueId));
+    expect(Object.values(await checkInvariants({ venueIds: [t.venueId] })).every((n) => n === 0)).toBe(true);
   });
 });
