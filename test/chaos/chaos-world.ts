@@ -9,6 +9,7 @@ import { events } from '../../src/db/schema/index.js';
 import { createApiKey, createOrganisation } from '../../src/services/keys/key-service.js';
 import { configureDemoVenue } from '../../src/services/venue-config/demo-venue.js';
 import { createVenue } from '../../src/services/venues/venue-service.js';
+import { isRunning, type RoleProcess } from './own-processes.js';
 
 export interface ChaosTenant {
   organisationId: string;
@@ -225,6 +226,19 @@ export interface TrafficFigures {
   missing: number;
   /** Role processes that exited during the run (none should). */
   exitedProcesses: number;
+}
+
+/** The traffic figures of a scenario from its tally, its destination, awaitWebhooks' answer and the processes that should still run. */
+export function trafficFigures(tally: Tally, destination: Destination, webhooks: { committed: string[]; missing: number }, processes: RoleProcess[]): TrafficFigures {
+  return {
+    requests: tally.answers.length,
+    statuses: tally.statuses(),
+    committed: webhooks.committed.length,
+    received: destination.keys().size,
+    duplicates: destination.duplicates(),
+    missing: webhooks.missing,
+    exitedProcesses: processes.filter((p) => !isRunning(p.child)).length,
+  };
 }
 
 export function describeTraffic(f: TrafficFigures): string {

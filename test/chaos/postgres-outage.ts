@@ -6,9 +6,9 @@ import { and, eq } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { webhookDeliveries } from '../../src/db/schema/index.js';
 import { queueNames } from '../../src/queues/queue-names.js';
-import { awaitWebhooks, bookingBody, callApi, chaosQueuePrefix, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, type TrafficFigures } from './chaos-world.js';
+import { awaitWebhooks, bookingBody, callApi, chaosQueuePrefix, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
 import type { OwnPostgres } from '../support/own-postgres.js';
-import { endProcess, isRunning, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
+import { endProcess, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
 
 export interface PostgresOutageOptions {
   /** The scenario's own cluster, migrated; DATABASE_URL of this process must be its `url`. */
@@ -82,7 +82,7 @@ export async function runPostgresOutage(options: PostgresOutageOptions): Promise
     stop = true;
     await Promise.all(clients);
 
-    const { committed, missing } = await awaitWebhooks(destination, tenant.venueId, Date.now() + deadlineMs);
+    const webhooks = await awaitWebhooks(destination, tenant.venueId, Date.now() + deadlineMs);
     const failedJobs = async (name: (typeof queueNames)[keyof typeof queueNames]) => {
       const queue = new Queue(name, { connection: { host: '127.0.0.1', port: redis.port }, prefix: chaosQueuePrefix });
       try {
@@ -96,16 +96,10 @@ export async function runPostgresOutage(options: PostgresOutageOptions): Promise
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.venueId, tenant.venueId), eq(webhookDeliveries.status, 'discarded')));
     return {
-      requests: tally.answers.length,
-      statuses: tally.statuses(),
+      ...trafficFigures(tally, destination, webhooks, processes),
       unexpected: tally.count((s) => typeof s !== 'number' || !((s >= 200 && s < 300) || (s >= 400 && s < 500) || s === 503)),
-      committed: committed.length,
-      received: destination.keys().size,
-      duplicates: destination.duplicates(),
-      missing,
       discarded: (await failedJobs(queueNames.events)) + (await failedJobs(queueNames.webhookDelivery)) + discardedRows.length,
       recoveryMs: firstBookingAfterReturn,
-      exitedProcesses: processes.filter((p) => !isRunning(p.child)).length,
     };
   } finally {
     await Promise.all(processes.map((p) => endProcess(p.child, 'SIGTERM')));

@@ -8,8 +8,8 @@ import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { queueNames } from '../../src/queues/queue-names.js';
 import { timerSchedules } from '../../src/roles/timers.js';
-import { awaitWebhooks, bookSteadily, describeTraffic, chaosQueuePrefix, committedEventIds, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, type TrafficFigures } from './chaos-world.js';
-import { endProcess, isRunning, startOwnRedis, startRole, type Role, type RoleProcess } from './own-processes.js';
+import { awaitWebhooks, bookSteadily, describeTraffic, chaosQueuePrefix, committedEventIds, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
+import { endProcess, startOwnRedis, startRole, type Role, type RoleProcess } from './own-processes.js';
 
 export interface RedisLossOptions {
   databaseUrl: string;
@@ -111,7 +111,7 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
     await traffic;
     const committedBeforeReturn = await committedEventIds(tenant.venueId, new Date(returnedAt));
 
-    const { committed, missing } = await awaitWebhooks(destination, tenant.venueId, returnedAt + deadlineMs);
+    const webhooks = await awaitWebhooks(destination, tenant.venueId, returnedAt + deadlineMs);
     await watchSchedules;
     const firstArrival = new Map<string, number>();
     for (const d of destination.received) if (!firstArrival.has(d.eventId)) firstArrival.set(d.eventId, d.receivedAt);
@@ -122,18 +122,7 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
       .where(inArray(events.id, committedBeforeReturn));
     const backlogProcessedMs = processed.left === 0 && processed.last ? Math.max(0, new Date(processed.last).getTime() - returnedAt) : null;
     const backlogDispatchedMs = backlogArrivals.every((t) => t !== undefined) ? Math.max(0, ...backlogArrivals.map((t) => t! - returnedAt)) : null;
-    return {
-      requests: tally.answers.length,
-      statuses: tally.statuses(),
-      committed: committed.length,
-      received: destination.keys().size,
-      duplicates: destination.duplicates(),
-      missing,
-      schedulesBackMs,
-      backlogProcessedMs,
-      backlogDispatchedMs,
-      exitedProcesses: processes.filter((p) => !isRunning(p.child)).length,
-    };
+    return { ...trafficFigures(tally, destination, webhooks, processes), schedulesBackMs, backlogProcessedMs, backlogDispatchedMs };
   } finally {
     await observer?.close().catch(() => {});
     await Promise.all(processes.map((p) => endProcess(p.child, 'SIGTERM')));

@@ -1,8 +1,8 @@
 // Scenario: SIGTERM to a web process while keep-alive clients keep it busy, as a deploy or a scale-in
 // does. Clients that find it gone (connection refused) go to a second web process, as behind a load
 // balancer; a request that was sent and then lost (reset, or never answered) is what must not happen.
-import { awaitWebhooks, bookingBody, callApi, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, type TrafficFigures } from './chaos-world.js';
-import { endProcess, isRunning, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
+import { awaitWebhooks, bookingBody, callApi, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
+import { endProcess, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
 
 export interface SigtermDrainOptions {
   databaseUrl: string;
@@ -73,19 +73,13 @@ export async function runSigtermDrain(options: SigtermDrainOptions): Promise<Sig
     await Promise.all(running);
     const drainMs = await exited;
 
-    const { committed, missing } = await awaitWebhooks(destination, tenant.venueId, Date.now() + deadlineMs);
+    const webhooks = await awaitWebhooks(destination, tenant.venueId, Date.now() + deadlineMs);
     return {
-      requests: tally.answers.length,
-      statuses: tally.statuses(),
+      ...trafficFigures(tally, destination, webhooks, processes.slice(1)),
       lost: tally.count((s) => s === 'reset' || s === 'timeout'),
       refused,
       drainMs,
       exitCode: stopping.child.exitCode,
-      committed: committed.length,
-      received: destination.keys().size,
-      duplicates: destination.duplicates(),
-      missing,
-      exitedProcesses: processes.slice(1).filter((p) => !isRunning(p.child)).length,
     };
   } finally {
     await Promise.all(processes.map((p) => endProcess(p.child, 'SIGTERM')));

@@ -1,8 +1,8 @@
 // Scenario: two destinations of one venue, one answering at once and one taking 12 s (past the
 // 10 s limit). The healthy destination's lag (event commit → webhook received) is measured alone,
 // then beside the slow one: per-destination isolation (decisions §14.7) keeps it within 2×.
-import { awaitWebhooks, bookSteadily, callApi, createChaosTenant, describeTraffic, percentile, roleEnv, routeBookingsTo, seconds, startDestination, Tally, type TrafficFigures } from './chaos-world.js';
-import { endProcess, isRunning, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
+import { awaitWebhooks, bookSteadily, callApi, createChaosTenant, describeTraffic, percentile, roleEnv, routeBookingsTo, seconds, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
+import { endProcess, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
 
 export interface SlowDestinationOptions {
   databaseUrl: string;
@@ -57,7 +57,8 @@ export async function runSlowDestination(options: SlowDestinationOptions): Promi
     const { automationId: slowAutomation } = await routeBookingsTo(web, tenant, slow.url);
     booked = 0;
     await bookSteadily(web, tenant, bookingsPerSecond, () => booked++ >= bookings, tally, n);
-    const { committed: all, missing } = await awaitWebhooks(healthy, tenant.venueId, deadline);
+    const webhooks = await awaitWebhooks(healthy, tenant.venueId, deadline);
+    const all = webhooks.committed;
     const aloneSet = new Set(alone);
     const beside = all.filter((id) => !aloneSet.has(id));
     // The slow destination's retries are not the subject: deactivating discards them.
@@ -68,18 +69,12 @@ export async function runSlowDestination(options: SlowDestinationOptions): Promi
       return healthy.received.filter((d) => wanted.has(d.eventId)).map((d) => d.lagMs);
     };
     return {
-      requests: tally.answers.length,
-      statuses: tally.statuses(),
-      committed: all.length,
-      received: healthy.keys().size,
-      duplicates: healthy.duplicates(),
-      missing,
+      ...trafficFigures(tally, healthy, webhooks, processes),
       aloneP50: percentile(lagOf(alone), 50),
       aloneP99: percentile(lagOf(alone), 99),
       besideP50: percentile(lagOf(beside), 50),
       besideP99: percentile(lagOf(beside), 99),
       slowReceived: slow.received.length,
-      exitedProcesses: processes.filter((p) => !isRunning(p.child)).length,
     };
   } finally {
     await Promise.all([healthy.close(), slow.close()]);
