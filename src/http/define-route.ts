@@ -157,9 +157,11 @@ export function toHandler(def: AnyRoute): RequestHandler {
     try {
       // Public routes (documentation) answer everyone alike and ignore any key sent with them.
       if (!def.public) {
-        auth = await authenticate(req);
+        const authenticated = authenticate(req);
+        auth = authenticated instanceof Promise ? await authenticated : authenticated;
         req.auth = auth;
-        await applyRateLimit(auth, req, res);
+        const limited = applyRateLimit(auth, req, res);
+        if (limited) await limited;
         if (isPublishable(auth)) {
           if (!def.widget) throw new ApiError('forbidden', 'Publishable keys may only check availability and book.', { reason: 'publishable_key' });
           checkWidgetOrigin(auth, req, res);

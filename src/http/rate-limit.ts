@@ -84,22 +84,9 @@ async function send(counter: WindowCounter): Promise<void> {
 }
 
 /** Counts one hit and returns the window's count as best known, shared by every instance. */
-async function countHit(subject: string, window: number, limit: number, req: Request): Promise<number> {
+function countHit(subject: string, window: number, limit: number, req: Request): number | Promise<number> {
   const counter = counterFor(subject, window);
-  if (mustCountExactly(counter, limit)) {
-    // This process's unsent hits travel with this one, so that near the limit Redis knows them all.
-    const batch = counter.pending + 1;
-    counter.pending = 0;
-    try {
-      const total = await incrementWindow(counter.key, batch);
-      counter.shared = Math.max(counter.shared, total);
-      counter.synced = true;
-      return total + counter.pending + counter.sending;
-    } catch (err) {
-      warnUnavailable(err, req);
-      return 0;
-    }
-  }
+  if (mustCountExactly(counter, limit)) return countExactly(counter, req);
   counter.pending += 1;
   if (!counter.timer) {
     counter.timer = setTimeout(() => void send(counter), flushEveryMs);
@@ -108,14 +95,37 @@ async function countHit(subject: string, window: number, limit: number, req: Req
   return counter.shared + counter.pending + counter.sending;
 }
 
-/** Fixed one-minute windows counted in Redis, shared by every instance; fails open when Redis is down. */
-export async function applyRateLimit(auth: AuthContext, req: Request, res: Response): Promise<void> {
+async function countExactly(counter: WindowCounter, req: Request): Promise<number> {
+  // This process's unsent hits travel with this one, so that near the limit Redis knows them all.
+  const batch = counter.pending + 1;
+  counter.pending = 0;
+  try {
+    const total = await incrementWindow(counter.key, batch);
+    counter.shared = Math.max(counter.shared, total);
+    counter.synced = true;
+    return total + counter.pending + counter.sending;
+  } catch (err) {
+    warnUnavailable(err, req);
+    return 0;
+  }
+}
+
+/**
+ * Fixed one-minute windows counted in Redis, shared by every instance; fails open when Redis is down.
+ * Synchronous far from the limit (the batched case), like authenticate on a cache hit.
+ */
+export function applyRateLimit(auth: AuthContext, req: Request, res: Response): void | Promise<void> {
   const widget = auth.kind === 'publishable';
   const limit = auth.rateLimitPerMinute ?? (widget ? config.RATE_LIMIT_WIDGET_PER_MINUTE : config.RATE_LIMIT_PER_MINUTE);
   const window = Math.floor(Date.now() / windowMs);
-  const reset = Math.ceil(((window + 1) * windowMs) / 1000);
   const subject = widget ? `${auth.keyId}:${req.ip ?? 'unknown'}` : auth.keyId;
-  const count = await countHit(subject, window, limit, req);
+  const count = countHit(subject, window, limit, req);
+  if (typeof count === 'number') return answerCount(count, limit, window, res);
+  return count.then((known) => answerCount(known, limit, window, res));
+}
+
+function answerCount(count: number, limit: number, window: number, res: Response): void {
+  const reset = Math.ceil(((window + 1) * windowMs) / 1000);
   res.setHeader('X-RateLimit-Limit', String(limit));
   res.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - count)));
   res.setHeader('X-RateLimit-Reset', String(reset));
