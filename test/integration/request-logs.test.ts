@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { createTenant, freePort, type Tenant } from '../support/harness.js';
+import { collectLogLines } from '../support/log-lines.js';
 import { eventually } from '../support/webhook-receiver.js';
 
 // The API in its own process, on a Redis of its own that the test stops midway: the rate limiter and
@@ -13,7 +14,7 @@ import { eventually } from '../support/webhook-receiver.js';
 let redis: ChildProcess;
 let app: ChildProcess;
 let tenant: Tenant | undefined;
-const lines: Array<Record<string, unknown>> = [];
+let lines: Array<Record<string, unknown>> = [];
 const port = 20000 + Math.floor(Math.random() * 20000);
 const url = `http://127.0.0.1:${port}`;
 
@@ -32,13 +33,7 @@ beforeAll(async () => {
     env: { ...process.env, PORT: String(port), REDIS_URL: `redis://127.0.0.1:${redisPort}`, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}logs`, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let buffered = '';
-  app.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    const complete = buffered.split('\n');
-    buffered = complete.pop()!;
-    for (const line of complete) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
-  });
+  lines = collectLogLines(app.stdout!);
   await once(app.stdout!, 'data');
 });
 afterAll(async () => {

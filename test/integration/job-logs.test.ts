@@ -1,0 +1,39 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
+// Its own queues: no other file's worker may take (and log) these jobs.
+vi.hoisted(() => {
+  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}joblogs`;
+});
+
+import { queueNames } from '../../src/queues/queue-names.js';
+import { client, createTenant } from '../support/harness.js';
+import { collectLogLines } from '../support/log-lines.js';
+import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import { eventually } from '../support/webhook-receiver.js';
+
+// A partner that always fails, and worker-webhooks in its own process logging at info.
+const pipeline = useWebhookPipeline({ policy: () => 500, webhooksRole: false });
+let worker: ChildProcess | undefined;
+
+afterAll(() => {
+  worker?.kill('SIGKILL');
+});
+
+describe('worker logs', () => {
+  it('a failed job is logged with its queue and its job id (the delivery id)', async () => {
+    const tenant = await createTenant();
+    const api = client(pipeline.url, tenant.key);
+    await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
+    await api.post('/automations', { venueId: tenant.venueId, name: 'Failing partner', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    worker = spawn(process.execPath, ['--import', 'tsx', 'workers/webhooks.ts'], { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines = collectLogLines(worker.stdout!);
+
+    const { eventId } = await emitReservationEvent(tenant);
+    const delivery = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 500, 30_000);
+    const failed = await eventually(async () => lines.find((l) => l.msg === 'job failed'), 10_000, 'the job failed line');
+    expect(failed).toMatchObject({ queue: queueNames.webhookDelivery, jobId: delivery.id, attemptsMade: 1 });
+    // Every line of the worker that names a job also names its queue.
+    for (const line of lines.filter((l) => 'jobId' in l)) expect(line.queue, JSON.stringify(line)).toBe(queueNames.webhookDelivery);
+  }, 60_000);
+});
