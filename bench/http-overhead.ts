@@ -2,7 +2,9 @@
 // validation, one log line per request at level info, the request-duration histogram, a metrics port
 // open) against a bare Express route doing the same database read.
 // Targets: the chain costs < 15 % of the bare route's throughput with metrics and request logging on (issue 10); p50 < 5 ms.
-// Usage: npx tsx bench/http-overhead.ts [seconds=10]
+// Usage: npx tsx bench/http-overhead.ts [seconds=10] [rounds=3]
+// The two servers are measured in alternating rounds and each figure is the median of its rounds: on a
+// shared machine a neighbour's burst then spoils one round of each, not the whole comparison.
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -10,6 +12,7 @@ import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './suppo
 import { spawnServer } from './support/spawn-server.js';
 
 const seconds = Number(process.argv[2] ?? 10);
+const rounds = Number(process.argv[3] ?? 3);
 await prepareBenchDatabase('floorline_bench_http');
 const { sql } = await import('../src/db/client.js');
 
@@ -40,13 +43,27 @@ async function measure(url: string, connections: number, headers: Record<string,
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuMicros };
 }
 
+/** Each figure's median over the rounds. */
+function medianOf<T extends Record<string, number>>(figures: T[]): T {
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return Object.fromEntries(Object.keys(figures[0]).map((k) => [k, median(figures.map((f) => f[k]))])) as T;
+}
+
 try {
   const auth = { authorization: `Bearer ${key}` };
   // Warm both servers (JIT, pools, key cache).
   await autocannon({ url: `http://127.0.0.1:3901/api/v1/venues/${venueId}`, connections: 8, duration: 2, headers: auth });
   await autocannon({ url: `http://127.0.0.1:3902/venues/${venueId}`, connections: 8, duration: 2 });
-  const fullC32 = await measure(`http://127.0.0.1:3901/api/v1/venues/${venueId}`, 32, auth, full);
-  const bareC32 = await measure(`http://127.0.0.1:3902/venues/${venueId}`, 32, {}, bare);
+  type Figures = Awaited<ReturnType<typeof measure>>;
+  const fullRounds: Figures[] = [];
+  const bareRounds: Figures[] = [];
+  for (let round = 0; round < rounds; round++) {
+    fullRounds.push(await measure(`http://127.0.0.1:3901/api/v1/venues/${venueId}`, 32, auth, full));
+    bareRounds.push(await measure(`http://127.0.0.1:3902/venues/${venueId}`, 32, {}, bare));
+  }
+  const fullC32 = medianOf(fullRounds);
+  const bareC32 = medianOf(bareRounds);
+  console.log(`rounds of 32 connections, full: ${fullRounds.map((r) => r.rps.toFixed(0)).join(' ')} req/s; bare: ${bareRounds.map((r) => r.rps.toFixed(0)).join(' ')} req/s`);
   const fullC1 = await measure(`http://127.0.0.1:3901/api/v1/venues/${venueId}`, 1, auth, full);
   const bareC1 = await measure(`http://127.0.0.1:3902/venues/${venueId}`, 1, {}, bare);
   const row = (name: string, m: { rps: number; p50: number; p99: number; cpuMicros: number }) =>
