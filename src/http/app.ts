@@ -37,7 +37,8 @@ const labelRoute = (pattern: string) => (req: Request, _res: Response, next: () 
 /**
  * Routes are grouped in one router per first path segment, and a request goes straight to its
  * segment's router by a map lookup: it tests only the patterns of its own resource, and no chain of
- * mount points (each costs a pattern test and a URL rewrite per request).
+ * mount points (each costs a pattern test and a URL rewrite per request). The routers hold the
+ * routes' full paths (/api/v1/…).
  */
 function createApiDispatcher(routes: AnyRoute[]): { dispatch: RequestHandler; segmentRouter: (segment: string) => express.Router } {
   const byPath = new Map<string, AnyRoute[]>();
@@ -52,10 +53,10 @@ function createApiDispatcher(routes: AnyRoute[]): { dispatch: RequestHandler; se
     return router;
   };
   for (const [routePath, defs] of byPath) {
-    const chain = routerOf(routePath.split('/')[1]).route(routePath);
+    const pattern = `${apiBasePath}${routePath}`;
+    const chain = routerOf(routePath.split('/')[1]).route(pattern);
     const methods = defs.map((d) => d.method.toUpperCase());
     const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
-    const pattern = `${apiBasePath}${routePath}`;
     if (defs.some((d) => d.widget)) {
       chain.options((req, res) => {
         req.routePattern = pattern;
@@ -69,11 +70,13 @@ function createApiDispatcher(routes: AnyRoute[]): { dispatch: RequestHandler; se
       res.status(405).end();
     });
   }
+  const prefix = `${apiBasePath}/`;
+  // Mounted at the root, not at apiBasePath: req.url stays as it came, so no router rewrites it and
+  // parses it again. "/api/v1/venues/…?…" → "venues".
   const dispatch: RequestHandler = (req, res, next) => {
-    // Mounted at apiBasePath, req.url is relative to it: "/venues/…?…" → "venues".
-    const rest = req.url.slice(1);
-    const end = rest.search(/[/?]/);
-    const router = routers.get(end === -1 ? rest : rest.slice(0, end));
+    if (!req.url.startsWith(prefix)) return next();
+    const end = req.url.slice(prefix.length).search(/[/?]/);
+    const router = routers.get(end === -1 ? req.url.slice(prefix.length) : req.url.slice(prefix.length, prefix.length + end));
     if (router) router(req, res, next);
     else next();
   };
@@ -100,13 +103,13 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
   const api = createApiDispatcher(routes);
   const docs = api.segmentRouter('docs');
   const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-  docs.get('/docs', (req, res) => {
+  docs.get(`${apiBasePath}/docs`, (req, res) => {
     req.routePattern = `${apiBasePath}/docs`;
     res.type('html').send(docsPage);
   });
-  docs.use('/docs/assets', labelRoute(`${apiBasePath}/docs/assets`), express.static(swaggerDir, { index: false }));
+  docs.use(`${apiBasePath}/docs/assets`, labelRoute(`${apiBasePath}/docs/assets`), express.static(swaggerDir, { index: false }));
   // First: the API is nearly all of the traffic, and every layer before it costs each request a test.
-  app.use(apiBasePath, api.dispatch);
+  app.use(api.dispatch);
 
   app.get('/healthz', (req, res) => {
     req.routePattern = '/healthz';
