@@ -63,6 +63,8 @@ export interface RouteDefinition<PS, QS, BS, Public extends boolean> {
   query?: QS;
   body?: BS;
   bodyLimit?: string;
+  /** The handler reads `If-Match` (optimistic concurrency); the document declares the header. */
+  ifMatch?: boolean;
   /** `manual`: the handler implements Idempotency-Key itself (imports replay the live record). */
   idempotency?: 'auto' | 'manual';
   /** The handler writes the response itself (streams). */

@@ -117,19 +117,36 @@ const statusText: Record<number, string> = {
   503: 'Unavailable',
 };
 
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const rateLimitHeaders = { 'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'), 'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining'), 'X-RateLimit-Reset': headerRef('X-RateLimit-Reset') };
+
+/** A GET of one resource (`{venue: {…, updatedAt}}`) answers its version as ETag (decisions §1). */
+function sendsETag(route: AnyRoute, body: z.ZodType): boolean {
+  if (route.method !== 'get' || !(body instanceof z.ZodObject)) return false;
+  const values = Object.values(body.shape as z.ZodRawShape);
+  return values.length === 1 && values[0] instanceof z.ZodObject && 'updatedAt' in values[0].shape;
+}
+
+/** The headers every answer of the route carries: its request id, and the rate-limit figures of an authenticated call. */
+function commonHeaders(route: AnyRoute): Json {
+  return { 'X-Request-Id': headerRef('X-Request-Id'), ...(route.public ? {} : rateLimitHeaders) };
+}
+
 function successResponses(route: AnyRoute): Json {
   const out: Json = {};
+  const headers = commonHeaders(route);
   const declared = route.responses ?? {};
   for (const [status, body] of Object.entries(declared)) {
     const description = statusText[Number(status)] ?? 'Success';
     if (body === null || body === undefined) {
-      out[status] = { description };
+      out[status] = { description, headers };
     } else if (isMediaResponse(body)) {
-      out[status] = { description: body.description, content: body.content };
+      out[status] = { description: body.description, headers, content: body.content };
     } else {
       const schema = toJsonSchema(route.public ? body : withLivemode(body), 'output');
       const example = route.examples?.response !== undefined && Number(status) === (route.successStatus ?? 200) ? { example: route.examples.response } : {};
-      out[status] = { description, content: { 'application/json': { schema, ...example } } };
+      const etag = sendsETag(route, body) ? { ETag: headerRef('ETag') } : {};
+      out[status] = { description, headers: { ...headers, ...etag }, content: { 'application/json': { schema, ...example } } };
     }
   }
   return out;
@@ -142,7 +159,12 @@ function errorResponses(route: AnyRoute): Json {
   for (const [status, codes] of byStatus) {
     out[String(status)] = {
       description: `${statusText[status]}: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
-      ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } } : {}),
+      // 401 has no key to count against; 429 and 503 say when to come back.
+      headers: {
+        'X-Request-Id': headerRef('X-Request-Id'),
+        ...(route.public || status === 401 ? {} : rateLimitHeaders),
+        ...(status === 429 || status === 503 ? { 'Retry-After': headerRef('Retry-After') } : {}),
+      },
       // The Error component, its code narrowed to the codes this operation answers with this status.
       content: { 'application/json': { schema: { allOf: [{ $ref: componentRef('Error') }, { properties: { error: { properties: { code: { enum: codes } } } } }] } } },
     };
@@ -257,6 +279,7 @@ export function buildOpenApi(routes: AnyRoute[]) {
     if (route.widget) descriptionParts.push('Also open to publishable (widget) keys from their allowed origins.');
     if (route.organisationWide) descriptionParts.push('Refused (403) to keys limited to certain venues.');
     const idempotencyHeader = writeMethods.has(route.method) && !route.public ? [{ $ref: '#/components/parameters/Idempotency-Key' }] : [];
+    const ifMatchHeader = route.ifMatch ? [{ $ref: '#/components/parameters/If-Match' }] : [];
     const requestExample = route.examples?.request !== undefined ? { example: route.examples.request } : {};
     paths[path][route.method] = {
       operationId: operationIdOf(route),
@@ -264,7 +287,7 @@ export function buildOpenApi(routes: AnyRoute[]) {
       description: descriptionParts.filter(Boolean).join(' '),
       tags: [route.tag],
       security: route.public ? [] : [{ bearer: [] }],
-      parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query'), ...idempotencyHeader],
+      parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query'), ...idempotencyHeader, ...ifMatchHeader],
       // A write without a body counts as `{}`: the body is required only when `{}` is not valid.
       ...(route.body
         ? {
@@ -302,6 +325,13 @@ export function buildOpenApi(routes: AnyRoute[]) {
           description: 'Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`).',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
         },
+        'If-Match': {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description: 'The version read earlier (the resource\'s `updatedAt`, or its ETag), quoted or bare: a resource changed since answers 409 `conflict` with `details.reason: version_mismatch`.',
+          schema: { type: 'string' },
+        },
         'X-Service-Signature': {
           name: 'X-Service-Signature',
           in: 'header',
@@ -326,6 +356,11 @@ export function buildOpenApi(routes: AnyRoute[]) {
       },
       headers: {
         'Retry-After': { description: 'Seconds to wait before repeating.', schema: { type: 'integer' } },
+        'X-Request-Id': { description: 'The request\'s id (the one sent, when well formed); also `error.requestId` of an error.', schema: { type: 'string' } },
+        'X-RateLimit-Limit': { description: 'Requests allowed per minute to this key.', schema: { type: 'integer' } },
+        'X-RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' } },
+        'X-RateLimit-Reset': { description: 'Unix seconds at which the current window ends.', schema: { type: 'integer' } },
+        ETag: { description: 'The resource\'s version (`"<updatedAt>"`), usable as If-Match.', schema: { type: 'string' } },
       },
     },
   };

@@ -129,6 +129,7 @@ export const floorRoutes = [
     scope: 'floor:write',
     params: planParams,
     body: z.object({ name: name.optional(), ...contents }),
+    ifMatch: true,
     handler: async ({ auth, params, body, req, log }) => ({
       body: { floorPlan: await replaceFloorPlan(auth, actorOf(auth), params.id, params.planId, body, readIfMatch(req.headers['if-match']), log) },
     }),

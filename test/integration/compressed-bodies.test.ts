@@ -27,7 +27,7 @@ async function send(path: string, encoding: string, body: Buffer) {
     body: new Uint8Array(body),
   });
   const text = await res.text();
-  checkConformance('POST', url, res.status, res.headers.get('content-type'), text);
+  checkConformance('POST', url, res.status, res.headers, text);
   return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
 }
 

@@ -86,7 +86,7 @@ export function client(baseUrl: string, key?: string): Client {
     const url = `${baseUrl}${path.startsWith('/') && !path.startsWith('/api/') && !path.startsWith('/admin') && !path.startsWith('/healthz') && !path.startsWith('/readyz') ? `/api/v1${path}` : path}`;
     const res = await fetch(url, { method, headers, body });
     const text = await res.text();
-    checkConformance(method, url, res.status, res.headers.get('content-type'), text);
+    checkConformance(method, url, res.status, res.headers, text);
     let parsed: unknown = undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;
