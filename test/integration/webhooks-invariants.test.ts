@@ -7,10 +7,13 @@ vi.hoisted(() => {
 
 import { config } from '../../src/config.js';
 import { logger } from '../../src/logger.js';
+import { queueNames } from '../../src/queues/queue-names.js';
+import { getQueue } from '../../src/queues/queues.js';
 import { destinationNotAllowed } from '../../src/services/webhooks/post-webhook.js';
 import { client, createTenant } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';
-import { afterAttempt, emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import { afterAttempt, deliveriesOfEvent, emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import { eventually } from '../support/webhook-receiver.js';
 
 const pipeline = useWebhookPipeline();
 
@@ -69,7 +72,11 @@ describe('a refused webhook destination reveals nothing about internal DNS', () 
 });
 
 describe('concurrent redeliveries', () => {
-  it('of one concluded delivery: one 202, the others 409 delivery_pending, and the new cycle is sent', async () => {
+  /** Rounds of concurrent redeliveries of one delivery, and requests per round. */
+  const rounds = 20;
+  const racers = 12;
+
+  it(`of one concluded delivery, ${rounds} rounds of ${racers}: one 202, the others 409 delivery_pending, the new cycle's job is never removed and is sent`, async () => {
     const r = await pipeline.startReceiver();
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
@@ -78,12 +85,30 @@ describe('concurrent redeliveries', () => {
     const { eventId } = await emitReservationEvent(tenant);
     const delivered = await waitForDelivery(eventId, (d) => d.status === 'delivered');
     await r.waitFor(1);
+    const queue = getQueue(queueNames.webhookDelivery);
+    /** The last attempt has finished too (its row is concluded a moment before its job): the delivery can be redelivered. */
+    const lastAttemptFinished = () => eventually(async () => ((await queue.getJobState(delivered.id)) === 'unknown' ? true : undefined), 10_000, 'the finished job of the last attempt');
 
-    const answers = await Promise.all(Array.from({ length: 8 }, () => api.post(`/webhook-deliveries/${delivered.id}/redeliver`)));
-    expect(answers.map((a) => a.status).sort()).toEqual([202, 409, 409, 409, 409, 409, 409, 409]);
-    // The winner's job was not removed by a loser: the new cycle reaches the receiver.
-    await r.waitFor(2);
-    await waitForDelivery(eventId, (d) => d.status === 'delivered' && d.attempts === 1);
+    for (let round = 1; round <= rounds; round++) {
+      await lastAttemptFinished();
+      // A backlog, as behind other deliveries: the new cycle's job waits in the queue while the losers
+      // run, so a loser that removed the delivery's job would remove the new cycle.
+      await queue.pause();
+      try {
+        const answers = await Promise.all(Array.from({ length: racers }, () => api.post(`/webhook-deliveries/${delivered.id}/redeliver`)));
+        expect(answers.map((a) => a.status).sort(), `round ${round}`).toEqual([202, ...Array<number>(racers - 1).fill(409)]);
+        expect(answers.filter((a) => a.status === 409).every((a) => a.body.error.details?.reason === 'delivery_pending'), `round ${round}`).toBe(true);
+        const [row] = await deliveriesOfEvent(eventId);
+        expect(row.status, `round ${round}`).toBe('pending');
+        expect(await queue.getJobState(delivered.id), `round ${round}: the job of the reopened delivery`).toBe('waiting');
+      } finally {
+        await queue.resume();
+      }
+      await r.waitFor(round + 1);
+      await waitForDelivery(eventId, (d) => d.status === 'delivered' && d.attempts === 1);
+    }
+    await lastAttemptFinished();
+    expect(r.received).toHaveLength(rounds + 1);
     await expectInvariantsHold([tenant.venueId]);
-  });
+  }, 120_000);
 });
