@@ -22,7 +22,9 @@ const usage = `Usage: npm run cli -- <command> [options] [--json]
   key:revoke --id ID                        revoke a key (effective everywhere within 5 s)
   key:list --org ID                         list the keys of an organisation (never the keys themselves)
   demo                                      an organisation with a configured venue and one key of each kind
-  check [--venues id,id]                    count violations of the database invariants (exit code 2 when any)`;
+  check [--venues id,id] [--queue-prefixes p,q]
+                                            count violations of the database invariants (exit code 2 when any);
+                                            delivery jobs are looked up under QUEUE_PREFIX or these prefixes`;
 
 const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
@@ -124,7 +126,7 @@ async function run(command: string | undefined, values: Record<string, string | 
       return { human, json: demo };
     }
     case 'check': {
-      const counts = await checkInvariants({ venueIds: idList(values.venues as string | undefined) });
+      const counts = await checkInvariants({ venueIds: idList(values.venues as string | undefined), queuePrefixes: list(values['queue-prefixes'] as string | undefined) });
       const violations = totalViolations(counts);
       const human = Object.entries(counts)
         .map(([name, count]) => `${String(count).padStart(8)}  ${name}`)
@@ -151,6 +153,7 @@ const cliOptions = {
   origins: { type: 'string' },
   id: { type: 'string' },
   'rate-limit': { type: 'string' },
+  'queue-prefixes': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

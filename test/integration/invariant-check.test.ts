@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
+import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
+import { config } from '../../src/config.js';
 import { db } from '../../src/db/client.js';
 import { automationRuns, automations, events, guests, reservations, reservationTables, webhookDeliveries } from '../../src/db/schema/index.js';
 import { localToInstant } from '../../src/lib/local-time.js';
-import { closeQueues } from '../../src/queues/queues.js';
+import { queueNames } from '../../src/queues/queue-names.js';
+import { closeQueues, getQueueConnection } from '../../src/queues/queues.js';
 import { checkInvariants, overdueDeliverySeconds } from '../../src/services/invariants/check-invariants.js';
 import { enqueueDeliveries } from '../../src/services/webhooks/delivery-queue.js';
 import { createTenant } from '../support/harness.js';
@@ -103,5 +106,29 @@ describe('the invariant check (npm run cli -- check)', () => {
     await db.delete(guests).where(eq(guests.venueId, t.venueId));
     await db.update(webhookDeliveries).set({ status: 'discarded', discardReason: 'max_attempts' }).where(eq(webhookDeliveries.venueId, t.venueId));
     expect(Object.values(await checkInvariants({ venueIds: [t.venueId] })).every((n) => n === 0)).toBe(true);
+  });
+
+  it('looks up a delivery\'s job under the queue prefixes it is given (--queue-prefixes), QUEUE_PREFIX alone by default', async () => {
+    const t = await createTenant();
+    const old = new Date(Date.now() - 60_000);
+    const delivery = await insertDelivery(t, { status: 'pending', nextAttemptAt: new Date(Date.now() + 3600_000), updatedAt: old });
+    // Its job is delayed under another prefix, as a test file with queues of its own leaves it.
+    const otherPrefix = `${config.QUEUE_PREFIX}other`;
+    const other = new Queue(queueNames.webhookDelivery, { connection: getQueueConnection(), prefix: otherPrefix });
+    try {
+      await other.add('delivery', { deliveryId: delivery.id }, { jobId: delivery.id, delay: 3600_000 });
+      expect((await checkInvariants({ venueIds: [t.venueId] })).pendingDeliveriesWithoutJob).toBe(1);
+      expect((await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [otherPrefix] })).pendingDeliveriesWithoutJob).toBe(0);
+      expect((await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [config.QUEUE_PREFIX, otherPrefix] })).pendingDeliveriesWithoutJob).toBe(0);
+      const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'cli', '--', 'check', '--json', '--venues', t.venueId, '--queue-prefixes', `${config.QUEUE_PREFIX},${otherPrefix}`], { env: process.env });
+      expect(JSON.parse(stdout)).toMatchObject({ pendingDeliveriesWithoutJob: 0, violations: 0 });
+      // A finished job is no job: nothing will attempt the delivery.
+      await other.remove(delivery.id);
+      expect((await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [config.QUEUE_PREFIX, otherPrefix] })).pendingDeliveriesWithoutJob).toBe(1);
+    } finally {
+      await other.obliterate({ force: true });
+      await other.close();
+      await db.update(webhookDeliveries).set({ status: 'discarded', discardReason: 'max_attempts' }).where(eq(webhookDeliveries.venueId, t.venueId));
+    }
   });
 });

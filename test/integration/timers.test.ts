@@ -178,6 +178,9 @@ describe('daily purge', () => {
       .from(webhookDeliveries)
       .where(inArray(webhookDeliveries.id, rows.map((r) => r.id)));
     expect(remainingDeliveries.map((d) => d.id).sort()).toEqual([rows[2].id, rows[3].id].sort());
+    // The kept pending row was written without a job, as no service writes one: removed, so the run's
+    // database holds no delivery nothing will attempt when the suite ends (the check after the suite).
+    await db.delete(webhookDeliveries).where(eq(webhookDeliveries.id, rows[3].id));
     const entries = await db.select().from(waitlistEntries).where(eq(waitlistEntries.venueId, t.venueId)).orderBy(asc(waitlistEntries.name));
     expect(entries.map((e) => [e.name, e.status])).toEqual([
       ['Past converted', 'converted'],

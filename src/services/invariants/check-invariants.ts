@@ -1,6 +1,8 @@
+import { Queue } from 'bullmq';
+import { config } from '../../config.js';
 import { sql } from '../../db/client.js';
 import { queueNames } from '../../queues/queue-names.js';
-import { getQueue } from '../../queues/queues.js';
+import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { deliveryOverdueAfterSeconds } from '../webhooks/sweep-deliveries.js';
 
 /**
@@ -26,7 +28,7 @@ export interface InvariantCounts {
   pacingBlocksOverMaxCovers: number;
   /** Service tag names carried by guests that are not a tag of the guest's venue (exact name). */
   unknownGuestServiceTags: number;
-  /** Pending deliveries, unchanged for 10 s, whose BullMQ job is missing or finished: nothing will attempt them. */
+  /** Pending deliveries, unchanged for 10 s, whose BullMQ job is missing or finished (in every queue prefix looked at): nothing will attempt them. */
   pendingDeliveriesWithoutJob: number;
   /** Pending deliveries whose nextAttemptAt is more than overdueDeliverySeconds in the past. */
   overdueDeliveries: number;
@@ -35,6 +37,12 @@ export interface InvariantCounts {
 export interface InvariantScope {
   /** Only these venues (tests check the venues they made); every venue when absent. */
   venueIds?: readonly string[];
+  /**
+   * The queue prefixes whose webhook-delivery queue may hold a delivery's job: QUEUE_PREFIX when
+   * absent. A delivery has a job when one of them has it waiting, delayed or active (a test run
+   * whose files each use a prefix of their own checks them all).
+   */
+  queuePrefixes?: readonly string[];
 }
 
 /** Minutes of an HH:mm column, in SQL. */
@@ -104,21 +112,32 @@ export async function checkInvariants(scope: InvariantScope = {}): Promise<Invar
     liveTablesOfFinishedReservations: occupancy.finished,
     pacingBlocksOverMaxCovers: pacing.over,
     unknownGuestServiceTags: tags.unknown,
-    pendingDeliveriesWithoutJob: await countWithoutJob(deliveries.pending),
+    pendingDeliveriesWithoutJob: await countWithoutJob(deliveries.pending, scope.queuePrefixes ?? [config.QUEUE_PREFIX]),
     overdueDeliveries: deliveries.overdue,
   };
 }
 
 /** Asks Redis only when there is something to ask (a check of reservations alone needs no Redis). */
-async function countWithoutJob(ids: string[]): Promise<number> {
-  if (!ids.length) return 0;
-  const queue = getQueue(queueNames.webhookDelivery);
-  let missing = 0;
-  for (let i = 0; i < ids.length; i += 200) {
-    const states = await Promise.all(ids.slice(i, i + 200).map((id) => queue.getJobState(id)));
-    missing += states.filter((s) => !schedulingStates.has(s)).length;
+async function countWithoutJob(ids: string[], prefixes: readonly string[]): Promise<number> {
+  let missing = ids;
+  for (const prefix of new Set(prefixes)) {
+    if (!missing.length) break;
+    const own = prefix === config.QUEUE_PREFIX;
+    const queue = own ? getQueue(queueNames.webhookDelivery) : new Queue(queueNames.webhookDelivery, { connection: getQueueConnection(), prefix });
+    try {
+      const stillMissing: string[] = [];
+      for (let i = 0; i < missing.length; i += 200) {
+        const batch = missing.slice(i, i + 200);
+        const states = await Promise.all(batch.map((id) => queue.getJobState(id)));
+        stillMissing.push(...batch.filter((_, j) => !schedulingStates.has(states[j])));
+      }
+      missing = stillMissing;
+    } finally {
+      // The connection is shared: closing the queue leaves it to closeQueues.
+      if (!own) await queue.close();
+    }
   }
-  return missing;
+  return missing.length;
 }
 
 export function totalViolations(counts: InvariantCounts): number {
