@@ -25,3 +25,17 @@ export function postponementMs(postponed: number, random: number): number {
   const base = Math.min(longestPostponementMs, firstPostponementMs * 2 ** Math.max(0, Math.min(postponed, 10)));
   return Math.round(base * (0.5 + random / 2));
 }
+
+const longestQueuedPostponementMs = 60_000;
+
+/**
+ * The postponement of a job whose destination is saturated while `waitersAhead` postponed jobs wait
+ * before it and an attempt holds one of its `slots` for `holdMs` on average (unknown: 0): about its
+ * turn, so that a long queue behind a healthy destination is not polled every few seconds by each of
+ * its jobs (that churn was most of the work of a backlog), the release of every slot still waking
+ * the oldest waiter at once. At least postponementMs (the doubling), at most a minute.
+ */
+export function queuedPostponementMs(input: { waitersAhead: number | null; holdMs: number; slots: number; postponed: number; random: number }): number {
+  const turnMs = ((input.waitersAhead ?? 0) * input.holdMs) / input.slots;
+  return Math.max(postponementMs(input.postponed, input.random), Math.min(longestQueuedPostponementMs, Math.round(turnMs)));
+}

@@ -4,8 +4,9 @@ import { z } from 'zod';
 export const eventJobSchema = z.object({ eventId: z.uuid() });
 export const webhookDeliveryJobSchema = z.object({
   deliveryId: z.uuid(),
-  // Set when the job is postponed because its destination was saturated: the next run looks at the
-  // destination's slots before reading the database.
+  // The destination the delivery was enqueued for (a hint, see enqueueDeliveries), or where it was
+  // postponed because that destination was saturated: the next run looks at the destination's slots
+  // before reading the database.
   destination: z.string().optional(),
   postponed: z.number().int().min(0).optional(),
 });

@@ -1,8 +1,9 @@
 import { startWorker } from '../queues/start-worker.js';
 import { queueNames } from '../queues/queue-names.js';
-import { processEventJob } from '../services/events/process-event.js';
+import { eventBatchSize, processEventJob } from '../services/events/process-event.js';
 
 export async function startEventsRole(): Promise<() => Promise<void>> {
-  const { close } = startWorker(queueNames.events, processEventJob, { concurrency: 20 });
-  return close;
+  // As many jobs at once as one batch holds: the running jobs are processed together.
+  const { close } = startWorker(queueNames.events, processEventJob, { concurrency: eventBatchSize });
+  return async () => close();
 }

@@ -108,6 +108,8 @@ export interface RoleProcess {
   child: ChildProcess;
   /** The web role's base URL. */
   url?: string;
+  /** Its Prometheus metrics (GET), e.g. job_duration_seconds_count by queue and outcome. */
+  metricsUrl: string;
   logFile: string;
 }
 
@@ -121,12 +123,18 @@ export async function startRole(role: Role | 'all', env: Record<string, string>,
   const fd = openSync(logFile, 'a');
   const serves = role === 'web' || role === 'all';
   const port = serves ? (options.port ?? (await freePort())) : 0;
-  const args = ['--import', 'tsx', 'src/main.ts', ...(role === 'all' ? [] : ['--role', role])];
+  const metricsPort = await freePort();
+  // CHAOS_CPU_PROF_DIR: each role process writes a V8 CPU profile there when it exits (SIGTERM), for
+  // finding where a scenario's time goes (`node --cpu-prof`; open it in Chrome DevTools).
+  const profileDir = process.env.CHAOS_CPU_PROF_DIR;
+  // A directory per process: its threads (the main one, tsx's loader) write a file each.
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, `${role}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`)}`] : [];
+  const args = [...profile, '--import', 'tsx', 'src/main.ts', ...(role === 'all' ? [] : ['--role', role])];
   const child = track(
     spawn(process.execPath, args, {
       cwd: projectRoot,
       // Its own metrics port: several processes of one role run side by side.
-      env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), METRICS_PORT: String(await freePort()) },
+      env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), METRICS_PORT: String(metricsPort) },
       stdio: ['ignore', fd, fd],
     }),
   );
@@ -137,7 +145,7 @@ export async function startRole(role: Role | 'all', env: Record<string, string>,
     return readFileSync(logFile, 'utf8').includes('"msg":"role started"');
   };
   await waitUntil(ready, 60_000, `the ${role} process to start`);
-  return { role, child, url, logFile };
+  return { role, child, url, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, logFile };
 }
 
 /** Ends everything this module started, by pid, and removes the temporary directories. */

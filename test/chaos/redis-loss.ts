@@ -38,14 +38,40 @@ export interface RedisLossFigures extends TrafficFigures {
   backlogProcessedMs: number | null;
   /** From Redis's return until the last event committed before its return had its webhook. */
   backlogDispatchedMs: number | null;
+  /** Throughput after Redis's return, sampled every second: events processed (dispatchedAt set) and webhooks received. */
+  eventsRate: Throughput;
+  deliveriesRate: Throughput;
 }
+
+/** The average rate from the first to the last change of a count, and the best 5 s of it (per second). */
+export interface Throughput {
+  average: number;
+  peak5s: number;
+}
+
+function throughput(samples: Array<{ at: number; count: number }>): Throughput {
+  const moving = samples.filter((s, i) => i > 0 && s.count !== samples[i - 1].count);
+  if (!moving.length) return { average: 0, peak5s: 0 };
+  const firstIndex = samples.indexOf(moving[0]) - 1;
+  const first = samples[firstIndex];
+  const last = moving[moving.length - 1];
+  let peak5s = 0;
+  for (let i = firstIndex; i < samples.length; i++) {
+    const end = samples.find((s) => s.at >= samples[i].at + 5_000);
+    if (end) peak5s = Math.max(peak5s, ((end.count - samples[i].count) * 1000) / (end.at - samples[i].at));
+  }
+  return { average: ((last.count - first.count) * 1000) / Math.max(1, last.at - first.at), peak5s };
+}
+
+const perSecond = (t: Throughput) => `${Math.round(t.average)}/s (best 5 s: ${Math.round(t.peak5s)}/s)`;
 
 const after = (ms: number | null) => (ms === null ? 'never' : seconds(ms));
 
 export function describeRedisLoss(f: RedisLossFigures): string {
   return (
     `${describeTraffic(f)} · schedules back ${after(f.schedulesBackMs)} after Redis returned · ` +
-    `backlog's events processed ${after(f.backlogProcessedMs)}, its webhooks all received ${after(f.backlogDispatchedMs)} after Redis returned · processes exited ${f.exitedProcesses}`
+    `backlog's events processed ${after(f.backlogProcessedMs)}, its webhooks all received ${after(f.backlogDispatchedMs)} after Redis returned · ` +
+    `events processed ${perSecond(f.eventsRate)}, webhooks received ${perSecond(f.deliveriesRate)} · processes exited ${f.exitedProcesses}`
   );
 }
 
@@ -106,6 +132,23 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
         await sleep(200);
       }
     })();
+    // Throughput from now on: events processed by worker-events, webhooks received by the destination.
+    const eventSamples: Array<{ at: number; count: number }> = [];
+    const deliverySamples: Array<{ at: number; count: number }> = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const at = Date.now();
+        const [row] = await db
+          .select({ n: sql<number>`count(*)::int` })
+          .from(events)
+          .where(sql`${events.venueId} = ${tenant.venueId} and ${events.dispatchedAt} is not null`)
+          .catch(() => [{ n: eventSamples.at(-1)?.count ?? 0 }]);
+        eventSamples.push({ at, count: row.n });
+        deliverySamples.push({ at, count: destination.keys().size });
+        await sleep(1000 - (Date.now() - at));
+      }
+    })();
     await sleep(afterMs);
     stop = true;
     await traffic;
@@ -113,6 +156,17 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
 
     const webhooks = await awaitWebhooks(destination, tenant.venueId, returnedAt + deadlineMs);
     await watchSchedules;
+    sampling = false;
+    await sampler;
+    // CHAOS_TIMELINE=1: the samples, seconds after Redis's return → events processed / webhooks received.
+    if (process.env.CHAOS_TIMELINE) {
+      const line = eventSamples.map((e, i) => `${((e.at - returnedAt) / 1000).toFixed(0)}:${e.count}/${deliverySamples[i].count}`).join(' ');
+      console.error(`redis-loss timeline (s after return: events processed/webhooks received): ${line}`);
+      for (const p of processes.filter((p) => p.role === 'events' || p.role === 'webhooks')) {
+        const metrics = await fetch(p.metricsUrl).then((r) => r.text(), () => '');
+        console.error(`${p.role} jobs: ${metrics.split('\n').filter((l) => l.startsWith('job_duration_seconds_count')).join(' · ')}`);
+      }
+    }
     const firstArrival = new Map<string, number>();
     for (const d of destination.received) if (!firstArrival.has(d.eventId)) firstArrival.set(d.eventId, d.receivedAt);
     const backlogArrivals = committedBeforeReturn.map((id) => firstArrival.get(id));
@@ -122,7 +176,7 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
       .where(inArray(events.id, committedBeforeReturn));
     const backlogProcessedMs = processed.left === 0 && processed.last ? Math.max(0, new Date(processed.last).getTime() - returnedAt) : null;
     const backlogDispatchedMs = backlogArrivals.every((t) => t !== undefined) ? Math.max(0, ...backlogArrivals.map((t) => t! - returnedAt)) : null;
-    return { ...trafficFigures(tally, destination, webhooks, processes), schedulesBackMs, backlogProcessedMs, backlogDispatchedMs };
+    return { ...trafficFigures(tally, destination, webhooks, processes), schedulesBackMs, backlogProcessedMs, backlogDispatchedMs, eventsRate: throughput(eventSamples), deliveriesRate: throughput(deliverySamples) };
   } finally {
     await observer?.close().catch(() => {});
     await Promise.all(processes.map((p) => endProcess(p.child, 'SIGTERM')));

@@ -18,7 +18,7 @@ import { queueNames } from '../../src/queues/queue-names.js';
 import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
 import { timerSchedules, upsertTimerSchedules } from '../../src/roles/timers.js';
-import { sweepOutbox } from '../../src/services/events/sweep-outbox.js';
+import { catchUpSweepJobId, sweepOutbox } from '../../src/services/events/sweep-outbox.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
 import { createTenant } from '../support/harness.js';
 import { eventually } from '../support/webhook-receiver.js';
@@ -77,6 +77,51 @@ describe('the outbox sweeper after an outage', () => {
       await stop();
     }
   }, 90_000);
+});
+
+describe('the catch-up sweep', () => {
+  it('is scheduled for the moment events committed 5 to 30 s ago turn 30 s old, once, unless the regular sweep comes then', async () => {
+    const tenant = await createTenant({ test: true });
+    const timers = getQueue(queueNames.timers);
+    await timers.obliterate({ force: true });
+    const young = await strandEvents(tenant, 3, 10);
+    try {
+      await sweepOutbox();
+      const job = await timers.getJob(catchUpSweepJobId);
+      expect(job?.data).toEqual({ task: 'outbox-sweep' });
+      expect(await job!.getState()).toBe('delayed');
+      // 10 s old now: 30 s old in 20 s (and half a second more, so that they are past it).
+      expect(job!.opts.delay).toBeGreaterThan(18_000);
+      expect(job!.opts.delay).toBeLessThanOrEqual(20_500);
+      await sweepOutbox();
+      expect(await timers.getDelayedCount()).toBe(1);
+
+      // The regular sweep runs within 5 s of that moment: no catch-up.
+      await timers.obliterate({ force: true });
+      await upsertTimerSchedules(timers);
+      await db.update(events).set({ createdAt: sql`clock_timestamp() - interval '28 seconds'` }).where(inArray(events.id, young));
+      await sweepOutbox();
+      expect(await timers.getJob(catchUpSweepJobId)).toBeUndefined();
+    } finally {
+      await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, young));
+      await timers.obliterate({ force: true });
+    }
+  });
+
+  it('is not scheduled when no event is left undispatched for more than a few seconds', async () => {
+    const tenant = await createTenant({ test: true });
+    const timers = getQueue(queueNames.timers);
+    await timers.obliterate({ force: true });
+    // What the tests above left undispatched (their "recent" events) is seconds old by now.
+    await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(isNull(events.dispatchedAt));
+    const justCommitted = await strandEvents(tenant, 3, 1);
+    try {
+      await sweepOutbox();
+      expect(await timers.getJob(catchUpSweepJobId)).toBeUndefined();
+    } finally {
+      await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, justCommitted));
+    }
+  });
 });
 
 describe('the delivery sweeper after an outage', () => {

@@ -14,10 +14,10 @@ import { webhookBackoff } from '../../src/services/webhooks/delivery-queue.js';
 import { destinationNotAllowed, postWebhook } from '../../src/services/webhooks/post-webhook.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
 import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
-import { processEventJob } from '../../src/services/events/process-event.js';
+import { processEventJob, processEvents } from '../../src/services/events/process-event.js';
 import { db } from '../../src/db/client.js';
 import { automationRuns, events, webhookDeliveries } from '../../src/db/schema/index.js';
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Job } from 'bullmq';
 import net, { type AddressInfo } from 'node:net';
 import { client, createKey, createTenant, type Tenant } from '../support/harness.js';
@@ -292,6 +292,26 @@ describe('exactly once', () => {
     expect((await waitForDispatch(eventId)).dispatchedAt).not.toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(r.received).toHaveLength(1);
+  });
+
+  it('events processed in batches, two overlapping batches at once, get one run, one delivery and one request each', async () => {
+    const r = await pipeline.startReceiver();
+    const { tenant } = await setUp({ receiverUrl: r.url });
+    const other = await setUp({ receiverUrl: r.url });
+    const emitted = await Promise.all(Array.from({ length: 12 }, (_, i) => emitReservationEvent(i % 3 ? tenant : other.tenant)));
+    const ids = emitted.map((e) => e.eventId);
+    await r.waitFor(ids.length);
+    await db.update(events).set({ dispatchedAt: null }).where(inArray(events.id, ids));
+    await Promise.all([processEvents(ids.slice(0, 8)), processEvents(ids.slice(4)), processEvents([...ids].reverse())]);
+    const runs = await db.select().from(automationRuns).where(inArray(automationRuns.eventId, ids));
+    expect(runs).toHaveLength(ids.length);
+    const deliveries = await db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids));
+    expect(deliveries).toHaveLength(ids.length);
+    expect(new Set(deliveries.map((d) => d.venueId))).toEqual(new Set([tenant.venueId, other.tenant.venueId]));
+    expect((await db.select().from(events).where(inArray(events.id, ids))).every((e) => e.dispatchedAt !== null)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(new Set(r.received.map((q) => String(q.headers['x-service-idempotency-key']))).size).toBe(ids.length);
+    expect(r.received).toHaveLength(ids.length);
   });
 
   it('the sweeper enqueues a pending delivery whose job Redis lost', async () => {

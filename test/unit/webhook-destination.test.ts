@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { destinationOf, postponementMs } from '../../src/lib/webhook-destination.js';
+import { destinationOf, postponementMs, queuedPostponementMs } from '../../src/lib/webhook-destination.js';
 
 describe('destination of a webhook URL', () => {
   it.each([
@@ -28,5 +28,17 @@ describe('postponement of a job whose destination is saturated', () => {
     { postponed: -1, random: 0, ms: 100 },
   ])('after $postponed postponements (random $random): $ms ms', ({ postponed, random, ms }) => {
     expect(postponementMs(postponed, random)).toBe(ms);
+  });
+});
+
+describe('postponement of a job behind others waiting for the same destination', () => {
+  it.each([
+    { case: 'nothing measured yet: the doubling one', waitersAhead: 5000, holdMs: 0, postponed: 0, ms: 150 },
+    { case: 'few ahead of it: the doubling one', waitersAhead: 10, holdMs: 10, postponed: 0, ms: 150 },
+    { case: 'its turn behind 2,000 jobs of 10 ms on 4 slots', waitersAhead: 2000, holdMs: 10, postponed: 0, ms: 5000 },
+    { case: 'a minute at most', waitersAhead: 100, holdMs: 10_000, postponed: 0, ms: 60_000 },
+    { case: 'Redis did not say', waitersAhead: null, holdMs: 10, postponed: 3, ms: 1200 },
+  ])('$case: $ms ms', ({ waitersAhead, holdMs, postponed, ms }) => {
+    expect(queuedPostponementMs({ waitersAhead, holdMs, slots: 4, postponed, random: 0.5 })).toBe(ms);
   });
 });

@@ -1,75 +1,110 @@
-import { and, arrayContains, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { db, type DbOrTx } from '../../db/client.js';
 import { automationRuns, automations, events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { conditionsMatch } from '../../lib/automation-conditions.js';
+import { destinationOf } from '../../lib/webhook-destination.js';
 import { enqueueDeliveries } from '../webhooks/delivery-queue.js';
 import { deliveryKey } from '../webhooks/envelope.js';
 
 type EventRow = typeof events.$inferSelect;
+type AutomationRow = typeof automations.$inferSelect;
 
 /** The one action of an automation for now: index 0 of the delivery key `automation:<runId>:<n>`. */
 const actionIndex = 0;
 
-async function matchingAutomations(event: EventRow, conn: DbOrTx, lock: boolean) {
+/** Map.groupBy of ES2024, which Node 20 does not have. */
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+/** The active automations of these events' venues; `for share` when about to act on them. */
+async function activeAutomations(venueIds: string[], conn: DbOrTx, lock: boolean): Promise<AutomationRow[]> {
   const query = conn
     .select()
     .from(automations)
-    .where(and(eq(automations.venueId, event.venueId), eq(automations.status, 'active'), arrayContains(automations.eventTypes, [event.type])));
+    .where(and(inArray(automations.venueId, venueIds), eq(automations.status, 'active')))
+    .orderBy(asc(automations.id));
   // `for share`: an automation being deactivated waits for this transaction, so it annuls what it creates.
-  const candidates = lock ? await query.for('share') : await query;
-  return candidates.filter((a) => a.organisationId === event.organisationId && conditionsMatch(a.conditions, event.data));
+  return lock ? await query.for('share') : await query;
+}
+
+/** Every (automation, event) pair that runs: same venue and organisation, the event's type, conditions met. */
+function matchingPairs(liveEvents: EventRow[], candidates: AutomationRow[]): Array<{ event: EventRow; automation: AutomationRow }> {
+  const byVenue = groupBy(candidates, (a) => a.venueId);
+  return liveEvents.flatMap((event) =>
+    (byVenue.get(event.venueId) ?? [])
+      .filter((a) => a.organisationId === event.organisationId && a.eventTypes.includes(event.type) && conditionsMatch(a.conditions, event.data))
+      .map((automation) => ({ event, automation })),
+  );
 }
 
 /**
- * Runs the venue's active automations that match an event: one run per (automation, event) and one
- * delivery per action, each created exactly once (unique constraints), then enqueues the pending
- * deliveries (jobId = delivery id). Safe to repeat: a replay finds the same rows, and BullMQ ignores
- * a job id it already has.
+ * Runs the venues' active automations that match the events: one run per (automation, event) and
+ * one delivery per action, each created exactly once (unique constraints), then enqueues the
+ * pending deliveries (jobId = delivery id), all in one transaction and one enqueue for the whole
+ * batch. Safe to repeat, also concurrently: a replay finds the same rows (rows are written in key
+ * order, so two batches sharing events cannot deadlock), and BullMQ ignores a job id it already has.
  */
-export async function runAutomations(event: EventRow): Promise<void> {
+export async function runAutomations(batch: EventRow[]): Promise<void> {
   // Test organisations send nothing (interface.md §5); most events match no automation.
-  if (!event.livemode || !(await matchingAutomations(event, db, false)).length) return;
+  const liveEvents = [...new Map(batch.filter((e) => e.livemode).map((e) => [e.id, e])).values()];
+  if (!liveEvents.length) return;
+  const venueIds = [...new Set(liveEvents.map((e) => e.venueId))];
+  if (!matchingPairs(liveEvents, await activeAutomations(venueIds, db, false)).length) return;
   const pending = await db.transaction(async (tx) => {
-    const matching = await matchingAutomations(event, tx, true);
-    if (!matching.length) return [];
-    // A no-op update on conflict returns the rows a previous run of this event created.
+    const pairs = matchingPairs(liveEvents, await activeAutomations(venueIds, tx, true));
+    if (!pairs.length) return [];
+    pairs.sort((a, b) => a.event.id.localeCompare(b.event.id) || a.automation.id.localeCompare(b.automation.id));
+    // A no-op update on conflict returns the rows a previous run of the event created.
     const runs = await tx
       .insert(automationRuns)
-      .values(matching.map((a) => ({ automationId: a.id, eventId: event.id })))
+      .values(pairs.map(({ event, automation }) => ({ automationId: automation.id, eventId: event.id })))
       .onConflictDoUpdate({ target: [automationRuns.automationId, automationRuns.eventId], set: { eventId: sql`excluded.event_id` } })
       .returning();
-    const venueEndpoints = await tx
-      .select({ id: webhookEndpoints.id, url: webhookEndpoints.url })
+    const endpoints = await tx
+      .select({ id: webhookEndpoints.id, url: webhookEndpoints.url, venueId: webhookEndpoints.venueId })
       .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.venueId, event.venueId))
+      .where(inArray(webhookEndpoints.venueId, venueIds))
       .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
-    const main = venueEndpoints[0] ?? null; // the first registered
+    const endpointsOf = groupBy(endpoints, (e) => e.venueId);
 
-    const byId = new Map(matching.map((a) => [a.id, a]));
-    const rows = runs.map((run) => {
-      const { action } = byId.get(run.automationId)!;
-      const endpoint = action.endpointId ? (venueEndpoints.find((e) => e.id === action.endpointId) ?? { id: action.endpointId, url: null }) : main;
-      return {
-        organisationId: event.organisationId,
-        venueId: event.venueId,
-        eventId: event.id,
-        eventType: event.type,
-        automationId: run.automationId,
-        runId: run.id,
-        actionIndex,
-        idempotencyKey: deliveryKey(run.id, actionIndex),
-        destination: action.url ? ('url' as const) : ('endpoint' as const),
-        endpointId: action.url ? null : (endpoint?.id ?? null),
-        url: action.url ?? endpoint?.url ?? null,
-        nextAttemptAt: new Date(event.createdAt.getTime() + action.delayMinutes * 60_000),
-      };
-    });
+    const pairOf = new Map(pairs.map((p) => [`${p.automation.id}:${p.event.id}`, p]));
+    const rows = runs
+      .map((run) => {
+        const { event, automation } = pairOf.get(`${run.automationId}:${run.eventId}`)!;
+        const { action } = automation;
+        const venueEndpoints = endpointsOf.get(event.venueId) ?? [];
+        const main = venueEndpoints[0] ?? null; // the first registered
+        const endpoint = action.endpointId ? (venueEndpoints.find((e) => e.id === action.endpointId) ?? { id: action.endpointId, url: null }) : main;
+        return {
+          organisationId: event.organisationId,
+          venueId: event.venueId,
+          eventId: event.id,
+          eventType: event.type,
+          automationId: run.automationId,
+          runId: run.id,
+          actionIndex,
+          idempotencyKey: deliveryKey(run.id, actionIndex),
+          destination: action.url ? ('url' as const) : ('endpoint' as const),
+          endpointId: action.url ? null : (endpoint?.id ?? null),
+          url: action.url ?? endpoint?.url ?? null,
+          nextAttemptAt: new Date(event.createdAt.getTime() + action.delayMinutes * 60_000),
+        };
+      })
+      .sort((a, b) => a.runId.localeCompare(b.runId));
     const deliveries = await tx
       .insert(webhookDeliveries)
       .values(rows)
       .onConflictDoUpdate({ target: [webhookDeliveries.runId, webhookDeliveries.actionIndex], set: { runId: sql`excluded.run_id` } })
-      .returning({ id: webhookDeliveries.id, status: webhookDeliveries.status, nextAttemptAt: webhookDeliveries.nextAttemptAt });
+      .returning({ id: webhookDeliveries.id, status: webhookDeliveries.status, nextAttemptAt: webhookDeliveries.nextAttemptAt, url: webhookDeliveries.url });
     return deliveries.filter((d) => d.status === 'pending');
   });
-  await enqueueDeliveries(pending);
+  await enqueueDeliveries(pending.map((d) => ({ id: d.id, nextAttemptAt: d.nextAttemptAt, destination: destinationOf(d.url ?? '') })));
 }

@@ -1,44 +1,85 @@
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import type { Job } from 'bullmq';
-import { eq, sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
+import { isConnectionError } from '../../lib/connection-errors.js';
+import { createMicroBatcher, type BatchOutcomes } from '../../lib/micro-batch.js';
 import { eventJobSchema } from '../../queues/job-payloads.js';
 import { isQueueConnectionReady } from '../../queues/queues.js';
 import { runAutomations } from '../automations/run-automations.js';
 import { offerFreedTable } from '../waitlist/offer-freed-table.js';
 import { enqueueEventsWhenRedisIsBack } from './outbox.js';
 
-// Prepared once: they run for every event.
-const selectEvent = db
-  .select()
-  .from(events)
-  .where(eq(events.id, sql.placeholder('id')))
-  .prepare('select_outbox_event');
-const markDispatched = db
-  .update(events)
-  .set({ dispatchedAt: sql`clock_timestamp()` })
-  .where(eq(events.id, sql.placeholder('id')))
-  .prepare('mark_event_dispatched');
-
 /**
- * worker-events: consumes one outbox event, then marks it dispatched so the sweeper leaves it alone.
- * Every step is idempotent: a job that runs twice (sweeper, crash before the mark) changes nothing.
+ * Processes outbox events together: their automations in one transaction and one enqueue, the
+ * waiting-list offers one by one (rare, each its own transaction), then one update marks them all
+ * dispatched so the sweeper leaves them alone. Every step is idempotent: an event processed twice
+ * (sweeper, crash before the mark, concurrent jobs) changes nothing. An event whose offer failed is
+ * not marked and fails alone.
  */
-export async function processEventJob(job: Job, _token?: string, log: Logger = logger): Promise<void> {
-  const { eventId } = eventJobSchema.parse(job.data);
-  const [event] = await selectEvent.execute({ id: eventId });
-  if (!event || event.dispatchedAt) return;
+export async function processEvents(ids: string[], log: Logger = logger): Promise<BatchOutcomes<string>> {
+  const outcomes: BatchOutcomes<string> = new Map();
+  const rows = (await db.select().from(events).where(inArray(events.id, ids))).filter((e) => !e.dispatchedAt);
+  if (!rows.length) return outcomes;
   try {
-    await runAutomations(event);
+    await runAutomations(rows);
   } catch (err) {
-    // Redis went away while the deliveries were enqueued: this job may be lost with it (an emptied
-    // Redis), so the event is enqueued again as soon as Redis is back rather than after the sweeper's 30 s.
-    if (!isQueueConnectionReady()) enqueueEventsWhenRedisIsBack([eventId]);
+    // Redis went away while the deliveries were enqueued: these jobs may be lost with it (an emptied
+    // Redis), so the events are enqueued again as soon as Redis is back rather than after the sweeper's 30 s.
+    if (!isQueueConnectionReady()) enqueueEventsWhenRedisIsBack(rows.map((e) => e.id));
     throw err;
   }
   // Waiting list: a reservation event that freed a table may offer it to a waiting party.
-  await offerFreedTable(event, log);
-  await markDispatched.execute({ id: eventId });
+  const offered = await Promise.allSettled(rows.map((event) => offerFreedTable(event, log.child({ eventId: event.id }))));
+  const done = rows.filter((event, i) => {
+    const result = offered[i];
+    if (result.status === 'rejected') outcomes.set(event.id, result.reason instanceof Error ? result.reason : new Error(String(result.reason)));
+    return result.status === 'fulfilled';
+  });
+  if (done.length) {
+    await db
+      .update(events)
+      .set({ dispatchedAt: sql`clock_timestamp()` })
+      .where(inArray(events.id, done.map((e) => e.id)));
+  }
+  return outcomes;
+}
+
+/**
+ * A batch that failed as a whole is tried again event by event, so that one event the batch could
+ * not process fails its own job only; a database or Redis that is unreachable fails them all at
+ * once (their jobs are postponed without consuming an attempt, start-worker.ts).
+ */
+async function processBatch(ids: string[]): Promise<BatchOutcomes<string>> {
+  try {
+    return await processEvents(ids);
+  } catch (err) {
+    if (ids.length === 1 || isConnectionError(err) || !isQueueConnectionReady()) throw err;
+    const outcomes: BatchOutcomes<string> = new Map();
+    for (const id of ids) {
+      await processEvents([id]).then(
+        (alone) => outcomes.set(id, alone.get(id)),
+        (e: unknown) => outcomes.set(id, e instanceof Error ? e : new Error(String(e))),
+      );
+    }
+    return outcomes;
+  }
+}
+
+/**
+ * How many event jobs are processed together at most, and how long the first waits for others:
+ * worker-events runs this many jobs at once (roles/events.ts), so a backlog goes through in batches
+ * of this size while a lone event waits a few milliseconds at most.
+ */
+export const eventBatchSize = 100;
+const eventBatchLingerMs = 5;
+
+const batcher = createMicroBatcher(processBatch, { maxSize: eventBatchSize, lingerMs: eventBatchLingerMs });
+
+/** worker-events: one outbox event, processed in a batch with the jobs running beside it. */
+export async function processEventJob(job: Job, _token?: string, _log: Logger = logger): Promise<void> {
+  const { eventId } = eventJobSchema.parse(job.data);
+  await batcher.submit(eventId);
 }

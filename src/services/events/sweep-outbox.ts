@@ -1,4 +1,4 @@
-import { and, asc, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, gte, isNull, lt, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { queueNames } from '../../queues/queue-names.js';
@@ -38,6 +38,38 @@ export async function sweepOutbox(): Promise<number> {
     if (stale.length < batchSize) break;
     after = stale[stale.length - 1];
   }
+  await scheduleCatchUpSweep();
   // Webhook deliveries are swept on the same beat: their rows are an outbox of their own.
   return requeued + (await sweepDeliveries());
+}
+
+/** An event still undispatched this long after its commit is not merely being processed. */
+const unattendedAfterSeconds = 5;
+export const catchUpSweepJobId = 'outbox-sweep-catch-up';
+
+/**
+ * After an outage, the events committed while Redis was away by processes that then died turn 30 s
+ * old up to 30 s before the next regular sweep: without more, they would wait for it, and a backlog
+ * would start to drain only about 30 s after Redis's return. So when undispatched events between
+ * 5 and 30 s old exist (nothing that is merely being processed), one extra sweep is scheduled for
+ * the moment the oldest of them turns 30 s old, unless the regular sweep comes within 5 s of it.
+ * The 30 s rule itself is unchanged (decisions §0); one catch-up at most is pending (its job id).
+ */
+async function scheduleCatchUpSweep(): Promise<void> {
+  const [row] = await db
+    .select({ dueInMs: sql<number | null>`(extract(epoch from min(${events.createdAt}) - clock_timestamp()) * 1000 + ${sweepAfterSeconds * 1000})::int` })
+    .from(events)
+    .where(
+      and(
+        isNull(events.dispatchedAt),
+        gte(events.createdAt, sql`clock_timestamp() - make_interval(secs => ${sweepAfterSeconds})`),
+        lt(events.createdAt, sql`clock_timestamp() - make_interval(secs => ${unattendedAfterSeconds})`),
+      ),
+    );
+  if (row?.dueInMs == null) return;
+  const queue = getQueue(queueNames.timers);
+  const delay = Math.max(0, row.dueInMs) + 500;
+  const regular = await queue.getJobScheduler('outbox-sweep');
+  if (regular?.next && regular.next <= Date.now() + delay + 5_000) return;
+  await queue.add('outbox-sweep', { task: 'outbox-sweep' }, { jobId: catchUpSweepJobId, delay, attempts: 1, removeOnComplete: true, removeOnFail: true });
 }

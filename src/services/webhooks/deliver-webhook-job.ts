@@ -2,11 +2,11 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { config } from '../../config.js';
 import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
 import { countWebhookDelivered, countWebhookFailure } from '../../metrics/metrics.js';
-import { destinationOf, postponementMs } from '../../lib/webhook-destination.js';
+import { destinationOf } from '../../lib/webhook-destination.js';
 import { webhookDeliveryJobSchema } from '../../queues/job-payloads.js';
 import { reservationViewOf } from '../reservations/reservation-view.js';
 import { getCurrentEventData } from './current-event-data.js';
-import { acquireDestinationSlot, addDestinationWaiter, destinationHasFreeSlot } from './destination-slots.js';
+import { acquireDestinationSlot, addDestinationWaiter, destinationHasFreeSlot, destinationPostponementMs, destinationWaitersAhead, mayWaitForSlotHere } from './destination-slots.js';
 import { claimAttempt, readDeliveryContext, recordDelivered, recordFailure, reopenDelivery, type DeliveryContext } from './delivery-state.js';
 import { serialiseEnvelope, signedHeaders } from './envelope.js';
 import { postWebhook } from './post-webhook.js';
@@ -56,15 +56,17 @@ async function buildBody(context: DeliveryContext): Promise<string> {
 }
 
 /**
- * A job whose destination has no free slot waits a little without consuming an attempt (neither
- * BullMQ's nor the row's: moveToDelayed skips BullMQ's count, and the row counts only claimed
- * attempts). The job remembers its destination so that its next run looks at the slots first.
+ * A job whose destination has no free slot (and no room to wait for one in this process) waits in
+ * the delayed set without consuming an attempt (neither BullMQ's nor the row's: moveToDelayed skips
+ * BullMQ's count, and the row counts only claimed attempts), for about its turn among the jobs
+ * waiting for that destination (destinationPostponementMs); the release of a slot wakes the oldest
+ * sooner. The job remembers its destination so that its next run looks at the slots first.
  */
 async function postpone(job: Job, token: string | undefined, destination: string): Promise<never> {
   const data = webhookDeliveryJobSchema.parse(job.data);
   const postponed = data.postponed ?? 0;
-  await job.updateData({ ...data, destination, postponed: postponed + 1 });
-  await job.moveToDelayed(Date.now() + postponementMs(postponed, Math.random()), token);
+  const [ahead] = await Promise.all([destinationWaitersAhead(destination, job.id!), job.updateData({ ...data, destination, postponed: postponed + 1 })]);
+  await job.moveToDelayed(Date.now() + destinationPostponementMs(destination, ahead, postponed), token);
   await addDestinationWaiter(destination, job.id!);
   throw new DelayedError();
 }
@@ -74,8 +76,10 @@ async function postpone(job: Job, token: string | undefined, destination: string
  * those cut short by a crash), holds the body, and is updated before the job is retried or failed.
  */
 export async function deliverWebhookJob(job: Job, token?: string): Promise<void> {
-  const { deliveryId, destination: lastDestination } = webhookDeliveryJobSchema.parse(job.data);
-  if (lastDestination && !(await destinationHasFreeSlot(lastDestination))) await postpone(job, token, lastDestination);
+  const { deliveryId, destination: expected } = webhookDeliveryJobSchema.parse(job.data);
+  // The destination it went to last time, or was enqueued for: saturated, and no room to wait for a
+  // slot here, the job is postponed before it reads the database.
+  if (expected && !mayWaitForSlotHere(expected) && !(await destinationHasFreeSlot(expected))) await postpone(job, token, expected);
   const context = await readDeliveryContext(deliveryId);
   if (!context) return;
   // Not pending: delivered or annulled (nothing to do), or discarded after its last attempt and

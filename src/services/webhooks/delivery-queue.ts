@@ -25,6 +25,12 @@ export interface DeliveryToEnqueue {
   id: string;
   /** When the first attempt is due (the action's delay); null or past: now. */
   nextAttemptAt: Date | null;
+  /**
+   * The destination (normalised origin) the delivery is expected to go to, when known: a job of a
+   * saturated destination is then postponed before it reads the database. Only a hint: the attempt
+   * takes its slot at the destination it actually resolves.
+   */
+  destination?: string | null;
 }
 
 /** jobId = delivery id, so enqueueing twice is harmless. */
@@ -34,7 +40,7 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
   await getQueue(queueNames.webhookDelivery).addBulk(
     deliveries.map((d) => ({
       name: 'delivery',
-      data: { deliveryId: d.id },
+      data: d.destination ? { deliveryId: d.id, destination: d.destination } : { deliveryId: d.id },
       opts: { ...deliveryJobOptions, jobId: d.id, delay: Math.max(0, (d.nextAttemptAt?.getTime() ?? now) - now) },
     })),
   );

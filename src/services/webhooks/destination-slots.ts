@@ -5,6 +5,7 @@ import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue } from '../../queues/queues.js';
 import { redisKey } from '../../redis.js';
+import { queuedPostponementMs } from '../../lib/webhook-destination.js';
 import { webhookTimeoutMs } from './post-webhook.js';
 
 /**
@@ -41,12 +42,13 @@ let connection: SlotCommands | undefined;
 
 /**
  * Its own connection, without the 250 ms command timeout of the request path: a slot whose answer
- * timed out would be taken without anyone knowing it. Commands wait while it connects (the first
+ * timed out would be taken without anyone knowing it. Never a blocking command on it. Commands wait while it connects (the first
  * ones of a worker) and fail after one reconnection attempt while Redis is down.
  */
 function slotRedis(): SlotCommands {
   if (!connection) {
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+    // Auto-pipelining: the commands of the many jobs running at once leave in one write per tick.
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
     redis.on('error', () => {});
     redis.defineCommand('acquireDestinationSlot', { numberOfKeys: 1, lua: acquireScript });
     redis.defineCommand('destinationHasFreeSlot', { numberOfKeys: 1, lua: freeScript });
@@ -68,9 +70,25 @@ const waitersKey = (destination: string) => redisKey('webhook-destination-waiter
 const waitersTtlSeconds = 120;
 
 /**
+ * How many postponed jobs are ahead of this one in its destination's waiter list: its place if it
+ * was postponed before (a job keeps its place), else the length of the list. Null when Redis does
+ * not answer.
+ */
+export async function destinationWaitersAhead(destination: string, jobId: string): Promise<number | null> {
+  try {
+    const replies = await slotRedis().multi().zrank(waitersKey(destination), jobId).zcard(waitersKey(destination)).exec();
+    const [rank, count] = (replies ?? []).map(([, value]) => value as number | null);
+    return rank ?? count ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * A postponed job waits in its destination's waiter list (oldest first) as well as in the delayed
  * set: the release of a slot promotes the oldest waiter at once, so that a busy but healthy
- * destination keeps its slots in use; the delay is the fallback if that wake-up is lost.
+ * destination keeps its slots in use; the delay is the fallback if that wake-up is lost. Added once
+ * the job is in the delayed set, so that a wake-up never finds it still running.
  */
 export async function addDestinationWaiter(destination: string, jobId: string): Promise<void> {
   const key = waitersKey(destination);
@@ -102,8 +120,80 @@ const log = logger.child({ component: 'destination-slots' });
 /** A slot no one holds: the limit is not enforced while Redis does not answer (delivery goes on; Redis is only a helper here). */
 const unlimited: DestinationSlot = { release: async () => {} };
 
-/** One of the destination's WEBHOOK_DESTINATION_CONCURRENCY slots, or null when they are all taken. */
-export async function acquireDestinationSlot(destination: string): Promise<DestinationSlot | null> {
+/**
+ * Waiting here rather than in the delayed set. A job of a saturated destination that has already read
+ * its delivery waits in this process for a slot of that destination to be released, and takes it at
+ * once: the destination's slots pass from one attempt to the next without the round trips of a
+ * postponement (delayed set, wake-up, fetch, database read) in between. Bounded so that waiting can
+ * never hold the worker's concurrency from other destinations (decisions §14.7): at most
+ * `localWaitersPerDestination` jobs per destination, at most half the worker's concurrency in all,
+ * at most `localWaitMs` each, and only for a destination whose attempts end quickly (a slow or
+ * timing-out one holds its slots for seconds: its jobs are postponed at once).
+ */
+const localWaitMs = 2000;
+/** A waiter not woken by a release of this process (another process released) looks again this often. */
+const localPollMs = 100;
+const quickAttemptMs = 1000;
+const localWaitersPerDestination = () => 2 * config.WEBHOOK_DESTINATION_CONCURRENCY;
+let maxLocalWaiters = 25;
+
+/** The worker's concurrency, of which waiting jobs may hold half. */
+export function configureDestinationWaiting(workerConcurrency: number): void {
+  maxLocalWaiters = Math.max(1, Math.floor(workerConcurrency / 2));
+}
+
+interface LocalDestination {
+  /** Jobs of this process waiting for a slot, oldest first; calling one wakes it. */
+  waiters: Array<() => void>;
+  /** How long this process's attempts held a slot, moving average (ms); undefined before the first. */
+  holdMs?: number;
+}
+
+const localDestinations = new Map<string, LocalDestination>();
+let localWaiters = 0;
+
+function localOf(destination: string): LocalDestination {
+  let local = localDestinations.get(destination);
+  if (!local) {
+    local = { waiters: [] };
+    localDestinations.set(destination, local);
+  }
+  return local;
+}
+
+/** Whether a job of this destination may wait for its slot in this process (see localWaitMs). */
+export function mayWaitForSlotHere(destination: string): boolean {
+  const local = localDestinations.get(destination);
+  return localWaiters < maxLocalWaiters && (local?.waiters.length ?? 0) < localWaitersPerDestination() && (local?.holdMs ?? 0) < quickAttemptMs;
+}
+
+/** Resolves when a slot of the destination is released in this process, or after `ms`. */
+function waitForRelease(destination: string, ms: number): Promise<void> {
+  const local = localOf(destination);
+  return new Promise((resolve) => {
+    const wake = () => {
+      clearTimeout(timer);
+      const i = local.waiters.indexOf(wake);
+      if (i >= 0) {
+        local.waiters.splice(i, 1);
+        localWaiters--;
+      }
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    local.waiters.push(wake);
+    localWaiters++;
+  });
+}
+
+/** The postponement of a job of this saturated destination: its turn, from this process's measure of its attempts. */
+export function destinationPostponementMs(destination: string, waitersAhead: number | null, postponed: number): number {
+  const holdMs = localDestinations.get(destination)?.holdMs ?? 0;
+  return queuedPostponementMs({ waitersAhead, holdMs, slots: config.WEBHOOK_DESTINATION_CONCURRENCY, postponed, random: Math.random() });
+}
+
+/** One try at one of the destination's WEBHOOK_DESTINATION_CONCURRENCY slots. */
+async function tryAcquire(destination: string): Promise<DestinationSlot | null> {
   const key = slotsKey(destination);
   const token = randomUUID();
   const redis = slotRedis();
@@ -114,13 +204,35 @@ export async function acquireDestinationSlot(destination: string): Promise<Desti
     log.warn({ destination, err: (err as Error).message }, 'destination limit not checked');
     return unlimited;
   }
+  const acquiredAt = performance.now();
   return {
     release: async () => {
+      const local = localOf(destination);
+      const held = performance.now() - acquiredAt;
+      local.holdMs = local.holdMs === undefined ? held : 0.8 * local.holdMs + 0.2 * held;
       // A failure here is harmless: the lease ends the slot, the delay brings the waiters back.
       await redis.zrem(key, token).catch(() => {});
-      await wakeWaiter(redis, destination).catch(() => {});
+      // The slot goes to the oldest job waiting here; a postponed job is woken while few wait here,
+      // so that the next ones are ready when the next slots are released.
+      local.waiters[0]?.();
+      if (local.waiters.length < config.WEBHOOK_DESTINATION_CONCURRENCY) await wakeWaiter(redis, destination).catch(() => {});
     },
   };
+}
+
+/**
+ * One of the destination's WEBHOOK_DESTINATION_CONCURRENCY slots, waiting for one in this process
+ * when that is allowed (mayWaitForSlotHere); null when they stay taken: the job is then postponed.
+ */
+export async function acquireDestinationSlot(destination: string): Promise<DestinationSlot | null> {
+  const deadline = Date.now() + localWaitMs;
+  for (;;) {
+    const slot = await tryAcquire(destination);
+    if (slot) return slot;
+    const left = deadline - Date.now();
+    if (left <= 0 || !mayWaitForSlotHere(destination)) return null;
+    await waitForRelease(destination, Math.min(localPollMs, left));
+  }
 }
 
 /** A cheap look before the database is read: false when every slot of the destination is taken right now. */

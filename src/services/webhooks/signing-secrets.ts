@@ -29,9 +29,27 @@ export function sealNewSecret(): { secret: string; sealed: string } {
   return { secret, sealed: sealSecret(secret, config.secretsKey) };
 }
 
+/**
+ * Sealed secrets already opened by this process, by their sealed form (unique per secret: a random
+ * IV each): a delivery is signed at every attempt, and deciphering was a fair part of an attempt's
+ * work. Bounded; the plaintexts stay in this process's memory, where signing needs them anyway.
+ */
+const opened = new Map<string, string>();
+const maxOpened = 1000;
+
+function openCached(sealed: string): string {
+  let plain = opened.get(sealed);
+  if (plain === undefined) {
+    plain = openSecret(sealed, config.secretsKey);
+    if (opened.size >= maxOpened) opened.clear();
+    opened.set(sealed, plain);
+  }
+  return plain;
+}
+
 /** The plaintext secrets that sign now, newest first. */
 export function openSigningSecrets(state: SealedSecretState, now = new Date()): string[] {
-  return signingSecrets(state, now).map((sealed) => openSecret(sealed, config.secretsKey));
+  return signingSecrets(state, now).map(openCached);
 }
 
 /**
