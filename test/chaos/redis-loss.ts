@@ -38,9 +38,9 @@ export interface RedisLossFigures extends TrafficFigures {
   backlogProcessedMs: number | null;
   /** From Redis's return until the last event committed before its return had its webhook. */
   backlogDispatchedMs: number | null;
-  /** Throughput after Redis's return, sampled every second: events processed (dispatchedAt set) and webhooks received. */
-  eventsRate: Throughput;
-  deliveriesRate: Throughput;
+  /** With stranded events: throughput after Redis's return, sampled every second, of events processed (dispatchedAt set) and webhooks received. */
+  eventsRate: Throughput | null;
+  deliveriesRate: Throughput | null;
 }
 
 /** The average rate from the first to the last change of a count, and the best 5 s of it (per second). */
@@ -71,7 +71,8 @@ export function describeRedisLoss(f: RedisLossFigures): string {
   return (
     `${describeTraffic(f)} · schedules back ${after(f.schedulesBackMs)} after Redis returned · ` +
     `backlog's events processed ${after(f.backlogProcessedMs)}, its webhooks all received ${after(f.backlogDispatchedMs)} after Redis returned · ` +
-    `events processed ${perSecond(f.eventsRate)}, webhooks received ${perSecond(f.deliveriesRate)} · processes exited ${f.exitedProcesses}`
+    (f.eventsRate && f.deliveriesRate ? `events processed ${perSecond(f.eventsRate)}, webhooks received ${perSecond(f.deliveriesRate)} · ` : '') +
+    `processes exited ${f.exitedProcesses}`
   );
 }
 
@@ -176,7 +177,14 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
       .where(inArray(events.id, committedBeforeReturn));
     const backlogProcessedMs = processed.left === 0 && processed.last ? Math.max(0, new Date(processed.last).getTime() - returnedAt) : null;
     const backlogDispatchedMs = backlogArrivals.every((t) => t !== undefined) ? Math.max(0, ...backlogArrivals.map((t) => t! - returnedAt)) : null;
-    return { ...trafficFigures(tally, destination, webhooks, processes), schedulesBackMs, backlogProcessedMs, backlogDispatchedMs, eventsRate: throughput(eventSamples), deliveriesRate: throughput(deliverySamples) };
+    return {
+      ...trafficFigures(tally, destination, webhooks, processes),
+      schedulesBackMs,
+      backlogProcessedMs,
+      backlogDispatchedMs,
+      eventsRate: strandedEvents ? throughput(eventSamples) : null,
+      deliveriesRate: strandedEvents ? throughput(deliverySamples) : null,
+    };
   } finally {
     await observer?.close().catch(() => {});
     await Promise.all(processes.map((p) => endProcess(p.child, 'SIGTERM')));
