@@ -8,6 +8,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The global teardown runs the invariant check (a CLI process) on the run's database first.
+    teardownTimeout: 60_000,
     reporters: ['default'],
   },
 });

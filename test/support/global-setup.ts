@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { Redis } from 'ioredis';
 
@@ -29,15 +31,58 @@ export default async function setup() {
   await runMigrations(url.toString());
 
   return async () => {
-    await admin.unsafe(`drop database if exists "${database}" with (force)`);
-    await admin.end();
     const redis = new Redis(redisUrl);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `{t${runId}}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-    await redis.quit();
+    let failure: Error | undefined;
+    try {
+      failure = await checkRun(database, await runPrefixes(redis, `{t${runId}}`));
+    } finally {
+      await admin.unsafe(`drop database if exists "${database}" with (force)`);
+      await admin.end();
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `{t${runId}}*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await redis.del(...keys);
+      } while (cursor !== '0');
+      await redis.quit();
+    }
+    if (failure) {
+      // Vitest only logs an error thrown here: the exit code says it too.
+      process.exitCode = 1;
+      throw failure;
+    }
   };
+}
+
+/** Every queue prefix of the run found in Redis: the run's own, and those the files made of it (`{t…}wh`). */
+async function runPrefixes(redis: Redis, runPrefix: string): Promise<string[]> {
+  const prefixes = new Set([runPrefix]);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${runPrefix}*`, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) prefixes.add(key.slice(0, key.indexOf(':')));
+  } while (cursor !== '0');
+  return [...prefixes];
+}
+
+/**
+ * The invariant check of `npm run cli -- check` (the CLI itself) on the whole run's database, its
+ * delivery jobs looked up under every prefix of the run. Prints its counts on one line; an error to
+ * fail the run when any is not zero, or when the check cannot run.
+ */
+async function checkRun(database: string, prefixes: string[]): Promise<Error | undefined> {
+  let stdout: string;
+  try {
+    ({ stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', '--json', '--queue-prefixes', prefixes.join(',')], { env: process.env, timeout: 60_000 }));
+  } catch (err) {
+    // Exit code 2: violations, still printed as JSON.
+    stdout = (err as { stdout?: string }).stdout ?? '';
+    if ((err as { code?: unknown }).code !== 2) return new Error(`the invariant check after the suite did not run: ${(err as Error).message}`);
+  }
+  const counts = JSON.parse(stdout) as Record<string, number>;
+  const line = Object.entries(counts).map(([name, n]) => `${name}=${n}`).join(' ');
+  console.log(`Invariant check after the suite (${database}, ${prefixes.length} queue prefixes): ${line}`);
+  if (counts.violations) return new Error(`the invariant check after the suite found ${counts.violations} violation(s): ${line}`);
+  return undefined;
 }

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll } from 'vitest';
 import { db } from '../../src/db/client.js';
-import { events, webhookDeliveries } from '../../src/db/schema/index.js';
-import { closeQueues } from '../../src/queues/queues.js';
+import { events, organisations, webhookDeliveries } from '../../src/db/schema/index.js';
+import { queueNames } from '../../src/queues/queue-names.js';
+import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import type { EventType } from '../../src/lib/event-catalogue.js';
 import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
-import { startTestServer, type TestServer } from './harness.js';
+import { client, createKey, startTestServer, type TestServer } from './harness.js';
 import { eventually, startWebhookReceiver, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';
 
 export interface WebhookPipeline {
@@ -48,10 +49,44 @@ export function useWebhookPipeline(options: { policy?: ReceiverPolicy; webhooksR
     // Receivers first: a request they hold would keep its worker from stopping.
     await Promise.all(receivers.map((r) => r.close()));
     for (const stop of stopRoles.reverse()) await stop();
+    if (server) await concludeDeliveriesInFlight(server.url);
     await closeQueues();
     await server?.close();
   });
   return pipeline;
+}
+
+/**
+ * Concludes what the file leaves in flight, as an operator would: retries scheduled minutes ahead,
+ * the backlog of a saturated destination. Once the file's workers are gone nothing attempts them,
+ * and the invariant check after the suite would count them overdue. Each automation whose pending
+ * deliveries all have a job in this file's queues is archived through the API, which annuls them
+ * (decisions §12). An automation with a pending delivery that has no job is left as it is: the
+ * check after the suite counts that delivery (pendingDeliveriesWithoutJob), as it should.
+ */
+async function concludeDeliveriesInFlight(apiUrl: string): Promise<void> {
+  const jobs = await getQueue(queueNames.webhookDelivery).getJobs(['waiting', 'prioritized', 'delayed', 'active', 'waiting-children']);
+  const inFlight = new Set(jobs.map((job) => job.id));
+  if (!inFlight.size) return;
+  const automationsInFlight = db
+    .selectDistinct({ id: webhookDeliveries.automationId })
+    .from(webhookDeliveries)
+    .where(and(inArray(webhookDeliveries.id, [...inFlight] as string[]), eq(webhookDeliveries.status, 'pending')));
+  const pending = await db
+    .select({ id: webhookDeliveries.id, automationId: webhookDeliveries.automationId, organisationId: webhookDeliveries.organisationId, isTest: organisations.isTest })
+    .from(webhookDeliveries)
+    .innerJoin(organisations, eq(organisations.id, webhookDeliveries.organisationId))
+    .where(and(eq(webhookDeliveries.status, 'pending'), inArray(webhookDeliveries.automationId, automationsInFlight)));
+  const byAutomation = new Map<string, typeof pending>();
+  for (const d of pending) byAutomation.set(d.automationId, [...(byAutomation.get(d.automationId) ?? []), d]);
+  const keys = new Map<string, Promise<string>>();
+  for (const [automationId, deliveries] of byAutomation) {
+    if (!deliveries.every((d) => inFlight.has(d.id))) continue;
+    const { organisationId, isTest } = deliveries[0];
+    if (!keys.has(organisationId)) keys.set(organisationId, createKey(organisationId, { kind: isTest ? 'test' : 'live', name: 'file teardown' }));
+    const archived = await client(apiUrl, await keys.get(organisationId)).delete(`/automations/${automationId}`);
+    if (archived.status !== 200) throw new Error(`archiving automation ${automationId} at the end of the file answered ${archived.status}: ${archived.text}`);
+  }
 }
 
 /** A reservation in the v1 response shape, as the reservation engine will emit it. */
