@@ -2,8 +2,10 @@
 // EMPTY after an outage. PostgreSQL must make up for everything Redis lost: every committed
 // reservation gets its webhook, the timer schedules come back, and no process is restarted.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Queue } from 'bullmq';
-import { inArray, sql } from 'drizzle-orm';
+import { Redis } from 'ioredis';
+import { inArray, isNull, sql } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { queueNames } from '../../src/queues/queue-names.js';
@@ -120,6 +122,10 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
     await sleep(outageMs);
     await redis.start();
     const returnedAt = Date.now();
+    // CHAOS_TIMELINE with pg_stat_statements preloaded (OWN_PG_OPTIONS): the statements' times from now on.
+    const statements = process.env.CHAOS_TIMELINE
+      ? await db.execute(sql`create extension if not exists pg_stat_statements`).then(() => db.execute(sql`select pg_stat_statements_reset()`)).then(() => true, () => false)
+      : false;
 
     // The schedules of worker-timers, as Bull Board would list them, through a connection made now.
     const timers = new Queue(queueNames.timers, { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: chaosQueuePrefix });
@@ -140,12 +146,14 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
     const sampler = (async () => {
       while (sampling) {
         const at = Date.now();
+        // Events left to process (the scenario's database has no others), by the index of undispatched events:
+        // cheap enough to ask every second. Counted negatively: the count grows as events are processed.
         const [row] = await db
           .select({ n: sql<number>`count(*)::int` })
           .from(events)
-          .where(sql`${events.venueId} = ${tenant.venueId} and ${events.dispatchedAt} is not null`)
-          .catch(() => [{ n: eventSamples.at(-1)?.count ?? 0 }]);
-        eventSamples.push({ at, count: row.n });
+          .where(isNull(events.dispatchedAt))
+          .catch(() => [{ n: -(eventSamples.at(-1)?.count ?? 0) }]);
+        eventSamples.push({ at, count: -row.n });
         deliverySamples.push({ at, count: destination.keys().size });
         await sleep(1000 - (Date.now() - at));
       }
@@ -161,9 +169,27 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
     await sampler;
     // CHAOS_TIMELINE=1: the samples, seconds after Redis's return → events processed / webhooks received.
     if (process.env.CHAOS_TIMELINE) {
-      const line = eventSamples.map((e, i) => `${((e.at - returnedAt) / 1000).toFixed(0)}:${e.count}/${deliverySamples[i].count}`).join(' ');
-      console.error(`redis-loss timeline (s after return: events processed/webhooks received): ${line}`);
-      for (const p of processes.filter((p) => p.role === 'events' || p.role === 'webhooks')) {
+      const line = eventSamples.map((e, i) => `${((e.at - returnedAt) / 1000).toFixed(0)}:${-e.count}/${deliverySamples[i].count}`).join(' ');
+      console.error(`redis-loss timeline (s after return: events left to process/webhooks received): ${line}`);
+      const statsClient = new Redis(redis.port, '127.0.0.1');
+      const stats = await statsClient.info('commandstats').catch(() => '');
+      statsClient.disconnect();
+      const calls = [...stats.matchAll(/cmdstat_(\w+):calls=(\d+),usec=(\d+)/g)].map(([, cmd, n, usec]) => ({ cmd, n: Number(n), ms: Number(usec) / 1000 }));
+      calls.sort((a, b) => b.ms - a.ms);
+      console.error(`redis commands since its return: ${calls.slice(0, 15).map((c) => `${c.cmd} ${c.n} (${c.ms.toFixed(0)} ms)`).join(', ')}`);
+      if (statements) {
+        const top = await db.execute(
+          sql`select calls, round(total_exec_time)::int as ms, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 90) as query from pg_stat_statements order by total_exec_time desc limit 12`,
+        );
+        for (const row of top as unknown as Array<{ calls: number; ms: number; query: string }>) console.error(`pg ${row.ms} ms ${row.calls} calls: ${row.query}`);
+      }
+      for (const p of processes.filter((p) => p.role !== 'web')) {
+        const failures = new Map<string, number>();
+        for (const l of readFileSync(p.logFile, 'utf8').split('\n').filter((l) => l.includes('"msg":"job failed"'))) {
+          const err = String((JSON.parse(l) as { err?: string }).err).slice(0, 160);
+          failures.set(err, (failures.get(err) ?? 0) + 1);
+        }
+        if (failures.size) console.error(`${p.role} job failures: ${[...failures].map(([e, n]) => `${n}× ${e}`).join(' | ')}`);
         const metrics = await fetch(p.metricsUrl).then((r) => r.text(), () => '');
         console.error(`${p.role} jobs: ${metrics.split('\n').filter((l) => l.startsWith('job_duration_seconds_count')).join(' · ')}`);
       }

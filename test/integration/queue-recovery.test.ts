@@ -21,6 +21,7 @@ import { timerSchedules, upsertTimerSchedules } from '../../src/roles/timers.js'
 import { catchUpSweepJobId, sweepOutbox } from '../../src/services/events/sweep-outbox.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
 import { createTenant } from '../support/harness.js';
+import { addEventJobs } from '../../src/services/events/outbox.js';
 import { eventually } from '../support/webhook-receiver.js';
 
 afterAll(async () => {
@@ -80,7 +81,7 @@ describe('the outbox sweeper after an outage', () => {
 });
 
 describe('the catch-up sweep', () => {
-  it('is scheduled for the moment events committed 5 to 30 s ago turn 30 s old, once, unless the regular sweep comes then', async () => {
+  it('is scheduled for the moment stranded events committed 5 to 30 s ago turn 30 s old, once, not for events queued behind others', async () => {
     const tenant = await createTenant({ test: true });
     const timers = getQueue(queueNames.timers);
     await timers.obliterate({ force: true });
@@ -96,12 +97,18 @@ describe('the catch-up sweep', () => {
       await sweepOutbox();
       expect(await timers.getDelayedCount()).toBe(1);
 
-      // The regular sweep runs within 5 s of that moment: no catch-up.
+      // Due in 2 s: 5 s from now, the least spacing between catch-ups.
       await timers.obliterate({ force: true });
-      await upsertTimerSchedules(timers);
       await db.update(events).set({ createdAt: sql`clock_timestamp() - interval '28 seconds'` }).where(inArray(events.id, young));
       await sweepOutbox();
+      expect((await timers.getJob(catchUpSweepJobId))?.opts.delay).toBe(5000);
+
+      // Queued behind others (they have their jobs), not stranded: no catch-up.
+      await timers.obliterate({ force: true });
+      await addEventJobs(young);
+      await sweepOutbox();
       expect(await timers.getJob(catchUpSweepJobId)).toBeUndefined();
+      await getQueue(queueNames.events).obliterate({ force: true });
     } finally {
       await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, young));
       await timers.obliterate({ force: true });
@@ -165,7 +172,11 @@ describe('the delivery sweeper after an outage', () => {
 
     expect(await sweepDeliveries()).toBe(1200);
     const states = await Promise.all(deliveries.map((d) => queue.getJobState(d.id)));
-    expect(states.slice(0, 1200).every((s) => s === 'waiting')).toBe(true);
+    // One destination: the first few of each batch (1000, then 200) are sent at once, the others
+    // enqueued already postponed behind them.
+    const handedBack = states.slice(0, 1200);
+    expect(handedBack.filter((s) => s === 'waiting')).toHaveLength(16);
+    expect(handedBack.filter((s) => s === 'delayed')).toHaveLength(1184);
     expect(states.slice(1200).every((s) => s === 'unknown')).toBe(true);
     expect(await sweepDeliveries()).toBe(0);
     await db.delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automation.id));

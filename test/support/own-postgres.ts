@@ -48,7 +48,8 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const pg = (tool: string, args: string[]) =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', join(binaries, tool), ...args]) : run(join(binaries, tool), args);
   await pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  // OWN_PG_OPTIONS: more server options, e.g. `-c shared_preload_libraries=pg_stat_statements` to time statements.
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off ${process.env.OWN_PG_OPTIONS ?? ''}`.trim();
   const start = async () => {
     await pg('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
   };

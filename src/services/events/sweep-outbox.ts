@@ -2,7 +2,7 @@ import { and, asc, gte, isNull, lt, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { queueNames } from '../../queues/queue-names.js';
-import { getQueue } from '../../queues/queues.js';
+import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
 import { sweepDeliveries } from '../webhooks/sweep-deliveries.js';
 import { addEventJobs } from './outbox.js';
@@ -45,19 +45,23 @@ export async function sweepOutbox(): Promise<number> {
 
 /** An event still undispatched this long after its commit is not merely being processed. */
 const unattendedAfterSeconds = 5;
+/** How many of the oldest such events are looked up in Redis (events re-enqueued by their process come first). */
+const catchUpLookahead = 1000;
+/** Catch-up sweeps come at least this far apart. */
+const catchUpSpacingMs = 5000;
 export const catchUpSweepJobId = 'outbox-sweep-catch-up';
 
 /**
  * After an outage, the events committed while Redis was away by processes that then died turn 30 s
  * old up to 30 s before the next regular sweep: without more, they would wait for it, and a backlog
- * would start to drain only about 30 s after Redis's return. So when undispatched events between
- * 5 and 30 s old exist (nothing that is merely being processed), one extra sweep is scheduled for
- * the moment the oldest of them turns 30 s old, unless the regular sweep comes within 5 s of it.
- * The 30 s rule itself is unchanged (decisions §0); one catch-up at most is pending (its job id).
+ * would start to drain only about 30 s after Redis's return. So when one of the oldest events
+ * undispatched for 5 to 30 s has no job in Redis (it is stranded, not queued behind others), one
+ * extra sweep is scheduled for the moment it turns 30 s old (at least 5 s from now). The 30 s rule itself is
+ * unchanged (decisions §0); one catch-up at most is pending (its job id).
  */
 async function scheduleCatchUpSweep(): Promise<void> {
-  const [row] = await db
-    .select({ dueInMs: sql<number | null>`(extract(epoch from min(${events.createdAt}) - clock_timestamp()) * 1000 + ${sweepAfterSeconds * 1000})::int` })
+  const oldest = await db
+    .select({ id: events.id, dueInMs: sql<number>`(extract(epoch from ${events.createdAt} - clock_timestamp()) * 1000 + ${sweepAfterSeconds * 1000})::int` })
     .from(events)
     .where(
       and(
@@ -65,11 +69,19 @@ async function scheduleCatchUpSweep(): Promise<void> {
         gte(events.createdAt, sql`clock_timestamp() - make_interval(secs => ${sweepAfterSeconds})`),
         lt(events.createdAt, sql`clock_timestamp() - make_interval(secs => ${unattendedAfterSeconds})`),
       ),
-    );
-  if (row?.dueInMs == null) return;
-  const queue = getQueue(queueNames.timers);
-  const delay = Math.max(0, row.dueInMs) + 500;
-  const regular = await queue.getJobScheduler('outbox-sweep');
-  if (regular?.next && regular.next <= Date.now() + delay + 5_000) return;
-  await queue.add('outbox-sweep', { task: 'outbox-sweep' }, { jobId: catchUpSweepJobId, delay, attempts: 1, removeOnComplete: true, removeOnFail: true });
+    )
+    .orderBy(asc(events.createdAt))
+    .limit(catchUpLookahead);
+  if (!oldest.length) return;
+  const queue = getQueue(queueNames.events);
+  const pipeline = getQueueConnection().pipeline();
+  for (const { id } of oldest) pipeline.exists(queue.toKey(id));
+  const exists = (await pipeline.exec()) ?? [];
+  const stranded = oldest.find((_, i) => exists[i]?.[1] !== 1);
+  if (!stranded) return;
+  await getQueue(queueNames.timers).add(
+    'outbox-sweep',
+    { task: 'outbox-sweep' },
+    { jobId: catchUpSweepJobId, delay: Math.max(catchUpSpacingMs, stranded.dueInMs + 500), attempts: 1, removeOnComplete: true, removeOnFail: true },
+  );
 }

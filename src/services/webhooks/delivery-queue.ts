@@ -2,7 +2,8 @@ import type { JobsOptions } from 'bullmq';
 import { config } from '../../config.js';
 import { maxDeliveryAttempts, webhookBackoffStrategy } from '../../lib/webhook-backoff.js';
 import { queueNames } from '../../queues/queue-names.js';
-import { getQueue } from '../../queues/queues.js';
+import { getQueue, getQueueConnection } from '../../queues/queues.js';
+import { addDestinationWaiters, destinationWaiterCount, prepostponedDelayMs, sentAtOncePerDestination } from './destination-slots.js';
 
 /** The custom backoff of the webhook worker (registered as `settings.backoffStrategy`). */
 export const webhookBackoff = webhookBackoffStrategy(config.WEBHOOK_BACKOFF_SCALE);
@@ -33,17 +34,37 @@ export interface DeliveryToEnqueue {
   destination?: string | null;
 }
 
-/** jobId = delivery id, so enqueueing twice is harmless. */
+/**
+ * jobId = delivery id, so enqueueing twice is harmless. Of the deliveries due now, only the first
+ * few per destination are sent to the workers at once; the others are enqueued already postponed,
+ * behind the destination's waiting jobs (addDestinationWaiters): the release of a slot wakes them in
+ * order, their delay (about their turn) is the fallback.
+ */
 export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promise<void> {
   if (!deliveries.length) return;
   const now = Date.now();
+  const dueIn = (d: DeliveryToEnqueue) => Math.max(0, (d.nextAttemptAt?.getTime() ?? now) - now);
+  const byDestination = new Map<string, string[]>();
+  for (const d of deliveries) if (d.destination && dueIn(d) === 0) byDestination.set(d.destination, [...(byDestination.get(d.destination) ?? []), d.id]);
+  const postponedDelay = new Map<string, number>();
+  const waiters: Array<[string, string[]]> = [];
+  const connection = getQueueConnection();
+  for (const [destination, ids] of byDestination) {
+    const later = ids.slice(sentAtOncePerDestination());
+    if (!later.length) continue;
+    const ahead = await destinationWaiterCount(connection, destination);
+    later.forEach((id, i) => postponedDelay.set(id, prepostponedDelayMs(ahead + i)));
+    waiters.push([destination, later]);
+  }
   await getQueue(queueNames.webhookDelivery).addBulk(
     deliveries.map((d) => ({
       name: 'delivery',
       data: d.destination ? { deliveryId: d.id, destination: d.destination } : { deliveryId: d.id },
-      opts: { ...deliveryJobOptions, jobId: d.id, delay: Math.max(0, (d.nextAttemptAt?.getTime() ?? now) - now) },
+      opts: { ...deliveryJobOptions, jobId: d.id, delay: postponedDelay.get(d.id) ?? dueIn(d) },
     })),
   );
+  // The delay brings them back should this fail.
+  for (const [destination, ids] of waiters) await addDestinationWaiters(connection, destination, ids).catch(() => {});
 }
 
 /** Removes waiting or delayed jobs; a job being attempted right now is left to notice the row's state. */

@@ -27,6 +27,14 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
+const renewScript = `
+local now = redis.call('TIME')
+local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZADD', KEYS[1], 'XX', nowMs + tonumber(ARGV[1]), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`;
+
 const freeScript = `
 local now = redis.call('TIME')
 local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
@@ -36,6 +44,7 @@ return redis.call('ZCOUNT', KEYS[1], nowMs, '+inf') < tonumber(ARGV[1]) and 1 or
 type SlotCommands = Redis & {
   acquireDestinationSlot: (key: string, limit: number, leaseMs: number, token: string) => Promise<number>;
   destinationHasFreeSlot: (key: string, limit: number) => Promise<number>;
+  renewDestinationSlot: (key: string, leaseMs: number, token: string) => Promise<number>;
 };
 
 let connection: SlotCommands | undefined;
@@ -52,6 +61,7 @@ function slotRedis(): SlotCommands {
     redis.on('error', () => {});
     redis.defineCommand('acquireDestinationSlot', { numberOfKeys: 1, lua: acquireScript });
     redis.defineCommand('destinationHasFreeSlot', { numberOfKeys: 1, lua: freeScript });
+    redis.defineCommand('renewDestinationSlot', { numberOfKeys: 1, lua: renewScript });
     connection = redis as SlotCommands;
   }
   return connection;
@@ -100,6 +110,40 @@ export async function addDestinationWaiter(destination: string, jobId: string): 
     .catch(() => {}); // the delay brings the job back anyway
 }
 
+/**
+ * Deliveries enqueued together for one destination beyond the first few (enqueueDeliveries) are
+ * enqueued already postponed: their jobs go straight to the delayed set and to the destination's
+ * waiter list, in order, instead of each being fetched by a worker only to find the destination
+ * saturated and be postponed. A backlog of thousands for one partner then costs nothing while it
+ * waits, and the jobs of other destinations are not queued behind it. `connection`: the caller's
+ * (the waiter list is added once the jobs exist, so that a wake-up finds them delayed).
+ */
+export const sentAtOncePerDestination = () => 2 * config.WEBHOOK_DESTINATION_CONCURRENCY;
+
+/** How long an attempt holds a slot, as assumed where no worker measured it (on the long side: a wake-up comes sooner). */
+const assumedHoldMs = 40;
+
+/** How many jobs wait for the destination already (the first of the new ones waits behind them); 0 when Redis does not say. */
+export async function destinationWaiterCount(connection: Redis, destination: string): Promise<number> {
+  return connection.zcard(waitersKey(destination)).catch(() => 0);
+}
+
+/** The delay of the `rank`-th job enqueued already postponed behind a destination (its turn, assumed). */
+export function prepostponedDelayMs(rank: number): number {
+  return queuedPostponementMs({ waitersAhead: rank, holdMs: assumedHoldMs, slots: config.WEBHOOK_DESTINATION_CONCURRENCY, postponed: 0, random: Math.random() });
+}
+
+export async function addDestinationWaiters(connection: Redis, destination: string, jobIds: string[]): Promise<void> {
+  if (!jobIds.length) return;
+  const key = waitersKey(destination);
+  const now = Date.now();
+  await connection
+    .multi()
+    .zadd(key, 'NX', ...jobIds.flatMap((id, i) => [now + i / 1000, id]))
+    .expire(key, waitersTtlSeconds)
+    .exec();
+}
+
 /** Wakes the oldest waiter still postponed (entries of jobs that came back on their own are skipped). */
 async function wakeWaiter(redis: SlotCommands, destination: string): Promise<void> {
   const queue = getQueue(queueNames.webhookDelivery);
@@ -142,9 +186,12 @@ export function configureDestinationWaiting(workerConcurrency: number): void {
   maxLocalWaiters = Math.max(1, Math.floor(workerConcurrency / 2));
 }
 
+/** A waiting job, woken with the slot handed over to it, or with null to try for one itself. */
+type Waiter = (handed: DestinationSlot | null) => void;
+
 interface LocalDestination {
-  /** Jobs of this process waiting for a slot, oldest first; calling one wakes it. */
-  waiters: Array<() => void>;
+  /** Jobs of this process waiting for a slot, oldest first. */
+  waiters: Waiter[];
   /** How long this process's attempts held a slot, moving average (ms); undefined before the first. */
   holdMs?: number;
 }
@@ -167,20 +214,20 @@ export function mayWaitForSlotHere(destination: string): boolean {
   return localWaiters < maxLocalWaiters && (local?.waiters.length ?? 0) < localWaitersPerDestination() && (local?.holdMs ?? 0) < quickAttemptMs;
 }
 
-/** Resolves when a slot of the destination is released in this process, or after `ms`. */
-function waitForRelease(destination: string, ms: number): Promise<void> {
+/** Resolves with a slot handed over by a release of this process, or null after `ms` (to try itself). */
+function waitForRelease(destination: string, ms: number): Promise<DestinationSlot | null> {
   const local = localOf(destination);
   return new Promise((resolve) => {
-    const wake = () => {
+    const wake: Waiter = (handed) => {
       clearTimeout(timer);
       const i = local.waiters.indexOf(wake);
       if (i >= 0) {
         local.waiters.splice(i, 1);
         localWaiters--;
       }
-      resolve();
+      resolve(handed);
     };
-    const timer = setTimeout(wake, ms);
+    const timer = setTimeout(() => wake(null), ms);
     local.waiters.push(wake);
     localWaiters++;
   });
@@ -188,9 +235,18 @@ function waitForRelease(destination: string, ms: number): Promise<void> {
 
 /** The postponement of a job of this saturated destination: its turn, from this process's measure of its attempts. */
 export function destinationPostponementMs(destination: string, waitersAhead: number | null, postponed: number): number {
-  const holdMs = localDestinations.get(destination)?.holdMs ?? 0;
+  // Twice the measured hold: a slot also spends time between attempts, and a wake-up comes sooner anyway.
+  const holdMs = 2 * (localDestinations.get(destination)?.holdMs ?? 0);
   return queuedPostponementMs({ waitersAhead, holdMs, slots: config.WEBHOOK_DESTINATION_CONCURRENCY, postponed, random: Math.random() });
 }
+
+/**
+ * A slot passes straight from the attempt that ends to the oldest job waiting here for the same
+ * destination (its lease renewed, without waiting for that), saving the round trips of freeing and
+ * taking it again; after this many passes in a row it is freed, so that the jobs of other processes
+ * get their share.
+ */
+const maxHandOvers = 20;
 
 /** One try at one of the destination's WEBHOOK_DESTINATION_CONCURRENCY slots. */
 async function tryAcquire(destination: string): Promise<DestinationSlot | null> {
@@ -204,18 +260,36 @@ async function tryAcquire(destination: string): Promise<DestinationSlot | null> 
     log.warn({ destination, err: (err as Error).message }, 'destination limit not checked');
     return unlimited;
   }
+  return heldSlot(redis, destination, token, 0);
+}
+
+function heldSlot(redis: SlotCommands, destination: string, token: string, handOvers: number): DestinationSlot {
+  const key = slotsKey(destination);
   const acquiredAt = performance.now();
   return {
     release: async () => {
       const local = localOf(destination);
       const held = performance.now() - acquiredAt;
       local.holdMs = local.holdMs === undefined ? held : 0.8 * local.holdMs + 0.2 * held;
-      // A failure here is harmless: the lease ends the slot, the delay brings the waiters back.
-      await redis.zrem(key, token).catch(() => {});
-      // The slot goes to the oldest job waiting here; a postponed job is woken while few wait here,
-      // so that the next ones are ready when the next slots are released.
-      local.waiters[0]?.();
-      if (local.waiters.length < config.WEBHOOK_DESTINATION_CONCURRENCY) await wakeWaiter(redis, destination).catch(() => {});
+      const next = local.waiters[0];
+      if (next && handOvers < maxHandOvers) {
+        // A failure to renew is harmless: the lease still has at least the rest of its time.
+        void redis.renewDestinationSlot(key, leaseMs, token).catch(() => {});
+        next(heldSlot(redis, destination, token, handOvers + 1));
+      } else {
+        // A failure here is harmless: the lease ends the slot, the delay brings the waiters back.
+        await redis.zrem(key, token).catch(() => {});
+        local.waiters[0]?.(null);
+      }
+      // Postponed jobs are woken to take the places of those that leave, so that the next ones are
+      // ready when the next slots are released: two while fewer than the destination's slots wait
+      // here (the line grows back after it ran dry), one while it is shorter than the most that may
+      // wait here, none when it is full. Not awaited: the attempt's outcome is recorded meanwhile.
+      const waiting = local.waiters.length;
+      const wake = waiting < config.WEBHOOK_DESTINATION_CONCURRENCY ? 2 : waiting < localWaitersPerDestination() ? 1 : 0;
+      void (async () => {
+        for (let i = 0; i < wake; i++) await wakeWaiter(redis, destination).catch(() => {});
+      })();
     },
   };
 }
@@ -231,7 +305,8 @@ export async function acquireDestinationSlot(destination: string): Promise<Desti
     if (slot) return slot;
     const left = deadline - Date.now();
     if (left <= 0 || !mayWaitForSlotHere(destination)) return null;
-    await waitForRelease(destination, Math.min(localPollMs, left));
+    const handed = await waitForRelease(destination, Math.min(localPollMs, left));
+    if (handed) return handed;
   }
 }
 
