@@ -57,6 +57,13 @@ const scenarios: Record<string, (databaseUrl: string) => Promise<ScenarioResult>
     const ok = f.lost === 0 && f.exitCode === 0 && f.missing === 0 && f.exitedProcesses === 0;
     return { line: describeSigtermDrain(f), ok, verdict: '0 requests reset or unanswered, clean exit, missing 0' };
   },
+  // The same, SIGTERM to the combined process of `npm start` (web, workers and timers in one process).
+  'sigterm-drain-combined': async (databaseUrl) => {
+    const { runSigtermDrain, describeSigtermDrain } = await import('./sigterm-drain.js');
+    const f = await runSigtermDrain({ databaseUrl, clients: 8, stopped: 'all' });
+    const ok = f.lost === 0 && f.exitCode === 0 && f.missing === 0 && f.duplicates === 0 && f.exitedProcesses === 0;
+    return { line: describeSigtermDrain(f), ok, verdict: '0 requests reset or unanswered, clean exit, missing 0, no webhook twice' };
+  },
 };
 
 export const scenarioNames = Object.keys(scenarios);

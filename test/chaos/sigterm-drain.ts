@@ -1,11 +1,16 @@
-// Scenario: SIGTERM to a web process while keep-alive clients keep it busy, as a deploy or a scale-in
-// does. Clients that find it gone (connection refused) go to a second web process, as behind a load
+// Scenario: SIGTERM to a web process, or to the combined process of `npm start` (every role in one),
+// while keep-alive clients keep it busy, as a deploy or a scale-in does. Clients that find it gone (connection refused) go to a second web process, as behind a load
 // balancer; a request that was sent and then lost (reset, or never answered) is what must not happen.
 import { awaitWebhooks, bookingBody, callApi, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
 import { endProcess, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
 
 export interface SigtermDrainOptions {
   databaseUrl: string;
+  /**
+   * The process stopped: a web-role process, or the combined process of `npm start` (every role in
+   * one process: its web role must stop accepting first, then its workers finish their jobs).
+   */
+  stopped?: 'web' | 'all';
   clients?: number;
   beforeMs?: number;
   afterMs?: number;
@@ -21,23 +26,24 @@ export interface SigtermDrainFigures extends TrafficFigures {
   /** How long the stopped process took to exit, and its exit code. */
   drainMs: number;
   exitCode: number | null;
+  stopped: 'web' | 'all';
 }
 
 export function describeSigtermDrain(f: SigtermDrainFigures): string {
   return (
     `${describeTraffic(f)} · lost (reset or unanswered) ${f.lost} · refused then retried elsewhere ${f.refused} · ` +
-    `stopped process exited in ${seconds(f.drainMs)} with code ${f.exitCode} · other processes exited ${f.exitedProcesses}`
+    `stopped process (${f.stopped === 'all' ? 'every role, as npm start' : 'web'}) exited in ${seconds(f.drainMs)} with code ${f.exitCode} · other processes exited ${f.exitedProcesses}`
   );
 }
 
 export async function runSigtermDrain(options: SigtermDrainOptions): Promise<SigtermDrainFigures> {
-  const { clients = 8, beforeMs = 5_000, afterMs = 5_000, deadlineMs = 60_000 } = options;
+  const { clients = 8, beforeMs = 5_000, afterMs = 5_000, deadlineMs = 60_000, stopped = 'web' } = options;
   const redis = await startOwnRedis();
   const env = roleEnv(options.databaseUrl, redis.url);
   const processes: RoleProcess[] = [];
   const destination = await startDestination();
   try {
-    processes.push(...(await Promise.all([startRole('web', env), startRole('web', env), startRole('events', env), startRole('webhooks', env)])));
+    processes.push(...(await Promise.all([startRole(stopped, env), startRole('web', env), startRole('events', env), startRole('webhooks', env)])));
     const [stopping, remaining] = processes;
     const tenant = await createChaosTenant();
     await routeBookingsTo(remaining.url!, tenant, destination.url);
@@ -80,6 +86,7 @@ export async function runSigtermDrain(options: SigtermDrainOptions): Promise<Sig
       refused,
       drainMs,
       exitCode: stopping.child.exitCode,
+      stopped,
     };
   } finally {
     await Promise.all(processes.map((p) => endProcess(p.child, 'SIGTERM')));

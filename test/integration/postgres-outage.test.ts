@@ -18,7 +18,7 @@ let output = '';
 const port = 20000 + Math.floor(Math.random() * 20000);
 const base = `http://127.0.0.1:${port}/api/v1`;
 const queuePrefix = `${process.env.QUEUE_PREFIX}pgdown`;
-const outageMs = 10_000;
+const outageMs = 15_000; // issue 13: PostgreSQL stopped for 15 s
 
 beforeAll(async () => {
   if (!ownPostgresAvailable) return;
