@@ -16,6 +16,9 @@ export async function startTestServer(): Promise<TestServer> {
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  // As the web role: with Node's 5 s default, a keep-alive connection the server closes as idle while
+  // the client reuses it under load is reset (an ECONNRESET seen once in a full run).
+  server.keepAliveTimeout = 65_000;
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
