@@ -1,5 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
@@ -7,24 +5,22 @@ import { events } from '../../src/db/schema/index.js';
 import { createVenue } from '../../src/services/venues/venue-service.js';
 import { eventStreams } from '../../src/services/events/event-stream.js';
 import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { spawnServeApp, type ServeAppProcess } from '../support/serve-app-process.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
 // Two web processes: this one (in-process) and a child serving the same app on its own port.
 let inProcess: TestServer;
-let child: ChildProcess;
-const childPort = 20000 + Math.floor(Math.random() * 20000);
-const childUrl = `http://127.0.0.1:${childPort}`;
+let child: ServeAppProcess;
 const open: SseStream[] = [];
 
 beforeAll(async () => {
   inProcess = await startTestServer();
-  child = spawn(process.execPath, ['--import', 'tsx', 'test/support/serve-app.ts'], { env: { ...process.env, PORT: String(childPort) }, stdio: ['ignore', 'pipe', 'inherit'] });
-  await once(child.stdout!, 'data');
+  child = await spawnServeApp();
 });
 afterAll(async () => {
   for (const s of open) s.close();
-  child.kill('SIGKILL');
+  child.kill();
   await eventStreams.closeAll();
   await inProcess.close();
 });
@@ -51,7 +47,7 @@ describe('GET /events/stream across two web processes (decisions §14.4)', () =>
   it('delivers the events committed through the other process, in commit order, within a second', async () => {
     const t = await createTenant();
     await configureVenue(t.venueId, { tables: Array.from({ length: 30 }, (_, i) => ({ name: `T${i}`, minSeats: 1, maxSeats: 4 })) });
-    const live = await stream(childUrl, t.key);
+    const live = await stream(child.url, t.key);
     expect(live.status).toBe(200);
     const api = client(inProcess.url, t.key);
 
@@ -68,7 +64,7 @@ describe('GET /events/stream across two web processes (decisions §14.4)', () =>
     expect(Math.max(...latencies)).toBeLessThan(1000);
 
     // Then 20 at once through both processes: all arrive, in commit order, each once.
-    const both = [api, client(childUrl, t.key)];
+    const both = [api, client(child.url, t.key)];
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => both[i % 2].post('/reservations', { venueId: t.venueId, serviceDate: day, time: timeOf(i + 5), partySize: 2 })));
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
     const frames = await live.waitForEvents(25, 5000);
@@ -90,9 +86,9 @@ describe('GET /events/stream across two web processes (decisions §14.4)', () =>
     first.close();
 
     // Committed while no client is connected, through the other process.
-    const other = client(childUrl, t.key);
+    const other = client(child.url, t.key);
     for (let i = 3; i < 8; i++) await other.post('/reservations', { venueId: t.venueId, serviceDate: day, time: timeOf(i), partySize: 2 });
-    const resumed = await stream(childUrl, t.key, '', { 'last-event-id': seen[2].id! });
+    const resumed = await stream(child.url, t.key, '', { 'last-event-id': seen[2].id! });
     await api.post('/reservations', { venueId: t.venueId, serviceDate: day, time: timeOf(8), partySize: 2 });
     const rest = await resumed.waitForEvents(6);
     const order = (await committed(t.organisationId)).map((e) => e.id);
@@ -114,10 +110,10 @@ describe('GET /events/stream across two web processes (decisions §14.4)', () =>
     const limitedKey = await createKey(t.organisationId, { venueIds: [second.id] });
 
     const all = await stream(inProcess.url, t.key);
-    const onlyFirst = await stream(childUrl, t.key, `?venueId=${t.venueId}`);
-    const both = await stream(childUrl, t.key, `?venueId=${t.venueId}&venueId=${second.id}`);
+    const onlyFirst = await stream(child.url, t.key, `?venueId=${t.venueId}`);
+    const both = await stream(child.url, t.key, `?venueId=${t.venueId}&venueId=${second.id}`);
     const limited = await stream(inProcess.url, limitedKey);
-    const testOnly = await stream(childUrl, testTenant.key);
+    const testOnly = await stream(child.url, testTenant.key);
 
     const api = client(inProcess.url, t.key);
     await api.post('/reservations', { venueId: t.venueId, serviceDate: day, time: '19:00', partySize: 2 });
@@ -152,7 +148,7 @@ describe('GET /events/stream across two web processes (decisions §14.4)', () =>
 
   it('sends a keep-alive comment every 15 s on an idle stream', async () => {
     const t = await createTenant();
-    const idle = await stream(childUrl, t.key);
+    const idle = await stream(child.url, t.key);
     await idle.waitFor((frames) => frames.some((f) => f.comment === 'keep-alive'), 17_000);
   }, 20_000);
 

@@ -8,7 +8,7 @@ vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}stop`;
 });
 
-import { client, createTenant } from '../support/harness.js';
+import { client, createTenant, freePort } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { openSse } from '../support/sse-client.js';
 import { eventually } from '../support/webhook-receiver.js';
@@ -16,7 +16,7 @@ import { eventually } from '../support/webhook-receiver.js';
 // The receiver answers every webhook 3 s after it arrives, so that deliveries are under way at SIGTERM.
 const answerAfterMs = 3000;
 const pipeline = useWebhookPipeline({ policy: () => new Promise((r) => setTimeout(() => r(200), answerAfterMs)), webhooksRole: false });
-const port = 20000 + Math.floor(Math.random() * 20000);
+const port = await freePort();
 let app: ChildProcess | undefined;
 let testOver = false;
 

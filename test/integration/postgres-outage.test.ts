@@ -4,6 +4,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/harness.js';
 import { localDate } from '../support/venue-fixtures.js';
 import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -15,7 +16,7 @@ let pg: OwnPostgres;
 let app: ChildProcess;
 let receiver: WebhookReceiver;
 let output = '';
-const port = 20000 + Math.floor(Math.random() * 20000);
+const port = await freePort();
 const base = `http://127.0.0.1:${port}/api/v1`;
 const queuePrefix = `${process.env.QUEUE_PREFIX}pgdown`;
 const outageMs = 15_000; // issue 13: PostgreSQL stopped for 15 s

@@ -1,27 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { spawnServeApp, type ServeAppProcess } from '../support/serve-app-process.js';
 
 let inProcess: TestServer;
-let child: ChildProcess;
-const childPort = 20000 + Math.floor(Math.random() * 20000);
+let child: ServeAppProcess;
 
 beforeAll(async () => {
   inProcess = await startTestServer();
-  child = spawn(process.execPath, ['--import', 'tsx', 'test/support/serve-app.ts'], { env: { ...process.env, PORT: String(childPort) }, stdio: ['ignore', 'pipe', 'inherit'] });
-  await once(child.stdout!, 'data');
+  child = await spawnServeApp();
 });
 afterAll(async () => {
-  child.kill('SIGKILL');
+  child.kill();
   await inProcess.close();
 });
 
 describe('rate limits shared by instances', () => {
   it('two API processes together admit exactly the limit, batching far from it', async () => {
     const t = await createTenant({ key: { rateLimitPerMinute: 40 } });
-    const instances = [client(inProcess.url, t.key), client(`http://127.0.0.1:${childPort}`, t.key)];
+    const instances = [client(inProcess.url, t.key), client(child.url, t.key)];
     // Stay inside one minute window so that the count is not reset half-way.
     const secondOfMinute = new Date().getUTCSeconds();
     if (secondOfMinute > 50) await sleep((61 - secondOfMinute) * 1000);

@@ -15,7 +15,7 @@ let redis: ChildProcess;
 let app: ChildProcess;
 let tenant: Tenant | undefined;
 let lines: Array<Record<string, unknown>> = [];
-const port = 20000 + Math.floor(Math.random() * 20000);
+const port = await freePort();
 const url = `http://127.0.0.1:${port}`;
 
 const accepts = (p: number) =>
