@@ -7,6 +7,7 @@ import { events } from '../../db/schema/index.js';
 import { isConnectionError } from '../../lib/connection-errors.js';
 import { createMicroBatcher, type BatchOutcomes } from '../../lib/micro-batch.js';
 import { eventJobSchema } from '../../queues/job-payloads.js';
+import { queueNames } from '../../queues/queue-names.js';
 import { isQueueConnectionReady } from '../../queues/queues.js';
 import { runAutomations } from '../automations/run-automations.js';
 import { offerFreedTable } from '../waitlist/offer-freed-table.js';
@@ -19,7 +20,7 @@ import { enqueueEventsWhenRedisIsBack } from './outbox.js';
  * (sweeper, crash before the mark, concurrent jobs) changes nothing. An event whose offer failed is
  * not marked and fails alone.
  */
-export async function processEvents(ids: string[], log: Logger = logger): Promise<BatchOutcomes<string>> {
+export async function processEvents(ids: string[]): Promise<BatchOutcomes<string>> {
   const outcomes: BatchOutcomes<string> = new Map();
   const rows = (await db.select().from(events).where(inArray(events.id, ids))).filter((e) => !e.dispatchedAt);
   if (!rows.length) return outcomes;
@@ -32,7 +33,8 @@ export async function processEvents(ids: string[], log: Logger = logger): Promis
     throw err;
   }
   // Waiting list: a reservation event that freed a table may offer it to a waiting party.
-  const offered = await Promise.allSettled(rows.map((event) => offerFreedTable(event, log.child({ eventId: event.id }))));
+  // Each offer logs as its own job would (an event's job id is the event id): the batch has no single job.
+  const offered = await Promise.allSettled(rows.map((event) => offerFreedTable(event, logger.child({ queue: queueNames.events, jobId: event.id }))));
   const done = rows.filter((event, i) => {
     const result = offered[i];
     if (result.status === 'rejected') outcomes.set(event.id, result.reason instanceof Error ? result.reason : new Error(String(result.reason)));
