@@ -101,23 +101,10 @@ export async function destinationWaitersAhead(destination: string, jobId: string
  * the job is in the delayed set, so that a wake-up never finds it still running.
  */
 export async function addDestinationWaiter(destination: string, jobId: string): Promise<void> {
-  const key = waitersKey(destination);
-  await slotRedis()
-    .multi()
-    .zadd(key, 'NX', Date.now(), jobId)
-    .expire(key, waitersTtlSeconds)
-    .exec()
-    .catch(() => {}); // the delay brings the job back anyway
+  await addDestinationWaiters(slotRedis(), destination, [jobId]).catch(() => {}); // the delay brings the job back anyway
 }
 
-/**
- * Deliveries enqueued together for one destination beyond the first few (enqueueDeliveries) are
- * enqueued already postponed: their jobs go straight to the delayed set and to the destination's
- * waiter list, in order, instead of each being fetched by a worker only to find the destination
- * saturated and be postponed. A backlog of thousands for one partner then costs nothing while it
- * waits, and the jobs of other destinations are not queued behind it. `connection`: the caller's
- * (the waiter list is added once the jobs exist, so that a wake-up finds them delayed).
- */
+/** How many deliveries due now for one destination go to the workers at once (enqueueDeliveries); the rest are enqueued already postponed. */
 export const sentAtOncePerDestination = () => 2 * config.WEBHOOK_DESTINATION_CONCURRENCY;
 
 /** How long an attempt holds a slot, as assumed where no worker measured it (on the long side: a wake-up comes sooner). */
@@ -133,6 +120,15 @@ export function prepostponedDelayMs(rank: number): number {
   return queuedPostponementMs({ waitersAhead: rank, holdMs: assumedHoldMs, slots: config.WEBHOOK_DESTINATION_CONCURRENCY, postponed: 0, random: Math.random() });
 }
 
+/**
+ * Adds jobs to the destination's waiter list, in the given order, behind those already there; a
+ * job already listed keeps its place. Used for postponed jobs (addDestinationWaiter) and for the
+ * deliveries enqueued together for one destination beyond the first few (enqueueDeliveries), which
+ * go straight to the delayed set and this list instead of each being fetched by a worker only to
+ * find the destination saturated: a backlog of thousands for one partner then costs nothing while
+ * it waits, and the jobs of other destinations are not queued behind it. Called once the jobs
+ * exist, so that a wake-up finds them delayed. `connection`: the caller's.
+ */
 export async function addDestinationWaiters(connection: Redis, destination: string, jobIds: string[]): Promise<void> {
   if (!jobIds.length) return;
   const key = waitersKey(destination);
