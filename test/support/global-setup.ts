@@ -38,12 +38,9 @@ export default async function setup() {
     } finally {
       await admin.unsafe(`drop database if exists "${database}" with (force)`);
       await admin.end();
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `{t${runId}}*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length) await redis.del(...keys);
-      } while (cursor !== '0');
+      await scanKeys(redis, `{t${runId}}*`, async (keys) => {
+        await redis.del(...keys);
+      });
       await redis.quit();
     }
     if (failure) {
@@ -57,13 +54,20 @@ export default async function setup() {
 /** Every queue prefix of the run found in Redis: the run's own, and those the files made of it (`{t…}wh`). */
 async function runPrefixes(redis: Redis, runPrefix: string): Promise<string[]> {
   const prefixes = new Set([runPrefix]);
+  await scanKeys(redis, `${runPrefix}*`, (keys) => {
+    for (const key of keys) prefixes.add(key.slice(0, key.indexOf(':')));
+  });
+  return [...prefixes];
+}
+
+/** Calls `handle` with each non-empty batch of the keys matching `pattern`. */
+async function scanKeys(redis: Redis, pattern: string, handle: (keys: string[]) => unknown): Promise<void> {
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${runPrefix}*`, 'COUNT', 1000);
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
     cursor = next;
-    for (const key of keys) prefixes.add(key.slice(0, key.indexOf(':')));
+    if (keys.length) await handle(keys);
   } while (cursor !== '0');
-  return [...prefixes];
 }
 
 /**
