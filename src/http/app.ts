@@ -75,8 +75,9 @@ function createApiDispatcher(routes: AnyRoute[]): { dispatch: RequestHandler; se
   // parses it again. "/api/v1/venues/…?…" → "venues".
   const dispatch: RequestHandler = (req, res, next) => {
     if (!req.url.startsWith(prefix)) return next();
-    const end = req.url.slice(prefix.length).search(/[/?]/);
-    const router = routers.get(end === -1 ? req.url.slice(prefix.length) : req.url.slice(prefix.length, prefix.length + end));
+    const rest = req.url.slice(prefix.length);
+    const end = rest.search(/[/?]/);
+    const router = routers.get(end === -1 ? rest : rest.slice(0, end));
     if (router) router(req, res, next);
     else next();
   };
