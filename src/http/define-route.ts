@@ -117,17 +117,44 @@ function strict(schema: z.ZodType | undefined): z.ZodType | undefined {
   return schema instanceof z.ZodObject ? schema.strict() : schema;
 }
 
+/** A single resource's ETag (its updatedAt) when the body is `{ <name>: { updatedAt, … } }`. */
+function etagOf(body: Record<string, unknown>): string | undefined {
+  let single: unknown;
+  let count = 0;
+  for (const name in body) {
+    if (++count > 1) return undefined;
+    single = body[name];
+  }
+  const updatedAt = single && typeof single === 'object' ? (single as { updatedAt?: unknown }).updatedAt : undefined;
+  return typeof updatedAt === 'string' ? `"${updatedAt}"` : undefined;
+}
+
 function renderSuccess(result: RouteResult | void, def: AnyRoute, auth: AuthContext | undefined): RenderedResponse {
   const status = result?.status ?? def.successStatus ?? 200;
-  const headers = { ...(result?.headers ?? {}) };
+  let headers = result?.headers ?? {};
   const body = result?.body ?? {};
   if (def.method === 'get' && !headers.ETag) {
-    const values = Object.values(body);
-    const single = values.length === 1 ? (values[0] as { updatedAt?: unknown }) : undefined;
-    if (single && typeof single === 'object' && typeof single.updatedAt === 'string') headers.ETag = `"${single.updatedAt}"`;
+    const etag = etagOf(body);
+    if (etag) headers = { ...headers, ETag: etag };
   }
   const payload = auth ? { ...body, livemode: auth.livemode } : body;
   return { status, headers, body: status === 204 ? '' : JSON.stringify(payload) };
+}
+
+/** What a handler is given. A class, not an object literal: a literal's `log` getter would be a new closure per request. */
+class HandlerContext {
+  constructor(
+    readonly req: Request,
+    readonly res: Response,
+    readonly auth: AuthContext | undefined,
+    readonly params: unknown,
+    readonly query: unknown,
+    readonly body: unknown,
+  ) {}
+
+  get log(): Logger {
+    return this.req.log;
+  }
 }
 
 /** Turns a definition into an Express handler: auth, rate limit, scope, validation, idempotency, response. */
@@ -146,7 +173,7 @@ export function toHandler(def: AnyRoute): RequestHandler {
     }
     const query = querySchema ? parseOrThrow(querySchema, { ...(req.query as object) }, 'query') : {};
     const body = bodySchema ? parseOrThrow(bodySchema, req.body ?? {}, 'body') : undefined;
-    const result = await def.handler({ req, res, get log() { return req.log; }, auth: auth as AuthContext, params, query, body } as never);
+    const result = await def.handler(new HandlerContext(req, res, auth, params, query, body) as never);
     if (def.raw) return null;
     return renderSuccess(result, def, auth);
   }

@@ -45,8 +45,8 @@ export function renderError(err: ApiError, requestId: string, livemode: boolean 
 }
 
 export function sendRendered(res: Response, rendered: RenderedResponse): void {
-  res.status(rendered.status);
-  for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
+  res.statusCode = rendered.status;
+  for (const name in rendered.headers) res.setHeader(name, rendered.headers[name]);
   if (rendered.status === 204) {
     res.end();
     return;

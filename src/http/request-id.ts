@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { logger } from '../logger.js';
 
 const clientIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function requestId(req: Request, res: Response, next: NextFunction): void {
+/** The client's X-Request-Id when it is a sensible id, a new UUID otherwise; echoed on the response. */
+export function assignRequestId(req: Request, res: Response): void {
   const sent = req.headers['x-request-id'];
   const id = typeof sent === 'string' && clientIdPattern.test(sent) ? sent : randomUUID();
   req.requestId = id;
   res.setHeader('X-Request-Id', id);
-  next();
 }
 
 const requestLogger = Symbol('requestLogger');
