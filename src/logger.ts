@@ -14,8 +14,25 @@ export const logger = pino(
   destination,
 );
 
+/** The closing line of a request: what `writeRequestLine` writes, parsed. */
+export interface RequestLine {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+}
+
 /**
- * The closing line of each request. Its fields are fixed and hold no secret, so it skips the
- * redaction pass, which costs every line a walk of its object (a few % of a request's CPU).
+ * Writes the closing line of a request: the line `logger.info({ requestId, method, path, status, ms },
+ * 'request')` writes, formatted here. Its fields are fixed and hold no secret, and pino's generic path
+ * (the redaction pass, a serializer call per field, the string assembled piece by piece) cost each
+ * request more CPU and garbage than all the rest of its logging.
  */
-export const accessLogger = pino(options, destination);
+export function writeRequestLine(line: RequestLine): void {
+  if (logger.isLevelEnabled('info')) destination.write(formatRequestLine(line, Date.now()));
+}
+
+export function formatRequestLine({ requestId, method, path, status, ms }: RequestLine, time: number): string {
+  return `{"level":30,"time":${time},"pid":${process.pid},"requestId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"msg":"request"}\n`;
+}

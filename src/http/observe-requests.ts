@@ -1,6 +1,6 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { Request, Response } from 'express';
-import { accessLogger } from '../logger.js';
+import { writeRequestLine } from '../logger.js';
 import { observeHttpRequest, unmatchedRoute } from '../metrics/metrics.js';
 
 const startedAt = Symbol('startedAt');
@@ -23,5 +23,5 @@ subscribe('http.server.response.finish', (message) => {
   observeHttpRequest(req.method, req.routePattern ?? unmatchedRoute, res.statusCode, ms / 1000);
   // originalUrl: inside a sub-router req.path is relative to it.
   const path = req.originalUrl.split('?', 1)[0];
-  accessLogger.info({ requestId: req.requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+  writeRequestLine({ requestId: req.requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 });
 });

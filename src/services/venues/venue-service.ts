@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { db, type DbOrTx } from '../../db/client.js';
+import { prepareSelectAll } from '../../db/prepared-select.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { venues } from '../../db/schema/index.js';
 import { canSeeVenue, type AuthContext } from '../../http/auth.js';
@@ -18,19 +19,15 @@ export interface VenueInput {
   noShowToleranceMinutes?: number | null;
 }
 
-const venueInOrganisation = (conn: DbOrTx) =>
-  conn
-    .select()
-    .from(venues)
-    .where(and(eq(venues.id, sql.placeholder('venueId')), eq(venues.organisationId, sql.placeholder('organisationId'))));
+const venueInOrganisation = and(eq(venues.id, sql.placeholder('venueId')), eq(venues.organisationId, sql.placeholder('organisationId')))!;
 // Read on nearly every request: prepared once instead of rebuilt by the query builder each time.
-const preparedVenueInOrganisation = venueInOrganisation(db).prepare('venue_in_organisation');
+const selectVenueInOrganisation = prepareSelectAll(venues, venueInOrganisation);
 
 /** The venue if it exists in the key's organisation and the key may see it; 404 otherwise. */
 export async function getVisibleVenue(auth: AuthContext, venueId: string, conn: DbOrTx = db): Promise<VenueRow> {
   if (!canSeeVenue(auth, venueId)) throw ApiError.notFound('Venue');
   const params = { venueId, organisationId: auth.organisationId };
-  const [venue] = conn === db ? await preparedVenueInOrganisation.execute(params) : await venueInOrganisation(conn).execute(params);
+  const [venue] = conn === db ? await selectVenueInOrganisation(params) : await conn.select().from(venues).where(venueInOrganisation).execute(params);
   if (!venue) throw ApiError.notFound('Venue');
   return venue;
 }
