@@ -73,6 +73,15 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, whe
 }
 
 // Shared field schemas: one definition of each wire format.
+/** Optional free text: trimmed, and an empty string is stored as null. */
+export const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .transform((s) => s || null)
+    .nullable();
+
 export const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:mm');
 // PostgreSQL has no year 0000 either: such a date is a 400 wherever a date is taken, not a failed query.
 export const isoDate = z.iso.date().refine((d) => !d.startsWith('0000-'), 'must be a date from 0001-01-01 to 9999-12-31');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { waitlistStatusValues } from '../db/schema/index.js';
 import { defineRoute } from '../http/define-route.js';
-import { hhmm, isoDate } from '../http/validation.js';
+import { hhmm, isoDate, optionalText } from '../http/validation.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { guestVisibilityOf, reservationJson } from '../services/reservations/reservation-json.js';
 import { waitlistEntryJson } from '../services/waitlist/waitlist-json.js';
@@ -22,19 +22,11 @@ import { waitlistEntrySchema } from '../services/waitlist/waitlist-json.js';
 const idParams = z.object({ id: z.uuid() });
 const entryAnswer = keyed('entry', waitlistEntrySchema);
 
-const text = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .transform((s) => s || null)
-    .nullable();
-
 const entryFields = {
   partySize: z.number().int().min(1).max(500),
-  name: text(200),
+  name: optionalText(200),
   phone: z.string().max(40),
-  notes: text(2000),
+  notes: optionalText(2000),
   quotedWaitMinutes: z.number().int().min(0).max(1440).nullable(),
 };
 

@@ -1,15 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { floorTables, reservationTables, reservations } from '../../src/db/schema/index.js';
-import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 const tomorrow = localDate(1);
 

@@ -3,18 +3,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logger } from '../../src/logger.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { checkConformance } from '../support/contract.js';
-import { createTenant, startTestServer, type Tenant, type TestServer } from '../support/harness.js';
+import { createTenant, useTestServer, type Tenant } from '../support/harness.js';
 
-let server: TestServer;
+const server = useTestServer();
 let tenant: Tenant;
 beforeAll(async () => {
-  server = await startTestServer();
   tenant = await createTenant();
 });
-afterAll(async () => {
-  await server.close();
-  await closeQueues();
-});
+afterAll(async () => closeQueues());
 
 const encoders = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync } as const;
 const encodings = Object.keys(encoders) as (keyof typeof encoders)[];

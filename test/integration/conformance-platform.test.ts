@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { AnyRoute } from '../../src/http/define-route.js';
 import { apiRoutes } from '../../src/routes/index.js';
 import { db } from '../../src/db/client.js';
 import { venues } from '../../src/db/schema/index.js';
-import { client, createKey, createTenant, startTestServer, type ApiResponse, type Client, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer, type ApiResponse, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
 /**
@@ -15,11 +15,7 @@ import { configureVenue, localDate } from '../support/venue-fixtures.js';
  * the whole route table so that a route added later is held to them too.
  */
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 const label = (r: AnyRoute) => `${r.method.toUpperCase()} ${r.path}`;
 const routeParams = (r: AnyRoute) => [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]);

@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 // Its own queues: imports are run here by calling the processor, never by another file's worker.
 vi.hoisted(() => {
@@ -10,7 +10,7 @@ import { db } from '../../src/db/client.js';
 import { events, reservations } from '../../src/db/schema/index.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { runImport } from '../../src/services/imports/process-import-job.js';
-import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate, type VenueFixtureOptions } from '../support/venue-fixtures.js';
 
 /**
@@ -18,14 +18,8 @@ import { configureVenue, localDate, type VenueFixtureOptions } from '../support/
  * interface.md §2–§8 and decisions §5, §6, §9, §11, checked over the real server.
  */
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await closeQueues();
-  await server.close();
-});
+const server = useTestServer();
+afterAll(async () => closeQueues());
 
 const tomorrow = localDate(1);
 

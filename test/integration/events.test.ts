@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
 import { emitReservationEvent, plausibleReservation } from '../support/webhook-fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 describe('GET /events', () => {
   it('lists the events of the organisation with their data as of the event time', async () => {

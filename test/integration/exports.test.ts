@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 /** A strict RFC 4180 reader: quoted fields, doubled quotes, CRLF line ends. */
 function parseCsv(text: string): string[][] {

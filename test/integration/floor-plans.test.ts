@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 const planKeys = ['id', 'name', 'isActive', 'version', 'updatedAt', 'areas', 'tables', 'combinations'].sort();
 const planAreaKeys = ['id', 'name', 'widthCm', 'heightCm'].sort();

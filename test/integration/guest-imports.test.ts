@@ -7,17 +7,15 @@ import { startWorker, type RunningWorker } from '../../src/queues/start-worker.j
 import { prepareGuestImport } from '../../src/services/guests/guest-import.js';
 import { enqueueImport, requeueStalledImports } from '../../src/services/imports/import-service.js';
 import { processImportJob, processNextChunk } from '../../src/services/imports/process-import-job.js';
-import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 
-let server: TestServer;
+const server = useTestServer();
 let worker: RunningWorker<unknown>;
 beforeAll(async () => {
-  server = await startTestServer();
   worker = startWorker(queueNames.imports, processImportJob, { concurrency: 2 });
 });
 afterAll(async () => {
   await worker.close();
-  await server.close();
 });
 
 function expectError(res: { status: number; body: any }, status: number, code: string) {

@@ -1,15 +1,11 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events, guests, reservations } from '../../src/db/schema/index.js';
 import { purgeTrashedGuests } from '../../src/services/guests/guest-service.js';
-import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 function expectError(res: { status: number; body: any }, status: number, code: string) {
   expect(res.status).toBe(status);

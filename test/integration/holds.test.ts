@@ -1,18 +1,14 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { availabilityHolds, reservations, reservationTables } from '../../src/db/schema/index.js';
 import { purgeExpiredHolds } from '../../src/services/holds/hold-service.js';
 import { checkInvariants } from '../../src/services/invariants/check-invariants.js';
-import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';
 import { configureVenue, localDate, type VenueFixtureOptions } from '../support/venue-fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 const tomorrow = localDate(1);
 const origin = { origin: 'https://shop.example' };

@@ -1,5 +1,5 @@
 import { and, count, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 // Its own queues: no worker of another test file takes the real imports, which this file runs itself.
 vi.hoisted(() => {
@@ -10,17 +10,11 @@ import { db } from '../../src/db/client.js';
 import { guests, reservations } from '../../src/db/schema/index.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { runImport } from '../../src/services/imports/process-import-job.js';
-import { client, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
+import { client, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await closeQueues();
-  await server.close();
-});
+const server = useTestServer();
+afterAll(async () => closeQueues());
 
 const phoneOf = (n: number) => `+39 347 ${String(n).padStart(7, '0')}`;
 

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { venues } from '../../src/db/schema/index.js';
 import { revokeApiKey } from '../../src/services/keys/key-service.js';
 import { forgetCachedKeys } from '../../src/http/auth.js';
-import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
   expect(res.status).toBe(status);

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { reservations } from '../../src/db/schema/index.js';
 import { localToInstant } from '../../src/lib/local-time.js';
-import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 const zone = 'Europe/Rome';
 const at = (date: string, hhmm: string) => new Date(localToInstant(zone, date, Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3))));

@@ -1,21 +1,15 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events, reservations } from '../../src/db/schema/index.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { runImport } from '../../src/services/imports/process-import-job.js';
 import { markNoShows, notifyLateReservations } from '../../src/services/timers/late-reservations.js';
-import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await closeQueues();
-  await server.close();
-});
+const server = useTestServer();
+afterAll(async () => closeQueues());
 
 const day = localDate(2);
 const tableOf = (id: string, name: string, minSeats: number, maxSeats: number) => ({ tableId: id, tableCombinationId: null, tables: [{ id, name, minSeats, maxSeats }] });

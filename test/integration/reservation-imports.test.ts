@@ -14,17 +14,11 @@ import { queueNames } from '../../src/queues/queue-names.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { startWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { importChunkSize, processImportJob } from '../../src/services/imports/process-import-job.js';
-import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await closeQueues();
-  await server.close();
-});
+const server = useTestServer();
+afterAll(async () => closeQueues());
 
 async function waitForImport(c: Client, id: string, timeoutMs = 15_000) {
   const until = Date.now() + timeoutMs;

@@ -1,17 +1,13 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { reservations, reservationTables } from '../../src/db/schema/index.js';
 import { localToInstant } from '../../src/lib/local-time.js';
-import { client, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { client, createTenant, useTestServer } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';
 import { configureVenue, localDate, type VenueFixtureOptions } from '../support/venue-fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 const tomorrow = localDate(1);
 

@@ -12,20 +12,18 @@ import { queueNames } from '../../src/queues/queue-names.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { startWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { processImportJob } from '../../src/services/imports/process-import-job.js';
-import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';
 import { configureVenue, localDate, type TableFixture } from '../support/venue-fixtures.js';
 
-let server: TestServer;
+const server = useTestServer();
 let worker: RunningWorker<unknown>;
 beforeAll(async () => {
-  server = await startTestServer();
   worker = startWorker(queueNames.imports, processImportJob, { concurrency: 1 });
 });
 afterAll(async () => {
   await worker.close();
   await closeQueues();
-  await server.close();
 });
 
 const tomorrow = localDate(1);

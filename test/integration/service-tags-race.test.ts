@@ -1,15 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { guests, serviceTags } from '../../src/db/schema/index.js';
-import { client, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { client, createTenant, useTestServer } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 const rounds = 20;
 const guestsPerTag = 3;

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { automationRuns, automations, events, guests, reservations, waitlistEntries, webhookDeliveries } from '../../src/db/schema/index.js';
 import { queueNames } from '../../src/queues/queue-names.js';
@@ -7,14 +7,10 @@ import { getQueue } from '../../src/queues/queues.js';
 import { startWorker } from '../../src/queues/start-worker.js';
 import { markNoShows, notifyLateReservations } from '../../src/services/timers/late-reservations.js';
 import { runTimerJob } from '../../src/services/timers/run-timer-task.js';
-import { client, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { client, createTenant, useTestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 /** The published events (history-only rows aside), oldest first. */
 async function eventTypesOf(subjectId: string): Promise<string[]> {

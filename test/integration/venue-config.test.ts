@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { configureDemoVenue } from '../../src/services/venue-config/demo-venue.js';
-import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 const everyDay = [1, 2, 3, 4, 5, 6, 7];
 const lunch = { name: 'Lunch', daysOfWeek: everyDay, startTime: '12:00', lastSeatingTime: '14:00', endTime: '15:00' };

@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, createTenant, startTestServer, type TestServer } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { client, createTenant, useTestServer } from '../support/harness.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => server.close());
+const server = useTestServer();
 
 describe('venues', () => {
   it('reads a venue with livemode and ETag', async () => {

@@ -12,19 +12,17 @@ import { queueNames } from '../../src/queues/queue-names.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { startWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { processEventJob } from '../../src/services/events/process-event.js';
-import { client, createKey, createTenant, startTestServer, type Client, type TestServer } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
-let server: TestServer;
+const server = useTestServer();
 let eventsWorker: RunningWorker<unknown>;
 beforeAll(async () => {
-  server = await startTestServer();
   eventsWorker = startWorker(queueNames.events, processEventJob, { concurrency: 5 });
 });
 afterAll(async () => {
   await eventsWorker.close();
   await closeQueues();
-  await server.close();
 });
 
 const today = localDate(0);

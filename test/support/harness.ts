@@ -1,4 +1,5 @@
 import net, { type AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { createApp } from '../../src/http/app.js';
 import { apiRoutes } from '../../src/routes/index.js';
 import { createApiKey, createOrganisation, type NewKey } from '../../src/services/keys/key-service.js';
@@ -27,6 +28,25 @@ export async function startTestServer(): Promise<TestServer> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * The real app for a test file: started before its tests and closed after them (vitest runs afterAll
+ * hooks last-registered first, so a file's own teardown runs while the server still listens).
+ */
+export function useTestServer(): TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => server?.close());
+  return {
+    get url() {
+      if (!server) throw new Error('The test server starts in beforeAll: read its url inside a test or a hook.');
+      return server.url;
+    },
+    close: async () => server?.close(),
   };
 }
 

@@ -10,21 +10,14 @@ import type { ImportRow } from '../imports/import-json.js';
 import { parseRowsWithVenues, rejectRow, type Rejected } from '../imports/check-import-rows.js';
 import type { PreparedImport, RowOutcome } from '../imports/import-processors.js';
 import type { VenueRow } from '../venues/venue-json.js';
-import { guestContactFields, guestProfileFields } from './guest-input.js';
+import { guestContactSchema, guestProfileFields } from './guest-input.js';
 import type { GuestRow } from './guest-json.js';
 import { diffGuest, findLiveGuestByPhone, newGuestValues } from './guest-service.js';
 
 /** A row of POST /imports/guests (decisions §8): venueId and phone required. */
-export const guestImportRowSchema = z
-  .object({
+export const guestImportRowSchema = guestContactSchema
+  .extend({
     venueId: z.uuid(),
-    phone: guestContactFields.phone,
-    firstName: guestContactFields.firstName.optional(),
-    lastName: guestContactFields.lastName.optional(),
-    email: guestContactFields.email.optional(),
-    allergies: guestContactFields.allergies.optional(),
-    allergens: guestContactFields.allergens.optional(),
-    notes: guestContactFields.notes.optional(),
     externalRef: guestProfileFields.externalRef.optional(),
     serviceTags: guestProfileFields.serviceTags.optional(),
     consents: guestProfileFields.consents.optional(),

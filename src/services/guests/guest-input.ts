@@ -1,14 +1,6 @@
 import { z } from 'zod';
+import { optionalText } from '../../http/validation.js';
 import { allergens } from '../../lib/allergens.js';
-
-/** Optional free text: trimmed, empty means null. */
-const text = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .transform((s) => s || null)
-    .nullable();
 
 export const allergenSchema = z.enum(allergens);
 
@@ -18,15 +10,15 @@ export const allergenSchema = z.enum(allergens);
  */
 export const guestContactFields = {
   phone: z.string().max(40),
-  firstName: text(100),
-  lastName: text(100),
+  firstName: optionalText(100),
+  lastName: optionalText(100),
   email: z.email().max(254).nullable(),
-  allergies: text(2000),
+  allergies: optionalText(2000),
   allergens: z
     .array(allergenSchema)
     .max(allergens.length * 2)
     .transform((list) => [...new Set(list)]),
-  notes: text(5000),
+  notes: optionalText(5000),
 };
 
 /** The profile fields beyond contact: consents, tags and the client's own identifier. */

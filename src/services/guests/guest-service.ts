@@ -91,6 +91,18 @@ export async function getGuestForVenue(tx: DbOrTx, venueId: string, guestId: str
   return row ?? null;
 }
 
+/** The contact columns of a new guest: what the input leaves out is stored empty. */
+function contactColumns(input: Omit<GuestContactInput, 'phone'>) {
+  return {
+    firstName: input.firstName ?? null,
+    lastName: input.lastName ?? null,
+    email: input.email ?? null,
+    allergies: input.allergies ?? null,
+    allergens: input.allergens ?? [],
+    notes: input.notes ?? null,
+  };
+}
+
 /**
  * The live guest of the venue with this phone, or a new one created from the input (emitting
  * guest_created). An existing guest is returned as it is: a booking does not rewrite a profile.
@@ -107,12 +119,7 @@ export async function findOrCreateGuestByPhone(tx: Tx, emit: Emit, venue: GuestV
       organisationId: venue.organisationId,
       venueId: venue.id,
       ...phoneColumns(phone),
-      firstName: input.firstName ?? null,
-      lastName: input.lastName ?? null,
-      email: input.email ?? null,
-      allergies: input.allergies ?? null,
-      allergens: input.allergens ?? [],
-      notes: input.notes ?? null,
+      ...contactColumns(input),
     })
     .onConflictDoNothing()
     .returning();
@@ -138,12 +145,7 @@ export async function newGuestValues(conn: DbOrTx, venue: GuestVenue, input: Gue
     organisationId: venue.organisationId,
     venueId: venue.id,
     ...phoneColumns(normalisePhoneOrThrow(input.phone, venue.countryCode)),
-    firstName: input.firstName ?? null,
-    lastName: input.lastName ?? null,
-    email: input.email ?? null,
-    allergies: input.allergies ?? null,
-    allergens: input.allergens ?? [],
-    notes: input.notes ?? null,
+    ...contactColumns(input),
     consents: mergeConsents({ marketingEmail: false, marketingSms: false }, input.consents),
     campaignTags: input.campaignTags ?? [],
     serviceTags: await resolveServiceTags(conn, venue.id, input.serviceTags ?? []),
