@@ -34,6 +34,23 @@ export function keyed<K extends string, T extends z.ZodType>(key: K, schema: T) 
   return z.object({ [key]: schema } as { [P in K]: T });
 }
 
+/**
+ * An offered time (interface.md §2): the answer of GET /availability, its alternatives, a hold's
+ * proposal and the `details.alternatives` of a 409 no_availability, hence here among the blocks.
+ */
+export const proposalSchema = component(
+  'Proposal',
+  z.object({
+    time: localTime,
+    startsAt: instant,
+    endsAt: instant,
+    turnTimeMinutes: z.number().int(),
+    seats: z.number().int(),
+    overflowsShift: z.boolean(),
+  }),
+  'An offered time (interface.md §2).',
+);
+
 /** The error body of interface.md §7 (each operation narrows `code` to the ones it answers). */
 export const errorBodySchema = component(
   'Error',
@@ -47,7 +64,8 @@ export const errorBodySchema = component(
           field: z.string().optional(),
           requiredScope: z.string().optional(),
           reason: z.string().optional(),
-          alternatives: z.array(z.unknown()).optional(),
+          // The near times of a 409 no_availability, as GET /availability proposes them.
+          alternatives: z.array(proposalSchema).optional(),
         })
         .catchall(z.unknown()),
       requestId: z.string(),

@@ -1834,7 +1834,7 @@ export interface components {
                     field?: string;
                     requiredScope?: string;
                     reason?: string;
-                    alternatives?: unknown[];
+                    alternatives?: components["schemas"]["Proposal"][];
                 } & {
                     [key: string]: unknown;
                 };

@@ -1,23 +1,12 @@
 import { z } from 'zod';
 import { db } from '../../db/client.js';
 import type { AuthContext } from '../../http/auth.js';
-import { component, count, instant, localTime, serviceDate, uuid } from '../../http/response-schemas.js';
+import { component, count, instant, localTime, proposalSchema, serviceDate, uuid } from '../../http/response-schemas.js';
 import { Occupancy } from '../../lib/availability/occupancy.js';
 import type { Booking } from '../../lib/availability/types.js';
 import { VenueDay } from '../../lib/availability/venue-day.js';
 import { addDays, daysBetween } from '../../lib/local-time.js';
 import { loadVenueDay } from './venue-day-loader.js';
-
-const proposalShape = {
-  time: localTime,
-  startsAt: instant,
-  endsAt: instant,
-  turnTimeMinutes: z.number().int(),
-  seats: z.number().int(),
-  overflowsShift: z.boolean(),
-};
-
-export const proposalSchema = component('Proposal', z.object(proposalShape), 'An offered time (interface.md §2).');
 
 export const unavailableReasons = ['closed', 'no_shift', 'after_last_seating', 'no_turn_time_rule', 'no_table', 'pacing_full'] as const;
 
@@ -28,7 +17,7 @@ export const availabilityAnswerSchema = z.union([
     partySize: z.number().int(),
     timezone: z.string(),
     available: z.literal(true),
-    ...proposalShape,
+    ...proposalSchema.shape,
     reason: z.literal('available'),
     alternatives: z.array(proposalSchema).max(0),
   }),
@@ -44,7 +33,7 @@ export const availabilityAnswerSchema = z.union([
   }),
 ]).describe('The verdict for one time: the proposal when available, else the reason and up to 6 near alternatives.');
 
-const { time: _time, ...proposalFields } = proposalShape;
+const { time: _time, ...proposalFields } = proposalSchema.shape;
 
 export const explainedSlotSchema = component(
   'ExplainedSlot',
