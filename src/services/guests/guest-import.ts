@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
-import { db, type Tx } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { guests } from '../../db/schema/index.js';
 import { ApiError } from '../../http/errors.js';
