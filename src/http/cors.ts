@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import type { AuthContext } from './auth.js';
-import { ApiError } from './errors.js';
+import type { AuthContext } from '../core/auth-context.js';
+import { ApiError } from '../core/errors.js';
 
 const allowHeaders = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
 const exposeHeaders = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';

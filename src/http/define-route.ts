@@ -3,20 +3,14 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { canonicalJson, hashCanonical } from '../lib/canonical-json.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../services/idempotency/idempotency-store.js';
-import { authenticate, hasScope, isPublishable, type AuthContext, type Scope } from './auth.js';
+import { hasScope, isPublishable, type AuthContext, type Scope } from '../core/auth-context.js';
+import { authenticate } from './auth.js';
 import { checkWidgetOrigin } from './cors.js';
-import { ApiError, type ErrorCode } from './errors.js';
+import { ApiError, type ErrorCode } from '../core/errors.js';
 import { logUnexpected, renderError, sendRendered, toApiError, type RenderedResponse } from './error-handler.js';
 import { applyRateLimit } from './rate-limit.js';
-import { parseOrThrow } from './validation.js';
-
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-export interface RouteResult {
-  status?: number;
-  body?: Record<string, unknown>;
-  headers?: Record<string, string>;
-}
+import { parseOrThrow } from '../core/validation.js';
+import { checkIdempotencyKey, type HttpMethod, type RouteResponses, type RouteResult } from '../core/route-definition.js';
 
 export interface RouteContext<P, Q, B, A> {
   req: Request;
@@ -31,18 +25,6 @@ export interface RouteContext<P, Q, B, A> {
 
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
-/** A response that is not JSON (CSV, ndjson, event stream): its media types, described in words. */
-export interface MediaResponse {
-  description: string;
-  content: Record<string, { schema: Record<string, unknown>; example?: string }>;
-}
-
-/**
- * The documented success answers of a route: status → zod schema of the JSON body (without
- * `livemode`, which the document adds for authenticated routes), `null` for no body (204), or a
- * non-JSON MediaResponse. The OpenAPI document and the tests' conformance check read it.
- */
-export type RouteResponses = Partial<Record<200 | 201 | 202 | 204, z.ZodType | MediaResponse | null>>;
 type Out<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
 
 export interface RouteDefinition<PS, QS, BS, Public extends boolean> {
@@ -96,7 +78,6 @@ export function defineRoute<
 /** Where the API is mounted; route paths are relative to it. */
 export const apiBasePath = '/api/v1';
 
-export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 const writeMethods = new Set<HttpMethod>(['post', 'put', 'patch', 'delete']);
 const emptyBody = z.strictObject({});
 const jsonParsers = new Map<string, RequestHandler>();
@@ -231,7 +212,7 @@ async function runIdempotently(
   key: string,
   execute: () => Promise<RenderedResponse | null>,
 ): Promise<RenderedResponse | null> {
-  if (!idempotencyKeyPattern.test(key)) throw ApiError.invalid(['Idempotency-Key'], 'Idempotency-Key must be 1 to 255 printable characters.');
+  checkIdempotencyKey(key);
   const operation = `${def.method.toUpperCase()} ${def.path} ${canonicalJson(req.params)}`;
   const start = await startIdempotentRequest({ apiKeyId: auth.keyId, key, operation, requestHash: hashCanonical(req.body ?? {}) });
   if (start.kind === 'replay') {

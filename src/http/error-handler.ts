@@ -1,7 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { isConnectionError } from '../lib/connection-errors.js';
-import { authenticate, type AuthContext } from './auth.js';
-import { ApiError } from './errors.js';
+import type { AuthContext } from '../core/auth-context.js';
+import { authenticate } from './auth.js';
+import { ApiError } from '../core/errors.js';
 import { applyRateLimit } from './rate-limit.js';
 
 export interface RenderedResponse {

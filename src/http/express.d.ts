@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AuthContext } from './auth.js';
+import type { AuthContext } from '../core/auth-context.js';
 
 declare global {
   namespace Express {

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { eventDataGroups } from '../services/events/event-service.js';
 import { envelopeSchemaFor } from '../services/webhooks/envelope.js';
 import { reservationEventTypes } from '../lib/event-catalogue.js';
-import type { AnyRoute, MediaResponse } from './define-route.js';
+import type { AnyRoute } from './define-route.js';
+import type { MediaResponse } from '../core/route-definition.js';
 import { exampleReservationEnvelope } from './openapi-examples.js';
-import { errorStatus, type ErrorCode } from './errors.js';
-import { contractRegistry } from './response-schemas.js';
+import { errorStatus, type ErrorCode } from '../core/errors.js';
+import { contractRegistry } from '../core/response-schemas.js';
 
 type Json = Record<string, unknown>;
 

@@ -3,8 +3,8 @@ import type { Redis } from 'ioredis';
 import { config } from '../config.js';
 import { logger } from '../logger.js';
 import { getRedis, redisKey } from '../redis.js';
-import type { AuthContext } from './auth.js';
-import { ApiError } from './errors.js';
+import type { AuthContext } from '../core/auth-context.js';
+import { ApiError } from '../core/errors.js';
 
 const windowMs = 60_000;
 const flushEveryMs = 50;

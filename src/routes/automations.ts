@@ -6,7 +6,7 @@ import { archiveAutomation, createAutomation, getVisibleAutomation, listAutomati
 import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
-import { keyed, pageOf } from '../http/response-schemas.js';
+import { keyed, pageOf } from '../core/response-schemas.js';
 import { automationSchema } from '../services/automations/automation-json.js';
 
 const idParams = z.object({ id: z.uuid() });

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
-import { ApiError } from '../http/errors.js';
-import { hhmm, isoDate } from '../http/validation.js';
+import { ApiError } from '../core/errors.js';
+import { hhmm, isoDate } from '../core/validation.js';
 import { daysBetween } from '../lib/local-time.js';
 import { exampleAvailable } from '../http/openapi-examples.js';
-import { keyed } from '../http/response-schemas.js';
+import { keyed } from '../core/response-schemas.js';
 import {
   availabilityAnswerSchema,
   checkAvailability,

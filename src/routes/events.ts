@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
-import { ApiError } from '../http/errors.js';
-import { instantParam } from '../http/validation.js';
+import { ApiError } from '../core/errors.js';
+import { instantParam } from '../core/validation.js';
 import { eventJson, listEvents } from '../services/events/event-service.js';
 import { eventStreams } from '../services/events/event-stream.js';
 import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
-import { pageOf } from '../http/response-schemas.js';
+import { pageOf } from '../core/response-schemas.js';
 import { eventSchema } from '../services/events/event-service.js';
 
 const listEventsQuery = listQuerySchema.extend({

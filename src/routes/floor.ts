@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { getFloorPlan, listAreas, listFloorPlans, listTables } from '../services/floor/floor-reads.js';
 import { actorOf } from '../services/events/outbox.js';
 import { activateFloorPlan, createFloorPlan, replaceFloorPlan, setTableBlocked, type PlanVersionCondition } from '../services/floor/floor-plan-writes.js';
 import { listOf } from './venue-config.js';
-import { keyed, pageOf } from '../http/response-schemas.js';
+import { keyed, pageOf } from '../core/response-schemas.js';
 import { areaSchema, floorPlanSchema, tableSchema } from '../services/floor/floor-plan-views.js';
 
 const venueParams = z.object({ id: z.uuid() });

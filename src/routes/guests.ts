@@ -5,7 +5,7 @@ import { guestContactFields, guestFieldsSchema } from '../services/guests/guest-
 import { guestJson } from '../services/guests/guest-json.js';
 import { createGuest, getVisibleGuest, listGuests, lookupGuest, restoreGuest, trashGuest, updateGuest } from '../services/guests/guest-service.js';
 import { listQuerySchema } from '../services/pagination.js';
-import { keyed, pageOf } from '../http/response-schemas.js';
+import { keyed, pageOf } from '../core/response-schemas.js';
 import { exampleCreateGuest, exampleGuest } from '../http/openapi-examples.js';
 import { guestSchema } from '../services/guests/guest-json.js';
 

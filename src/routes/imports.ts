@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
-import { keyed, pageOf } from '../http/response-schemas.js';
+import { keyed, pageOf } from '../core/response-schemas.js';
 import { hashCanonical } from '../lib/canonical-json.js';
 import { importJson, importSchema, type ImportKind } from '../services/imports/import-json.js';
 import { dryRunImport, getVisibleImport, listImports, submitImport } from '../services/imports/import-service.js';

@@ -3,7 +3,7 @@ import { defineRoute, type AnyRoute } from '../http/define-route.js';
 import { buildOpenApi } from '../http/openapi.js';
 import { checkDependencies } from '../services/health.js';
 import { appVersion } from '../version.js';
-import { uuid } from '../http/response-schemas.js';
+import { uuid } from '../core/response-schemas.js';
 
 const meAnswer = z.object({
   key: z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
-import { isoDate } from '../http/validation.js';
+import { isoDate } from '../core/validation.js';
 import { occupancyReport } from '../services/reports/occupancy-report.js';
 import { checkReportRange, venueRangeFields } from '../services/reports/report-range.js';
 import { summaryReport } from '../services/reports/summary-report.js';

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
-import { ApiError } from '../http/errors.js';
-import { hhmm, isoDate } from '../http/validation.js';
+import { ApiError } from '../core/errors.js';
+import { hhmm, isoDate } from '../core/validation.js';
 import { reservationStatuses, type ReservationStatus } from '../lib/availability/types.js';
 import { guestContactSchema } from '../services/guests/guest-input.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { cancelReservation, updateReservation } from '../services/reservations/change-reservation.js';
 import { createReservation } from '../services/reservations/create-reservation.js';
 import { exampleCreateReservation, exampleReservation } from '../http/openapi-examples.js';
-import { keyed, pageOf } from '../http/response-schemas.js';
+import { keyed, pageOf } from '../core/response-schemas.js';
 import { guestVisibilityOf, reservationJson, reservationSchema } from '../services/reservations/reservation-json.js';
 import { getVisibleReservation, listReservations } from '../services/reservations/list-reservations.js';
 import { listReservationHistory, reservationHistoryEntrySchema } from '../services/reservations/reservation-history.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
 import { createServiceTag, deleteServiceTag, getVisibleServiceTag, listServiceTags, renameServiceTag, serviceTagJson } from '../services/guests/service-tag-service.js';
 import { listQuerySchema } from '../services/pagination.js';
-import { keyed, pageOf } from '../http/response-schemas.js';
+import { keyed, pageOf } from '../core/response-schemas.js';
 import { serviceTagSchema } from '../services/guests/service-tag-service.js';
 
 const idParams = z.object({ id: z.uuid() });

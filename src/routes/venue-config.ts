@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/define-route.js';
-import { hhmm, isoDate } from '../http/validation.js';
+import { hhmm, isoDate } from '../core/validation.js';
 import { listQuerySchema } from '../services/pagination.js';
-import { keyed, pageOf } from '../http/response-schemas.js';
+import { keyed, pageOf } from '../core/response-schemas.js';
 import { closureJson, closureKind, closureSchema, type ClosureFields, type ClosureRow } from '../services/venue-config/closure-rules.js';
 import { pacingRuleJson, pacingRuleKind, pacingRuleSchema, type PacingRuleFields, type PacingRuleRow } from '../services/venue-config/pacing-rules.js';
 import { shiftJson, shiftKind, shiftSchema, type ShiftFields, type ShiftRow } from '../services/venue-config/shift-rules.js';

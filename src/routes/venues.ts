@@ -4,7 +4,7 @@ import { listQuerySchema } from '../services/pagination.js';
 import { venueJson } from '../services/venues/venue-json.js';
 import { createVenue, getVisibleVenue, listVenues, updateVenue } from '../services/venues/venue-service.js';
 import { isKnownCountry, isValidTimeZone } from '../lib/zones.js';
-import { keyed, pageOf } from '../http/response-schemas.js';
+import { keyed, pageOf } from '../core/response-schemas.js';
 import { venueSchema } from '../services/venues/venue-json.js';
 
 const idParams = z.object({ id: z.uuid() });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { waitlistStatusValues } from '../db/schema/index.js';
 import { defineRoute } from '../http/define-route.js';
-import { hhmm, isoDate, optionalText } from '../http/validation.js';
+import { hhmm, isoDate, optionalText } from '../core/validation.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { guestVisibilityOf, reservationJson } from '../services/reservations/reservation-json.js';
 import { waitlistEntryJson } from '../services/waitlist/waitlist-json.js';
@@ -15,7 +15,7 @@ import {
   showsGuestData,
   updateWaitlistEntry,
 } from '../services/waitlist/waitlist-service.js';
-import { keyed, pageOf } from '../http/response-schemas.js';
+import { keyed, pageOf } from '../core/response-schemas.js';
 import { reservationSchema } from '../services/reservations/reservation-json.js';
 import { waitlistEntrySchema } from '../services/waitlist/waitlist-json.js';
 

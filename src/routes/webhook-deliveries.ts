@@ -5,7 +5,7 @@ import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { deliveryJson } from '../services/webhooks/delivery-json.js';
 import { getVisibleDelivery, listDeliveries, redeliver } from '../services/webhooks/delivery-service.js';
-import { keyed, pageOf } from '../http/response-schemas.js';
+import { keyed, pageOf } from '../core/response-schemas.js';
 import { deliverySchema } from '../services/webhooks/delivery-json.js';
 
 // A delivery is addressed by its record id or by its idempotency key (the envelope id).

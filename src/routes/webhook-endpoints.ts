@@ -1,10 +1,11 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { AuthContext } from '../http/auth.js';
+import type { AuthContext } from '../core/auth-context.js';
 import { canonicalJson, hashCanonical } from '../lib/canonical-json.js';
 import { defaultOverlapMinutes, maxOverlapMinutes } from '../lib/secret-rotation.js';
-import { defineRoute, idempotencyKeyPattern, type RouteResult } from '../http/define-route.js';
-import { ApiError } from '../http/errors.js';
+import { defineRoute } from '../http/define-route.js';
+import { checkIdempotencyKey, type RouteResult } from '../core/route-definition.js';
+import { ApiError } from '../core/errors.js';
 import { listQuerySchema } from '../services/pagination.js';
 import type { SecretIdempotency } from '../services/webhooks/secret-handout.js';
 import { rotateWebhookSecret, type RotationTarget } from '../services/webhooks/secret-rotation-service.js';
@@ -12,7 +13,7 @@ import { sendTestWebhook } from '../services/webhooks/test-webhook.js';
 import { webhookEndpointJson, webhookEndpointSchema } from '../services/webhooks/webhook-endpoint-json.js';
 import { createEndpoint, deleteEndpoint, getVisibleEndpoint, listEndpoints, updateEndpoint } from '../services/webhooks/webhook-endpoint-service.js';
 import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
-import { instant, keyed, pageOf, uuid } from '../http/response-schemas.js';
+import { instant, keyed, pageOf, uuid } from '../core/response-schemas.js';
 import { exampleCreateWebhookEndpoint } from '../http/openapi-examples.js';
 
 const idParams = z.object({ id: z.uuid() });
@@ -41,8 +42,7 @@ export const rotationBody = z.object({
 function secretIdempotency(req: Request, path: string): SecretIdempotency | undefined {
   const header = req.headers['idempotency-key'];
   if (header === undefined) return undefined;
-  const key = String(header);
-  if (!idempotencyKeyPattern.test(key)) throw ApiError.invalid(['Idempotency-Key'], 'Idempotency-Key must be 1 to 255 printable characters.');
+  const key = checkIdempotencyKey(String(header));
   return { key, operation: `POST ${path} ${canonicalJson(req.params)}`, requestHash: hashCanonical(req.body ?? {}) };
 }
 

@@ -2,8 +2,8 @@ import { asc, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { config } from '../config.js';
-import { ApiError } from '../http/errors.js';
-import { instantParam } from '../http/validation.js';
+import { ApiError } from '../core/errors.js';
+import { instantParam } from '../core/validation.js';
 import { decodeCursor, encodeCursor, type CursorValue } from '../lib/cursor.js';
 
 export const defaultPageSize = 50;

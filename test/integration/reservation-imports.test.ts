@@ -13,7 +13,8 @@ import { events, guests, imports, reservations, reservationTables } from '../../
 import { queueNames } from '../../src/queues/queue-names.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { startWorker, type RunningWorker } from '../../src/queues/start-worker.js';
-import { importChunkSize, processImportJob } from '../../src/services/imports/process-import-job.js';
+import { importChunkSize } from '../../src/services/imports/import-contract.js';
+import { processImportJob } from '../../src/services/imports/process-import-job.js';
 import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderError, toApiError } from '../../src/http/error-handler.js';
-import { ApiError, errorStatus } from '../../src/http/errors.js';
+import { ApiError, errorStatus } from '../../src/core/errors.js';
 
 describe('error rendering (interface.md §7)', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { automationStatuses, reservationSourceValues, type automations } from '../../db/schema/index.js';
-import { component, instant, uuid } from '../../http/response-schemas.js';
+import { component, instant, uuid } from '../../core/response-schemas.js';
 import { eventTypes } from '../../lib/event-catalogue.js';
 
 export type AutomationRow = typeof automations.$inferSelect;

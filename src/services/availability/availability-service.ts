@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { db } from '../../db/client.js';
-import type { AuthContext } from '../../http/auth.js';
-import { component, count, localTime, proposalSchema, serviceDate, uuid } from '../../http/response-schemas.js';
+import type { AuthContext } from '../../core/auth-context.js';
+import { component, count, localTime, proposalSchema, serviceDate, uuid } from '../../core/response-schemas.js';
 import { Occupancy } from '../../lib/availability/occupancy.js';
 import type { Booking } from '../../lib/availability/types.js';
 import { VenueDay } from '../../lib/availability/venue-day.js';

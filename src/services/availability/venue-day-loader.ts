@@ -1,7 +1,7 @@
 import type { PendingQuery, Row, Sql } from 'postgres';
 import type { DbOrTx } from '../../db/client.js';
-import type { AuthContext } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import type { AuthContext } from '../../core/auth-context.js';
+import { ApiError } from '../../core/errors.js';
 import type { Booking, ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
 
 /**

@@ -1,9 +1,9 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { and, asc, eq, gt, isNotNull, max } from 'drizzle-orm';
 import { db, sql as pg } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
-import type { AuthContext } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import type { AuthContext } from '../../core/auth-context.js';
+import { ApiError } from '../../core/errors.js';
 import { logger } from '../../logger.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
 import { eventJson } from './event-service.js';
@@ -24,7 +24,7 @@ interface StreamClient {
   organisationId: string;
   /** The venues the client asked for, else those of a limited key; null: every venue of the organisation. */
   venueIds: ReadonlySet<string> | null;
-  res: Response;
+  res: ServerResponse;
   /** The position of the last event sent or passed over: the client's cursor. */
   position: number;
   /** Caught up: the feed's events go straight out; before that they wait in `backlog`. */
@@ -49,7 +49,7 @@ async function lastPosition(organisationId: string): Promise<number> {
   return row?.position ?? 0;
 }
 
-function isGone(res: Response): boolean {
+function isGone(res: ServerResponse): boolean {
   return res.writableEnded || res.destroyed;
 }
 
@@ -147,7 +147,7 @@ export class EventStreams {
    * then live events. Nothing is missed between the catch-up and live: the client joins its feed
    * before reading, keeps what the feed offers meanwhile, and drops what it already sent.
    */
-  async open(auth: AuthContext, options: { venueIds: string[]; after?: { id: string; field: string } }, res: Response): Promise<void> {
+  async open(auth: AuthContext, options: { venueIds: string[]; after?: { id: string; field: string } }, res: ServerResponse): Promise<void> {
     for (const venueId of options.venueIds) await getVisibleVenue(auth, venueId);
     const start = options.after ? await positionOf(auth.organisationId, options.after) : undefined;
     await this.listen();

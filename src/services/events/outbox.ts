@@ -6,7 +6,7 @@ import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue, onQueueConnectionReady } from '../../queues/queues.js';
 import type { EventType, HistoryOnlyEventType } from '../../lib/event-catalogue.js';
-import { isPublishable, type AuthContext } from '../../http/auth.js';
+import { isPublishable, type AuthContext } from '../../core/auth-context.js';
 
 /** Who made a change, recorded with its events for the reservation history (decisions §14.3). */
 export interface Actor {

@@ -1,6 +1,6 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { sql } from '../../db/client.js';
-import { hasScope, type AuthContext } from '../../http/auth.js';
+import { hasScope, type AuthContext } from '../../core/auth-context.js';
 import { csvLine } from '../../lib/csv.js';
 import { guestName } from '../guests/guest-json.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
@@ -106,7 +106,7 @@ function cell(key: string, value: ExportRecord[keyof ExportRecord]): string | nu
 }
 
 /** Writes a chunk; when the socket's buffer is full, waits until it drains (or the client has gone). */
-async function write(res: Response, chunk: string): Promise<void> {
+async function write(res: ServerResponse, chunk: string): Promise<void> {
   if (res.write(chunk)) return;
   await new Promise<void>((resolve) => {
     const done = () => {
@@ -125,7 +125,7 @@ async function write(res: Response, chunk: string): Promise<void> {
  * that memory does not grow with the range. Guest columns only for a key with guests:read. Stops
  * reading when the client goes away.
  */
-export async function streamReservationExport(auth: AuthContext, q: { venueId: string; from: string; to: string; format: ExportFormat }, res: Response): Promise<void> {
+export async function streamReservationExport(auth: AuthContext, q: { venueId: string; from: string; to: string; format: ExportFormat }, res: ServerResponse): Promise<void> {
   const venue = await getVisibleVenue(auth, q.venueId);
   const withGuests = hasScope(auth, 'guests:read');
   // Instants are written by PostgreSQL in the API's form (the pool hands timestamps out as raw text).
@@ -143,7 +143,7 @@ export async function streamReservationExport(auth: AuthContext, q: { venueId: s
     order by r.starts_at, r.id`;
 
   const filename = `reservations-${venue.id}-${q.from}-${q.to}.${q.format}`;
-  res.status(200);
+  res.statusCode = 200;
   res.setHeader('Content-Type', q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
   res.setHeader('Cache-Control', 'no-store');

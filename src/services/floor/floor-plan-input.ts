@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../core/errors.js';
 
 /**
  * The body of a new or replaced floor plan. `id` is optional on every item: an id of an item of

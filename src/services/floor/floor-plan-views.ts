@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '../../db/client.js';
 import { areas, floorPlans, floorTables, tableCombinations } from '../../db/schema/index.js';
-import { component, count, instant, uuid } from '../../http/response-schemas.js';
+import { component, count, instant, uuid } from '../../core/response-schemas.js';
 
 export type FloorPlanRow = typeof floorPlans.$inferSelect;
 export type AreaRow = typeof areas.$inferSelect;

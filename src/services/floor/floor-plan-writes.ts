@@ -3,7 +3,7 @@ import { and, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { areas, floorPlans, floorTables, tableCombinations } from '../../db/schema/index.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { transactionWithEvents, type Actor } from '../events/outbox.js';
 import { releaseInvalidTableAssignments } from '../reservations/release-invalid-assignments.js';
 import { offerUnblockedTable } from '../waitlist/offer-freed-table.js';

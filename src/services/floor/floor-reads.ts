@@ -1,8 +1,8 @@
 import { and, eq, getTableColumns, isNull } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { areas, floorPlans, floorTables, tableCombinations } from '../../db/schema/index.js';
-import type { AuthContext } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import type { AuthContext } from '../../core/auth-context.js';
+import { ApiError } from '../../core/errors.js';
 import { fetchPage, type ListQuery, type Page } from '../pagination.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
 import { areaJson, combinationIdsByTable, floorPlanJson, floorPlanView, loadPlanContents, tableJson, type AreaRow, type FloorPlanRow, type FloorTableRow } from './floor-plan-views.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalText } from '../../http/validation.js';
+import { optionalText } from '../../core/validation.js';
 import { allergens } from '../../lib/allergens.js';
 
 export const allergenSchema = z.enum(allergens);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { guests } from '../../db/schema/index.js';
-import { component, count, instant, uuid } from '../../http/response-schemas.js';
+import { component, count, instant, uuid } from '../../core/response-schemas.js';
 import { allergens } from '../../lib/allergens.js';
 
 export type GuestRow = typeof guests.$inferSelect;

@@ -2,8 +2,8 @@ import { and, eq, inArray, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-
 import { db, type DbOrTx, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { guests, organisations, venues, type GuestConsents } from '../../db/schema/index.js';
-import type { AuthContext } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import type { AuthContext } from '../../core/auth-context.js';
+import { ApiError } from '../../core/errors.js';
 import { nationalPhoneDigits, normalisePhone } from '../../lib/phone.js';
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import type { Emit, NewEvent } from '../events/outbox.js';

@@ -1,7 +1,7 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { idempotencyKeys } from '../../db/schema/index.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../core/errors.js';
 
 export const idempotencyRetentionHours = 24;
 const lockSeconds = 60;

@@ -2,10 +2,10 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import { db } from '../../db/client.js';
 import { venues } from '../../db/schema/index.js';
-import { fieldsOf } from '../../http/validation.js';
+import { fieldsOf } from '../../core/validation.js';
 import type { VenueRow } from '../venues/venue-json.js';
 import type { ImportRow } from './import-json.js';
-import type { RowOutcome } from './import-processors.js';
+import type { RowOutcome } from './import-contract.js';
 
 export type Rejected = { rejected: RowOutcome };
 

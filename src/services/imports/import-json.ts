@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { imports } from '../../db/schema/index.js';
-import { component, count, instant, uuid } from '../../http/response-schemas.js';
+import { component, count, instant, uuid } from '../../core/response-schemas.js';
 
 export type ImportRow = typeof imports.$inferSelect;
 export type ImportKind = ImportRow['kind'];

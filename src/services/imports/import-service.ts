@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { and, arrayContained, eq, lt, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { imports } from '../../db/schema/index.js';
-import type { AuthContext } from '../../http/auth.js';
-import { idempotencyKeyPattern } from '../../http/define-route.js';
-import { ApiError } from '../../http/errors.js';
+import type { AuthContext } from '../../core/auth-context.js';
+import { checkIdempotencyKey } from '../../core/route-definition.js';
+import { ApiError } from '../../core/errors.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
@@ -61,7 +61,7 @@ export async function enqueueImport(importId: string, log: Logger = logger): Pro
 export async function submitImport(auth: AuthContext, submission: ImportSubmission, log: Logger = logger): Promise<{ record: ImportRow; replayed: boolean }> {
   const key = submission.idempotencyKey;
   if (key === undefined) return { record: await insertImport(auth, submission, log), replayed: false };
-  if (!idempotencyKeyPattern.test(key)) throw ApiError.invalid(['Idempotency-Key'], 'Idempotency-Key must be 1 to 255 printable characters.');
+  checkIdempotencyKey(key);
 
   const existing = await findByIdempotencyKey(auth, key);
   if (existing) return { record: replayOrRefuse(existing, submission), replayed: true };

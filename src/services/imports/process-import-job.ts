@@ -5,10 +5,8 @@ import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { imports, type ImportRejection } from '../../db/schema/index.js';
 import { importJobSchema } from '../../queues/job-payloads.js';
 import type { ImportRow } from './import-json.js';
-import { importProcessors, type PreparedImport } from './import-processors.js';
-
-/** Rows per transaction: a crash loses at most one chunk of work, which is then done again. */
-export const importChunkSize = 100;
+import { importChunkSize, type PreparedImport } from './import-contract.js';
+import { importProcessors } from './import-processors.js';
 
 /**
  * worker-imports: runs an import to its end. Each chunk of rows is written in one transaction

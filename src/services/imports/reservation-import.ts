@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { db, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { apiKeys, organisations, reservations } from '../../db/schema/index.js';
-import { hhmm, isoDate } from '../../http/validation.js';
+import { hhmm, isoDate } from '../../core/validation.js';
 import { tableHoldingStatuses } from '../../lib/availability/occupancy.js';
 import type { Seating } from '../../lib/availability/seatings.js';
 import type { Booking, VenueConfig } from '../../lib/availability/types.js';
@@ -22,8 +22,7 @@ import { deleteOccupancy, occupyFirstFree, seatedTablesOf, seatingColumns } from
 import type { VenueRow } from '../venues/venue-json.js';
 import type { ImportRow } from './import-json.js';
 import { parseRowsWithVenues, rejectRow, type Rejected } from './check-import-rows.js';
-import type { PreparedImport, RowOutcome } from './import-processors.js';
-import { importChunkSize } from './process-import-job.js';
+import { importChunkSize, type PreparedImport, type RowOutcome } from './import-contract.js';
 
 const MINUTE_MS = 60_000;
 /** The length given to an imported reservation when neither the row nor a turn-time rule says. */

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { apiKeys, organisations } from '../../db/schema/index.js';
-import { scopes as knownScopes } from '../../http/auth.js';
+import { scopes as knownScopes, type AuthContext } from '../../core/auth-context.js';
 import { generateKey, hashKey, prefixForKey, type KeyKind } from '../../lib/api-key-format.js';
 
 export async function createOrganisation(name: string, isTest: boolean) {
@@ -70,4 +70,29 @@ export async function listApiKeys(organisationId: string) {
     .from(apiKeys)
     .where(eq(apiKeys.organisationId, organisationId))
     .orderBy(asc(apiKeys.createdAt));
+}
+
+/** The key with this hash as the domain sees it, or null when no key has it. */
+export async function findAuthContext(hash: string): Promise<AuthContext | null> {
+  const rows = await db
+    .select({ key: apiKeys, isTest: organisations.isTest })
+    .from(apiKeys)
+    .innerJoin(organisations, eq(organisations.id, apiKeys.organisationId))
+    .where(eq(apiKeys.keyHash, hash))
+    .limit(1);
+  const row = rows[0];
+  if (!row) return null;
+  const { key } = row;
+  return {
+    keyId: key.id,
+    keyName: key.name,
+    organisationId: key.organisationId,
+    kind: key.kind,
+    livemode: !row.isTest,
+    scopes: new Set(key.scopes),
+    venueIds: key.venueIds,
+    allowedOrigins: key.allowedOrigins,
+    rateLimitPerMinute: key.rateLimitPerMinute,
+    revoked: key.revokedAt !== null,
+  };
 }

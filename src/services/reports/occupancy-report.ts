@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { db } from '../../db/client.js';
-import type { AuthContext } from '../../http/auth.js';
-import { count, instant, localTime, serviceDate, uuid } from '../../http/response-schemas.js';
+import type { AuthContext } from '../../core/auth-context.js';
+import { count, instant, localTime, serviceDate, uuid } from '../../core/response-schemas.js';
 import { serviceDayClock } from '../../lib/local-time.js';
 import { formatMinutes, shiftWindow, shiftsOn } from '../../lib/shift-schedule.js';
 import { loadVenueConfig } from '../availability/venue-day-loader.js';

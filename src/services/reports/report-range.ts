@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDate } from '../../http/validation.js';
+import { isoDate } from '../../core/validation.js';
 import { daysBetween } from '../../lib/local-time.js';
 
 /** Reports and exports cover at most a year of serviceDates, both ends included. */

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { db } from '../../db/client.js';
 import { reservationSourceValues, reservationStatusValues } from '../../db/schema/index.js';
-import type { AuthContext } from '../../http/auth.js';
-import { count, serviceDate, uuid } from '../../http/response-schemas.js';
+import type { AuthContext } from '../../core/auth-context.js';
+import { count, serviceDate, uuid } from '../../core/response-schemas.js';
 import { addDays, daysBetween } from '../../lib/local-time.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
 

@@ -1,8 +1,8 @@
 import { and, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { reservations } from '../../db/schema/index.js';
-import type { AuthContext } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import type { AuthContext } from '../../core/auth-context.js';
+import { ApiError } from '../../core/errors.js';
 import type { ReservationStatus } from '../../lib/availability/types.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { reservationSourceValues, reservationStatusValues, type reservations } from '../../db/schema/index.js';
-import { hasScope, isPublishable, type AuthContext } from '../../http/auth.js';
-import { component, count, instant, localTime, serviceDate, uuid } from '../../http/response-schemas.js';
+import { hasScope, isPublishable, type AuthContext } from '../../core/auth-context.js';
+import { component, count, instant, localTime, serviceDate, uuid } from '../../core/response-schemas.js';
 import { guestSummaryJson, guestSummarySchema, reservationGuestJson, reservationGuestSchema, type GuestRow } from '../guests/guest-json.js';
 
 export type ReservationRow = typeof reservations.$inferSelect;

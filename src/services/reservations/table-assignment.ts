@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { reservationTables } from '../../db/schema/index.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../core/errors.js';
 import type { Seating } from '../../lib/availability/seatings.js';
 import type { Proposal, VenueConfig } from '../../lib/availability/types.js';
 import { clientOf } from '../availability/venue-day-loader.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Tx } from '../../db/client.js';
 import { pacingRules } from '../../db/schema/index.js';
-import { component, instant, uuid } from '../../http/response-schemas.js';
+import { component, instant, uuid } from '../../core/response-schemas.js';
 import { assertShiftsOfVenue } from './shift-rules.js';
 import type { RuleKind } from './venue-rules.js';
 

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { closures, shifts } from '../../db/schema/index.js';
-import { ApiError } from '../../http/errors.js';
-import { component, instant, localTime, serviceDate, uuid } from '../../http/response-schemas.js';
+import { ApiError } from '../../core/errors.js';
+import { component, instant, localTime, serviceDate, uuid } from '../../core/response-schemas.js';
 import { overlappingShifts, shiftWindow } from '../../lib/shift-schedule.js';
 import type { RuleKind } from './venue-rules.js';
 

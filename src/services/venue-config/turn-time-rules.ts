@@ -2,8 +2,8 @@ import { and, eq, isNull, ne } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Tx } from '../../db/client.js';
 import { turnTimeRules } from '../../db/schema/index.js';
-import { ApiError } from '../../http/errors.js';
-import { component, instant, uuid } from '../../http/response-schemas.js';
+import { ApiError } from '../../core/errors.js';
+import { component, instant, uuid } from '../../core/response-schemas.js';
 import { assertShiftsOfVenue } from './shift-rules.js';
 import type { RuleKind } from './venue-rules.js';
 

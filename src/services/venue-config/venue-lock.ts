@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { venues } from '../../db/schema/index.js';
-import type { AuthContext } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import type { AuthContext } from '../../core/auth-context.js';
+import { ApiError } from '../../core/errors.js';
 import type { VenueRow } from '../venues/venue-json.js';
 
 /** Who may change a venue: an API key, or the command line acting for an organisation. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { venues } from '../../db/schema/index.js';
-import { component, instant, uuid } from '../../http/response-schemas.js';
+import { component, instant, uuid } from '../../core/response-schemas.js';
 
 export type VenueRow = typeof venues.$inferSelect;
 

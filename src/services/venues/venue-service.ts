@@ -3,8 +3,8 @@ import { db, type DbOrTx } from '../../db/client.js';
 import { prepareSelectAll } from '../../db/prepared-select.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { venues } from '../../db/schema/index.js';
-import { canSeeVenue, type AuthContext } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import { canSeeVenue, type AuthContext } from '../../core/auth-context.js';
+import { ApiError } from '../../core/errors.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import type { VenueRow } from './venue-json.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { waitlistStatusValues, type waitlistEntries } from '../../db/schema/index.js';
-import { component, instant, serviceDate, uuid } from '../../http/response-schemas.js';
+import { component, instant, serviceDate, uuid } from '../../core/response-schemas.js';
 
 export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;
 

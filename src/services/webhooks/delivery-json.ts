@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { deliveryStatuses, discardReasons, type webhookDeliveries } from '../../db/schema/index.js';
-import { hasScope, type AuthContext } from '../../http/auth.js';
-import { component, instant, uuid } from '../../http/response-schemas.js';
+import { hasScope, type AuthContext } from '../../core/auth-context.js';
+import { component, instant, uuid } from '../../core/response-schemas.js';
 import { eventTypes } from '../../lib/event-catalogue.js';
 import { reservationSchema } from '../reservations/reservation-json.js';
 import { eventDataGroups } from '../events/event-service.js';

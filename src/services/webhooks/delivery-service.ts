@@ -1,8 +1,8 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { webhookDeliveries } from '../../db/schema/index.js';
-import { canSeeVenue, type AuthContext } from '../../http/auth.js';
-import { ApiError } from '../../http/errors.js';
+import { canSeeVenue, type AuthContext } from '../../core/auth-context.js';
+import { ApiError } from '../../core/errors.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import { fetchPage, type ListQuery } from '../pagination.js';

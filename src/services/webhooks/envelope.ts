@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { component, instant, uuid } from '../../http/response-schemas.js';
+import { component, instant, uuid } from '../../core/response-schemas.js';
 import { signatureHeader } from '../../lib/webhook-signature.js';
 import { eventDataGroups } from '../events/event-service.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AuthContext } from '../../http/auth.js';
+import type { AuthContext } from '../../core/auth-context.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
 import { serialiseEnvelope, signedHeaders } from './envelope.js';
 import { postWebhook } from './post-webhook.js';

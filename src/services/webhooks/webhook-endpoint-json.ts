@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { webhookEndpoints } from '../../db/schema/index.js';
-import { component, instant, uuid } from '../../http/response-schemas.js';
+import { component, instant, uuid } from '../../core/response-schemas.js';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 

@@ -1,0 +1,69 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findImportCycles, findLayerViolations, type ImportGraph } from '../support/import-graph.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/** Every module of src/ and the modules (relative files or packages) it imports, type-only imports included. */
+function readSourceGraph(): ImportGraph {
+  const graph: ImportGraph = new Map();
+  const files = readdirSync(path.join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  for (const file of files) {
+    const from = `src/${file.split(path.sep).join('/')}`;
+    const text = readFileSync(path.join(root, from), 'utf8');
+    const targets = new Set<string>();
+    for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*'([^']+)'|(?:^|\n)\s*import\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g)) {
+      const spec = match[1] ?? match[2] ?? match[3];
+      targets.add(spec.startsWith('.') ? path.posix.join(path.posix.dirname(from), spec).replace(/\.js$/, '.ts') : spec);
+    }
+    graph.set(from, targets);
+  }
+  return graph;
+}
+
+// The layers, lowest first; a module may import its own layer and those below it, never above.
+// src/core and src/lib know nothing of HTTP or Express; the domain (src/services) depends on them;
+// src/http and src/routes are the one adapter between HTTP and the domain.
+const layerRules = [
+  { layer: 'src/lib/', mayNotImport: ['src/core/', 'src/services/', 'src/http/', 'src/routes/', 'src/queues/', 'src/roles/', 'src/jobs/', 'express'] },
+  { layer: 'src/core/', mayNotImport: ['src/services/', 'src/http/', 'src/routes/', 'src/queues/', 'src/roles/', 'src/jobs/', 'src/db/', 'express'] },
+  { layer: 'src/db/', mayNotImport: ['src/services/', 'src/http/', 'src/routes/', 'src/roles/', 'express'] },
+  { layer: 'src/services/', mayNotImport: ['src/http/', 'src/routes/', 'src/roles/', 'express'] },
+  { layer: 'src/jobs/', mayNotImport: ['src/http/', 'src/routes/', 'src/roles/', 'express'] },
+  { layer: 'src/queues/', mayNotImport: ['src/http/', 'src/routes/', 'src/roles/', 'express'] },
+];
+
+describe('dependency rules of src/', () => {
+  const graph = readSourceGraph();
+
+  it('reads the real source tree', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect(graph.get('src/http/define-route.ts')).toContain('express');
+  });
+
+  it('keeps every layer free of the layers above it (the domain knows nothing of HTTP)', () => {
+    expect(findLayerViolations(graph, layerRules)).toEqual([]);
+  });
+
+  it('has no import cycle', () => {
+    expect(findImportCycles(graph)).toEqual([]);
+  });
+});
+
+describe('the checks themselves', () => {
+  const sample: ImportGraph = new Map([
+    ['src/services/a.ts', new Set(['src/http/errors.ts', 'src/lib/x.ts'])],
+    ['src/lib/x.ts', new Set(['src/lib/y.ts'])],
+    ['src/lib/y.ts', new Set(['src/lib/x.ts'])],
+    ['src/http/errors.ts', new Set(['express'])],
+  ]);
+
+  it('reports a service that imports the web layer', () => {
+    expect(findLayerViolations(sample, layerRules)).toEqual(['src/services/a.ts imports src/http/errors.ts']);
+  });
+
+  it('reports a cycle', () => {
+    expect(findImportCycles(sample)).toEqual([['src/lib/x.ts', 'src/lib/y.ts']]);
+  });
+});
