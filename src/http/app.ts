@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import { config } from '../config.js';
 import { getRedis } from '../redis.js';
 import { checkDependencies } from '../services/health.js';
@@ -8,12 +8,11 @@ import { mountAdminBoard } from './admin-board.js';
 import { answerMetrics } from '../metrics/metrics-server.js';
 import { createApiDispatcher } from './api-dispatcher.js';
 import { apiBasePath, type AnyRoute } from './define-route.js';
-import { errorHandler, logUnexpected, notFoundHandler } from './error-handler.js';
+import { errorHandler, notFoundHandler } from './error-handler.js';
 import { observeRequest } from './observe-requests.js';
 import { assignRequestId } from './request-id.js';
 
 const require = createRequire(import.meta.url);
-const apiPrefix = `${apiBasePath}/`;
 
 /** Names the route of the requests under a mount point (Bull Board, the documentation assets) for the metrics. */
 const labelRoute = (pattern: string) => (req: Request, _res: Response, next: () => void) => {
@@ -35,11 +34,14 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
   app.set('trust proxy', config.TRUST_PROXY);
   // Scrapes are neither logged nor counted: the figures describe the API's traffic.
   app.get('/metrics', answerMetrics);
-  // Every other request gets its id and is observed here (an API request that no route took already is).
+  // Every other request gets its id and is observed (log line, metrics) from here on.
   app.use((req, res, next) => {
-    markRequest(req, res);
+    assignRequestId(req, res);
+    observeRequest(req);
     next();
   });
+  // The API first: nearly all of the traffic, dispatched by its own route table (one middleware).
+  app.use(createApiDispatcher(routes));
 
   const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   app.get(`${apiBasePath}/docs`, (req, res) => {
@@ -66,47 +68,7 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
 
   app.use(notFoundHandler);
   app.use(errorHandler);
-  dispatchApiBeforeRouter(app as RoutedApp, createApiDispatcher(routes));
   return app;
-}
-
-/** The request's id and its observation (log line, metrics), given once. */
-function markRequest(req: Request, res: Response): void {
-  if (req.requestId !== undefined) return;
-  assignRequestId(req, res);
-  observeRequest(req);
-}
-
-type RoutedApp = Express & { handle(req: Request, res: Response, callback?: (err?: unknown) => void): void };
-
-/**
- * An API request (nearly all of the traffic) goes straight from the HTTP server to its route, without
- * Express's router: app.handle, which every server and test listener calls, is wrapped to prepare the
- * request as Express does (prototypes, circular references, originalUrl) and dispatch it. The router's
- * per-request setup (its closures, the final handler, the layer walk) cost more than the whole
- * middleware chain in bench/http-overhead.ts. An API path no route takes (the documentation pages, a
- * 404) continues through the router as before; an error the dispatcher passes on goes to the error handler.
- */
-function dispatchApiBeforeRouter(app: RoutedApp, dispatchApi: RequestHandler): void {
-  const handleWithRouter = app.handle.bind(app);
-  const { request, response } = app;
-  app.handle = (req, res, callback) => {
-    if (!req.url.startsWith(apiPrefix)) return handleWithRouter(req, res, callback);
-    req.res = res;
-    res.req = req;
-    Object.setPrototypeOf(req, request);
-    Object.setPrototypeOf(res, response);
-    req.originalUrl = req.url;
-    req.baseUrl = '';
-    markRequest(req, res);
-    dispatchApi(req, res, (err?: unknown) => {
-      if (err === undefined) return handleWithRouter(req, res, callback);
-      errorHandler(err, req, res, () => {}).catch((failure: unknown) => {
-        logUnexpected(failure, req);
-        res.destroy();
-      });
-    });
-  };
 }
 
 const docsPage = `<!doctype html>

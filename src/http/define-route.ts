@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
+import { logger } from '../logger.js';
 import { z } from 'zod';
 import { canonicalJson, hashCanonical } from '../lib/canonical-json.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../services/idempotency/idempotency-store.js';
@@ -124,6 +125,8 @@ function renderSuccess(result: RouteResult | void, def: AnyRoute, auth: AuthCont
 
 /** What a handler is given. A class, not an object literal: a literal's `log` getter would be a new closure per request. */
 class HandlerContext {
+  private requestLog: Logger | undefined;
+
   constructor(
     readonly req: Request,
     readonly res: Response,
@@ -133,8 +136,9 @@ class HandlerContext {
     readonly body: unknown,
   ) {}
 
+  /** Made on first use: most requests log nothing but their closing line, which names its id itself. */
   get log(): Logger {
-    return this.req.log;
+    return (this.requestLog ??= logger.child({ requestId: this.req.requestId }));
   }
 }
 

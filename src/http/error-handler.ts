@@ -4,6 +4,7 @@ import type { AuthContext } from '../core/auth-context.js';
 import { authenticate } from './auth.js';
 import { ApiError } from '../core/errors.js';
 import { applyRateLimit } from './rate-limit.js';
+import { logger } from '../logger.js';
 
 export interface RenderedResponse {
   status: number;
@@ -59,7 +60,7 @@ export function sendRendered(res: Response, rendered: RenderedResponse): void {
 export function logUnexpected(err: unknown, req: Request): void {
   const apiError = toApiError(err);
   if (apiError.code === 'internal_error' || apiError.code === 'unavailable') {
-    req.log.error({ err, method: req.method, path: req.originalUrl.split('?', 1)[0] }, 'request failed');
+    logger.error({ err, requestId: req.requestId, method: req.method, path: req.originalUrl.split('?', 1)[0] }, 'request failed');
   }
 }
 

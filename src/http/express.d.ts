@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { AuthContext } from '../core/auth-context.js';
 
 declare global {
@@ -8,8 +7,6 @@ declare global {
       auth?: AuthContext;
       /** The route pattern of the metrics label (`/api/v1/venues/:id`); unset until a route takes the request. */
       routePattern?: string;
-      /** A child logger whose lines carry this request's id (created on first use). */
-      readonly log: Logger;
     }
   }
 }

@@ -29,7 +29,7 @@ function incrementWindow(key: string, by: number): Promise<number> {
 function warnUnavailable(err: unknown, req?: Request): void {
   if (Date.now() - lastWarning > 10_000) {
     lastWarning = Date.now();
-    (req?.log ?? logger).warn({ err: (err as Error).message }, 'rate limiter unavailable, serving without a limit');
+    logger.warn({ err: (err as Error).message, requestId: req?.requestId }, 'rate limiter unavailable, serving without a limit');
   }
 }
 

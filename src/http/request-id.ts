@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import express, { type Request, type Response } from 'express';
-import type { Logger } from 'pino';
-import { logger } from '../logger.js';
+import type { Request, Response } from 'express';
 
 const clientIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -12,14 +10,3 @@ export function assignRequestId(req: Request, res: Response): void {
   req.requestId = id;
   res.setHeader('X-Request-Id', id);
 }
-
-const requestLogger = Symbol('requestLogger');
-
-// req.log: the child logger is made on first use only, so a request that logs nothing but its
-// closing line (which names its id itself) pays nothing for it.
-Object.defineProperty(express.request, 'log', {
-  configurable: true,
-  get(this: Request & { [requestLogger]?: Logger }): Logger {
-    return (this[requestLogger] ??= logger.child({ requestId: this.requestId }));
-  },
-});

@@ -51,6 +51,26 @@ describe('dependency rules of src/', () => {
   });
 });
 
+// Dependencies are used through their documented API only: no framework internals replaced or read.
+const privateReaches = [
+  { pattern: /\bapp\.handle\s*=/, what: "assigns Express's private app.handle" },
+  { pattern: /setPrototypeOf/, what: 'sets a prototype' },
+  { pattern: /\._\.|\b_\.session\b/, what: "reads drizzle's private `_` member" },
+  { pattern: /\bexpress\.(request|response)\b/, what: "changes Express's global request or response" },
+
+];
+
+describe('public seams only', () => {
+  it('reaches into no library internals', () => {
+    const found: string[] = [];
+    for (const file of readdirSync(path.join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+      const text = readFileSync(path.join(root, 'src', file), 'utf8');
+      for (const { pattern, what } of privateReaches) if (pattern.test(text)) found.push(`src/${file} ${what}`);
+    }
+    expect(found).toEqual([]);
+  });
+});
+
 describe('the checks themselves', () => {
   const sample: ImportGraph = new Map([
     ['src/services/a.ts', new Set(['src/http/errors.ts', 'src/lib/x.ts'])],
