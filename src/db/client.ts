@@ -1,3 +1,5 @@
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { config } from '../config.js';
@@ -19,3 +21,21 @@ export type Db = typeof db;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Either the pool or an open transaction: services take this so callers choose the boundary. */
 export type DbOrTx = Db | Tx;
+
+const dialect = new PgDialect();
+
+/**
+ * Runs a hand-written statement (the engine's loads, lock statements) and returns its rows. On the
+ * pool it is a prepared statement of the driver (drizzle's documented `$client`), planned once per
+ * connection. In a transaction it goes through drizzle's `execute`, the one documented way onto the
+ * transaction's connection, which the driver parses and plans each time: the cost is measured in
+ * docs/architecture.md ("Public seams and what they cost"). Statements given together (Promise.all)
+ * are still pipelined on the transaction's connection.
+ */
+export async function runSql<T>(conn: DbOrTx, statement: SQL): Promise<T[]> {
+  if (conn === db) {
+    const query = dialect.sqlToQuery(statement);
+    return (await db.$client.unsafe(query.sql, query.params as never[], { prepare: true })) as unknown as T[];
+  }
+  return (await conn.execute(statement)) as unknown as T[];
+}

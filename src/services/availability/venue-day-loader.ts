@@ -1,5 +1,5 @@
-import type { PendingQuery, Row, Sql } from 'postgres';
-import type { DbOrTx } from '../../db/client.js';
+import { sql, type SQL } from 'drizzle-orm';
+import { runSql, type DbOrTx } from '../../db/client.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Booking, ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
@@ -17,11 +17,6 @@ import type { Booking, ReservationStatus, VenueConfig } from '../../lib/availabi
  *   when it changed (a CASE skips the loading when it did not), so a change committed by any
  *   process is seen by the next request, and a request costs one round trip either way.
  */
-
-/** The postgres.js client behind a drizzle handle: the pool, or the connection of the open transaction (or savepoint). */
-export function clientOf(conn: DbOrTx): Sql {
-  return (conn._.session as unknown as { client: Sql }).client;
-}
 
 /** The venue fields the reservation services need besides its configuration. */
 export interface LoadedVenue {
@@ -68,7 +63,7 @@ const bookingsCache = new BoundedCache<CachedBookings>(2000);
  * and the latest updatedAt of the venue's rows (a deletion lowers the count, any insert or update
  * raises the latest updatedAt).
  */
-function configStamp(sql: Sql): PendingQuery<Row[]> {
+function configStamp(): SQL {
   return sql`concat_ws('|', v.updated_at,
     (select count(*) || ',' || coalesce(max(updated_at)::text, '') from shifts where venue_id = v.id),
     (select count(*) || ',' || coalesce(max(updated_at)::text, '') from closures where venue_id = v.id),
@@ -80,11 +75,11 @@ function configStamp(sql: Sql): PendingQuery<Row[]> {
     (select count(*) || ',' || coalesce(max(updated_at)::text, '') from table_combinations where venue_id = v.id))`;
 }
 
-function versionOf(sql: Sql, venueId: string): PendingQuery<Row[]> {
+function versionOf(venueId: string): SQL {
   return sql`coalesce((select version from reservation_versions where venue_id = ${venueId}), 0)::text`;
 }
 
-function configJson(sql: Sql, venueId: string): PendingQuery<Row[]> {
+function configJson(venueId: string): SQL {
   return sql`json_build_object(
     'shifts', (select coalesce(json_agg(json_build_object('id', s.id, 'daysOfWeek', s.days_of_week, 'startTime', s.start_time,
         'lastSeatingTime', s.last_seating_time, 'endTime', s.end_time, 'validFrom', s.valid_from, 'validTo', s.valid_to,
@@ -122,7 +117,7 @@ function configJson(sql: Sql, venueId: string): PendingQuery<Row[]> {
  * reservation of the venue). Nothing here depends on the current time: the result only changes
  * with the venue's reservation version.
  */
-function bookingsColumns(sql: Sql, venueId: string, from: string, to: string, changed: PendingQuery<Row[]>): PendingQuery<Row[]> {
+function bookingsColumns(venueId: string, from: string, to: string, changed: SQL): SQL {
   // The bounds are computed by PostgreSQL: an ISO string of JavaScript for a day next to
   // 0001-01-01 or 9999-12-31 (years 0 and +010000) is not one PostgreSQL reads.
   return sql`
@@ -245,19 +240,19 @@ function bookingsKey(venueId: string, from: string, to: string): string | null {
  * are returned with the row: they are what a null column stands for. `store`: whether what was
  * read may be cached (not inside a transaction, see bookingsOf).
  */
-async function loadState(sql: Sql, access: Access, venueId: string, range: { from: string; to: string } | null, store: boolean) {
+async function loadState(conn: DbOrTx, access: Access, venueId: string, range: { from: string; to: string } | null, store: boolean) {
   checkAccess(access, venueId);
   const cachedConfig = configCache.get(venueId);
   const key = range && bookingsKey(venueId, range.from, range.to);
   const cachedBookings = key ? bookingsCache.get(key) : undefined;
-  const [row] = await sql<StateRow[]>`
+  const [row] = await runSql<StateRow>(conn, sql`
     select v.id, v.organisation_id, v.country_code, v.timezone, v.slot_interval_minutes, v.booking_horizon_days, v.min_notice_minutes,
       s.stamp,
-      case when s.stamp <> ${cachedConfig?.stamp ?? ''} then ${configJson(sql, venueId)} end as config
-      ${range ? sql`, s.version, ${bookingsColumns(sql, venueId, range.from, range.to, sql`s.version <> ${cachedBookings?.version ?? ''}`)}` : sql``}
+      case when s.stamp <> ${cachedConfig?.stamp ?? ''} then ${configJson(venueId)} end as config
+      ${range ? sql`, s.version, ${bookingsColumns(venueId, range.from, range.to, sql`s.version <> ${cachedBookings?.version ?? ''}`)}` : sql``}
     from venues v
-    cross join lateral (select ${configStamp(sql)} as stamp, ${versionOf(sql, venueId)} as version) s
-    where v.id = ${venueId} and v.organisation_id = ${access.organisationId}`;
+    cross join lateral (select ${configStamp()} as stamp, ${versionOf(venueId)} as version) s
+    where v.id = ${venueId} and v.organisation_id = ${access.organisationId}`);
   if (!row) throw ApiError.notFound('Venue');
   const venue = venueOf(row);
   const config = configOf(row, cachedConfig);
@@ -273,17 +268,17 @@ async function loadState(sql: Sql, access: Access, venueId: string, range: { fro
  * snapshot it started with). The venue lock comes first, the pacing lock second, in every
  * transaction. 404 when the key may not see the venue.
  */
-async function lockVenue(sql: Sql, access: Access, venueId: string, pacingDay: string | null): Promise<{ pacingLocked: boolean }> {
+async function lockVenue(conn: DbOrTx, access: Access, venueId: string, pacingDay: string | null): Promise<{ pacingLocked: boolean }> {
   checkAccess(access, venueId);
   // The subquery locks the row before the outer projection takes the pacing lock.
-  const [row] = await sql<{ pacing_locked: boolean | null }[]>`
+  const [row] = await runSql<{ pacing_locked: boolean | null }>(conn, sql`
     select case when x.pacing and ${pacingDay}::text is not null
         then pg_advisory_xact_lock(hashtext('pacing'), hashtext(x.id::text || ${pacingDay}::text)) is not null end as pacing_locked
     from (
       select v.id, exists (select 1 from pacing_rules p where p.venue_id = v.id and p.is_enabled) as pacing
       from venues v where v.id = ${venueId} and v.organisation_id = ${access.organisationId}
       for share of v
-    ) x`;
+    ) x`);
   if (!row) throw ApiError.notFound('Venue');
   return { pacingLocked: row.pacing_locked === true };
 }
@@ -294,9 +289,8 @@ async function lockVenue(sql: Sql, access: Access, venueId: string, pacingDay: s
  * the venue.
  */
 export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: string, lock = false): Promise<LoadedVenueConfig> {
-  const sql = clientOf(conn);
   // Pipelined like loadVenueDayForBooking: the load runs once the lock is held.
-  const [, { venue, config }] = await Promise.all([lock ? lockVenue(sql, access, venueId, null) : null, loadState(sql, access, venueId, null, false)]);
+  const [, { venue, config }] = await Promise.all([lock ? lockVenue(conn, access, venueId, null) : null, loadState(conn, access, venueId, null, false)]);
   return { venue, config };
 }
 
@@ -307,10 +301,9 @@ export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: str
  * only once the first has its locks. A third when a pacing rule appeared between them.
  */
 export async function loadVenueDayForBooking(conn: DbOrTx, access: Access, venueId: string, serviceDate: string) {
-  const sql = clientOf(conn);
   const [{ pacingLocked }, state] = await Promise.all([
-    lockVenue(sql, access, venueId, serviceDate),
-    loadState(sql, access, venueId, { from: serviceDate, to: serviceDate }, false),
+    lockVenue(conn, access, venueId, serviceDate),
+    loadState(conn, access, venueId, { from: serviceDate, to: serviceDate }, false),
   ]);
   if (!pacingLocked && hasPacing(state.config)) {
     await lockPacingDay(conn, venueId, serviceDate);
@@ -321,7 +314,7 @@ export async function loadVenueDayForBooking(conn: DbOrTx, access: Access, venue
 
 /** Venue, configuration and the reservations of the serviceDates `from` … `to`, for reads: one round trip. */
 export function loadVenueDay(conn: DbOrTx, access: Access, venueId: string, from: string, to: string) {
-  return loadState(clientOf(conn), access, venueId, { from, to }, true);
+  return loadState(conn, access, venueId, { from, to }, true);
 }
 
 /**
@@ -330,12 +323,11 @@ export function loadVenueDay(conn: DbOrTx, access: Access, venueId: string, from
  * shows the cached ones are still current.
  */
 export async function loadBookings(conn: DbOrTx, venueId: string, from: string, to: string): Promise<Booking[]> {
-  const sql = clientOf(conn);
   const key = bookingsKey(venueId, from, to);
   const cached = key ? bookingsCache.get(key) : undefined;
-  const [row] = await sql<{ version: string; bookings: string | null; occupancy: string | null }[]>`
-    select s.version, ${bookingsColumns(sql, venueId, from, to, sql`s.version <> ${cached?.version ?? ''}`)}
-    from (select ${versionOf(sql, venueId)} as version) s`;
+  const [row] = await runSql<{ version: string; bookings: string | null; occupancy: string | null }>(conn, sql`
+    select s.version, ${bookingsColumns(venueId, from, to, sql`s.version <> ${cached?.version ?? ''}`)}
+    from (select ${versionOf(venueId)} as version) s`);
   return bookingsOf(key, cached, row, false);
 }
 
@@ -350,6 +342,5 @@ export function hasPacing(config: VenueConfig): boolean {
  * transaction ends. The first key namespaces the lock; hash collisions only serialise more.
  */
 export async function lockPacingDay(conn: DbOrTx, venueId: string, serviceDate: string): Promise<void> {
-  const sql = clientOf(conn);
-  await sql`select pg_advisory_xact_lock(hashtext('pacing'), hashtext(${venueId} || ${serviceDate}))`;
+  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('pacing'), hashtext(${venueId} || ${serviceDate}))`);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { db, type Tx } from '../../db/client.js';
+import { db, runSql, type Tx } from '../../db/client.js';
 import { availabilityHolds } from '../../db/schema/index.js';
 import { hasScope, isPublishable, type AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
@@ -9,8 +9,8 @@ import { component, instant, localTime, proposalSchema, serviceDate, uuid } from
 import type { Seating } from '../../lib/availability/seatings.js';
 import { VenueDay, seatingOf } from '../../lib/availability/venue-day.js';
 import { formatMinutes } from '../../lib/shift-schedule.js';
-import { clientOf, loadVenueDayForBooking } from '../availability/venue-day-loader.js';
-import { insertRowPrepared } from '../reservations/reservation-rows.js';
+import { loadVenueDayForBooking } from '../availability/venue-day-loader.js';
+import { insertRow } from '../reservations/reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatingColumns } from '../reservations/table-assignment.js';
 
 /** decisions §14.1 */
@@ -88,13 +88,14 @@ function checkPermissions(auth: AuthContext, input: CreateHoldInput): void {
  * concurrent requests of one caller cannot each see 2 and all succeed.
  */
 async function checkCallerLimit(tx: Tx, keyId: string, callerIp: string, now: number): Promise<void> {
-  const client = clientOf(tx);
   // Two statements sent together: the count's snapshot is taken once the lock is held.
   const [, [row]] = await Promise.all([
-    client`select pg_advisory_xact_lock(hashtext('holds'), hashtext(${keyId} || ${callerIp}))`,
-    client<{ live: number; next: number | null }[]>`
-      select count(*)::int as live, (extract(epoch from min(expires_at)) * 1000)::float8 as next from availability_holds
+    runSql(tx, sql`select pg_advisory_xact_lock(hashtext('holds'), hashtext(${keyId} || ${callerIp}))`),
+    runSql<{ live: number; next: number | null }>(
+      tx,
+      sql`select count(*)::int as live, (extract(epoch from min(expires_at)) * 1000)::float8 as next from availability_holds
       where api_key_id = ${keyId} and caller_ip = ${callerIp} and expires_at > ${new Date(now).toISOString()}::timestamptz`,
+    ),
   ]);
   if (row.live >= MAX_LIVE_HOLDS_PER_CALLER) {
     const retryAfter = Math.max(1, Math.ceil((row.next! - now) / 1000));
@@ -133,7 +134,7 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
     const owner = { holdId: id, expiresAt };
     // Pipelined like a booking: the row, then its first seating's occupancy, in one round trip.
     let [row, tookFirst] = await Promise.all([
-      insertRowPrepared(tx, availabilityHolds, {
+      insertRow(tx, availabilityHolds, {
           id,
           organisationId: venue.organisationId,
           venueId: venue.id,

@@ -4,7 +4,6 @@ import { reservationTables } from '../../db/schema/index.js';
 import { ApiError } from '../../core/errors.js';
 import type { Seating } from '../../lib/availability/seatings.js';
 import type { Proposal, VenueConfig } from '../../lib/availability/types.js';
-import { clientOf } from '../availability/venue-day-loader.js';
 import type { SeatedTable } from './reservation-json.js';
 
 /** The PostgreSQL error of the occupancy exclusion constraint: another live reservation holds the table then. */
@@ -23,7 +22,7 @@ export function duringRange(startsAt: Date | number, endsAt: Date | number): str
 export type OccupancyOwner = { reservationId: string } | { holdId: string; expiresAt: Date };
 
 function ownerColumns(owner: OccupancyOwner) {
-  return 'reservationId' in owner ? { reservation_id: owner.reservationId } : { hold_id: owner.holdId, expires_at: owner.expiresAt.toISOString() };
+  return 'reservationId' in owner ? { reservationId: owner.reservationId } : { holdId: owner.holdId, expiresAt: owner.expiresAt };
 }
 
 /**
@@ -39,15 +38,13 @@ function ownerColumns(owner: OccupancyOwner) {
 export async function occupySeating(tx: Tx, owner: OccupancyOwner, venueId: string, seating: Seating, startsAt: Date, endsAt: Date): Promise<boolean> {
   const during = duringRange(startsAt, endsAt);
   const columns = ownerColumns(owner);
-  const rows = [...seating.tableIds].sort().map((tableId) => ({ ...columns, table_id: tableId, venue_id: venueId, during, live: true }));
-  // A prepared statement: the hot path of every booking.
-  const sql = clientOf(tx);
-  const inserted = await sql`insert into reservation_tables ${sql(rows)} on conflict do nothing returning table_id`;
+  const rows = [...seating.tableIds].sort().map((tableId) => ({ ...columns, tableId, venueId, during, live: true }));
+  const inserted = await tx.insert(reservationTables).values(rows).onConflictDoNothing().returning({ tableId: reservationTables.tableId });
   if (inserted.length === rows.length) return true;
   if (inserted.length) {
-    await ('reservationId' in owner
-      ? sql`delete from reservation_tables where reservation_id = ${owner.reservationId}`
-      : sql`delete from reservation_tables where hold_id = ${owner.holdId}`);
+    await tx
+      .delete(reservationTables)
+      .where('reservationId' in owner ? eq(reservationTables.reservationId, owner.reservationId) : eq(reservationTables.holdId, owner.holdId));
   }
   return false;
 }
