@@ -34,14 +34,15 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
   app.set('trust proxy', config.TRUST_PROXY);
   // Scrapes are neither logged nor counted: the figures describe the API's traffic.
   app.get('/metrics', answerMetrics);
-  // Every other request gets its id and is observed (log line, metrics) from here on.
+  // Every other request gets its id and is observed (log line, metrics); then the API, nearly all of
+  // the traffic, is dispatched by its own route table. One middleware: each router layer a request
+  // passes costs it a match and a `next` round.
+  const dispatchApi = createApiDispatcher(routes);
   app.use((req, res, next) => {
     assignRequestId(req, res);
     observeRequest(req);
-    next();
+    dispatchApi(req, res, next);
   });
-  // The API first: nearly all of the traffic, dispatched by its own route table (one middleware).
-  app.use(createApiDispatcher(routes));
 
   const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   app.get(`${apiBasePath}/docs`, (req, res) => {
