@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import { sql as sqlTag, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
@@ -25,17 +25,23 @@ export type DbOrTx = Db | Tx;
 const dialect = new PgDialect();
 
 /**
- * Runs a hand-written statement (the engine's loads, lock statements) and returns its rows. On the
- * pool it is a prepared statement of the driver (drizzle's documented `$client`), planned once per
- * connection. In a transaction it goes through drizzle's `execute`, the one documented way onto the
- * transaction's connection, which the driver parses and plans each time: the cost is measured in
- * docs/architecture.md ("Public seams and what they cost"). Statements given together (Promise.all)
- * are still pipelined on the transaction's connection.
+ * Runs a hand-written statement (the engine's loads, its lock statements) and returns its rows, as a
+ * prepared statement: planned once per connection, where a statement drizzle's `execute` sends is
+ * parsed and planned each time (for the engine's venue-day load that halved bookings per second). On
+ * the pool it goes to the driver through drizzle's documented `db.$client`. In a transaction, whose
+ * connection drizzle does not expose, it is the subquery of a prepared drizzle select that returns
+ * each row as JSON: its columns must be JSON-safe (text, numbers, booleans, json), which the engine's
+ * are. Statements given together (Promise.all) are still pipelined on the connection.
  */
 export async function runSql<T>(conn: DbOrTx, statement: SQL): Promise<T[]> {
   if (conn === db) {
     const query = dialect.sqlToQuery(statement);
     return (await db.$client.unsafe(query.sql, query.params as never[], { prepare: true })) as unknown as T[];
   }
-  return (await conn.execute(statement)) as unknown as T[];
+  const rows = await conn
+    .select({ row: sqlTag<T>`to_json(q)` })
+    .from(sqlTag`(${statement}) q`)
+    .prepare('run_sql')
+    .execute();
+  return rows.map((r) => r.row);
 }

@@ -39,7 +39,14 @@ export async function occupySeating(tx: Tx, owner: OccupancyOwner, venueId: stri
   const during = duringRange(startsAt, endsAt);
   const columns = ownerColumns(owner);
   const rows = [...seating.tableIds].sort().map((tableId) => ({ ...columns, tableId, venueId, during, live: true }));
-  const inserted = await tx.insert(reservationTables).values(rows).onConflictDoNothing().returning({ tableId: reservationTables.tableId });
+  // Prepared (planned once per connection): the hot path of every booking.
+  const inserted = await tx
+    .insert(reservationTables)
+    .values(rows)
+    .onConflictDoNothing()
+    .returning({ tableId: reservationTables.tableId })
+    .prepare('occupy_seating')
+    .execute();
   if (inserted.length === rows.length) return true;
   if (inserted.length) {
     await tx
