@@ -1,9 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, jsonb, pgSequence, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAtColumn, idColumn, instant } from './columns.js';
-
-/** Commit positions of published events (the live stream's cursor), see `position` below. */
-export const eventPositions = pgSequence('events_position_seq');
 
 /**
  * The outbox and the event history in one table: rows are written in the transaction of the
@@ -30,9 +27,8 @@ export const events = pgTable(
      */
     published: boolean('published').notNull().default(true),
     /**
-     * Commit order within the organisation (GET /events/stream): taken from events_position_seq
-     * under the organisation's stream lock, which is held until commit, so that a reader never sees
-     * a position before one that is still to commit. Null for history-only rows.
+     * Commit order within the organisation (GET /events/stream), given after commit by the event
+     * sequencer: null until then, and for history-only rows.
      */
     position: bigint('position', { mode: 'number' }),
     createdAt: createdAtColumn(),
@@ -44,5 +40,7 @@ export const events = pgTable(
     index('events_org_position_idx').on(t.organisationId, t.position).where(sql`${t.position} is not null`),
     index('events_subject_created_idx').on(t.subjectId, t.createdAt, t.id),
     index('events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
+    // What the sequencer still has to number: a handful of rows at any time.
+    index('events_unsequenced_idx').on(t.organisationId, t.createdAt, t.id).where(sql`${t.published} and ${t.position} is null`),
   ],
 );

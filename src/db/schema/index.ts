@@ -25,3 +25,4 @@ export * from './availability-holds.js';
 export * from './reservation-tables.js';
 export * from './waitlist-entries.js';
 export * from './waitlist-offers.js';
+export * from './event-stream-heads.js';

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { and, asc, eq, gt, isNotNull, max } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull } from 'drizzle-orm';
 import { db, sql as pg } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
@@ -7,7 +7,7 @@ import { ApiError } from '../../core/errors.js';
 import { logger } from '../../logger.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
 import { eventJson } from './event-service.js';
-import { eventStreamChannel } from './outbox.js';
+import { eventStreamChannel, lastPosition, sequenceEvents } from './event-sequencer.js';
 
 type EventRow = typeof events.$inferSelect;
 
@@ -39,14 +39,6 @@ function readAfter(organisationId: string, position: number): Promise<EventRow[]
     .where(and(eq(events.organisationId, organisationId), isNotNull(events.position), gt(events.position, position)))
     .orderBy(asc(events.position))
     .limit(pageSize);
-}
-
-async function lastPosition(organisationId: string): Promise<number> {
-  const [row] = await db
-    .select({ position: max(events.position) })
-    .from(events)
-    .where(and(eq(events.organisationId, organisationId), isNotNull(events.position)));
-  return row?.position ?? 0;
 }
 
 function isGone(res: ServerResponse): boolean {
@@ -229,14 +221,25 @@ export class EventStreams {
   }
 }
 
-/** The position of the event a client resumes after: an event of its organisation, else 400 naming the field it came in. */
+/**
+ * The position of the event a client resumes after: an event of its organisation, else 400 naming the
+ * field it came in. An event listed by GET /events a moment after its commit may not be numbered yet:
+ * it is numbered first.
+ */
 async function positionOf(organisationId: string, after: { id: string; field: string }): Promise<number> {
-  const [row] = await db
-    .select({ position: events.position })
-    .from(events)
-    .where(and(eq(events.id, after.id), eq(events.organisationId, organisationId), isNotNull(events.position)));
-  if (!row) throw ApiError.invalid([after.field], `${after.field} names no event of this organisation.`);
-  return row.position!;
+  const find = () =>
+    db
+      .select({ position: events.position, published: events.published })
+      .from(events)
+      .where(and(eq(events.id, after.id), eq(events.organisationId, organisationId)));
+  let [row] = await find();
+  // Numbered here, or by the run that holds the organisation's lock within moments.
+  for (let attempt = 0; row?.published && row.position === null && attempt < 20; attempt++) {
+    if (!(await sequenceEvents(organisationId))) await new Promise((resolve) => setTimeout(resolve, 50));
+    [row] = await find();
+  }
+  if (!row?.published || row.position === null) throw ApiError.invalid([after.field], `${after.field} names no event of this organisation.`);
+  return row.position;
 }
 
 /** The process's streams. */

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { db, type Tx } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
+import { insertInChunks } from '../../db/insert-in-chunks.js';
+import { sequenceEventsSoon } from './event-sequencer.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
@@ -49,41 +51,21 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
   const pending: NewEvent[] = [];
   const { result, ids } = await db.transaction(async (tx) => {
     const result = await work(tx, (event) => pending.push(event));
-    await takeStreamPositions(tx, pending);
     // Events of one change are 1 ms apart, so that GET /events lists them in the order they were emitted.
     const rows = pending.map((event, i) => ({
-      ...(event.published === false ? historyOnlyFields : { position: sql`nextval('events_position_seq')` }),
+      ...(event.published === false ? historyOnlyFields : {}),
       ...event,
       actor,
       createdAt: sql`clock_timestamp() + make_interval(secs => ${i / 1000})`,
     }));
-    const inserted = rows.length ? await tx.insert(events).values(rows).returning({ id: events.id, published: events.published }) : [];
+    const inserted = await insertInChunks(rows, (chunk) => tx.insert(events).values(chunk).returning({ id: events.id, published: events.published }));
     return { result, ids: inserted.filter((r) => r.published).map((r) => r.id) };
   });
-  if (ids.length) enqueueEvents(ids, log);
-  return result;
-}
-
-/** The channel of the commit notifications the web processes' event streams listen to. */
-export const eventStreamChannel = 'events_committed';
-
-/**
- * Published events get a `position` (the live stream's cursor) in commit order per organisation:
- * the organisation's stream lock is taken here, at the end of the transaction, and held until its
- * commit, so two transactions of one organisation take positions in the order they become visible
- * and a reader that sees position N has seen every position below N. (Ids are random and
- * createdAt is the insert time, neither is commit order.) Organisations are locked in id order, so
- * a transaction of several (the late timer) cannot deadlock with another. The NOTIFY is delivered
- * at commit, to every web process; it carries only the organisation, the events are read from the
- * table.
- */
-async function takeStreamPositions(tx: Tx, pending: readonly NewEvent[]): Promise<void> {
-  const organisationIds = [...new Set(pending.filter((e) => e.published !== false).map((e) => e.organisationId))].sort();
-  for (const organisationId of organisationIds) {
-    await tx.execute(
-      sql`select pg_advisory_xact_lock(hashtext('event-stream'), hashtext(${organisationId})), pg_notify(${eventStreamChannel}, ${organisationId})`,
-    );
+  if (ids.length) {
+    sequenceEventsSoon(new Set(pending.filter((e) => e.published !== false).map((e) => e.organisationId)));
+    enqueueEvents(ids, log);
   }
+  return result;
 }
 
 /**

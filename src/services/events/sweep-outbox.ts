@@ -5,11 +5,14 @@ import { queueNames } from '../../queues/queue-names.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
 import { sweepDeliveries } from '../webhooks/sweep-deliveries.js';
+import { findUnsequencedOrganisations, sequenceEvents } from './event-sequencer.js';
 import { addEventJobs } from './outbox.js';
 
 /** decisions §0: the process that committed an event enqueues it itself; after 30 s it is the sweeper's. */
 const sweepAfterSeconds = 30;
 const batchSize = 1000;
+/** Events are numbered for the stream right after their commit; still unnumbered after this long, their process died first. */
+const unsequencedAfterSeconds = 5;
 
 /**
  * Re-enqueues every event still undispatched 30 s after its commit (Redis was down or lost its
@@ -39,6 +42,8 @@ export async function sweepOutbox(): Promise<number> {
     after = stale[stale.length - 1];
   }
   await scheduleCatchUpSweep();
+  // Stream positions of events whose process died between their commit and numbering them.
+  for (const organisationId of await findUnsequencedOrganisations(unsequencedAfterSeconds)) await sequenceEvents(organisationId);
   // Webhook deliveries are swept on the same beat: their rows are an outbox of their own.
   return requeued + (await sweepDeliveries());
 }

@@ -1,0 +1,144 @@
+import { and, isNotNull, isNull, lt, max, eq, sql } from 'drizzle-orm';
+import { db } from '../../db/client.js';
+import { events } from '../../db/schema/index.js';
+import { logger } from '../../logger.js';
+
+/** The channel of the notifications the web processes' event streams listen to (one per run that numbered events). */
+export const eventStreamChannel = 'events_committed';
+
+/** Events numbered by one run at most: a run stays short, a backlog takes several. */
+const runSize = 5000;
+
+/**
+ * Gives stream positions (GET /events/stream) to an organisation's committed, published events that
+ * have none, in (createdAt, id) order, and notifies the streams. Writers never wait for it: their
+ * transactions commit side by side, and positions are given after commit, one run at a time per
+ * organisation.
+ *
+ * Why a reader never misses an event: a run takes the organisation's lock with a try (a writer never
+ * queues behind another's numbering) and numbers in a statement of its own, whose snapshot is taken
+ * once the lock is held, so it sees every earlier run's positions and continues after them; a run's
+ * positions become visible together at its commit, and the next run starts after that commit. A
+ * reader that sees position N has therefore seen every position below it. A call that finds the lock
+ * taken leaves its events to the run holding it: that run looks again after its commit, when the
+ * events committed before the call are visible to it.
+ *
+ * Returns false when another run held the lock.
+ */
+export async function sequenceEvents(organisationId: string): Promise<boolean> {
+  for (;;) {
+    const outcome = await db.transaction(async (tx) => {
+      const [lock] = await tx.execute<{ ok: boolean }>(
+        sql`select pg_try_advisory_xact_lock(hashtext('event-sequencer'), hashtext(${organisationId})) as ok`,
+      );
+      if (!lock.ok) return 'busy';
+      const [run] = await tx.execute<{ numbered: number }>(sql`
+        with head as (
+          select coalesce(
+            (select position from event_stream_heads where organisation_id = ${organisationId}),
+            (select max(position) from events where organisation_id = ${organisationId} and position is not null),
+            0) as position
+        ), locked as (
+          -- SKIP LOCKED: a row worker-events is marking dispatched waits for the next run, so a run
+          -- never waits for (nor deadlocks with) another statement's row locks.
+          select id, created_at
+          from events
+          where organisation_id = ${organisationId} and published and position is null
+          order by created_at, id
+          limit ${runSize}
+          for update skip locked
+        ), todo as (
+          select id, row_number() over (order by created_at, id) as n from locked
+        ), numbered as (
+          update events e set position = (select position from head) + todo.n from todo where e.id = todo.id returning e.position
+        ), moved as (
+          insert into event_stream_heads (organisation_id, position)
+          select ${organisationId}, max(position) from numbered having count(*) > 0
+          on conflict (organisation_id) do update set position = excluded.position
+        )
+        select count(*)::int as numbered from numbered`);
+      // Delivered at commit, when the positions are visible.
+      if (run.numbered > 0) await tx.execute(sql`select pg_notify(${eventStreamChannel}, ${organisationId})`);
+      return run.numbered === runSize ? 'more' : run.numbered > 0 ? 'done' : 'nothing';
+    });
+    if (outcome === 'busy') return false;
+    if (outcome === 'more') continue;
+    if (!(await hasUnsequenced(organisationId))) return true;
+    // Only rows another statement holds are left: let it finish.
+    if (outcome === 'nothing') await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function hasUnsequenced(organisationId: string): Promise<boolean> {
+  return db
+    .select({ id: events.id })
+    .from(events)
+    .where(and(eq(events.organisationId, organisationId), eq(events.published, true), isNull(events.position)))
+    .limit(1)
+    .then((rows) => rows.length > 0);
+}
+
+/** Failed runs in a row (PostgreSQL unreachable, a statement cancelled) before a commit's numbering is left to the next commit or the sweeper. */
+const maxFailures = 5;
+
+/** Per organisation: the run of this process, and whether more was committed while it ran. */
+const running = new Map<string, { again: boolean }>();
+
+/**
+ * After a commit that wrote published events: numbers them in the background (the request does not
+ * wait). One run per organisation in this process; a commit during a run makes it go once more. A
+ * failed run (PostgreSQL unreachable) leaves the events to the next commit of the organisation or
+ * to the outbox sweeper.
+ */
+export function sequenceEventsSoon(organisationIds: Iterable<string>): void {
+  for (const organisationId of organisationIds) {
+    const run = running.get(organisationId);
+    if (run) {
+      run.again = true;
+      continue;
+    }
+    const state = { again: false };
+    running.set(organisationId, state);
+    void (async () => {
+      try {
+        for (let failures = 0; ; ) {
+          try {
+            do {
+              state.again = false;
+              await sequenceEvents(organisationId);
+            } while (state.again);
+            return;
+          } catch (err) {
+            if (++failures >= maxFailures) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 100 * failures));
+          }
+        }
+      } catch (err) {
+        logger.warn({ err: (err as Error).message, organisationId }, 'events not numbered for the stream yet; the next commit or the sweeper will');
+      } finally {
+        running.delete(organisationId);
+      }
+    })();
+  }
+}
+
+/**
+ * The organisations with published events still unnumbered `olderThanSeconds` after their commit
+ * (their process died before numbering them): the outbox sweeper numbers them.
+ */
+export async function findUnsequencedOrganisations(olderThanSeconds: number): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ organisationId: events.organisationId })
+    .from(events)
+    .where(and(eq(events.published, true), isNull(events.position), lt(events.createdAt, sql`clock_timestamp() - make_interval(secs => ${olderThanSeconds})`)));
+  return rows.map((r) => r.organisationId);
+}
+
+/** The highest position an organisation's events have (where a new stream starts). */
+export async function lastPosition(organisationId: string): Promise<number> {
+  const [row] = await db
+    .select({ position: max(events.position) })
+    .from(events)
+    .where(and(eq(events.organisationId, organisationId), isNotNull(events.position)));
+  return row?.position ?? 0;
+}
