@@ -1,0 +1,92 @@
+// Writes of one organisation never queue behind each other (issue 24): bookings that succeed, spread
+// over 12 venues of ONE organisation vs 12 venues of 12 organisations, 32 connections, against one
+// server, in alternating rounds (medians). Target: one organisation / twelve >= 0.9.
+// Usage: npx tsx bench/organisation-writes.ts [seconds=8] [rounds=3]
+import autocannon from 'autocannon';
+import { prepareBenchDatabase } from './support/bench-database.js';
+import { spawnServer } from './support/spawn-server.js';
+
+const seconds = Number(process.argv[2] ?? 8);
+const rounds = Number(process.argv[3] ?? 3);
+await prepareBenchDatabase('floorline_bench_organisation_writes');
+const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
+const { createVenue } = await import('../src/services/venues/venue-service.js');
+const { configureDemoVenue } = await import('../src/services/venue-config/demo-venue.js');
+const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
+const { sql } = await import('../src/db/client.js');
+
+interface Tenant {
+  venueId: string;
+  key: string;
+}
+
+async function venueOf(organisationId: string, name: string): Promise<string> {
+  const venue = await createVenue(organisationId, { name, timezone: 'Europe/Rome', countryCode: 'IT' });
+  await configureDemoVenue(organisationId, venue.id);
+  return venue.id;
+}
+const benchKey = async (organisationId: string) =>
+  (await createApiKey({ organisationId, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 })).key;
+
+const group = await createOrganisation('Group', false);
+const groupKey = await benchKey(group.id);
+const oneOrganisation: Tenant[] = [];
+for (let i = 0; i < 12; i++) oneOrganisation.push({ venueId: await venueOf(group.id, `Group venue ${i}`), key: groupKey });
+const twelveOrganisations: Tenant[] = [];
+for (let i = 0; i < 12; i++) {
+  const org = await createOrganisation(`Independent ${i}`, false);
+  twelveOrganisations.push({ venueId: await venueOf(org.id, `Independent ${i}`), key: await benchKey(org.id) });
+}
+
+const port = 3946;
+const server = await spawnServer('src/server.ts', { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' }, port);
+const today = instantToLocal('Europe/Rome', Date.now()).date;
+const times = [12, 13, 19, 20, 21].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`));
+const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
+
+/** Bookings per second that succeeded, over `tenants`, each request on a random venue, day (1–60 days ahead) and time. */
+async function bookingsPerSecond(tenants: Tenant[]): Promise<number> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: 32,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/reservations',
+        setupRequest: (req) => {
+          const tenant = pick(tenants);
+          const body = { venueId: tenant.venueId, serviceDate: addDays(today, 1 + Math.floor(Math.random() * 60)), time: pick(times), partySize: 2 };
+          return { ...req, headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+        },
+      },
+    ],
+  });
+  const created = (result.statusCodeStats as unknown as Record<string, { count: number }>)['201']?.count ?? 0;
+  return created / seconds;
+}
+
+try {
+  // Warm-up: JIT, pools, key cache, the venues' configuration caches.
+  await bookingsPerSecond([...oneOrganisation, ...twelveOrganisations]);
+  const one: number[] = [];
+  const twelve: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    one.push(await bookingsPerSecond(oneOrganisation));
+    twelve.push(await bookingsPerSecond(twelveOrganisations));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  console.log(`rounds, bookings/s: one organisation ${one.map((v) => v.toFixed(0)).join(' ')}; twelve organisations ${twelve.map((v) => v.toFixed(0)).join(' ')}`);
+  console.log(`12 venues of one organisation:   ${median(one).toFixed(0)} bookings/s (median)`);
+  console.log(`12 venues of 12 organisations:   ${median(twelve).toFixed(0)} bookings/s (median)`);
+  console.log(`ratio one/twelve: ${(median(one) / median(twelve)).toFixed(2)} (target >= 0.9)`);
+  const [{ doubles }] = await sql`
+    select count(*)::int as doubles from reservation_tables a
+    join reservation_tables b on a.table_id = b.table_id and a.reservation_id < b.reservation_id
+    where a.live and b.live and a.during && b.during`;
+  const [{ unnumbered }] = await sql`select count(*)::int as unnumbered from events where published and position is null`;
+  console.log(`double bookings: ${doubles}   published events without a stream position after the run: ${unnumbered}`);
+} finally {
+  server.kill('SIGTERM');
+  await sql.end();
+}
