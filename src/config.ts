@@ -28,6 +28,8 @@ const envSchema = z
     // Attempts under way at once per destination (origin of the URL), across every worker-webhooks process.
     WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    // Longest a single SQL statement may run (PostgreSQL statement_timeout of every pooled connection); 0: no limit.
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000),
     // Port of GET /metrics and GET /healthz of this process; unset: 9464 + the index of its (first) role; 0: none.
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     // When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`.

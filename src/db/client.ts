@@ -1,11 +1,12 @@
 import { sql as sqlTag, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import postgres, { type PendingQuery, type Row, type TransactionSql } from 'postgres';
 import { config } from '../config.js';
 import * as schema from './schema/index.js';
 
-export const sql = postgres(config.DATABASE_URL, {
+const pool = postgres(config.DATABASE_URL, {
   max: config.DB_POOL_SIZE,
   onnotice: () => {},
   connect_timeout: 5,
@@ -14,7 +15,76 @@ export const sql = postgres(config.DATABASE_URL, {
   // instead of answering 503, and recovery waited for the next attempt. Attempts are made only for
   // queued queries (each takes one and fails it with the connection error), so this cannot spin.
   backoff: () => 0,
+  // No statement outlives its purpose: PostgreSQL cancels one that runs longer (the API answers 503).
+  connection: { statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS },
 });
+
+/** The statements sent on behalf of one request, to cancel if its client leaves. */
+interface CancellationScope {
+  cancelled: boolean;
+  queries: PendingQuery<Row[]>[];
+}
+const scopes = new AsyncLocalStorage<CancellationScope>();
+
+function track<Q>(query: Q): Q {
+  const scope = scopes.getStore();
+  if (scope) {
+    const pending = query as unknown as PendingQuery<Row[]>;
+    if (scope.cancelled) void pending.cancel();
+    else scope.queries.push(pending);
+  }
+  return query;
+}
+
+/**
+ * The pool as drizzle and the services see it: the driver itself, except that every statement sent
+ * (`unsafe`, which drizzle and runSql use, also inside transactions and savepoints) is recorded in
+ * the cancellation scope of the work that sent it. Only the driver's documented calls are wrapped.
+ */
+function cancellable<S extends object>(client: S): S {
+  return new Proxy(client, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (property === 'unsafe') return (...args: unknown[]) => track((value as (...a: unknown[]) => unknown).apply(target, args));
+      if (property === 'begin' || property === 'savepoint') {
+        return (...args: unknown[]) => {
+          const work = args.pop() as (tx: TransactionSql) => unknown;
+          return (value as (...a: unknown[]) => unknown).apply(target, [...args, (tx: TransactionSql) => work(cancellable(tx))]);
+        };
+      }
+      return value;
+    },
+  });
+}
+
+export const sql = cancellable(pool);
+
+/**
+ * Runs `work` outside any request's cancellation scope: what must happen whether or not the client
+ * stays (recording an idempotent request's outcome, numbering committed events, a stream feed that
+ * serves every client of an organisation).
+ */
+export function runDetached<T>(work: () => T): T {
+  return scopes.exit(work);
+}
+
+/**
+ * Runs `work` (a request) so that `cancel()` stops every statement it has sent and refuses the ones
+ * it sends next: a request whose client has gone stops using the database at once, instead of
+ * PostgreSQL working on for nobody. postgres.js cancels a running statement through PostgreSQL's
+ * cancel request and drops a queued one; the request's code then fails with the cancellation.
+ */
+export function runCancellable<T>(work: () => T): { result: T; cancel: () => void } {
+  const scope: CancellationScope = { cancelled: false, queries: [] };
+  const result = scopes.run(scope, work);
+  return {
+    result,
+    cancel: () => {
+      scope.cancelled = true;
+      for (const query of scope.queries.splice(0)) void query.cancel();
+    },
+  };
+}
 
 export const db = drizzle(sql, { schema });
 export type Db = typeof db;

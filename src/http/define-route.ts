@@ -1,6 +1,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { logger } from '../logger.js';
+import { runCancellable } from '../db/client.js';
 import { z } from 'zod';
 import { canonicalJson, hashCanonical } from '../lib/canonical-json.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../services/idempotency/idempotency-store.js';
@@ -164,7 +165,7 @@ export function toHandler(def: AnyRoute): RequestHandler {
   }
 
   const pattern = `${apiBasePath}${def.path}`;
-  return async (req, res) => {
+  const handle = async (req: Request, res: Response): Promise<void> => {
     req.routePattern = pattern;
     let auth: AuthContext | undefined;
     let rendered: RenderedResponse | null;
@@ -205,6 +206,15 @@ export function toHandler(def: AnyRoute): RequestHandler {
       rendered = renderError(toApiError(err), req.requestId, auth?.livemode);
     }
     if (rendered) sendRendered(res, rendered);
+  };
+  return (req, res) => {
+    // A client that leaves before its answer is complete cancels what the request still has running
+    // in PostgreSQL (docs/operations.md, "Statement timeout and clients that leave").
+    const { result, cancel } = runCancellable(() => handle(req, res));
+    res.once('close', () => {
+      if (!res.writableFinished) cancel();
+    });
+    return result;
   };
 }
 

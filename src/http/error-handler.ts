@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { isConnectionError } from '../lib/connection-errors.js';
+import { isConnectionError, isStatementCancelled } from '../lib/connection-errors.js';
 import type { AuthContext } from '../core/auth-context.js';
 import { authenticate } from './auth.js';
 import { ApiError } from '../core/errors.js';
@@ -34,6 +34,9 @@ export function toApiError(err: unknown): ApiError {
   // The router could not percent-decode a path segment: a malformed path id.
   if (err instanceof URIError) return ApiError.notFound();
   if (isConnectionError(err)) return new ApiError('unavailable', undefined, {}, { 'Retry-After': '5' });
+  if (isStatementCancelled(err)) {
+    return new ApiError('unavailable', 'The request ran longer than the database allows; narrow it or try again later.', { reason: 'statement_timeout' }, { 'Retry-After': '5' });
+  }
   return new ApiError('internal_error');
 }
 

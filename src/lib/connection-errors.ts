@@ -1,3 +1,5 @@
+import { findInCauses } from './error-causes.js';
+
 /**
  * Errors that mean a dependency (PostgreSQL) could not be reached or dropped the connection, as
  * opposed to errors of the request or the job itself: the API answers them with 503 `unavailable`,
@@ -27,4 +29,9 @@ export function isConnectionError(err: unknown): boolean {
     if (e instanceof AggregateError && e.errors.some(isConnectionError)) return true;
   }
   return false;
+}
+
+/** PostgreSQL stopped the statement: it ran past statement_timeout, or its request's client left (query_canceled). */
+export function isStatementCancelled(err: unknown): boolean {
+  return findInCauses(err, ({ code }) => (code === '57014' ? true : undefined)) ?? false;
 }

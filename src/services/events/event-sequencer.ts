@@ -1,5 +1,5 @@
 import { and, isNotNull, isNull, lt, max, eq, sql } from 'drizzle-orm';
-import { db } from '../../db/client.js';
+import { db, runDetached } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { logger } from '../../logger.js';
 
@@ -99,7 +99,8 @@ export function sequenceEventsSoon(organisationIds: Iterable<string>): void {
     }
     const state = { again: false };
     running.set(organisationId, state);
-    void (async () => {
+    // Detached: numbering what committed must not stop because the request's client left.
+    void runDetached(async () => {
       try {
         for (let failures = 0; ; ) {
           try {
@@ -118,7 +119,7 @@ export function sequenceEventsSoon(organisationIds: Iterable<string>): void {
       } finally {
         running.delete(organisationId);
       }
-    })();
+    });
   }
 }
 

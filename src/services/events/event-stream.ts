@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { and, asc, eq, gt, isNotNull } from 'drizzle-orm';
-import { db, sql as pg } from '../../db/client.js';
+import { db, runDetached, sql as pg } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
@@ -113,12 +113,15 @@ export class EventStreams {
 
   /** Starts the LISTEN on first use; on every (re)connect all feeds read what they may have missed. */
   private listen(): Promise<unknown> {
-    this.listening ??= pg.listen(
-      eventStreamChannel,
-      (organisationId) => this.feeds.get(organisationId)?.pull(),
-      () => {
-        for (const feed of this.feeds.values()) feed.pull();
-      },
+    // Detached from the request that opens it: the connection and the feeds' reads serve every client.
+    this.listening ??= runDetached(() =>
+      pg.listen(
+        eventStreamChannel,
+        (organisationId) => this.feeds.get(organisationId)?.pull(),
+        () => {
+          for (const feed of this.feeds.values()) feed.pull();
+        },
+      ),
     );
     this.listening.catch(() => (this.listening = null));
     return this.listening;

@@ -1,0 +1,92 @@
+import http from 'node:http';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../src/config.js';
+import { client, createTenant, useTestServer } from '../support/harness.js';
+import { spawnServeApp, type ServeAppProcess } from '../support/serve-app-process.js';
+import { configureVenue, localDate } from '../support/venue-fixtures.js';
+
+// The test's own session, apart from the server's pool: it holds the lock the request waits for.
+const own = postgres(config.DATABASE_URL, { max: 2, onnotice: () => {} });
+afterAll(() => own.end());
+
+/** Statements of other sessions of this database waiting for a lock: the server's, since the test's own session is idle. */
+async function waitingStatements(): Promise<number> {
+  const [{ count }] = await own<{ count: number }[]>`
+    select count(*)::int as count from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock' and state = 'active'`;
+  return count;
+}
+
+async function until(check: () => Promise<boolean>, ms: number): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < ms) {
+    if (await check()) return Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`not within ${ms} ms`);
+}
+
+/** Runs `during` while the test's own session holds the venue row FOR UPDATE: a booking's first statement (FOR SHARE on it) waits. */
+async function whileVenueLocked(venueId: string, during: () => Promise<void>): Promise<void> {
+  const reserved = await own.reserve();
+  try {
+    await reserved`begin`;
+    await reserved`select id from venues where id = ${venueId} for update`;
+    await during();
+  } finally {
+    await reserved`rollback`;
+    reserved.release();
+  }
+}
+
+/** POST /reservations sent raw, so that the test can leave while it runs. */
+function startBooking(url: string, key: string, body: unknown): http.ClientRequest {
+  const target = new URL(`${url}/api/v1/reservations`);
+  const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+  req.on('error', () => {});
+  req.end(JSON.stringify(body));
+  return req;
+}
+
+describe('a request whose client has gone stops using the database', () => {
+  const server = useTestServer();
+
+  it('cancels the statement the request is waiting in, within a second of the client leaving', async () => {
+    const t = await createTenant();
+    await configureVenue(t.venueId);
+    await whileVenueLocked(t.venueId, async () => {
+      const booking = startBooking(server.url, t.key, { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 });
+      await until(async () => (await waitingStatements()) === 1, 5000);
+      booking.destroy();
+      const gone = await until(async () => (await waitingStatements()) === 0, 1000);
+      expect(gone).toBeLessThan(1000);
+    });
+    // The server is fine afterwards and nothing was booked by the request that left.
+    const api = client(server.url, t.key);
+    expect((await api.get(`/reservations?venueId=${t.venueId}`)).body.data).toEqual([]);
+    expect((await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 })).status).toBe(201);
+  });
+});
+
+describe('statement timeout', () => {
+  let child: ServeAppProcess;
+  beforeAll(async () => {
+    child = await spawnServeApp({ DATABASE_STATEMENT_TIMEOUT_MS: '500' });
+  });
+  afterAll(() => child.kill());
+
+  it('stops a statement that runs past DATABASE_STATEMENT_TIMEOUT_MS: 503 unavailable, and the database is free again', async () => {
+    const t = await createTenant();
+    await configureVenue(t.venueId);
+    await whileVenueLocked(t.venueId, async () => {
+      const started = Date.now();
+      const res = await client(child.url, t.key).post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 });
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(res.status).toBe(503);
+      expect(res.body.error).toMatchObject({ code: 'unavailable', details: { reason: 'statement_timeout' } });
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await waitingStatements()).toBe(0);
+    });
+  });
+});
