@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { db, type Tx } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
-import { insertInChunks } from '../../db/insert-in-chunks.js';
+import { mapInChunks } from '../../lib/chunks.js';
 import { sequenceEventsSoon } from './event-sequencer.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
@@ -58,7 +58,7 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
       actor,
       createdAt: sql`clock_timestamp() + make_interval(secs => ${i / 1000})`,
     }));
-    const inserted = await insertInChunks(rows, (chunk) => tx.insert(events).values(chunk).returning({ id: events.id, published: events.published }));
+    const inserted = await mapInChunks(rows, (chunk) => tx.insert(events).values(chunk).returning({ id: events.id, published: events.published }));
     return { result, ids: inserted.filter((r) => r.published).map((r) => r.id) };
   });
   if (ids.length) {

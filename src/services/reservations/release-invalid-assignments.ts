@@ -2,6 +2,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { organisations, reservations, reservationTables, venues } from '../../db/schema/index.js';
+import { mapInChunks } from '../../lib/chunks.js';
 import type { Emit } from '../events/outbox.js';
 import { emitReservationEvents } from './reservation-events.js';
 import { loadReservationParts } from './reservation-view.js';
@@ -37,18 +38,22 @@ export async function releaseInvalidTableAssignments(tx: Tx, emit: Emit, venueId
     for update of r
   `)) as unknown as { id: string }[];
   if (!stale.length) return 0;
-  const ids = stale.map((r) => r.id);
-  await tx.delete(reservationTables).where(inArray(reservationTables.reservationId, ids));
-  const rows = await tx
-    .update(reservations)
-    .set({ tableId: null, tableCombinationId: null, tableAssigned: false, needsAttention: true, updatedAt: nextUpdatedAt(reservations.updatedAt) })
-    .where(inArray(reservations.id, ids))
-    .returning();
   const [org] = await tx
     .select({ isTest: organisations.isTest })
     .from(venues)
     .innerJoin(organisations, eq(organisations.id, venues.organisationId))
     .where(eq(venues.id, venueId));
-  for (const parts of await loadReservationParts(tx, rows)) emitReservationEvents(emit, parts, ['reservation_needs_attention'], !org.isTest);
-  return rows.length;
+  // A plan switch can unseat thousands of reservations: bounded statements, in this transaction.
+  const released = await mapInChunks(stale, async (chunk) => {
+    const ids = chunk.map((r) => r.id);
+    await tx.delete(reservationTables).where(inArray(reservationTables.reservationId, ids));
+    const rows = await tx
+      .update(reservations)
+      .set({ tableId: null, tableCombinationId: null, tableAssigned: false, needsAttention: true, updatedAt: nextUpdatedAt(reservations.updatedAt) })
+      .where(inArray(reservations.id, ids))
+      .returning();
+    for (const parts of await loadReservationParts(tx, rows)) emitReservationEvents(emit, parts, ['reservation_needs_attention'], !org.isTest);
+    return rows;
+  });
+  return released.length;
 }
