@@ -37,6 +37,9 @@ export const events = pgTable(
   (t) => [
     index('events_venue_created_idx').on(t.venueId, t.createdAt, t.id),
     index('events_org_created_idx').on(t.organisationId, t.createdAt, t.id),
+    // GET /events?type=…: a rare type must not scan the organisation's whole history.
+    index('events_org_type_created_idx').on(t.organisationId, t.type, t.createdAt, t.id),
+    index('events_venue_type_created_idx').on(t.venueId, t.type, t.createdAt, t.id),
     index('events_org_position_idx').on(t.organisationId, t.position).where(sql`${t.position} is not null`),
     index('events_subject_created_idx').on(t.subjectId, t.createdAt, t.id),
     index('events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
