@@ -1,4 +1,4 @@
-// Live event stream (GET /events/stream, decisions §14.4).
+// Live event stream (GET /events/stream, docs/webhooks.md "Live event stream").
 // Two web processes (src/server.ts) serve streams; this process commits events through the outbox.
 //   1. latency: events committed at a steady rate (100/s by default); a client on each web process
 //      records when each arrives: commit → client p50 / p99 (target: well under 1 s);

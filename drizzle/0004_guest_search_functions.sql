@@ -1,4 +1,4 @@
--- Guest search (decisions §8): trigram matching over an unaccented, lower-case text.
+-- Guest search (docs/guests.md): trigram matching over an unaccented, lower-case text.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;--> statement-breakpoint
 CREATE EXTENSION IF NOT EXISTS unaccent;--> statement-breakpoint
 -- unaccent() is only STABLE (its dictionary could change); naming the dictionary makes the

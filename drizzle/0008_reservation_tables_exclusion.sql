@@ -1,4 +1,4 @@
--- decisions §5: no table ever holds two live reservations over overlapping intervals, enforced by
+-- docs/reservations.md: no table ever holds two live reservations over overlapping intervals, enforced by
 -- PostgreSQL whatever the number of API processes. btree_gist gives GiST the uuid equality.
 CREATE EXTENSION IF NOT EXISTS btree_gist;
 --> statement-breakpoint

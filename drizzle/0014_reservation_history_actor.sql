@@ -1,4 +1,4 @@
--- Reservation history (decisions §14.3): who made each change is recorded with its events from
+-- Reservation history (docs/reservations.md "Reservation history"): who made each change is recorded with its events from
 -- now on (older rows keep null, shown as an unrecorded system actor); `published = false` marks the
 -- history-only rows imports write (imports emit no events); the index serves one reservation's history.
 ALTER TABLE "events" ADD COLUMN "actor" jsonb;--> statement-breakpoint

@@ -1,5 +1,5 @@
 -- Published events written before positions existed get them in their createdAt order, so that a
--- stream client can resume after any event id (decisions §14.4); the sequence continues after them.
+-- stream client can resume after any event id (docs/webhooks.md "Live event stream"); the sequence continues after them.
 WITH ordered AS (
   SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM events WHERE published
 )

@@ -1,4 +1,4 @@
--- decisions §14.1: an expired hold occupies nothing, even before any sweep. An exclusion constraint
+-- docs/reservations.md "Slot holds": an expired hold occupies nothing, even before any sweep. An exclusion constraint
 -- cannot look at the clock, so a hold's occupancy rows carry its expires_at, and before any live
 -- occupancy row is written (a booking, a hold, a table taken back) this trigger deletes the lapsed
 -- hold rows of that table that overlap it, in the writing transaction: the exclusion constraint

@@ -16,15 +16,15 @@ export function component<T extends z.ZodType>(id: string, schema: T, descriptio
 }
 
 export const uuid = z.uuid();
-/** `YYYY-MM-DDTHH:mm:ss.sssZ` (decisions §1). */
+/** `YYYY-MM-DDTHH:mm:ss.sssZ` (docs/api.md "Requests"). */
 export const instant = z.iso.datetime();
 /** `YYYY-MM-DD`, venue local. */
 export const serviceDate = z.iso.date();
-/** `HH:mm`, venue local (interface.md §1). */
+/** `HH:mm`, venue local (docs/api.md "Requests"). */
 export const localTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
 export const count = z.number().int().min(0);
 
-/** A list answer: `{data: [...], nextCursor}` (interface.md §1). */
+/** A list answer: `{data: [...], nextCursor}` (docs/api.md "Requests"). */
 export function pageOf<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), nextCursor: z.string().nullable() });
 }
@@ -35,7 +35,7 @@ export function keyed<K extends string, T extends z.ZodType>(key: K, schema: T) 
 }
 
 /**
- * An offered time (interface.md §2): the answer of GET /availability, its alternatives, a hold's
+ * An offered time (docs/api.md): the answer of GET /availability, its alternatives, a hold's
  * proposal and the `details.alternatives` of a 409 no_availability, hence here among the blocks.
  */
 export const proposalSchema = component(
@@ -48,10 +48,10 @@ export const proposalSchema = component(
     seats: z.number().int(),
     overflowsShift: z.boolean(),
   }),
-  'An offered time (interface.md §2).',
+  'An offered time (docs/api.md).',
 );
 
-/** The error body of interface.md §7 (each operation narrows `code` to the ones it answers). */
+/** The error body of docs/api.md "Requests" (each operation narrows `code` to the ones it answers). */
 export const errorBodySchema = component(
   'Error',
   z.object({
@@ -73,5 +73,5 @@ export const errorBodySchema = component(
     // Present once the key is known (not on 401s, nor on documentation routes).
     livemode: z.boolean().optional(),
   }),
-  'Every error on every endpoint (interface.md §7). The HTTP status depends only on `code`.',
+  'Every error on every endpoint (docs/api.md "Requests"). The HTTP status depends only on `code`.',
 );

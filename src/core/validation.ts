@@ -57,7 +57,7 @@ export function nulCharacterFields(input: unknown): string[] {
   return [...fields];
 }
 
-/** The 400 naming the fields; a wrong phone also sets `details.field: "phone"` (interface.md §7). */
+/** The 400 naming the fields; a wrong phone also sets `details.field: "phone"` (docs/api.md "Requests"). */
 function invalidFields(fields: string[], message: string): ApiError {
   const phoneIssue = fields.some((f) => f === 'phone' || f.endsWith('.phone'));
   return ApiError.invalid(fields, message, phoneIssue ? { field: 'phone' } : {});

@@ -15,7 +15,7 @@ export function forgetCachedKeys(): void {
 }
 
 /**
- * Identifies the caller from the Authorization header or throws the 401 of interface.md §5.
+ * Identifies the caller from the Authorization header or throws the 401 of docs/api.md "Keys, limits".
  * Synchronous on a cache hit (nearly every request): an await per request is a microtask and a
  * promise the hot path does not need.
  */

@@ -231,7 +231,7 @@ async function runIdempotently(
   const start = await startIdempotentRequest({ apiKeyId: auth.keyId, key, operation, requestHash: hashCanonical(req.body ?? {}) });
   if (start.kind === 'replay') {
     res.setHeader('Idempotent-Replayed', 'true');
-    // The body is replayed byte for byte, error.requestId included; the header must name the same request (interface.md §7).
+    // The body is replayed byte for byte, error.requestId included; the header must name the same request (docs/api.md "Requests").
     if (start.status >= 400) res.setHeader('X-Request-Id', (JSON.parse(start.body) as { error: { requestId: string } }).error.requestId);
     return { status: start.status, body: start.body, headers: {} };
   }

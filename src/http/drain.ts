@@ -16,7 +16,7 @@ export interface DrainOptions {
 }
 
 /**
- * Graceful stop of an HTTP server (decisions §10): no request the server accepted is lost.
+ * Graceful stop of an HTTP server (README.md "Command line"): no request the server accepted is lost.
  * Tracks the server's responses so that a drain can answer each with `Connection: close`. Call once,
  * before the server serves anything; returns the drain, which resolves once every connection closed.
  *

@@ -40,7 +40,7 @@ export function toApiError(err: unknown): ApiError {
   return new ApiError('internal_error');
 }
 
-/** The one place that writes the error body of interface.md §7. */
+/** The one place that writes the error body of docs/api.md "Requests". */
 export function renderError(err: ApiError, requestId: string, livemode: boolean | undefined): RenderedResponse {
   const payload: Record<string, unknown> = {
     error: { code: err.code, message: err.message, details: err.details, requestId },
@@ -68,8 +68,8 @@ export function logUnexpected(err: unknown, req: Request): void {
 }
 
 /**
- * A request that reached no route still answers a recognised key as a route would (interface.md
- * §1.8, decisions §1): livemode in the body, the rate-limit headers, and its 429 once over the limit.
+ * A request that reached no route still answers a recognised key as a route would (docs/api.md
+ * docs/api.md "Requests"): livemode in the body, the rate-limit headers, and its 429 once over the limit.
  * A key that cannot be identified leaves the original error as the answer.
  */
 async function identifyCaller(req: Request, res: Response): Promise<{ auth?: AuthContext; rateLimited?: ApiError }> {

@@ -90,7 +90,7 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   return [...codes].sort((a, b) => errorStatus[a] - errorStatus[b] || a.localeCompare(b));
 }
 
-/** `livemode` is a top-level field of every JSON body answered to a key (decisions §1). */
+/** `livemode` is a top-level field of every JSON body answered to a key (docs/api.md "Requests"). */
 function withLivemode(schema: z.ZodType): z.ZodType {
   if (schema instanceof z.ZodObject) return schema.extend({ livemode: z.boolean() });
   if (schema instanceof z.ZodUnion) return z.union((schema.options as z.ZodType[]).map(withLivemode));
@@ -121,7 +121,7 @@ const statusText: Record<number, string> = {
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const rateLimitHeaders = { 'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'), 'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining'), 'X-RateLimit-Reset': headerRef('X-RateLimit-Reset') };
 
-/** A GET of one resource (`{venue: {…, updatedAt}}`) answers its version as ETag (decisions §1). */
+/** A GET of one resource (`{venue: {…, updatedAt}}`) answers its version as ETag (docs/api.md "Requests"). */
 function sendsETag(route: AnyRoute, body: z.ZodType): boolean {
   if (route.method !== 'get' || !(body instanceof z.ZodObject)) return false;
   const values = Object.values(body.shape as z.ZodRawShape);

@@ -1,4 +1,4 @@
-/** The allergen enum of interface.md §2, used everywhere `allergens` appears. */
+/** The allergen enum of docs/api.md, used everywhere `allergens` appears. */
 export const allergens = [
   'gluten',
   'crustaceans',

@@ -1,4 +1,4 @@
-/** The conditions of an automation (decisions §12); null means "any". */
+/** The conditions of an automation (docs/webhooks.md); null means "any". */
 export interface AutomationConditions {
   partySizeMin: number | null;
   partySizeMax: number | null;

@@ -1,4 +1,4 @@
-/** The reservation events of interface.md §6, in catalogue order: the order in which one change emits several. */
+/** The reservation events of docs/webhooks.md, in catalogue order: the order in which one change emits several. */
 export const reservationEventTypes = [
   'reservation_created',
   'reservation_confirmed',
@@ -13,7 +13,7 @@ export const reservationEventTypes = [
   'reservation_needs_attention',
 ] as const;
 
-/** The whole event catalogue of interface.md §6. */
+/** The whole event catalogue of docs/webhooks.md. */
 export const eventTypes = [
   ...reservationEventTypes,
   'waitlist_entry_created',

@@ -1,4 +1,4 @@
-/** Reservation statuses as far as guest counters care (interface.md §3). */
+/** Reservation statuses as far as guest counters care (docs/reservations.md). */
 export type CountedStatus = 'created' | 'confirmed' | 'arrived' | 'seated' | 'released' | 'completed' | 'no_show' | 'cancelled';
 
 export interface GuestCounterDeltas {
@@ -12,7 +12,7 @@ export interface GuestCounterDeltas {
 const none: GuestCounterDeltas = { visitCount: 0, noShowCount: 0, cancelledCount: 0, visited: false };
 
 /**
- * How a reservation's status move changes its guest's counters (decisions §6): completed counts
+ * How a reservation's status move changes its guest's counters (docs/reservations.md): completed counts
  * a visit, no_show a no-show, cancelled a cancellation, and a no_show that turns out to be a late
  * arrival (arrived or seated) takes its no-show back. `from` is null for a reservation created
  * directly in its status (imports of past reservations).

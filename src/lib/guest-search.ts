@@ -14,7 +14,7 @@ function escapeLike(word: string): string {
 /**
  * The words of a guest search, each ready for `search_text LIKE '%' || lower(unaccent(word)) || '%'`
  * (case and accents are folded in SQL, by the same function as the indexed text), or null when
- * the text breaks the limits of interface.md §8: 3 to 200 characters, at most 8 words.
+ * the text breaks the limits of docs/api.md "Keys, limits": 3 to 200 characters, at most 8 words.
  */
 export function parseGuestSearch(text: string): string[] | null {
   const trimmed = text.trim();

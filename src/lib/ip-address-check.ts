@@ -105,7 +105,7 @@ function checkIPv6Bytes(bytes: Uint8Array): AddressVerdict {
 }
 
 /**
- * Whether an IP literal is a public unicast address a webhook may be sent to (decisions §12):
+ * Whether an IP literal is a public unicast address a webhook may be sent to (docs/webhooks.md):
  * loopback, private, link-local, CGNAT, multicast, reserved and unspecified addresses are refused,
  * also when written as IPv4-mapped IPv6.
  */

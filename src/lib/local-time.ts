@@ -1,7 +1,7 @@
 /**
  * Venue-local wall time ↔ UTC instants with the platform's Intl time-zone data (no dependency).
  *
- * Local → instant follows decisions §5 (the "compatible" disambiguation of Temporal): a local time
+ * Local → instant follows docs/reservations.md (the "compatible" disambiguation of Temporal): a local time
  * that does not exist (DST gap) moves forward by the length of the gap; an ambiguous one (DST
  * overlap) takes the earlier instant.
  */

@@ -1,5 +1,5 @@
 /**
- * Versioned signing secrets and the rotation rules of interface.md §6 (3 to 5), without I/O.
+ * Versioned signing secrets and the rotation rules of docs/webhooks.md (3 to 5), without I/O.
  * The secret values are opaque here (plaintext or sealed alike).
  */
 export interface SecretState<S> {

@@ -3,7 +3,7 @@
  * closures of a venue. No I/O; the shapes are plain objects so DB rows can be passed as they are.
  *
  * Minutes are counted from the serviceDate's midnight. A shift whose endTime is earlier than
- * its startTime runs past midnight (decisions §4): its times after midnight still belong to
+ * its startTime runs past midnight (docs/venue-configuration.md): its times after midnight still belong to
  * the serviceDate it started on, so they are counted as 1440 + minutes.
  */
 
@@ -120,7 +120,7 @@ function closuresOn(closures: readonly ClosureSchedule[], serviceDate: string): 
 const outcomeRank: Record<ServiceTimeOutcome, number> = { open: 0, after_last_seating: 1, closed: 2, no_shift: 3 };
 
 /**
- * Resolves a venue-local (serviceDate, time) in the order of decisions §5:
+ * Resolves a venue-local (serviceDate, time) in the order of docs/reservations.md:
  * closed → no_shift → after_last_seating → open.
  *
  * The clock time is tried as minute m of the serviceDate and as 1440 + m (the after-midnight part

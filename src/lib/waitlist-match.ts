@@ -14,7 +14,7 @@ export interface FreedTableMatch<E extends QueuedParty> {
 const MINUTE_MS = 60_000;
 
 /**
- * compatible_table_freed (decisions §9): the first entry of the queue, in its order, that a seating
+ * compatible_table_freed (docs/operations.md "Waiting list"): the first entry of the queue, in its order, that a seating
  * using a freed table can take from `start` for the party's turn time. Only unblocked seatings that
  * include one of the freed tables count (a combination the freed table completes counts too); an
  * entry whose party has no turn-time rule is passed over. Seatings are tried in the engine's choice

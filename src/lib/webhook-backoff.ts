@@ -1,5 +1,5 @@
 /**
- * The retry schedule of interface.md §6: attempt 2 one minute after the first failure, 3 five
+ * The retry schedule of docs/webhooks.md: attempt 2 one minute after the first failure, 3 five
  * minutes after the second, 4 fifteen minutes after the third, 5 one hour after the fourth.
  */
 export const maxDeliveryAttempts = 5;

@@ -1,5 +1,5 @@
 /**
- * Delivery isolation (decisions §14.7): attempts are limited per destination, the normalised origin
+ * Delivery isolation (docs/webhooks.md "Isolation per destination"): attempts are limited per destination, the normalised origin
  * of the URL (scheme, lower-case host, port only when not the scheme's default), so that two paths
  * of one partner share its limit and two partners never share one.
  */

@@ -25,7 +25,7 @@ function reduceReservationGuest(reservation: Json): Json {
 }
 
 /**
- * The envelope as a reader may see it (interface.md §4, Webhook management): without guests:read the
+ * The envelope as a reader may see it (docs/api.md, Webhook management): without guests:read the
  * guest data is reduced to its id; without reservations:read and events:read the reservation is null.
  */
 export function filterEnvelopeForReader(envelope: Json, reader: PayloadReader): Json {

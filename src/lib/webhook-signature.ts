@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 // partners use to verify: what the service signs is by construction what they check.
 import { computeSignature, signatureScheme } from '../../clients/typescript/src/verify-webhook.js';
 
-/** `whsec_` + 32 random bytes base64url (decisions §12). */
+/** `whsec_` + 32 random bytes base64url (docs/webhooks.md). */
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }

@@ -35,7 +35,7 @@ export interface MetricsServer {
   close: () => Promise<void>;
 }
 
-/** The metrics port of a process (decisions §14.6): GET /metrics and GET /healthz, nothing else. */
+/** The metrics port of a process (docs/operations.md "Metrics and health"): GET /metrics and GET /healthz, nothing else. */
 export async function startMetricsServer(port: number): Promise<MetricsServer> {
   const server: Server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0];

@@ -5,7 +5,7 @@ import { allQueueNames } from '../queues/queue-names.js';
 import { getQueue } from '../queues/queues.js';
 
 /**
- * The Prometheus metrics of this process (decisions §14.6), one registry whatever roles it runs.
+ * The Prometheus metrics of this process (docs/operations.md "Metrics and health"), one registry whatever roles it runs.
  * Queue depths and the outbox age are read from Redis and PostgreSQL when scraped, so they are
  * the same from every process: aggregate them with max(), not sum().
  */

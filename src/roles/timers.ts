@@ -34,7 +34,7 @@ export async function upsertTimerSchedules(queue: Queue): Promise<void> {
 export async function startTimersRole(): Promise<() => Promise<void>> {
   const queue = getQueue(queueNames.timers);
   await upsertTimerSchedules(queue);
-  // Redis holds the schedules only: restore them whenever Redis comes back, possibly empty (decisions §0).
+  // Redis holds the schedules only: restore them whenever Redis comes back, possibly empty (docs/architecture.md).
   const restore = (reason: 'reconnect' | 'interval') => {
     upsertTimerSchedules(queue).then(
       () => reason === 'reconnect' && logger.info('redis ready: timer schedules upserted'),

@@ -15,7 +15,7 @@ import {
 } from '../services/availability/availability-service.js';
 import { HOLD_TTL_SECONDS, MAX_LIVE_HOLDS_PER_CALLER, createHold, getHold, holdJson, holdSchema, releaseHold } from '../services/holds/hold-service.js';
 
-/** decisions §5 / interface.md §8: at most 62 days, both ends included. */
+/** docs/reservations.md / docs/api.md "Keys, limits": at most 62 days, both ends included. */
 const maxRangeDays = 62;
 
 const partySize = z.coerce.number().int().min(1).max(500);

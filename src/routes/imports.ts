@@ -12,8 +12,8 @@ const importQuery = z.object({ dryRun: z.enum(['true', 'false']).optional() });
 
 /**
  * POST /imports/<kind>: 202 `{import}` processing; with an Idempotency-Key already used with the
- * same body, 200 `{import}` in its current state (decisions §3); with ?dryRun=true, 200 `{import}`
- * planned, status `dry_run`, nothing written (§14.5). Exported so that every import kind is
+ * same body, 200 `{import}` in its current state (docs/api.md "Keys, limits" and "Idempotency"); with ?dryRun=true, 200 `{import}`
+ * planned, status `dry_run`, nothing written (docs/operations.md "Reservation imports"). Exported so that every import kind is
  * submitted alike.
  */
 export function defineImportRoute(kind: ImportKind, summary: string, description: string) {

@@ -75,7 +75,7 @@ const listQuery = listQuerySchema.extend({
   externalRef: z.string().min(1).max(200).optional(),
 });
 
-/** The expected version from If-Match (quoted or bare, decisions §1) or the body's `version`. */
+/** The expected version from If-Match (quoted or bare, docs/api.md "Requests") or the body's `version`. */
 function expectedVersion(header: string | undefined, bodyVersion: string | undefined): Date | undefined {
   if (header !== undefined) {
     const value = header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');

@@ -82,7 +82,7 @@ interface RuleResource<Row extends RuleRow & Fields, Fields extends object> {
   complete: (body: Partial<Fields>) => Fields;
 }
 
-/** GET/POST /venues/:id/<kind>, GET/PATCH/DELETE /venues/:id/<kind>/:ruleId (decisions §4). */
+/** GET/POST /venues/:id/<kind>, GET/PATCH/DELETE /venues/:id/<kind>/:ruleId (docs/venue-configuration.md). */
 function ruleRoutes<Row extends RuleRow & Fields, Fields extends object>(r: RuleResource<Row, Fields>): AnyRoute[] {
   const listPath = `/venues/:id/${r.segment}`;
   const itemPath = `${listPath}/:ruleId`;

@@ -16,7 +16,7 @@ async function verdictAt(api: Client, venueId: string, serviceDate: string, time
   return verdict;
 }
 
-describe('GET /availability/slots?include=unavailable (decisions §14.2)', () => {
+describe('GET /availability/slots?include=unavailable (docs/reservations.md "Explained availability")', () => {
   it('lists every grid time of the day, each with the reason GET /availability gives at that time', async () => {
     const t = await createTenant();
     const fixture = await configureVenue(t.venueId, {

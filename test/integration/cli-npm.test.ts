@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 describe('npm run cli', () => {
-  it('`npm run cli -- demo --json` prints exactly one JSON object on stdout, as decisions §10 says', async () => {
+  it('`npm run cli -- demo --json` prints exactly one JSON object on stdout, as README.md "Command line" says', async () => {
     const { stdout } = await promisify(execFile)('npm', ['run', 'cli', '--', 'demo', '--json'], { env: process.env });
     const demo = JSON.parse(stdout);
     expect(Object.keys(demo).sort()).toEqual(['keys', 'organisationId', 'venueId']);

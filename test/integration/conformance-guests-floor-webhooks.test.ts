@@ -50,7 +50,7 @@ async function deliveriesSeenWith(organisationId: string, scopes: string[], quer
 }
 
 describe('webhooks end to end, from a real reservation', () => {
-  it('sends the envelope of interface.md §6 with the reservation in its v1 shape and the guest summary', async () => {
+  it('sends the envelope of docs/webhooks.md with the reservation in its v1 shape and the guest summary', async () => {
     const { tenant, api, r, secret, automation } = await webhookVenue(['reservation_created']);
     const booked = await api.post('/reservations', {
       venueId: tenant.venueId,
@@ -117,7 +117,7 @@ describe('webhooks end to end, from a real reservation', () => {
   });
 });
 
-describe('guests and service tags (interface.md §2, §4, §7)', () => {
+describe('guests and service tags (docs/api.md)', () => {
   it('answers a service tag with exactly id, name and updatedAt, single and in lists', async () => {
     const t = await createTenant();
     const api = client(pipeline.url, t.key);
@@ -216,7 +216,7 @@ describe('text PostgreSQL cannot hold', () => {
   });
 });
 
-describe('venue configuration and the floor (interface.md §2, §4)', () => {
+describe('venue configuration and the floor (docs/api.md)', () => {
   it('lists tables, areas and pacing rules and reads a floor plan with exactly their documented fields', async () => {
     const t = await createTenant();
     const fixture = await configureVenue(t.venueId, { pacing: [{ maxCovers: 20, windowMinutes: 30 }], combinations: [['T2', 'T4']] });

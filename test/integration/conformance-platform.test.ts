@@ -11,7 +11,7 @@ import { client, createKey, createTenant, useTestServer, type ApiResponse, type 
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
 /**
- * Cross-cutting rules (interface.md §1, §5, §7, §8, §9; decisions §1–§3), checked route by route over
+ * Cross-cutting rules (docs/api.md "Requests", "Keys, limits", "Idempotency"), checked route by route over
  * the whole route table so that a route added later is held to them too.
  */
 
@@ -24,7 +24,7 @@ const queryKeys = (r: AnyRoute) => (r.query ? Object.keys(r.query.shape) : []);
 const isList = (r: AnyRoute) => queryKeys(r).includes('limit');
 const keyed = apiRoutes.filter((r) => !r.public);
 
-/** The scope of every operation: interface.md §4 and decisions §2 (venues:write, floor:write, waiting list, events, reports, automations, imports). */
+/** The scope of every operation: docs/api.md and docs/api.md "Keys, limits" (venues:write, floor:write, waiting list, events, reports, automations, imports). */
 const expectedScopes: Record<string, string | undefined> = {
   'GET /me': undefined,
   'GET /status': undefined,
@@ -107,7 +107,7 @@ for (const kind of ['shifts', 'closures', 'turn-time-rules', 'pacing-rules']) {
   });
 }
 
-/** The four of decisions §2, and the slot holds of §14.1. */
+/** The four of docs/api.md "Keys, limits", and the slot holds of docs/reservations.md "Slot holds". */
 const widgetOperations = [
   'GET /availability',
   'GET /availability/slots',
@@ -131,18 +131,18 @@ function send(c: Client, r: AnyRoute, path: string, body?: unknown, headers?: Re
 }
 
 describe('route table', () => {
-  it('every route has the scope of decisions §2', () => {
+  it('every route has the scope of docs/api.md "Keys, limits"', () => {
     const actual = Object.fromEntries(apiRoutes.filter((r) => !r.public).map((r) => [label(r), r.scope]));
     expect(actual).toEqual(expectedScopes);
   });
 
-  it('exactly the widget operations (the four of §2 and the holds of §14.1) are open to publishable keys, exactly POST /venues and POST /webhook-secret/rotate are organisation-wide', () => {
+  it('exactly the widget operations (the four of docs/api.md and the slot holds) are open to publishable keys, exactly POST /venues and POST /webhook-secret/rotate are organisation-wide', () => {
     expect(apiRoutes.filter((r) => r.widget).map(label).sort()).toEqual([...widgetOperations].sort());
     expect(apiRoutes.filter((r) => r.organisationWide).map(label).sort()).toEqual([...organisationWide].sort());
   });
 });
 
-describe('scopes (interface.md §5 rule 5)', () => {
+describe('scopes (docs/api.md "Keys, limits" rule 5)', () => {
   it('a key without the scope gets 403 insufficient_scope naming it, on every route', async () => {
     const t = await createTenant();
     for (const r of keyed.filter((x) => x.scope)) {
@@ -155,7 +155,7 @@ describe('scopes (interface.md §5 rule 5)', () => {
   });
 });
 
-describe('publishable keys (interface.md §5, decisions §2)', () => {
+describe('publishable keys (docs/api.md "Keys, limits", docs/api.md "Keys, limits")', () => {
   it('403 forbidden, reason publishable_key, everywhere but the widget operations', async () => {
     const t = await createTenant();
     const widget = await createKey(t.organisationId, { kind: 'publishable', allowedOrigins: ['https://shop.example'] });
@@ -187,7 +187,7 @@ describe('publishable keys (interface.md §5, decisions §2)', () => {
   });
 });
 
-describe('venue-limited keys (decisions §2)', () => {
+describe('venue-limited keys (docs/api.md "Keys, limits")', () => {
   it('403 forbidden on the organisation-wide operations', async () => {
     const t = await createTenant();
     const limited = client(server.url, await createKey(t.organisationId, { venueIds: [t.venueId] }));
@@ -196,7 +196,7 @@ describe('venue-limited keys (decisions §2)', () => {
   });
 });
 
-describe('malformed path ids (interface.md §1.6)', () => {
+describe('malformed path ids (docs/api.md "Requests")', () => {
   it('404 not_found JSON for every id of every route', async () => {
     const t = await createTenant();
     const c = client(server.url, t.key);
@@ -212,7 +212,7 @@ describe('malformed path ids (interface.md §1.6)', () => {
   });
 });
 
-describe('list parameters (decisions §1)', () => {
+describe('list parameters (docs/api.md "Requests")', () => {
   it('every list takes limit, cursor and changedAfter, and names the bad one', async () => {
     const t = await createTenant();
     const c = client(server.url, t.key);
@@ -245,7 +245,7 @@ describe('list parameters (decisions §1)', () => {
   });
 });
 
-describe('request bodies (decisions §1)', () => {
+describe('request bodies (docs/api.md "Requests")', () => {
   it('unknown body fields → 400 naming them, on every write', async () => {
     const t = await createTenant();
     const c = client(server.url, t.key);
@@ -277,7 +277,7 @@ describe('OpenAPI (GET /openapi.json)', () => {
   });
 });
 
-describe('routing (interface.md §1.7, decisions §1)', () => {
+describe('routing (docs/api.md "Requests", docs/api.md "Requests")', () => {
   it('405 with an empty body and Allow listing the methods of the path, for every path', async () => {
     const byPath = new Map<string, string[]>();
     for (const r of apiRoutes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.method.toUpperCase()]);
@@ -408,7 +408,7 @@ describe('the NUL character (PostgreSQL text cannot hold it)', () => {
   });
 });
 
-describe('limits (interface.md §8)', () => {
+describe('limits (docs/api.md "Keys, limits")', () => {
   it('a list answers 50 rows when limit is absent', async () => {
     const t = await createTenant();
     const c = client(server.url, t.key);
@@ -534,12 +534,12 @@ describe('resources of one venue, route by route', () => {
   });
 });
 
-describe('idempotency on every write (decisions §3)', () => {
+describe('idempotency on every write (docs/api.md "Keys, limits" and "Idempotency")', () => {
   // Routes that hand out a secret or an import keep their own record of the key (`idempotency: 'manual'`); their successes replay below.
   it('a repeated 4xx answer is replayed byte for byte, and the same key with another body is 422', async () => {
     const t = await createTenant();
     const c = client(server.url, t.key);
-    // Releasing a hold succeeds whether or not it exists (decisions §14.1): its replay is checked with the successes below.
+    // Releasing a hold succeeds whether or not it exists (docs/reservations.md "Slot holds"): its replay is checked with the successes below.
     for (const r of apiRoutes.filter((x) => x.method !== 'get' && x.idempotency !== 'manual' && label(x) !== 'DELETE /availability/holds/:id')) {
       const path = fillPath(r, { id: routeParams(r).length > 1 ? t.venueId : randomUUID() });
       const key = `conf-${randomUUID()}`;
@@ -580,7 +580,7 @@ describe('idempotency on every write (decisions §3)', () => {
   });
 });
 
-describe('the four widget operations with a publishable key (interface.md §5, decisions §2)', () => {
+describe('the four widget operations with a publishable key (docs/api.md "Keys, limits", docs/api.md "Keys, limits")', () => {
   it('work from an allowed origin with CORS headers, livemode and the per-IP limit; refuse other origins', async () => {
     const t = await createTenant({ test: true });
     await configureVenue(t.venueId);
@@ -621,7 +621,7 @@ describe('the four widget operations with a publishable key (interface.md §5, d
   });
 });
 
-describe('command line (decisions §10)', () => {
+describe('command line (README.md "Command line")', () => {
   const cli = async (...args: string[]) => {
     try {
       const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: process.env });

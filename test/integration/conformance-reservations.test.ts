@@ -15,7 +15,7 @@ import { configureVenue, localDate, type VenueFixtureOptions } from '../support/
 
 /**
  * Conformance of availability, reservations, the waiting list and reservation imports with
- * interface.md §2–§8 and decisions §5, §6, §9, §11, checked over the real server.
+ * docs/api.md and docs/reservations.md, checked over the real server.
  */
 
 const server = useTestServer();
@@ -197,7 +197,7 @@ const pathTo: Record<Status, string[]> = {
   cancelled: [],
 };
 
-/** decisions §6: the allowed status moves of PATCH. */
+/** docs/reservations.md: the allowed status moves of PATCH. */
 const allowed: Record<Status, string[]> = {
   created: ['confirmed', 'arrived', 'seated', 'no_show'],
   confirmed: ['arrived', 'seated', 'no_show'],
@@ -211,7 +211,7 @@ const allowed: Record<Status, string[]> = {
 
 const patchStatuses = ['confirmed', 'arrived', 'seated', 'released', 'completed', 'no_show'] as const;
 
-describe('status transitions (decisions §6)', () => {
+describe('status transitions (docs/reservations.md)', () => {
   async function reservationIn(api: Client, venueId: string, status: Status, time: string) {
     const r = (await book(api, venueId, { time })).body.reservation;
     for (const step of pathTo[status]) expect((await api.patch(`/reservations/${r.id}`, { status: step })).status).toBe(200);
@@ -270,7 +270,7 @@ describe('status transitions (decisions §6)', () => {
   }, 60_000);
 });
 
-describe('events of reservation changes (interface.md §6, decisions §6)', () => {
+describe('events of reservation changes (docs/webhooks.md, docs/reservations.md)', () => {
   it('emits the events of one change in catalogue order, and GET /events keeps the data as of each event', async () => {
     const { api, venueId } = await setup();
     const created = (await book(api, venueId, { notes: 'first', guest: { phone: '3471234567', firstName: 'Ada' } })).body.reservation;
@@ -467,7 +467,7 @@ describe('GET /reservations', () => {
   });
 });
 
-describe('waiting list (decisions §9)', () => {
+describe('waiting list (docs/operations.md "Waiting list")', () => {
   it('goes through its statuses with the documented codes, shape and events', async () => {
     const { api, venueId } = await setup();
     const created = await api.post('/waitlist', { venueId, serviceDate: tomorrow, partySize: 2, name: 'Ada Lovelace', phone: '347 123 4567', quotedWaitMinutes: 20 });
@@ -552,7 +552,7 @@ describe('waiting list (decisions §9)', () => {
   });
 });
 
-describe('POST /imports/reservations (decisions §11)', () => {
+describe('POST /imports/reservations (docs/operations.md "Reservation imports")', () => {
   async function finished(api: Client, id: string) {
     await runImport(id);
     const res = await api.get(`/imports/${id}`);

@@ -43,7 +43,7 @@ async function committed(organisationId: string) {
 const day = localDate(3);
 const timeOf = (i: number) => `${18 + Math.floor((i % 16) / 4)}:${['00', '15', '30', '45'][i % 4]}`;
 
-describe('GET /events/stream across two web processes (decisions §14.4)', () => {
+describe('GET /events/stream across two web processes (docs/webhooks.md "Live event stream")', () => {
   it('delivers the events committed through the other process, in commit order, within a second', async () => {
     const t = await createTenant();
     await configureVenue(t.venueId, { tables: Array.from({ length: 30 }, (_, i) => ({ name: `T${i}`, minSeats: 1, maxSeats: 4 })) });

@@ -49,7 +49,7 @@ async function getPlan(api: Client, base: string, planId: string) {
 }
 
 describe('floor plans', () => {
-  it('creates the first plan active, with exactly the shape of interface.md §2 and the client ids', async () => {
+  it('creates the first plan active, with exactly the shape of docs/api.md and the client ids', async () => {
     const { plan, ids } = await tenantWithPlan();
     expect(sorted(plan)).toEqual(planKeys);
     expect(plan).toMatchObject({ name: 'Main', isActive: true, version: 1 });

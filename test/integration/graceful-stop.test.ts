@@ -53,7 +53,7 @@ function send(agent: http.Agent, key: string, method: string, path: string, body
   });
 }
 
-describe('SIGTERM under load (decisions §10)', () => {
+describe('SIGTERM under load (README.md "Command line")', () => {
   it('answers every request it accepted, refuses new connections, finishes running jobs, exits 0', async () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);

@@ -28,7 +28,7 @@ async function newGuest(c: Client, venueId: string, body: Record<string, unknown
 }
 
 describe('guests', () => {
-  it('creates a guest with every field of interface.md §2 and reads it back', async () => {
+  it('creates a guest with every field of docs/api.md and reads it back', async () => {
     const t = await createTenant();
     const c = client(server.url, t.key);
     await c.post('/service-tags', { venueId: t.venueId, name: 'VIP' });

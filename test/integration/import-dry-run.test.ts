@@ -45,7 +45,7 @@ async function dryThenReal(api: Client, kind: 'reservations' | 'guests', venueId
 
 const plan = (i: any) => ({ createdRows: i.createdRows, updatedRows: i.updatedRows, rejectedRows: i.rejectedRows, rejections: i.rejections });
 
-describe('dry-run imports (decisions §14.5)', () => {
+describe('dry-run imports (docs/operations.md "Reservation imports")', () => {
   it('plans reservation rows exactly as the real import then does them, across chunks', async () => {
     const t = await createTenant();
     await configureVenue(t.venueId);

@@ -44,7 +44,7 @@ async function scrape(url: string): Promise<Map<string, number>> {
 /** How much each sample moved between two scrapes (absent before = 0). */
 const delta = (before: Map<string, number>, after: Map<string, number>, key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
 
-describe('metrics (decisions §14.6)', () => {
+describe('metrics (docs/operations.md "Metrics and health")', () => {
   it('count the requests, jobs, deliveries, queue depths and outbox age that really happened', async () => {
     const metrics = await startMetricsServer(0);
     const metricsUrl = `http://127.0.0.1:${metrics.port}/metrics`;

@@ -15,7 +15,7 @@ function expectError(res: { status: number; body: any; headers: Headers }, statu
   expect(res.body.error.requestId).toBe(res.headers.get('x-request-id'));
 }
 
-describe('authentication (interface.md §5)', () => {
+describe('authentication (docs/api.md "Keys, limits")', () => {
   it('401 unauthenticated without an Authorization header, or with an empty one', async () => {
     expectError(await client(server.url).get('/venues'), 401, 'unauthenticated');
     expectError(await client(server.url).get('/venues', { authorization: '' }), 401, 'unauthenticated');
@@ -190,7 +190,7 @@ describe('rate limits', () => {
   });
 });
 
-describe('idempotency (decisions §3)', () => {
+describe('idempotency (docs/api.md "Keys, limits" and "Idempotency")', () => {
   it('replays the stored response byte for byte with Idempotent-Replayed', async () => {
     const t = await createTenant();
     const c = client(server.url, t.key);

@@ -14,7 +14,7 @@ afterAll(async () => closeQueues());
 const day = localDate(2);
 const tableOf = (id: string, name: string, minSeats: number, maxSeats: number) => ({ tableId: id, tableCombinationId: null, tables: [{ id, name, minSeats, maxSeats }] });
 
-describe('GET /reservations/{id}/history (decisions §14.3)', () => {
+describe('GET /reservations/{id}/history (docs/reservations.md "Reservation history")', () => {
   it('lists create → confirm → move → table change → cancel with exact changes and the key as actor', async () => {
     const t = await createTenant();
     const floor = await configureVenue(t.venueId);

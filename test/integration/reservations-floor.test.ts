@@ -49,7 +49,7 @@ describe('a booking and a floor change at the same time', () => {
   });
 });
 
-describe('floor changes that leave a future reservation without a valid table (decisions §4)', () => {
+describe('floor changes that leave a future reservation without a valid table (docs/venue-configuration.md)', () => {
   it('blocking its table: the reservation keeps its time, loses the table, needs attention and emits the event', async () => {
     const { api, venueId, fixture, booked } = await setup();
     const blocked = await api.patch(`/venues/${venueId}/tables/${fixture.tableIds.A}`, { isBlocked: true });

@@ -165,7 +165,7 @@ describe('paths that make covers or a table live again keep pacing, or flag the 
     await expectInvariantsHold([v.venueId]);
   });
 
-  it('an import of a future row into a full block creates it flagged, without a table and without events (decisions §11)', async () => {
+  it('an import of a future row into a full block creates it flagged, without a table and without events (docs/operations.md "Reservation imports")', async () => {
     const v = await setup(sixes('A', 'B', 'C'));
     await v.book('19:00', 5);
     await v.book('19:00', 5);

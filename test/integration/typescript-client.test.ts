@@ -47,7 +47,7 @@ describe('the TypeScript client (clients/typescript)', () => {
   it('refuses at compile time what the document refuses (checked by npm run typecheck, never run)', () => {
     const client = createFloorlineClient({ baseUrl: 'http://127.0.0.1:1/api/v1', apiKey: 'gsk_unused' });
     const neverCalled = async (id: string) => {
-      // @ts-expect-error PATCH does not cancel (interface.md §4): 'cancelled' is not in the status enum of its body
+      // @ts-expect-error PATCH does not cancel (docs/api.md): 'cancelled' is not in the status enum of its body
       await client.PATCH('/reservations/{id}', { params: { path: { id } }, body: { status: 'cancelled' } });
       const { reservation } = await dataOrThrow(client.GET('/reservations/{id}', { params: { path: { id } } }));
       // @ts-expect-error the answer is typed, not `any`: a Reservation has no `price`

@@ -242,7 +242,7 @@ describe('turn-time rules', () => {
 });
 
 describe('pacing rules', () => {
-  it('creates and lists pacing rules exactly as interface.md §2', async () => {
+  it('creates and lists pacing rules exactly as docs/api.md', async () => {
     const { api, base } = await tenantWithClient();
     const dinnerId = await createShift(api, base, dinner);
     const created = await api.post(`${base}/pacing-rules`, { shiftId: dinnerId, maxCovers: 40, windowMinutes: 30 });

@@ -46,7 +46,7 @@ async function receivedByKey(receiver: WebhookReceiver): Promise<Map<string, num
   return counts;
 }
 
-describe('delivery isolation per destination (decisions §14.7)', () => {
+describe('delivery isolation per destination (docs/webhooks.md "Isolation per destination")', () => {
   it('a destination that times out does not delay another one, and its postponed jobs keep their attempts', async () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);

@@ -43,7 +43,7 @@ async function setUp(options: { receiverUrl: string; action?: Record<string, unk
 }
 
 describe('webhook delivery', () => {
-  it('sends the envelope with the headers of interface.md §6, signed with the endpoint secret', async () => {
+  it('sends the envelope with the headers of docs/webhooks.md, signed with the endpoint secret', async () => {
     const r = await pipeline.startReceiver();
     const { tenant, api, secret, automation, endpoint } = await setUp({ receiverUrl: r.url });
     const { eventId, reservation } = await emitReservationEvent(tenant);
@@ -418,7 +418,7 @@ describe('HTTP client', () => {
 });
 
 describe('webhook endpoints API', () => {
-  it('creates, lists, reads, changes and deletes endpoints with the shape of interface.md §2', async () => {
+  it('creates, lists, reads, changes and deletes endpoints with the shape of docs/api.md', async () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
     const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: 'https://partner.example.com/hooks' });

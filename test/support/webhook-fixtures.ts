@@ -61,7 +61,7 @@ export function useWebhookPipeline(options: { policy?: ReceiverPolicy; webhooksR
  * the backlog of a saturated destination. Once the file's workers are gone nothing attempts them,
  * and the invariant check after the suite would count them overdue. Each automation whose pending
  * deliveries all have a job in this file's queues is archived through the API, which annuls them
- * (decisions §12). An automation with a pending delivery that has no job is left as it is: the
+ * (docs/webhooks.md). An automation with a pending delivery that has no job is left as it is: the
  * check after the suite counts that delivery (pendingDeliveriesWithoutJob), as it should.
  */
 async function concludeDeliveriesInFlight(apiUrl: string): Promise<void> {

@@ -78,7 +78,7 @@ export async function startWebhookReceiver(policy: ReceiverPolicy = () => 200): 
   };
 }
 
-/** The signature of interface.md §6 recomputed with node:crypto alone, independently of the service's signing code. */
+/** The signature of docs/webhooks.md recomputed with node:crypto alone, independently of the service's signing code. */
 export function expectedSignature(secret: string, request: ReceivedWebhook): string {
   const content = Buffer.concat([
     Buffer.from(`v1\n${request.headers['x-service-timestamp']}\n${request.headers['x-service-idempotency-key']}\n`),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeBase62, generateKey, hashKey, isWellFormedKey, prefixForKey } from '../../src/lib/api-key-format.js';
 
-describe('API key format (decisions §2)', () => {
+describe('API key format (docs/api.md "Keys, limits")', () => {
   it.each([
     ['live', false, 'gsk_'],
     ['test', true, 'gsk_test_'],

@@ -64,7 +64,7 @@ function run(input: { date?: string; time: string; party: number; bookings?: Boo
     : { available: false as const, reason: e.reason };
 }
 
-describe('reasons, in the order of decisions §5', () => {
+describe('reasons, in the order of docs/reservations.md', () => {
   it.each([
     ['closed day', { date: '2026-08-15', time: '20:00', party: 2 }, 'closed'],
     ['closed day beats a party without a rule', { date: '2026-08-15', time: '20:00', party: 40 }, 'closed'],
@@ -281,7 +281,7 @@ describe('pacing', () => {
   });
 });
 
-describe('slot holds (decisions §14.1)', () => {
+describe('slot holds (docs/reservations.md "Slot holds")', () => {
   const hold = (expiresAt: number) => ({ ...booking('12:00', 6, ['T3'], 'created'), expiresAt });
   it.each([
     ['a live hold takes its table and counts for pacing', now + 1, { seating: 'T1+T2' }, { reason: 'pacing_full' }],
@@ -334,7 +334,7 @@ describe('DST', () => {
   });
 });
 
-describe('explained slots (decisions §14.2)', () => {
+describe('explained slots (docs/reservations.md "Explained availability")', () => {
   it('lists every grid time of every shift of the day to its end, past midnight and closed shifts included, with the verdict of evaluate', () => {
     for (const [date, party] of [[day, 2], ['2026-08-20', 2], ['2026-08-15', 2], [day, 30]] as const) {
       const d = new VenueDay(baseConfig(), date, [booking('19:00', 2, ['T1'])], now);

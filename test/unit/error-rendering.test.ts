@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderError, toApiError } from '../../src/http/error-handler.js';
 import { ApiError, errorStatus } from '../../src/core/errors.js';
 
-describe('error rendering (interface.md §7)', () => {
+describe('error rendering (docs/api.md "Requests")', () => {
   it.each([
     [new Error('relation "secret_table" does not exist'), 'internal_error', 500],
     [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), 'unavailable', 503],

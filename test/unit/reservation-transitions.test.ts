@@ -15,7 +15,7 @@ const allowed: Record<ReservationStatus, ReservationStatus[]> = {
 
 const everyPair = reservationStatuses.flatMap((from) => reservationStatuses.filter((to) => to !== from).map((to) => [from, to] as const));
 
-describe('status moves of decisions §6', () => {
+describe('status moves of docs/reservations.md', () => {
   it.each(everyPair)('%s → %s', (from, to) => {
     expect(canMove(from, to)).toBe(allowed[from].includes(to));
   });

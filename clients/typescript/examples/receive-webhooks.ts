@@ -1,4 +1,4 @@
-// A webhook receiver with @floorline/client: only node:http and the verification of interface.md §6.
+// A webhook receiver with @floorline/client: only node:http and the verification of docs/webhooks.md.
 // Run: FLOORLINE_WEBHOOK_SECRET=whsec_… PORT=4000 npx tsx clients/typescript/examples/receive-webhooks.ts
 import http from 'node:http';
 import { buffer } from 'node:stream/consumers';

@@ -32,7 +32,7 @@ export function idempotencyKey(key: string = globalThis.crypto.randomUUID()): { 
   return { 'Idempotency-Key': key };
 }
 
-/** The error body of every operation (interface.md §7). */
+/** The error body of every operation (docs/api.md "Requests"). */
 export type ErrorBody = components['schemas']['Error'];
 export type ErrorCode = ErrorBody['error']['code'];
 

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signatures of the Floorline API (interface.md §6), for partners: the five verification
+ * Webhook signatures of the Floorline API (docs/webhooks.md), for partners: the five verification
  * steps of "Verification by the recipient". It needs nothing but node:crypto, so it can be used from
  * @floorline/client or copied alone into a receiver. The service signs its deliveries with
  * `computeSignature` of this very file, so the scheme is written down once.
@@ -34,7 +34,7 @@ export function parseSignatureHeader(header: string): string[] {
   return signatures;
 }
 
-/** The envelope of every delivery (interface.md §6 "Envelope"); `data` holds the resource in its v1 response shape. */
+/** The envelope of every delivery (docs/webhooks.md "Envelope"); `data` holds the resource in its v1 response shape. */
 export interface WebhookEnvelope {
   id: string;
   eventId: string | null;

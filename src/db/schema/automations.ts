@@ -16,7 +16,7 @@ export interface AutomationAction {
 
 export const automationStatuses = ['active', 'inactive', 'archived'] as const;
 
-/** A rule of a venue: on these event types, when the conditions hold, run the action (decisions §12). */
+/** A rule of a venue: on these event types, when the conditions hold, run the action (docs/webhooks.md). */
 export const automations = pgTable(
   'automations',
   {

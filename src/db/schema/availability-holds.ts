@@ -5,7 +5,7 @@ import { organisations } from './organisations.js';
 import { venues } from './venues.js';
 
 /**
- * A slot hold (decisions §14.1): a table kept for a party while the guest confirms. Its tables are
+ * A slot hold (docs/reservations.md "Slot holds"): a table kept for a party while the guest confirms. Its tables are
  * occupied by rows of reservation_tables (hold_id set, expires_at copied), under the same exclusion
  * constraint as reservations. A released or consumed hold is deleted (its occupancy goes with it);
  * an expired one stays until a later hold of that venue day or the daily purge removes it, but

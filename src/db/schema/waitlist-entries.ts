@@ -8,7 +8,7 @@ import { venues } from './venues.js';
 
 export const waitlistStatusValues = ['waiting', 'notified', 'converted', 'cancelled', 'expired'] as const;
 
-/** The waiting list of a venue's serviceDate (decisions §9): parties waiting for a seat, in `position` order. */
+/** The waiting list of a venue's serviceDate (docs/operations.md "Waiting list"): parties waiting for a seat, in `position` order. */
 export const waitlistEntries = pgTable(
   'waitlist_entries',
   {

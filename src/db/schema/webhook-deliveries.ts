@@ -9,7 +9,7 @@ export const deliveryStatuses = ['pending', 'delivered', 'discarded'] as const;
 export const discardReasons = ['max_attempts', 'automation_inactive'] as const;
 
 /**
- * One webhook of an automation run (decisions §12). The envelope is built at the first attempt and
+ * One webhook of an automation run (docs/webhooks.md). The envelope is built at the first attempt and
  * kept as text, byte for byte, for every retry and redelivery. The row is the truth; the BullMQ job
  * (jobId = id) only schedules attempts.
  */

@@ -5,7 +5,7 @@ import { idempotencyKeys } from './idempotency-keys.js';
 /**
  * The secret (sealed) that a request showing a new secret — a rotation or an endpoint creation —
  * generated under an Idempotency-Key, so that repeating the key returns the same secret while it is
- * current (interface.md §6 rule 5). Bound to the idempotency key row: forgotten together with it.
+ * current (docs/webhooks.md rule 5). Bound to the idempotency key row: forgotten together with it.
  */
 export const webhookSecretRotations = pgTable(
   'webhook_secret_rotations',

@@ -20,7 +20,7 @@ export class Occupancy {
 
   /**
    * A seated party still at the table after its endsAt keeps the table until it is released or
-   * completed (decisions §5): nobody knows when it will leave, so the table stays taken from its
+   * completed (docs/reservations.md): nobody knows when it will leave, so the table stays taken from its
    * start onwards.
    */
   constructor(bookings: readonly Booking[], now: number) {

@@ -11,7 +11,7 @@ function minuteInShift(time: string, window: ShiftWindow): number {
   return clock < window.start ? clock + MINUTES_PER_DAY : clock;
 }
 
-/** decisions §4: windows are aligned blocks of windowMinutes counted from the shift's start. */
+/** docs/venue-configuration.md: windows are aligned blocks of windowMinutes counted from the shift's start. */
 export function blockStartOf(rule: PacingRule, window: ShiftWindow, minuteOfService: number): number {
   return window.start + Math.floor((minuteOfService - window.start) / rule.windowMinutes) * rule.windowMinutes;
 }

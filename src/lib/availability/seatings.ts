@@ -22,7 +22,7 @@ function combinationSeating(combination: TableCombination, tableById: ReadonlyMa
     kind: 'combination',
     id: combination.id,
     tableIds: present.map((t) => t.id),
-    // decisions §4: a combination seats from the largest minSeats to the sum of maxSeats.
+    // docs/venue-configuration.md: a combination seats from the largest minSeats to the sum of maxSeats.
     minSeats: Math.max(...present.map((t) => t.minSeats)),
     maxSeats: present.reduce((sum, t) => sum + t.maxSeats, 0),
     isBlocked: present.some((t) => t.isBlocked),
@@ -32,7 +32,7 @@ function combinationSeating(combination: TableCombination, tableById: ReadonlyMa
 }
 
 /**
- * Every seating of the floor in the choice order of decisions §5: smallest maxSeats, then a single
+ * Every seating of the floor in the choice order of docs/reservations.md: smallest maxSeats, then a single
  * table before a combination, then area position, then name (id last, so that it is total).
  */
 export function orderedSeatings(config: Pick<VenueConfig, 'tables' | 'combinations'>): Seating[] {

@@ -1,7 +1,7 @@
 import { reservationEventTypes, type ReservationEventType } from '../event-catalogue.js';
 import type { ReservationStatus } from './types.js';
 
-/** decisions §6: the status moves PATCH may make; anything else is an invalid_transition. */
+/** docs/reservations.md: the status moves PATCH may make; anything else is an invalid_transition. */
 const allowedMoves: Record<ReservationStatus, readonly ReservationStatus[]> = {
   created: ['confirmed', 'arrived', 'seated', 'no_show'],
   confirmed: ['arrived', 'seated', 'no_show'],
@@ -17,7 +17,7 @@ const allowedMoves: Record<ReservationStatus, readonly ReservationStatus[]> = {
 /** DELETE cancels from these; an already cancelled reservation answers unchanged. */
 const cancellable: ReadonlySet<ReservationStatus> = new Set(['created', 'confirmed', 'arrived']);
 
-/** Statuses that only floor staff set (interface.md §4: they need floor:write besides reservations:write). */
+/** Statuses that only floor staff set (docs/api.md: they need floor:write besides reservations:write). */
 export const floorStatuses: ReadonlySet<ReservationStatus> = new Set(['arrived', 'seated', 'released', 'completed', 'no_show']);
 
 export function canMove(from: ReservationStatus, to: ReservationStatus): boolean {
@@ -28,7 +28,7 @@ export function canCancel(from: ReservationStatus): boolean {
   return cancellable.has(from);
 }
 
-/** The events of one status move (decisions §6). table_released: tables freed from a seated party. */
+/** The events of one status move (docs/reservations.md). table_released: tables freed from a seated party. */
 export function statusEvents(from: ReservationStatus, to: ReservationStatus): ReservationEventType[] {
   if (from === to) return [];
   switch (to) {

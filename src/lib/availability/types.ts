@@ -3,7 +3,7 @@ import type { ClosureSchedule, ShiftSchedule } from '../shift-schedule.js';
 export const reservationStatuses = ['created', 'confirmed', 'arrived', 'seated', 'released', 'completed', 'no_show', 'cancelled'] as const;
 export type ReservationStatus = (typeof reservationStatuses)[number];
 
-/** The reasons of interface.md §7 the engine itself can answer (conflict is a race lost in PostgreSQL). */
+/** The reasons of docs/api.md "Requests" the engine itself can answer (conflict is a race lost in PostgreSQL). */
 export type UnavailableReason = 'closed' | 'no_shift' | 'after_last_seating' | 'no_turn_time_rule' | 'no_table' | 'pacing_full' | 'table_blocked';
 
 export interface VenueSettings {
@@ -69,11 +69,11 @@ export interface Booking {
   endsAt: number;
   /** Tables it holds right now (its live occupancy); empty when none. */
   tableIds: readonly string[];
-  /** A slot hold (decisions §14.1), seen as a `created` booking until this instant, as nothing from then on. */
+  /** A slot hold (docs/reservations.md "Slot holds"), seen as a `created` booking until this instant, as nothing from then on. */
   expiresAt?: number;
 }
 
-/** A time offered to a guest (interface.md §2 Proposal). */
+/** A time offered to a guest (docs/api.md Proposal). */
 export interface Proposal {
   time: string;
   startsAt: string;

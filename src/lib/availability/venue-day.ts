@@ -16,7 +16,7 @@ import { fitsParty, orderedSeatings, type Seating } from './seatings.js';
 import type { Booking, PacingRule, Proposal, TurnTimeRule, UnavailableReason, VenueConfig } from './types.js';
 
 const MINUTE_MS = 60_000;
-/** decisions §5: alternatives are the nearest available grid times within ±120 minutes, at most 6. */
+/** docs/reservations.md: alternatives are the nearest available grid times within ±120 minutes, at most 6. */
 export const ALTERNATIVES_WINDOW_MINUTES = 120;
 export const MAX_ALTERNATIVES = 6;
 
@@ -101,7 +101,7 @@ export function seatingOf(config: VenueConfig, id: string): Seating | undefined 
   return prepare(config).seatingById.get(id);
 }
 
-/** decisions §4: the shift-specific rule covering the party wins over a venue-wide one; the narrowest range first. */
+/** docs/venue-configuration.md: the shift-specific rule covering the party wins over a venue-wide one; the narrowest range first. */
 export function chooseTurnTimeRule(rules: readonly TurnTimeRule[], shiftId: string, partySize: number): TurnTimeRule | undefined {
   let best: TurnTimeRule | undefined;
   let bestScore: [number, number, string] | undefined;
@@ -164,7 +164,7 @@ export class VenueDay {
           .sort((a, b) => shiftWindow(a).start - shiftWindow(b).start);
   }
 
-  /** Whether a party can be booked at a local time, in the order of decisions §5. */
+  /** Whether a party can be booked at a local time, in the order of docs/reservations.md. */
   evaluate(time: string, partySize: number, options: EvaluateOptions = {}): Evaluation {
     if (!options.ignoreBookingWindow && !this.dateBookable) return { available: false, reason: 'no_shift' };
     const resolution = resolveServiceTime(this.config.shifts, this.config.closures, this.serviceDate, time);
@@ -275,7 +275,7 @@ export class VenueDay {
     };
   }
 
-  /** Every grid time of the day's open shifts, in order (decisions §5: start + k × interval up to lastSeating). */
+  /** Every grid time of the day's open shifts, in order (docs/reservations.md: start + k × interval up to lastSeating). */
   private grid(): { shift: ShiftSchedule; minuteOfService: number }[] {
     const interval = this.config.venue.slotIntervalMinutes;
     return this.dayShifts.flatMap((shift) => gridTimes(shift, interval).map((g) => ({ shift, minuteOfService: g.minuteOfService })));
@@ -302,7 +302,7 @@ export class VenueDay {
   }
 
   /**
-   * GET /availability/slots?include=unavailable (decisions §14.2): every grid time of the day's
+   * GET /availability/slots?include=unavailable (docs/reservations.md "Explained availability"): every grid time of the day's
    * shifts with the verdict GET /availability gives at that time (the same `evaluate`). Closed
    * shifts keep their grid, and each grid runs on past lastSeating to the shift's end, so that the
    * times a guest might ask for and cannot have say why: closed, after_last_seating…

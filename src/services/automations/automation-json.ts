@@ -27,7 +27,7 @@ export const automationSchema = component(
     createdAt: instant,
     updatedAt: instant,
   }),
-  'On these events, when the conditions hold, notify a partner (decisions §12).',
+  'On these events, when the conditions hold, notify a partner (docs/webhooks.md).',
 );
 
 export function automationJson(a: AutomationRow) {

@@ -53,7 +53,7 @@ function matchingPairs(liveEvents: EventRow[], candidates: AutomationRow[]): Arr
  * order, so two batches sharing events cannot deadlock), and BullMQ ignores a job id it already has.
  */
 export async function runAutomations(batch: EventRow[]): Promise<void> {
-  // Test organisations send nothing (interface.md §5); most events match no automation.
+  // Test organisations send nothing (docs/api.md "Keys, limits"); most events match no automation.
   const liveEvents = [...new Map(batch.filter((e) => e.livemode).map((e) => [e.id, e])).values()];
   if (!liveEvents.length) return;
   const venueIds = [...new Set(liveEvents.map((e) => e.venueId))];

@@ -41,7 +41,7 @@ export const explainedSlotSchema = component(
     z.object({ time: localTime, available: z.literal(true), reason: z.literal('available'), ...proposalFields }),
     z.object({ time: localTime, available: z.literal(false), reason: z.enum(unavailableReasons) }),
   ]),
-  'One grid time of GET /availability/slots?include=unavailable (decisions §14.2): the reason GET /availability gives at that time, with the proposal when available.',
+  'One grid time of GET /availability/slots?include=unavailable (docs/reservations.md "Explained availability"): the reason GET /availability gives at that time, with the proposal when available.',
 );
 
 const slotsOf = <T extends z.ZodType>(item: T) =>
@@ -80,13 +80,13 @@ export async function checkAvailability(auth: AuthContext, q: AvailabilityQuery)
     available: answer.available,
     time: q.time,
     ...answer.proposal,
-    // interface.md types `reason` as a string on every answer; a bookable time says so.
+    // docs/api.md types `reason` as a string on every answer; a bookable time says so.
     reason: answer.reason ?? 'available',
     alternatives: answer.alternatives,
   };
 }
 
-/** GET /availability/slots: every available grid time of the day; with `include=unavailable` every grid time, explained (decisions §14.2). */
+/** GET /availability/slots: every available grid time of the day; with `include=unavailable` every grid time, explained (docs/reservations.md "Explained availability"). */
 export async function listSlots(auth: AuthContext, q: Omit<AvailabilityQuery, 'time'> & { include?: 'unavailable' }) {
   const now = Date.now();
   const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate);

@@ -107,7 +107,7 @@ function configJson(venueId: string): SQL {
  * either side (pacing of the range; tables held across midnight, turn times of up to a day) except
  * cancelled and no_show, plus every seated party (one still at its table past its end keeps it,
  * whenever it started), each with its live table occupancy. The slot holds of those days come as
- * `created` bookings with their expiresAt (the engine ignores them from then on: decisions §14.1).
+ * `created` bookings with their expiresAt (the engine ignores them from then on: docs/reservations.md "Slot holds").
  *
  * Two text values, `;` between items and `,` or `|` between fields (uuids, a date, HH:mm,
  * integers, a status, epoch milliseconds, and for a hold its expiry last: none contains a separator): building and reading them
@@ -338,7 +338,7 @@ export function hasPacing(config: VenueConfig): boolean {
 
 /**
  * Serialises every write that may change the covers of one venue's serviceDate, so that no pacing
- * block ever exceeds its maxCovers whatever the concurrency (decisions §5). Held until the
+ * block ever exceeds its maxCovers whatever the concurrency (docs/reservations.md). Held until the
  * transaction ends. The first key namespaces the lock; hash collisions only serialise more.
  */
 export async function lockPacingDay(conn: DbOrTx, venueId: string, serviceDate: string): Promise<void> {

@@ -38,7 +38,7 @@ export function fetchEventPage(query: ListQuery, where: SQL | undefined) {
   });
 }
 
-/** The event history (decisions §12): data as of the event time, oldest first. */
+/** The event history (docs/webhooks.md): data as of the event time, oldest first. */
 export async function listEvents(auth: AuthContext, query: ListQuery & EventFilters) {
   if (query.venueId) await getVisibleVenue(auth, query.venueId);
   return fetchEventPage(
@@ -55,7 +55,7 @@ export async function listEvents(auth: AuthContext, query: ListQuery & EventFilt
   );
 }
 
-/** The `data` of each group of event types (interface.md §6 catalogue). */
+/** The `data` of each group of event types (docs/webhooks.md catalogue). */
 export const eventDataGroups = [
   { types: reservationEventTypes, data: component('ReservationEventData', z.object({ reservation: reservationSchema })) },
   {

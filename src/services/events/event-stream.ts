@@ -11,7 +11,7 @@ import { eventStreamChannel, lastPosition, sequenceEvents } from './event-sequen
 
 type EventRow = typeof events.$inferSelect;
 
-/** decisions §14.4: a comment line every 15 s keeps proxies and clients from timing out an idle stream. */
+/** docs/webhooks.md "Live event stream": a comment line every 15 s keeps proxies and clients from timing out an idle stream. */
 export const keepAliveMs = 15_000;
 /** Events read per query, for a feed and for a client catching up. */
 const pageSize = 500;
@@ -97,7 +97,7 @@ class OrganisationFeed {
 }
 
 /**
- * The live event streams of this web process (decisions §14.4): one LISTEN connection, one feed per
+ * The live event streams of this web process (docs/webhooks.md "Live event stream"): one LISTEN connection, one feed per
  * organisation with clients here, one keep-alive timer for all. `closeAll` ends every stream (the
  * web role's stop).
  */

@@ -10,7 +10,7 @@ import { getQueue, onQueueConnectionReady } from '../../queues/queues.js';
 import type { EventType, HistoryOnlyEventType } from '../../lib/event-catalogue.js';
 import { isPublishable, type AuthContext } from '../../core/auth-context.js';
 
-/** Who made a change, recorded with its events for the reservation history (decisions §14.3). */
+/** Who made a change, recorded with its events for the reservation history (docs/reservations.md "Reservation history"). */
 export interface Actor {
   kind: 'api_key' | 'widget' | 'system' | 'import';
   /** The key's name, the platform process, or the import's key name. */
@@ -69,7 +69,7 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
 }
 
 /**
- * A history-only event: imports emit no events (interface.md), yet the reservation history shows
+ * A history-only event: imports emit no events (docs/api.md), yet the reservation history shows
  * what an import did. The row is never dispatched (dispatchedAt set), listed or streamed.
  */
 export async function recordHistoryOnlyEvent(tx: Tx, event: NewEvent, actor: Actor): Promise<void> {

@@ -8,7 +8,7 @@ import { sweepDeliveries } from '../webhooks/sweep-deliveries.js';
 import { findUnsequencedOrganisations, sequenceEvents } from './event-sequencer.js';
 import { addEventJobs } from './outbox.js';
 
-/** decisions §0: the process that committed an event enqueues it itself; after 30 s it is the sweeper's. */
+/** docs/architecture.md: the process that committed an event enqueues it itself; after 30 s it is the sweeper's. */
 const sweepAfterSeconds = 30;
 const batchSize = 1000;
 /** Events are numbered for the stream right after their commit; still unnumbered after this long, their process died first. */
@@ -62,7 +62,7 @@ export const catchUpSweepJobId = 'outbox-sweep-catch-up';
  * would start to drain only about 30 s after Redis's return. So when one of the oldest events
  * undispatched for 5 to 30 s has no job in Redis (it is stranded, not queued behind others), one
  * extra sweep is scheduled for the moment it turns 30 s old (at least 5 s from now). The 30 s rule itself is
- * unchanged (decisions §0); one catch-up at most is pending (its job id).
+ * unchanged (docs/architecture.md); one catch-up at most is pending (its job id).
  */
 async function scheduleCatchUpSweep(): Promise<void> {
   const oldest = await db

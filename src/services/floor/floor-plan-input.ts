@@ -58,7 +58,7 @@ function duplicateIds(items: readonly { id?: string }[], collection: string): Pr
 /**
  * The rules that tie the items of a body together (single-field formats are zod's): unique ids,
  * tables in an area of the body, combinations of at least two distinct tables of the body, all
- * of one area (decisions §4), and no two combinations of the same tables.
+ * of one area (docs/venue-configuration.md), and no two combinations of the same tables.
  */
 export function checkFloorPlanContents(input: FloorPlanContentsInput): void {
   const problems: Problem[] = [...duplicateIds(input.areas, 'areas'), ...duplicateIds(input.tables, 'tables'), ...duplicateIds(input.combinations, 'combinations')];

@@ -45,7 +45,7 @@ export const floorPlanSchema = component(
     ),
     combinations: z.array(z.object({ id: uuid, tableIds: z.array(uuid) })),
   }),
-  'A floor plan with its areas, tables and combinations (interface.md §2).',
+  'A floor plan with its areas, tables and combinations (docs/api.md).',
 );
 
 export const tableSchema = component(
@@ -62,16 +62,16 @@ export const tableSchema = component(
     combinationIds: z.array(uuid),
     updatedAt: instant,
   }),
-  'A table of the active floor plan (interface.md §2).',
+  'A table of the active floor plan (docs/api.md).',
 );
 
 export const areaSchema = component(
   'Area',
   z.object({ id: uuid, name: z.string(), icon: z.string(), position: z.number().int(), widthCm: cm, heightCm: cm, updatedAt: instant }),
-  'An area (room) of the active floor plan (interface.md §2).',
+  'An area (room) of the active floor plan (docs/api.md).',
 );
 
-/** interface.md §2 Floor plan, exactly. */
+/** docs/api.md Floor plan, exactly. */
 export function floorPlanJson(plan: FloorPlanRow, contents: PlanContents): z.output<typeof floorPlanSchema> {
   return {
     id: plan.id,
@@ -98,7 +98,7 @@ export function floorPlanJson(plan: FloorPlanRow, contents: PlanContents): z.out
   };
 }
 
-/** interface.md §2 Table (list item), exactly. */
+/** docs/api.md Table (list item), exactly. */
 export function tableJson(t: FloorTableRow, combinationIds: string[]): z.output<typeof tableSchema> {
   return {
     id: t.id,
@@ -114,7 +114,7 @@ export function tableJson(t: FloorTableRow, combinationIds: string[]): z.output<
   };
 }
 
-/** interface.md §2 Area (list item), exactly. */
+/** docs/api.md Area (list item), exactly. */
 export function areaJson(a: AreaRow): z.output<typeof areaSchema> {
   return { id: a.id, name: a.name, icon: a.icon, position: a.position, widthCm: a.widthCm, heightCm: a.heightCm, updatedAt: a.updatedAt.toISOString() };
 }

@@ -32,7 +32,7 @@ interface ItemWrite {
 /** A plan's version: its integer `version`, or the `updatedAt` instant that the ETag carries. */
 export type PlanVersionCondition = { version: number } | { updatedAt: Date };
 
-/** The SET of any change of a plan: `version` counts every change (decisions §4). */
+/** The SET of any change of a plan: `version` counts every change (docs/venue-configuration.md). */
 function planChange(set: { name?: string; isActive?: boolean } = {}) {
   return { ...set, version: sql`${floorPlans.version} + 1`, updatedAt: nextUpdatedAt(floorPlans.updatedAt) };
 }

@@ -52,7 +52,7 @@ export async function getFloorPlan(auth: AuthContext, venueId: string, planId: s
 type TableListRow = FloorTableRow & { areaPosition: number };
 
 /**
- * The live tables of the active plan, by area position then name (decisions §1). Tables and
+ * The live tables of the active plan, by area position then name (docs/api.md "Requests"). Tables and
  * areas carry no deletedAt in the contract, so `changedAfter` lists live items only; a removal
  * shows as a new `version` of the floor plan.
  */

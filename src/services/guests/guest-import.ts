@@ -14,7 +14,7 @@ import { guestContactSchema, guestProfileFields } from './guest-input.js';
 import type { GuestRow } from './guest-json.js';
 import { diffGuest, findLiveGuestByPhone, newGuestValues } from './guest-service.js';
 
-/** A row of POST /imports/guests (decisions §8): venueId and phone required. */
+/** A row of POST /imports/guests (docs/guests.md): venueId and phone required. */
 export const guestImportRowSchema = guestContactSchema
   .extend({
     venueId: z.uuid(),

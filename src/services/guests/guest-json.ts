@@ -38,7 +38,7 @@ export const guestSchema = component(
     updatedAt: instant,
     deletedAt: instant.nullable().describe('Set while the guest is in the trash.'),
   }),
-  'A guest of a venue (interface.md §2, plus venueId and deletedAt).',
+  'A guest of a venue (docs/api.md, plus venueId and deletedAt).',
 );
 
 export const reservationGuestSchema = component(
@@ -67,7 +67,7 @@ export const guestSummarySchema = component(
   'The `guest` summary carried by a reservation.',
 );
 
-/** Guest (list item) of interface.md §2, plus `venueId` and `deletedAt` (decisions §8). */
+/** Guest (list item) of docs/api.md, plus `venueId` and `deletedAt` (docs/guests.md). */
 export function guestJson(g: GuestRow): z.output<typeof guestSchema> {
   return {
     id: g.id,
@@ -94,7 +94,7 @@ export function guestJson(g: GuestRow): z.output<typeof guestSchema> {
   };
 }
 
-/** ReservationGuest (`guestDetails`) of interface.md §2. */
+/** ReservationGuest (`guestDetails`) of docs/api.md. */
 export function reservationGuestJson(g: GuestRow): z.output<typeof reservationGuestSchema> {
   return {
     id: g.id,

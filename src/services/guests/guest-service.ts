@@ -22,7 +22,7 @@ export const guestTrashRetentionDays = 30;
 export type GuestChangeReason = 'guest_created' | 'profile_changed' | 'service_tags_changed';
 type GuestVenue = Pick<VenueRow, 'id' | 'organisationId' | 'countryCode'>;
 
-/** The 400 of an invalid phone number (interface.md §7: `details.field` is `phone`). */
+/** The 400 of an invalid phone number (docs/api.md "Requests": `details.field` is `phone`). */
 export function invalidPhoneError(): ApiError {
   return ApiError.invalid(['phone'], 'phone is not a valid phone number.', { field: 'phone' });
 }

@@ -12,9 +12,9 @@ import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 
 export type ServiceTagRow = typeof serviceTags.$inferSelect;
 
-export const serviceTagSchema = component('ServiceTag', z.object({ id: uuid, name: z.string(), updatedAt: instant }), 'A service tag (interface.md §2).');
+export const serviceTagSchema = component('ServiceTag', z.object({ id: uuid, name: z.string(), updatedAt: instant }), 'A service tag (docs/api.md).');
 
-/** Service tag of interface.md §2, exactly. */
+/** Service tag of docs/api.md, exactly. */
 export function serviceTagJson(t: ServiceTagRow): z.output<typeof serviceTagSchema> {
   return { id: t.id, name: t.name, updatedAt: t.updatedAt.toISOString() };
 }

@@ -13,7 +13,7 @@ import { loadVenueDayForBooking } from '../availability/venue-day-loader.js';
 import { insertRow } from '../reservations/reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatingColumns } from '../reservations/table-assignment.js';
 
-/** decisions §14.1 */
+/** docs/reservations.md "Slot holds" */
 export const HOLD_TTL_SECONDS = { min: 60, max: 900, default: 300 } as const;
 export const MAX_LIVE_HOLDS_PER_CALLER = 3;
 
@@ -39,7 +39,7 @@ export const holdSchema = component(
     expiresAt: instant,
     proposal: proposalSchema,
   }),
-  'A slot hold (decisions §14.1): the table of `proposal` is kept for the party until `expiresAt`.',
+  'A slot hold (docs/reservations.md "Slot holds"): the table of `proposal` is kept for the party until `expiresAt`.',
 );
 
 export function holdJson(row: HoldRow): z.infer<typeof holdSchema> {
@@ -83,7 +83,7 @@ function checkPermissions(auth: AuthContext, input: CreateHoldInput): void {
 }
 
 /**
- * decisions §14.1: a publishable key keeps at most 3 live holds per caller IP. The count is taken
+ * docs/reservations.md "Slot holds": a publishable key keeps at most 3 live holds per caller IP. The count is taken
  * under a lock of that caller (the last lock of the transaction, after the venue's), so that
  * concurrent requests of one caller cannot each see 2 and all succeed.
  */

@@ -26,10 +26,10 @@ export const importSchema = component(
     createdAt: instant,
     completedAt: instant.nullable(),
   }),
-  'An import record (interface.md §2).',
+  'An import record (docs/api.md).',
 );
 
-/** Exactly the Import record of interface.md §2; progress (processedRows) and the rows stay internal. */
+/** Exactly the Import record of docs/api.md; progress (processedRows) and the rows stay internal. */
 export function importJson(r: ImportRow) {
   return {
     id: r.id,

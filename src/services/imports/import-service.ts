@@ -54,7 +54,7 @@ export async function enqueueImport(importId: string, log: Logger = logger): Pro
 
 /**
  * Records an import and hands it to worker-imports. With an Idempotency-Key the import record is
- * the memory of the key (decisions §3): the same key and body give back that import, in its
+ * the memory of the key (docs/api.md "Keys, limits" and "Idempotency"): the same key and body give back that import, in its
  * current state (`replayed`), another body is 422. The key is also claimed in the shared store,
  * so that one key is never used for both an import and another operation.
  */
@@ -100,7 +100,7 @@ async function insertImport(auth: AuthContext, submission: ImportSubmission, log
 }
 
 /**
- * ?dryRun=true (decisions §14.5): the rows go through the real processing (planImport) and the
+ * ?dryRun=true (docs/operations.md "Reservation imports"): the rows go through the real processing (planImport) and the
  * answer is the record the import would end with, status `dry_run`. Nothing is stored, not even an
  * Idempotency-Key: a dry run changes nothing, so repeating it is harmless anyway.
  */

@@ -87,7 +87,7 @@ export async function processNextChunk(importId: string, prepared: PreparedImpor
 class DryRunDone extends Error {}
 
 /**
- * A dry run (decisions §14.5): the real processing, chunk by chunk (each chunk in a savepoint, as
+ * A dry run (docs/operations.md "Reservation imports"): the real processing, chunk by chunk (each chunk in a savepoint, as
  * each is a transaction of a real run, so that processors see the same chunk boundaries and the
  * earlier chunks' writes), inside one transaction that is then rolled back. The plan therefore
  * cannot differ from what the import would do against the same data. The record is never stored.

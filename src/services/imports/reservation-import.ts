@@ -37,7 +37,7 @@ const optionalText = (max: number) =>
     .nullish()
     .transform((s) => s || undefined);
 
-/** A row of POST /imports/reservations (decisions §11). */
+/** A row of POST /imports/reservations (docs/operations.md "Reservation imports"). */
 export const reservationImportRowSchema = z
   .object({
     venueId: z.uuid(),
@@ -224,7 +224,7 @@ function placePastRow(config: VenueConfig, row: ReservationImportRow): Placement
 }
 
 /**
- * A future row through the engine (decisions §11): its own durationMinutes or the turn-time rule,
+ * A future row through the engine (docs/operations.md "Reservation imports"): its own durationMinutes or the turn-time rule,
  * outside the booking window (the reservation exists already elsewhere). When the engine refuses
  * (closed, no shift, no table, pacing…), the row is still placed at its time, without a table.
  */

@@ -49,7 +49,7 @@ export interface InvariantScope {
 const minutesOf = (column: string) => sql.unsafe(`(split_part(${column}, ':', 1)::int * 60 + split_part(${column}, ':', 2)::int)`);
 
 /**
- * Runs the SQL invariants of decisions §5, §8 and §12 (and the delivery queue's) on the configured
+ * Runs the SQL invariants of docs/reservations.md (and the delivery queue's) on the configured
  * database and Redis. Read-only; each count is one statement, so a busy database may show a
  * transient delivery count but never a transient table, pacing or tag count (those are committed
  * atomically).
@@ -67,7 +67,7 @@ export async function checkInvariants(scope: InvariantScope = {}): Promise<Invar
         (select count(*)::int from reservation_tables rt
           join reservations r on r.id = rt.reservation_id
           where rt.live and r.status not in ('created', 'confirmed', 'arrived', 'seated') ${inScope('rt.venue_id')}) as finished`,
-    // decisions §4 as the engine counts (src/lib/availability/pacing.ts): blocks of windowMinutes from the
+    // docs/venue-configuration.md as the engine counts (src/lib/availability/pacing.ts): blocks of windowMinutes from the
     // shift's start, times before the start belong after midnight, statuses but cancelled and no_show.
     sql<{ over: number }[]>`
       with rule as (
@@ -83,7 +83,7 @@ export async function checkInvariants(scope: InvariantScope = {}): Promise<Invar
         from rule join (
           select venue_id, service_date, time, party_size from reservations where status not in ('cancelled', 'no_show') and not needs_attention
           union all
-          -- Slot holds count toward pacing until they expire (decisions §14.1).
+          -- Slot holds count toward pacing until they expire (docs/reservations.md "Slot holds").
           select venue_id, service_date, time, party_size from availability_holds where expires_at > clock_timestamp()
         ) r on r.venue_id = rule.venue_id
         where extract(isodow from r.service_date)::int = any(rule.days_of_week)

@@ -119,7 +119,7 @@ function statusStamps(row: ReservationRow, to: ReservationStatus, now: Date): Pa
 
 /**
  * A no_show that turns out to be a late arrival takes its tables back when they are still valid
- * and free; otherwise it keeps its time without a table and needs attention (decisions §4).
+ * and free; otherwise it keeps its time without a table and needs attention (docs/venue-configuration.md).
  */
 async function retakeTables(tx: Tx, config: VenueConfig, row: ReservationRow): Promise<boolean> {
   const seatingId = currentSeatingId(row);
@@ -145,7 +145,7 @@ async function exceedsPacingNow(tx: Tx, config: VenueConfig, row: ReservationRow
   return new VenueDay(config, row.serviceDate, bookings, now).exceedsPacing(row.time, row.partySize, row.id);
 }
 
-/** PATCH /reservations/:id (decisions §6). Every change is one transaction; nothing changes on a refusal. */
+/** PATCH /reservations/:id (docs/reservations.md). Every change is one transaction; nothing changes on a refusal. */
 export async function updateReservation(
   auth: AuthContext,
   id: string,
@@ -245,7 +245,7 @@ export async function updateReservation(
           tables = [];
           needsAttention = true;
         }
-        // A late guest is let in (decisions §6) even when the freed covers were booked meanwhile;
+        // A late guest is let in (docs/reservations.md) even when the freed covers were booked meanwhile;
         // over its block's pacing the floor arranges it (docs/reservations.md, "Pacing and tables after a change").
         if (pacingDay !== null && (await exceedsPacingNow(tx, config, row, now))) needsAttention = true;
       }

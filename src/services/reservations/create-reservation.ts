@@ -45,13 +45,13 @@ export interface CreateReservationInput {
   tableId?: string;
   tableCombinationId?: string;
   force?: boolean;
-  /** A slot hold of this key to book (decisions §14.1). */
+  /** A slot hold of this key to book (docs/reservations.md "Slot holds"). */
   holdId?: string;
   /** Not an API field: the party is at the venue now (a waiting-list conversion without a time), so it is booked now, outside the booking window. */
   startNow?: boolean;
 }
 
-/** decisions §2: what a publishable (widget) key may not send. */
+/** docs/api.md "Keys, limits": what a publishable (widget) key may not send. */
 const widgetForbidden = ['externalRef', 'serviceTags', 'guestId', 'tableId', 'tableCombinationId', 'status', 'source', 'force'] as const;
 
 function checkPermissions(auth: AuthContext, input: CreateReservationInput): void {
@@ -123,7 +123,7 @@ interface Slot {
 }
 
 /**
- * A walk-in starts now (decisions §6). Just after midnight "now" may still be the previous
+ * A walk-in starts now (docs/reservations.md). Just after midnight "now" may still be the previous
  * serviceDate's past-midnight shift: that serviceDate is tried when today has no shift then.
  */
 function walkInSlot(config: VenueConfig, now: number): Slot {
@@ -135,7 +135,7 @@ function walkInSlot(config: VenueConfig, now: number): Slot {
   return resolution.outcome !== 'no_shift' && resolution.minuteOfService >= MINUTES_PER_DAY ? previous : today;
 }
 
-/** decisions §14.1: a booking of a hold repeats what was held; the fields that differ are named. */
+/** docs/reservations.md "Slot holds": a booking of a hold repeats what was held; the fields that differ are named. */
 function checkMatchesHold(input: CreateReservationInput, hold: HoldRow): void {
   const differing = [
     input.venueId !== hold.venueId && 'venueId',
@@ -155,7 +155,7 @@ function uniqueViolationError(err: unknown): unknown {
   return err;
 }
 
-/** POST /reservations (decisions §6): one transaction; 409 no_availability when the engine refuses. */
+/** POST /reservations (docs/reservations.md): one transaction; 409 no_availability when the engine refuses. */
 export async function createReservation(auth: AuthContext, input: CreateReservationInput, log: Logger = logger): Promise<ReservationParts> {
   return transactionWithEvents(actorOf(auth), (tx, emit) => createReservationIn(tx, emit, auth, input), log);
 }
@@ -208,7 +208,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   if (evaluation.available) {
     ({ timing, seatings } = evaluation);
   } else if (input.force && evaluation.timing && (evaluation.reason === 'no_table' || evaluation.reason === 'pacing_full')) {
-    // decisions §6: booked anyway, without a table, to be arranged on the floor.
+    // docs/reservations.md: booked anyway, without a table, to be arranged on the floor.
     timing = evaluation.timing;
     forced = true;
   } else {

@@ -8,7 +8,7 @@ import { emitReservationEvents } from './reservation-events.js';
 import { loadReservationParts } from './reservation-view.js';
 
 /**
- * decisions §4: after a floor change (a table blocked, a plan replaced or activated), every
+ * docs/venue-configuration.md: after a floor change (a table blocked, a plan replaced or activated), every
  * reservation still to come whose table is now blocked, deleted or outside the active plan (or
  * whose combination was deleted) keeps its time, loses its table and needs attention, emitting
  * reservation_needs_attention. Parties already seated keep their table. Runs in the floor

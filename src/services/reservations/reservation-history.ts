@@ -13,7 +13,7 @@ import { getVisibleReservation } from './list-reservations.js';
 
 type EventRow = typeof events.$inferSelect;
 
-/** One entry of GET /reservations/{id}/history (decisions §14.3). */
+/** One entry of GET /reservations/{id}/history (docs/reservations.md "Reservation history"). */
 export const reservationHistoryEntrySchema = component(
   'ReservationHistoryEntry',
   z.object({
@@ -35,7 +35,7 @@ function reservationOf(event: EventRow | undefined): Record<string, unknown> | n
 }
 
 /**
- * GET /reservations/:id/history (decisions §14.3): the reservation's events, oldest first, each
+ * GET /reservations/:id/history (docs/reservations.md "Reservation history"): the reservation's events, oldest first, each
  * with its actor and the fields that differ from the version the previous event carried. Events
  * of one reservation are written under its row lock, so their createdAt order is their commit
  * order. History-only rows (imports) are included. `changes` never carries guest data beyond

@@ -6,7 +6,7 @@ import { guestSummaryJson, guestSummarySchema, reservationGuestJson, reservation
 
 export type ReservationRow = typeof reservations.$inferSelect;
 
-/** A table a reservation sits at (ReservationTable.tables of interface.md §2). */
+/** A table a reservation sits at (ReservationTable.tables of docs/api.md). */
 export interface SeatedTable {
   id: string;
   name: string;
@@ -23,7 +23,7 @@ export interface ReservationParts {
 
 /**
  * How much guest data a reader sees: `full` with guests:read (and in events), `hidden` without it
- * (guest and guestDetails null), `widget` for a publishable key (decisions §2: guest null,
+ * (guest and guestDetails null), `widget` for a publishable key (docs/api.md "Keys, limits": guest null,
  * guestId null, no guestDetails).
  */
 export type GuestVisibility = 'full' | 'hidden' | 'widget';
@@ -66,10 +66,10 @@ export const reservationSchema = component(
     guestDetails: reservationGuestSchema.nullable().optional().describe('null without guests:read; absent for publishable keys.'),
     table: reservationTableSchema.nullable(),
   }),
-  'A reservation (interface.md §2).',
+  'A reservation (docs/api.md).',
 );
 
-/** Reservation of interface.md §2 with `guest`, `guestDetails` and `table` (null where none). */
+/** Reservation of docs/api.md with `guest`, `guestDetails` and `table` (null where none). */
 export function reservationJson({ row, tables, guest }: ReservationParts, visibility: GuestVisibility = 'full'): z.output<typeof reservationSchema> {
   const shownGuest = visibility === 'full' ? guest : null;
   const body = {

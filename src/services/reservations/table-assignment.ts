@@ -16,7 +16,7 @@ export function duringRange(startsAt: Date | number, endsAt: Date | number): str
   return `[${new Date(startsAt).toISOString()},${new Date(endsAt).toISOString()})`;
 }
 
-/** Whose occupancy rows: a reservation's, or a slot hold's, which lapse at its expiry (decisions §14.1). */
+/** Whose occupancy rows: a reservation's, or a slot hold's, which lapse at its expiry (docs/reservations.md "Slot holds"). */
 export type OccupancyOwner = { reservationId: string } | { holdId: string; expiresAt: Date };
 
 function ownerColumns(owner: OccupancyOwner) {
@@ -56,7 +56,7 @@ export async function occupySeating(tx: Tx, owner: OccupancyOwner, venueId: stri
 
 /**
  * Takes the first seating of the list still free in PostgreSQL: an automatic assignment that loses
- * a race moves on to the next table (decisions §5). Null when every one was taken meanwhile. An
+ * a race moves on to the next table (docs/reservations.md). Null when every one was taken meanwhile. An
  * explicitly requested seating that is lost answers 409 no_availability, reason `conflict`.
  */
 export async function occupyFirstFree(
@@ -103,7 +103,7 @@ export function seatedTablesOf(config: VenueConfig, seating: Seating | null): Se
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
 }
 
-/** 409 no_availability with the reason and the alternatives of GET /availability (interface.md §7). */
+/** 409 no_availability with the reason and the alternatives of GET /availability (docs/api.md "Requests"). */
 export function noAvailability(reason: string, alternatives: Proposal[]): ApiError {
   return new ApiError('no_availability', `No availability: ${reason}.`, { reason, alternatives });
 }

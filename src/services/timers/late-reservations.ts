@@ -27,7 +27,7 @@ async function livemodeByOrganisation(conn: DbOrTx, organisationIds: string[]): 
 }
 
 /**
- * Every 30 s (decisions §7): a created or confirmed reservation whose startsAt plus the venue's
+ * Every 30 s (docs/operations.md "Timers"): a created or confirmed reservation whose startsAt plus the venue's
  * lateToleranceMinutes has passed emits reservation_late exactly once. The marker lateNotifiedAt is
  * set by a conditional UPDATE (… WHERE late_notified_at IS NULL … RETURNING) in the transaction that
  * writes the event, and candidates are locked SKIP LOCKED: two timer processes running at once
@@ -98,7 +98,7 @@ function timerActor(organisationId: string, livemode: boolean): AuthContext {
 }
 
 /**
- * Every 30 s (decisions §7): a created or confirmed reservation whose startsAt plus the venue's
+ * Every 30 s (docs/operations.md "Timers"): a created or confirmed reservation whose startsAt plus the venue's
  * noShowToleranceMinutes has passed (null disables it) becomes no_show. Each move is made with the
  * version read here: a reservation changed meanwhile (moved, arrived) is left for the next run to
  * judge again, and a second timer process racing on the same row finds it already no_show, which

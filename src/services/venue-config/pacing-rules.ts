@@ -17,10 +17,10 @@ export interface PacingRuleFields {
 export const pacingRuleSchema = component(
   'PacingRule',
   z.object({ id: uuid, shiftId: uuid, isEnabled: z.boolean(), maxCovers: z.number().int(), windowMinutes: z.number().int(), updatedAt: instant }),
-  'Arrival pacing: at most maxCovers covers starting in each windowMinutes block of the shift (interface.md §2).',
+  'Arrival pacing: at most maxCovers covers starting in each windowMinutes block of the shift (docs/api.md).',
 );
 
-/** interface.md §2 Pacing rule, exactly. */
+/** docs/api.md Pacing rule, exactly. */
 export function pacingRuleJson(r: PacingRuleRow): z.output<typeof pacingRuleSchema> {
   return {
     id: r.id,

@@ -36,7 +36,7 @@ export const shiftSchema = component(
     isActive: z.boolean(),
     updatedAt: instant,
   }),
-  'A shift of a venue (decisions §4).',
+  'A shift of a venue (docs/venue-configuration.md).',
 );
 
 export function shiftJson(s: ShiftRow): z.output<typeof shiftSchema> {

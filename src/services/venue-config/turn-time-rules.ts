@@ -27,7 +27,7 @@ export const turnTimeRuleSchema = component(
     durationMinutes: z.number().int(),
     updatedAt: instant,
   }),
-  'How long a party of a size range keeps its table (decisions §4).',
+  'How long a party of a size range keeps its table (docs/venue-configuration.md).',
 );
 
 export function turnTimeRuleJson(r: TurnTimeRuleRow): z.output<typeof turnTimeRuleSchema> {
@@ -44,7 +44,7 @@ export function turnTimeRuleJson(r: TurnTimeRuleRow): z.output<typeof turnTimeRu
 
 /**
  * Party-size ranges of one scope (one shift, or venue-wide) may not overlap: the duration of a
- * party must follow from the rules without a tie-break (decisions §4 only ranks shift over venue).
+ * party must follow from the rules without a tie-break (docs/venue-configuration.md only ranks shift over venue).
  */
 async function checkTurnTimeRule(tx: Tx, venueId: string, rule: TurnTimeRuleFields, ruleId: string | null): Promise<void> {
   if (rule.minPartySize > rule.maxPartySize) throw ApiError.invalid(['minPartySize', 'maxPartySize'], 'minPartySize must not exceed maxPartySize.');

@@ -20,7 +20,7 @@ export const venueSchema = component(
     createdAt: instant,
     updatedAt: instant,
   }),
-  'A venue (decisions §4).',
+  'A venue (docs/venue-configuration.md).',
 );
 
 export function venueJson(v: VenueRow): z.output<typeof venueSchema> {

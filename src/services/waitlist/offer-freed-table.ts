@@ -23,7 +23,7 @@ const tableFreeingEvents: ReadonlySet<string> = new Set(['table_released', 'rese
 
 /**
  * The first waiting entry of the venue's serviceDate, in queue order, whose party fits a seating
- * using one of the freed tables from `start` for its turn time (decisions §9), with that seating.
+ * using one of the freed tables from `start` for its turn time (docs/operations.md "Waiting list"), with that seating.
  */
 async function findWaitingParty(tx: Tx, venue: { organisationId: string; venueId: string }, serviceDate: string, freedTableIds: string[], start: number) {
   const queue = await tx

@@ -23,11 +23,11 @@ export const waitlistEntrySchema = component(
     createdAt: instant,
     updatedAt: instant,
   }),
-  'A waiting-list entry (decisions §9); single answers key it `entry`.',
+  'A waiting-list entry (docs/operations.md "Waiting list"); single answers key it `entry`.',
 );
 
 /**
- * A waiting-list entry (decisions §9). `name` and `phone` are guest data: without guests:read they
+ * A waiting-list entry (docs/operations.md "Waiting list"). `name` and `phone` are guest data: without guests:read they
  * are null, as in a webhook read by such a key; guestId stays, as on a reservation.
  */
 export function waitlistEntryJson(e: WaitlistEntryRow, showGuestData = true): z.output<typeof waitlistEntrySchema> {

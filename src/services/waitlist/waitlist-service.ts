@@ -267,7 +267,7 @@ export async function convertWaitlistEntry(auth: AuthContext, id: string, input:
 }
 
 /**
- * Daily (decisions §7): entries still in the queue of a serviceDate that is over in the venue's
+ * Daily (docs/operations.md "Timers"): entries still in the queue of a serviceDate that is over in the venue's
  * time zone become `expired`. One conditional UPDATE: running it twice, or in two processes, is harmless.
  */
 export async function expireWaitlistEntries(): Promise<number> {

@@ -11,7 +11,7 @@ const currentViews: Record<Exclude<EventRow['subjectType'], 'none' | 'reservatio
 
 /**
  * The one place that turns an event into the `data` of its webhook: the subject's CURRENT state
- * (interface.md §6: a webhook sent after a wait carries the current time and status), merged over
+ * (docs/webhooks.md: a webhook sent after a wait carries the current time and status), merged over
  * the data stored with the event so that extra fields such as `reason` stay. When the subject no
  * longer exists, the data as of the event is sent. A reservation's view is read with the delivery
  * (readDeliveryContext, one round trip) and given as `reservationView`; other subjects are read here.

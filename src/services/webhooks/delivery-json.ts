@@ -49,10 +49,10 @@ export const deliverySchema = component(
     updatedAt: instant,
     payload: envelopeSchemaFor(eventTypes, filteredData).nullable().describe('The envelope as sent (null before the first attempt), filtered by the reader\'s scopes.'),
   }),
-  'A webhook delivery record (decisions §12).',
+  'A webhook delivery record (docs/webhooks.md).',
 );
 
-/** The delivery record of decisions §12, its envelope filtered by the reader's scopes. */
+/** The delivery record of docs/webhooks.md, its envelope filtered by the reader's scopes. */
 export function deliveryJson(d: DeliveryRow, auth: AuthContext) {
   const reader = { guests: hasScope(auth, 'guests:read'), reservations: hasScope(auth, 'reservations:read') || hasScope(auth, 'events:read') };
   return {

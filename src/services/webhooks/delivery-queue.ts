@@ -11,7 +11,7 @@ export const webhookBackoff = webhookBackoffStrategy(config.WEBHOOK_BACKOFF_SCAL
 const thirtyDaysSeconds = 30 * 24 * 3600;
 
 /**
- * Five attempts on the schedule of interface.md §6; failed jobs stay as the discard list of Bull
+ * Five attempts on the schedule of docs/webhooks.md; failed jobs stay as the discard list of Bull
  * Board. A completed job is removed at once: the delivery row is its history, and keeping jobs
  * costs Redis work at every completion.
  */

@@ -9,7 +9,7 @@ import { queuedPostponementMs } from '../../lib/webhook-destination.js';
 import { webhookTimeoutMs } from './post-webhook.js';
 
 /**
- * The slots of a destination, shared by every worker-webhooks process (decisions §14.7): a sorted set
+ * The slots of a destination, shared by every worker-webhooks process (docs/webhooks.md "Isolation per destination"): a sorted set
  * per destination whose members are the attempts under way, scored by the end of their lease. A
  * worker that dies holding a slot cannot leak it: the lease ends 10 s after the longest possible
  * attempt, and expired members are dropped at every acquisition. Redis's clock decides, so workers
@@ -165,7 +165,7 @@ const unlimited: DestinationSlot = { release: async () => {} };
  * its delivery waits in this process for a slot of that destination to be released, and takes it at
  * once: the destination's slots pass from one attempt to the next without the round trips of a
  * postponement (delayed set, wake-up, fetch, database read) in between. Bounded so that waiting can
- * never hold the worker's concurrency from other destinations (decisions §14.7): at most
+ * never hold the worker's concurrency from other destinations (docs/webhooks.md "Isolation per destination"): at most
  * `localWaitersPerDestination` jobs per destination, at most half the worker's concurrency in all,
  * at most `localWaitMs` each, and only for a destination whose attempts end quickly (a slow or
  * timing-out one holds its slots for seconds: its jobs are postponed at once).

@@ -11,7 +11,7 @@ export const webhookUserAgent = 'service-webhook/1';
 
 export interface WebhookPost {
   url: string;
-  /** The signed headers of interface.md §6 (Content-Type and User-Agent are added here). */
+  /** The signed headers of docs/webhooks.md (Content-Type and User-Agent are added here). */
   headers: Record<string, string>;
   body: Buffer;
   /** Deliver to non-public addresses and over plain http (tests only; refused in production by config). */
@@ -82,7 +82,7 @@ function describeError(err: unknown): string {
 }
 
 /**
- * One POST of a webhook (decisions §12): address check at every call, connection to the checked
+ * One POST of a webhook (docs/webhooks.md): address check at every call, connection to the checked
  * address (no second DNS lookup; the host name still goes to TLS SNI and Host), no redirects
  * (a 3xx is a failure), 10 s in all including the lookup. Success is a 2xx answer.
  */

@@ -80,7 +80,7 @@ export function secretSuperseded(): ApiError {
   });
 }
 
-/** Rule 5 of interface.md §6: the secret of the record while it is still the current version. */
+/** Rule 5 of docs/webhooks.md: the secret of the record while it is still the current version. */
 export function openHandedOutSecret(record: HandoutRecord, currentVersion: number | null): string {
   if (currentVersion === null || rotationReplayOutcome(record.secretVersion, currentVersion) === 'superseded') throw secretSuperseded();
   return openSecret(record.secret, config.secretsKey);

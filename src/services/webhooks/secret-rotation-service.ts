@@ -70,7 +70,7 @@ async function rotate(auth: AuthContext, target: RotationTarget, overlapMinutes:
 
 /**
  * Generates the next secret version of an endpoint or of the organisation and returns it once; the
- * same Idempotency-Key returns it again while it is current, then 409 (interface.md §6 rule 5).
+ * same Idempotency-Key returns it again while it is current, then 409 (docs/webhooks.md rule 5).
  */
 export async function rotateWebhookSecret(auth: AuthContext, target: RotationTarget, overlapMinutes: number, idempotency?: SecretIdempotency) {
   if (target.kind === 'endpoint') await getVisibleEndpoint(auth, target.endpointId);

@@ -8,7 +8,7 @@ import { destinationOf } from '../../lib/webhook-destination.js';
 import { enqueueDeliveries } from './delivery-queue.js';
 
 /**
- * As for events (decisions §0), 30 s: longer than any attempt in flight (10 s), so a row whose job
+ * As for events (docs/architecture.md), 30 s: longer than any attempt in flight (10 s), so a row whose job
  * Redis lost while a worker was posting it is not sent twice while that attempt is still under way.
  */
 export const deliveryOverdueAfterSeconds = 30;

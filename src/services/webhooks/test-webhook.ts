@@ -25,7 +25,7 @@ export async function sendTestWebhook(auth: AuthContext, target: TestTarget): Pr
   const venueId = endpoint ? endpoint.venueId : (await getVisibleVenue(auth, (target as { venueId: string }).venueId)).id;
   const url = endpoint ? endpoint.url : (target as { url: string }).url;
   const id = randomUUID();
-  // Test organisations send nothing (interface.md §1.10).
+  // Test organisations send nothing (docs/api.md "Requests").
   if (!auth.livemode) return { id, status: 'failed', responseStatus: null, durationMs: 0, error: 'not sent: test organisations send no webhooks' };
 
   const state = endpoint ? secretStateOf(endpoint) : await getOrganisationSecretState(auth.organisationId);

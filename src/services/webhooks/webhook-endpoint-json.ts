@@ -16,10 +16,10 @@ export const webhookEndpointSchema = component(
     createdAt: instant,
     updatedAt: instant,
   }),
-  'A webhook destination registered for a venue (interface.md §2).',
+  'A webhook destination registered for a venue (docs/api.md).',
 );
 
-/** The Webhook endpoint of interface.md §2; secrets never leave the row. */
+/** The Webhook endpoint of docs/api.md; secrets never leave the row. */
 export function webhookEndpointJson(e: WebhookEndpointRow): z.output<typeof webhookEndpointSchema> {
   return {
     id: e.id,

@@ -20,7 +20,7 @@ export async function getVisibleEndpoint(auth: AuthContext, endpointId: string, 
   return row;
 }
 
-/** The venue's main destination: the first registered one (interface.md §6). */
+/** The venue's main destination: the first registered one (docs/webhooks.md). */
 export async function getMainEndpoint(venueId: string, conn: DbOrTx = db): Promise<WebhookEndpointRow | null> {
   const [row] = await conn
     .select()
