@@ -1,5 +1,5 @@
 # Build stage: every dependency (TypeScript included), then compile src/ and workers/ to dist/.
-FROM node:20-slim AS build
+FROM node:22-slim AS build
 WORKDIR /app
 # The workspace's manifest too: npm ci installs the whole workspace tree of the lockfile.
 COPY package.json package-lock.json .npmrc ./
@@ -16,7 +16,7 @@ COPY clients/typescript/src ./clients/typescript/src
 RUN npm run build
 
 # Runtime stage: production dependencies only, the compiled JavaScript (run by node itself) and the migrations.
-FROM node:20-slim
+FROM node:22-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./

@@ -1,4 +1,7 @@
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import { config } from '../config.js';
+import { db } from '../db/client.js';
+import { floorTables, shifts } from '../db/schema/index.js';
 import { createApiKey, createOrganisation } from '../services/keys/key-service.js';
 import { configureDemoVenue } from '../services/venue-config/demo-venue.js';
 import { createVenue } from '../services/venues/venue-service.js';
@@ -7,6 +10,16 @@ export interface DemoResult {
   organisationId: string;
   venueId: string;
   keys: { live: string; test: string; publishable: string };
+  /** The test organisation and its copy of the venue: the test key sees only these. */
+  testOrganisationId: string;
+  testVenueId: string;
+  /** What a first booking needs to know: when the venue seats, and its tables. */
+  venue: {
+    name: string;
+    timezone: string;
+    shifts: Array<{ name: string; startTime: string; lastSeatingTime: string; endTime: string }>;
+    tables: Array<{ name: string; minSeats: number; maxSeats: number }>;
+  };
 }
 
 // The widget may be tried from pages served next to the API.
@@ -18,10 +31,27 @@ export async function buildDemo(): Promise<DemoResult> {
   const venue = await createVenue(org.id, { name: 'Trattoria Demo', timezone: 'Europe/Rome', countryCode: 'IT' });
   const testOrg = await createOrganisation('Demo Restaurants (test)', true);
   const testVenue = await createVenue(testOrg.id, { name: 'Trattoria Demo (test)', timezone: 'Europe/Rome', countryCode: 'IT' });
-  await configureDemoVenue(org.id, venue.id);
+  const setup = await configureDemoVenue(org.id, venue.id);
   await configureDemoVenue(testOrg.id, testVenue.id);
   const live = await createApiKey({ organisationId: org.id, kind: 'live', name: 'demo live key' });
   const test = await createApiKey({ organisationId: testOrg.id, kind: 'test', name: 'demo test key' });
   const publishable = await createApiKey({ organisationId: org.id, kind: 'publishable', name: 'demo widget', allowedOrigins: origins });
-  return { organisationId: org.id, venueId: venue.id, keys: { live: live.key, test: test.key, publishable: publishable.key } };
+  const shiftRows = await db
+    .select({ name: shifts.name, startTime: shifts.startTime, lastSeatingTime: shifts.lastSeatingTime, endTime: shifts.endTime })
+    .from(shifts)
+    .where(eq(shifts.venueId, venue.id))
+    .orderBy(asc(shifts.startTime));
+  const tableRows = await db
+    .select({ name: floorTables.name, minSeats: floorTables.minSeats, maxSeats: floorTables.maxSeats })
+    .from(floorTables)
+    .where(and(eq(floorTables.floorPlanId, setup.floorPlanId), isNull(floorTables.deletedAt)))
+    .orderBy(asc(floorTables.name));
+  return {
+    organisationId: org.id,
+    venueId: venue.id,
+    keys: { live: live.key, test: test.key, publishable: publishable.key },
+    testOrganisationId: testOrg.id,
+    testVenueId: testVenue.id,
+    venue: { name: venue.name, timezone: venue.timezone, shifts: shiftRows, tables: tableRows },
+  };
 }

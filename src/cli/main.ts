@@ -115,15 +115,26 @@ async function run(command: string | undefined, values: Record<string, string | 
     }
     case 'demo': {
       const demo = await buildDemo();
+      const bySize = new Map<string, string[]>();
+      for (const t of demo.venue.tables) bySize.set(`${t.minSeats}–${t.maxSeats}`, [...(bySize.get(`${t.minSeats}–${t.maxSeats}`) ?? []), t.name]);
       const human = [
         `organisation ${demo.organisationId}`,
-        `venue        ${demo.venueId}`,
+        `venue        ${demo.venueId}  ${demo.venue.name} (${demo.venue.timezone})`,
         `live key        ${demo.keys.live}`,
-        `test key        ${demo.keys.test}`,
         `publishable key ${demo.keys.publishable} (origins: http://localhost:${config.PORT}, http://127.0.0.1:${config.PORT})`,
+        `test key        ${demo.keys.test}  (test organisation ${demo.testOrganisationId}, its venue ${demo.testVenueId})`,
         'Keys are shown once.',
+        '',
+        'Shifts (every day, venue local time):',
+        ...demo.venue.shifts.map((s) => `  ${s.name.padEnd(10)} ${s.startTime}–${s.endTime}, last seating ${s.lastSeatingTime}`),
+        `Tables (${demo.venue.tables.length}, seats min–max):`,
+        ...[...bySize].map(([seats, names]) => `  ${seats.padEnd(5)} ${names.sort((a, b) => a.localeCompare(b, undefined, { numeric: true })).join(' ')}`),
+        '',
+        `Try: curl -H "Authorization: Bearer ${demo.keys.live}" "http://127.0.0.1:${config.PORT}/api/v1/availability/slots?venueId=${demo.venueId}&serviceDate=<YYYY-MM-DD>&partySize=2"`,
+        'The API must use the same DATABASE_URL as this command, or it will not know these keys.',
       ].join('\n');
-      return { human, json: demo };
+      // --json keeps exactly the shape the command line promises: {organisationId, venueId, keys}.
+      return { human, json: { organisationId: demo.organisationId, venueId: demo.venueId, keys: demo.keys } };
     }
     case 'check': {
       const counts = await checkInvariants({ venueIds: idList(values.venues as string | undefined), queuePrefixes: list(values['queue-prefixes'] as string | undefined) });
