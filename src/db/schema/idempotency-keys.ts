@@ -1,4 +1,4 @@
-import { integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { apiKeys } from './api-keys.js';
 import { createdAtColumn, instant } from './columns.js';
 
@@ -15,5 +15,6 @@ export const idempotencyKeys = pgTable(
     responseBody: text('response_body'),
     createdAt: createdAtColumn(),
   },
-  (t) => [primaryKey({ columns: [t.apiKeyId, t.key] })],
+  // The daily purge reads only the keys older than 24 h.
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
 );

@@ -55,5 +55,7 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_org_updated_idx').on(t.organisationId, t.updatedAt, t.id),
     index('webhook_deliveries_pending_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_automation_pending_idx').on(t.automationId).where(sql`${t.status} = 'pending'`),
+    // The daily purge reads only the deliveries concluded more than 30 days ago.
+    index('webhook_deliveries_concluded_idx').on(t.updatedAt).where(sql`${t.status} in ('delivered', 'discarded')`),
   ],
 );

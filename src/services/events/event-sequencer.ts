@@ -131,7 +131,7 @@ export async function findUnsequencedOrganisations(olderThanSeconds: number): Pr
   const rows = await db
     .selectDistinct({ organisationId: events.organisationId })
     .from(events)
-    .where(and(eq(events.published, true), isNull(events.position), lt(events.createdAt, sql`clock_timestamp() - make_interval(secs => ${olderThanSeconds})`)));
+    .where(and(eq(events.published, true), isNull(events.position), lt(events.createdAt, sql`statement_timestamp() - make_interval(secs => ${olderThanSeconds})`)));
   return rows.map((r) => r.organisationId);
 }
 

@@ -31,7 +31,7 @@ export async function sweepOutbox(): Promise<number> {
       .where(
         and(
           isNull(events.dispatchedAt),
-          lt(events.createdAt, sql`clock_timestamp() - make_interval(secs => ${sweepAfterSeconds})`),
+          lt(events.createdAt, sql`statement_timestamp() - make_interval(secs => ${sweepAfterSeconds})`),
           after ? sql`(${events.createdAt}, ${events.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)` : undefined,
         ),
       )
@@ -71,8 +71,8 @@ async function scheduleCatchUpSweep(): Promise<void> {
     .where(
       and(
         isNull(events.dispatchedAt),
-        gte(events.createdAt, sql`clock_timestamp() - make_interval(secs => ${sweepAfterSeconds})`),
-        lt(events.createdAt, sql`clock_timestamp() - make_interval(secs => ${unattendedAfterSeconds})`),
+        gte(events.createdAt, sql`statement_timestamp() - make_interval(secs => ${sweepAfterSeconds})`),
+        lt(events.createdAt, sql`statement_timestamp() - make_interval(secs => ${unattendedAfterSeconds})`),
       ),
     )
     .orderBy(asc(events.createdAt))

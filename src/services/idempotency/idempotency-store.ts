@@ -41,9 +41,9 @@ export async function startIdempotentRequest(claim: Claim): Promise<IdempotencyS
       and(
         eq(idempotencyKeys.apiKeyId, claim.apiKeyId),
         eq(idempotencyKeys.key, claim.key),
-        sql`(${idempotencyKeys.createdAt} < clock_timestamp() - make_interval(hours => ${idempotencyRetentionHours})
+        sql`(${idempotencyKeys.createdAt} < statement_timestamp() - make_interval(hours => ${idempotencyRetentionHours})
           or (${idempotencyKeys.operation} = ${claim.operation} and ${idempotencyKeys.requestHash} = ${claim.requestHash}
-              and ${idempotencyKeys.state} = 'running' and ${idempotencyKeys.lockedAt} < clock_timestamp() - make_interval(secs => ${lockSeconds})))`,
+              and ${idempotencyKeys.state} = 'running' and ${idempotencyKeys.lockedAt} < statement_timestamp() - make_interval(secs => ${lockSeconds})))`,
       ),
     )
     .returning({ key: idempotencyKeys.key });
@@ -75,10 +75,13 @@ export function finishIdempotentRequest(apiKeyId: string, key: string, status: n
   });
 }
 
+/** Keys older than their 24 h (idempotency_keys_created_idx reads only these). */
+export const expiredIdempotencyKeys = lt(idempotencyKeys.createdAt, sql`statement_timestamp() - make_interval(hours => ${idempotencyRetentionHours})`);
+
 export async function purgeExpiredIdempotencyKeys(): Promise<number> {
   const deleted = await db
     .delete(idempotencyKeys)
-    .where(lt(idempotencyKeys.createdAt, sql`clock_timestamp() - make_interval(hours => ${idempotencyRetentionHours})`))
+    .where(expiredIdempotencyKeys)
     .returning({ key: idempotencyKeys.key });
   return deleted.length;
 }

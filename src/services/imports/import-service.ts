@@ -175,7 +175,7 @@ export async function requeueStalledImports(): Promise<number> {
   const stalled = await db
     .select({ id: imports.id })
     .from(imports)
-    .where(and(eq(imports.status, 'processing'), lt(imports.updatedAt, sql`clock_timestamp() - make_interval(secs => ${stalledAfterSeconds})`)))
+    .where(and(eq(imports.status, 'processing'), lt(imports.updatedAt, sql`statement_timestamp() - make_interval(secs => ${stalledAfterSeconds})`)))
     .limit(100);
   const queue = getQueue(queueNames.imports);
   let requeued = 0;

@@ -102,9 +102,9 @@ export async function checkInvariants(scope: InvariantScope = {}): Promise<Invar
     sql<{ overdue: number; pending: string[] }[]>`
       select
         (select count(*)::int from webhook_deliveries
-          where status = 'pending' and next_attempt_at < clock_timestamp() - make_interval(secs => ${overdueDeliverySeconds}) ${inScope('venue_id')}) as overdue,
+          where status = 'pending' and next_attempt_at < statement_timestamp() - make_interval(secs => ${overdueDeliverySeconds}) ${inScope('venue_id')}) as overdue,
         (select coalesce(json_agg(id), '[]'::json) from webhook_deliveries
-          where status = 'pending' and updated_at < clock_timestamp() - make_interval(secs => ${jobGraceSeconds}) ${inScope('venue_id')}) as pending`,
+          where status = 'pending' and updated_at < statement_timestamp() - make_interval(secs => ${jobGraceSeconds}) ${inScope('venue_id')}) as pending`,
   ]);
 
   return {

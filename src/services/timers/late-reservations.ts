@@ -26,6 +26,29 @@ async function livemodeByOrganisation(conn: DbOrTx, organisationIds: string[]): 
   return new Map(rows.map((o) => [o.id, !o.isTest]));
 }
 
+/** The reservations due a reservation_late, oldest first, locked (SKIP LOCKED): the late scan's statement. */
+export function selectDueLate(conn: DbOrTx) {
+  return conn
+    .select({ id: reservations.id })
+    .from(reservations)
+    .innerJoin(venues, eq(venues.id, reservations.venueId))
+    .where(
+      and(
+        inArray(reservations.status, expected),
+        isNull(reservations.lateNotifiedAt),
+        // Bounds on startsAt alone, against a stable clock (statement_timestamp, not the volatile
+        // clock_timestamp): the partial index of expected reservations then reads only what is due,
+        // however long the history or the book of future reservations (a tolerance is never negative).
+        sql`${reservations.startsAt} > statement_timestamp() - make_interval(hours => ${lateLookbackHours})`,
+        sql`${reservations.startsAt} <= statement_timestamp()`,
+        sql`${reservations.startsAt} + make_interval(mins => ${venues.lateToleranceMinutes}) <= statement_timestamp()`,
+      ),
+    )
+    .orderBy(asc(reservations.startsAt))
+    .limit(batchSize)
+    .for('update', { of: reservations, skipLocked: true });
+}
+
 /**
  * Every 30 s (docs/operations.md "Timers"): a created or confirmed reservation whose startsAt plus the venue's
  * lateToleranceMinutes has passed emits reservation_late exactly once. The marker lateNotifiedAt is
@@ -38,25 +61,7 @@ export async function notifyLateReservations(log: Logger = logger): Promise<numb
   let total = 0;
   for (;;) {
     const count = await transactionWithEvents(timers, async (tx, emit) => {
-      const due = tx
-        .select({ id: reservations.id })
-        .from(reservations)
-        .innerJoin(venues, eq(venues.id, reservations.venueId))
-        .where(
-          and(
-            inArray(reservations.status, expected),
-            isNull(reservations.lateNotifiedAt),
-            // Bounds on startsAt alone, against a stable clock (statement_timestamp, not the volatile
-            // clock_timestamp): the partial index of expected reservations then reads only what is due,
-            // however long the history or the book of future reservations (a tolerance is never negative).
-            sql`${reservations.startsAt} > statement_timestamp() - make_interval(hours => ${lateLookbackHours})`,
-            sql`${reservations.startsAt} <= statement_timestamp()`,
-            sql`${reservations.startsAt} + make_interval(mins => ${venues.lateToleranceMinutes}) <= statement_timestamp()`,
-          ),
-        )
-        .orderBy(asc(reservations.startsAt))
-        .limit(batchSize)
-        .for('update', { of: reservations, skipLocked: true });
+      const due = selectDueLate(tx);
       const marked = await tx
         .update(reservations)
         .set({ lateNotifiedAt: sql`clock_timestamp()` })
@@ -97,6 +102,26 @@ function timerActor(organisationId: string, livemode: boolean): AuthContext {
   };
 }
 
+/** The reservations due to become no_show, oldest first: the no-show scan's statement. */
+export function selectDueNoShows(conn: DbOrTx) {
+return conn
+    .select({ id: reservations.id, organisationId: reservations.organisationId, updatedAt: reservations.updatedAt, isTest: organisations.isTest })
+    .from(reservations)
+    .innerJoin(venues, eq(venues.id, reservations.venueId))
+    .innerJoin(organisations, eq(organisations.id, reservations.organisationId))
+    .where(
+      and(
+        inArray(reservations.status, expected),
+        isNotNull(venues.noShowToleranceMinutes),
+        // As for the late scan: a bound the index can use, so future bookings are never read.
+        sql`${reservations.startsAt} <= statement_timestamp()`,
+        sql`${reservations.startsAt} + make_interval(mins => ${venues.noShowToleranceMinutes}) <= statement_timestamp()`,
+      ),
+    )
+    .orderBy(asc(reservations.startsAt))
+    .limit(batchSize);
+}
+
 /**
  * Every 30 s (docs/operations.md "Timers"): a created or confirmed reservation whose startsAt plus the venue's
  * noShowToleranceMinutes has passed (null disables it) becomes no_show. Each move is made with the
@@ -107,22 +132,7 @@ function timerActor(organisationId: string, livemode: boolean): AuthContext {
 export async function markNoShows(log: Logger = logger): Promise<number> {
   let total = 0;
   for (;;) {
-    const due = await db
-      .select({ id: reservations.id, organisationId: reservations.organisationId, updatedAt: reservations.updatedAt, isTest: organisations.isTest })
-      .from(reservations)
-      .innerJoin(venues, eq(venues.id, reservations.venueId))
-      .innerJoin(organisations, eq(organisations.id, reservations.organisationId))
-      .where(
-        and(
-          inArray(reservations.status, expected),
-          isNotNull(venues.noShowToleranceMinutes),
-          // As for the late scan: a bound the index can use, so future bookings are never read.
-          sql`${reservations.startsAt} <= statement_timestamp()`,
-          sql`${reservations.startsAt} + make_interval(mins => ${venues.noShowToleranceMinutes}) <= statement_timestamp()`,
-        ),
-      )
-      .orderBy(asc(reservations.startsAt))
-      .limit(batchSize);
+    const due = await selectDueNoShows(db);
     let moved = 0;
     for (const r of due) {
       try {

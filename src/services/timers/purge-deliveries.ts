@@ -10,14 +10,16 @@ const batchSize = 1000;
  * batches so that no statement holds many locks. A concluded row is written for the last time when
  * it concludes, so updatedAt is its conclusion time. Pending deliveries are never touched.
  */
+/** Delivered or discarded more than 30 days ago (the partial index webhook_deliveries_concluded_idx reads only these). */
+export const concludedLongAgo = and(
+  inArray(webhookDeliveries.status, ['delivered', 'discarded']),
+  lt(webhookDeliveries.updatedAt, sql`statement_timestamp() - make_interval(days => ${concludedDeliveryRetentionDays})`),
+);
+
 export async function purgeConcludedDeliveries(): Promise<number> {
   let total = 0;
   for (;;) {
     // Repeated on the DELETE itself: a delivery redelivered meanwhile (pending again) is re-checked and kept.
-    const concludedLongAgo = and(
-      inArray(webhookDeliveries.status, ['delivered', 'discarded']),
-      lt(webhookDeliveries.updatedAt, sql`clock_timestamp() - make_interval(days => ${concludedDeliveryRetentionDays})`),
-    );
     const expired = db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(concludedLongAgo).limit(batchSize);
     const deleted = await db
       .delete(webhookDeliveries)

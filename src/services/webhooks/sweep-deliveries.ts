@@ -14,7 +14,7 @@ import { enqueueDeliveries } from './delivery-queue.js';
 export const deliveryOverdueAfterSeconds = 30;
 const batchSize = 1000;
 
-const overdue = sql`clock_timestamp() - make_interval(secs => ${deliveryOverdueAfterSeconds})`;
+const overdue = sql`statement_timestamp() - make_interval(secs => ${deliveryOverdueAfterSeconds})`;
 
 /**
  * PostgreSQL is the truth for deliveries too: every pending delivery overdue by 30 s, and not

@@ -1,0 +1,70 @@
+import { and, asc, eq, sql, type SQLWrapper } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { db } from '../../src/db/client.js';
+import { events, idempotencyKeys, webhookDeliveries } from '../../src/db/schema/index.js';
+import { expiredIdempotencyKeys } from '../../src/services/idempotency/idempotency-store.js';
+import { selectDueLate, selectDueNoShows } from '../../src/services/timers/late-reservations.js';
+import { concludedLongAgo } from '../../src/services/timers/purge-deliveries.js';
+
+/** The tables that grow with history: no request or timer statement may read them whole. */
+const largeTables = new Set(['reservations', 'events', 'webhook_deliveries', 'idempotency_keys', 'guests', 'reservation_tables']);
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
+
+/** Sequential scans of large tables, and index scans without a condition (an index read whole), by name. */
+function wholeReadsOf(node: PlanNode, table?: string): string[] {
+  const relation = node['Relation Name'] ?? table;
+  const type = node['Node Type'];
+  const own =
+    type === 'Seq Scan' && relation && largeTables.has(relation)
+      ? [relation]
+      : /Index/.test(type) && node['Index Name'] && !node['Index Cond'] && (!relation || largeTables.has(relation))
+        ? [`${node['Index Name']} (whole index)`]
+        : [];
+  return [...own, ...(node.Plans ?? []).flatMap((child) => wholeReadsOf(child, type === 'Bitmap Heap Scan' ? relation : undefined))];
+}
+
+/**
+ * What of the large tables a statement would read whole: a sequential scan, or an index read without
+ * a bound (a condition the index cannot use, e.g. against the volatile clock_timestamp()). With
+ * sequential scans disabled the planner still chooses one when no index serves the statement's
+ * conditions (on a small test database it would prefer a sequential scan anyway).
+ */
+async function largeTablesScannedWhole(query: SQLWrapper): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`set local enable_seqscan = off`);
+    const rows = (await tx.execute(sql`explain (format json) ${query}`)) as unknown as { 'QUERY PLAN': [{ Plan: PlanNode }] }[];
+    return wholeReadsOf(rows[0]['QUERY PLAN'][0].Plan);
+  });
+}
+
+describe('statements of the request and timer paths read large tables by index', () => {
+  it.each([
+    ['late scan', () => selectDueLate(db)],
+    ['no-show scan', () => selectDueNoShows(db)],
+    ['concluded deliveries purge', () => db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(concludedLongAgo).limit(1000)],
+    ['idempotency keys purge', () => db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(expiredIdempotencyKeys)],
+    [
+      'GET /events?type= of an organisation',
+      () =>
+        db
+          .select()
+          .from(events)
+          .where(and(eq(events.organisationId, '00000000-0000-4000-8000-000000000000'), eq(events.published, true), eq(events.type, 'webhook_test')))
+          .orderBy(asc(events.createdAt), asc(events.id))
+          .limit(50),
+    ],
+  ])('%s', async (_name, build) => {
+    expect(await largeTablesScannedWhole(build())).toEqual([]);
+  });
+
+  it('detects a statement no index serves', async () => {
+    expect(await largeTablesScannedWhole(db.select().from(events).where(sql`${events.data}->>'x' = 'y'`))).toEqual(['events']);
+  });
+});
