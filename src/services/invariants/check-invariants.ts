@@ -81,7 +81,11 @@ export async function checkInvariants(scope: InvariantScope = {}): Promise<Invar
           case when ${minutesOf('r.time')} < rule.start_min then ${minutesOf('r.time')} + 1440 else ${minutesOf('r.time')} end as minute,
           rule.end_min
         from rule join (
-          select venue_id, service_date, time, party_size from reservations where status not in ('cancelled', 'no_show') and not needs_attention
+          -- Days from yesterday on (a shift past midnight belongs to the day before): pacing guards the
+          -- bookings still to come, and a finished day was judged under the rules of its time. Read by
+          -- the index on (venue_id, service_date), so the check does not grow with history.
+          select venue_id, service_date, time, party_size from reservations
+          where status not in ('cancelled', 'no_show') and not needs_attention and service_date >= current_date - 1
           union all
           -- Slot holds count toward pacing until they expire (docs/reservations.md "Slot holds").
           select venue_id, service_date, time, party_size from availability_holds where expires_at > clock_timestamp()
