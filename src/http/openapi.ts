@@ -5,7 +5,7 @@ import { reservationEventTypes } from '../lib/event-catalogue.js';
 import type { AnyRoute } from './define-route.js';
 import type { MediaResponse } from '../core/route-definition.js';
 import { exampleReservationEnvelope } from './openapi-examples.js';
-import { errorStatus, type ErrorCode } from '../core/errors.js';
+import { ApiError, errorStatus, type ErrorCode } from '../core/errors.js';
 import { contractRegistry } from '../core/response-schemas.js';
 
 type Json = Record<string, unknown>;
@@ -128,9 +128,14 @@ function sendsETag(route: AnyRoute, body: z.ZodType): boolean {
   return values.length === 1 && values[0] instanceof z.ZodObject && 'updatedAt' in values[0].shape;
 }
 
+/** An answer replayed for a repeated Idempotency-Key says so (writes of authenticated routes). */
+function replayHeader(route: AnyRoute): Json {
+  return writeMethods.has(route.method) && !route.public ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {};
+}
+
 /** The headers every answer of the route carries: its request id, and the rate-limit figures of an authenticated call. */
 function commonHeaders(route: AnyRoute): Json {
-  return { 'X-Request-Id': headerRef('X-Request-Id'), ...(route.public ? {} : rateLimitHeaders) };
+  return { 'X-Request-Id': headerRef('X-Request-Id'), ...(route.public ? {} : rateLimitHeaders), ...replayHeader(route) };
 }
 
 function successResponses(route: AnyRoute): Json {
@@ -165,12 +170,41 @@ function errorResponses(route: AnyRoute): Json {
         'X-Request-Id': headerRef('X-Request-Id'),
         ...(route.public || status === 401 ? {} : rateLimitHeaders),
         ...(status === 429 || status === 503 ? { 'Retry-After': headerRef('Retry-After') } : {}),
+        // A stored 4xx (not 409 or 429) is replayed like a success.
+        ...(status < 500 && status !== 409 && status !== 429 && status !== 401 ? replayHeader(route) : {}),
       },
       // The Error component, its code narrowed to the codes this operation answers with this status.
-      content: { 'application/json': { schema: { allOf: [{ $ref: componentRef('Error') }, { properties: { error: { properties: { code: { enum: codes } } } } }] } } },
+      content: {
+        'application/json': {
+          // The narrowing branch leaves the other fields to the Error component (explicitly open, so that
+          // validators that close schemas by default still read the two branches together).
+          schema: {
+            allOf: [
+              { $ref: componentRef('Error') },
+              { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', enum: codes } }, additionalProperties: true } }, additionalProperties: true },
+            ],
+          },
+          example: errorExample(route, codes[0]),
+        },
+      },
     };
   }
   return out;
+}
+
+/** One true error body of this operation for `code`: its default message and the details it carries. */
+function errorExample(route: AnyRoute, code: ErrorCode): Json {
+  const details: Json =
+    code === 'invalid_request'
+      ? { fields: ['partySize'] }
+      : code === 'insufficient_scope'
+        ? { requiredScope: route.scope ?? 'reservations:read' }
+        : code === 'no_availability'
+          ? { reason: 'no_table', alternatives: [] }
+          : code === 'forbidden'
+            ? { reason: 'publishable_key' }
+            : {};
+  return { error: { code, message: new ApiError(code).message, details, requestId: '6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22' }, ...(route.public || errorStatus[code] === 401 ? {} : { livemode: true }) };
 }
 
 /** A stable operationId: the route's own, else the method and the static path segments. */
@@ -267,8 +301,28 @@ const tagDescriptions: Record<string, string> = {
   Exports: 'Reservations as CSV or ndjson.',
 };
 
+/**
+ * zod writes the safe-integer range (±2^53 − 1) as the bounds of every integer it was not given
+ * bounds for: noise to a reader, and a generator's example of `-9007199254740991` seats. Those are
+ * dropped; the real bounds of the schemas stay.
+ */
+function withoutUnboundedIntegers<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(withoutUnboundedIntegers) as T;
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === 'minimum' && value === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && value === Number.MAX_SAFE_INTEGER)) continue;
+    out[key] = withoutUnboundedIntegers(value);
+  }
+  return out as T;
+}
+
 /** The OpenAPI 3.1 document, built from the very zod schemas that validate requests and describe responses. */
 export function buildOpenApi(routes: AnyRoute[]) {
+  return withoutUnboundedIntegers(buildDocument(routes));
+}
+
+function buildDocument(routes: AnyRoute[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
   for (const route of routes) {
@@ -285,7 +339,8 @@ export function buildOpenApi(routes: AnyRoute[]) {
     paths[path][route.method] = {
       operationId: operationIdOf(route),
       summary: route.summary,
-      description: descriptionParts.filter(Boolean).join(' '),
+      // Never empty: the summary stands in for an operation without more to say.
+      description: descriptionParts.filter(Boolean).join(' ') || route.summary,
       tags: [route.tag],
       security: route.public ? [] : [{ bearer: [] }],
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query'), ...idempotencyHeader, ...ifMatchHeader],
@@ -294,7 +349,8 @@ export function buildOpenApi(routes: AnyRoute[]) {
         ? {
             requestBody: {
               required: !route.body.safeParse({}).success,
-              content: { 'application/json': { schema: toJsonSchema(route.body, 'input'), ...requestExample } },
+              // Closed, as the server refuses unknown top-level fields (400 naming them).
+              content: { 'application/json': { schema: toJsonSchema(route.body instanceof z.ZodObject ? route.body.strict() : route.body, 'input'), ...requestExample } },
             },
           }
         : {}),
@@ -310,6 +366,7 @@ export function buildOpenApi(routes: AnyRoute[]) {
         'JSON API for restaurant reservations and floor management. Every JSON body answered to a key carries `livemode`; ' +
         'every response carries `X-Request-Id`. See docs/api.md for the decisions behind each behaviour.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'Floorline maintainers', url: 'https://floorline.example/support' },
     },
     servers: [{ url: '/api/v1' }],
     tags: [...tags].map((name) => ({ name, description: tagDescriptions[name] ?? name })),
@@ -362,6 +419,7 @@ export function buildOpenApi(routes: AnyRoute[]) {
         'X-RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'Unix seconds at which the current window ends.', schema: { type: 'integer' } },
         ETag: { description: 'The resource\'s version (`"<updatedAt>"`), usable as If-Match.', schema: { type: 'string' } },
+        'Idempotent-Replayed': { description: '`true` on an answer replayed for a repeated Idempotency-Key (the stored body, byte for byte).', schema: { type: 'string', enum: ['true'] } },
       },
     },
   };

@@ -17,12 +17,6 @@ export function envelopeSchemaFor<T extends z.ZodType>(types: readonly [string, 
   });
 }
 
-export const webhookEnvelopeSchema = component(
-  'WebhookEnvelope',
-  z.union(eventDataGroups.map((g) => envelopeSchemaFor(g.types, g.data))),
-  'The body of every webhook POST (docs/webhooks.md).',
-);
-
 /** The envelope of docs/webhooks.md, serialised once: these bytes are signed and sent at every attempt. */
 export function serialiseEnvelope(input: {
   idempotencyKey: string;
