@@ -175,8 +175,11 @@ export class EventStreams {
   }
 
   offer(client: StreamClient, event: EventRow): void {
-    if (client.live) this.send(client, event);
-    else client.backlog.push(event);
+    // A feed that started behind a client's catch-up (events are numbered just after their commit, so a
+    // new feed's starting position can trail what the client already read) offers it events it has sent.
+    if (client.live) {
+      if (event.position! > client.position) this.send(client, event);
+    } else client.backlog.push(event);
   }
 
   private send(client: StreamClient, event: EventRow): void {
