@@ -9,10 +9,18 @@ import { errorStatus, type ErrorCode } from './errors.js';
  */
 export const contractRegistry = z.registry<{ id: string; description?: string }>();
 
+/** The ids given to components, kept here: zod's registry offers no public lookup by id. */
+const componentIds = new Set<string>();
+
 /** Registers a resource schema as a named component of the document. */
 export function component<T extends z.ZodType>(id: string, schema: T, description?: string): T {
   contractRegistry.add(schema, { id, ...(description ? { description } : {}) });
+  componentIds.add(id);
   return schema;
+}
+
+export function isComponentId(id: string): boolean {
+  return componentIds.has(id);
 }
 
 export const uuid = z.uuid();

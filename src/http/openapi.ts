@@ -6,7 +6,7 @@ import type { AnyRoute } from './define-route.js';
 import type { MediaResponse } from '../core/route-definition.js';
 import { exampleReservationEnvelope } from './openapi-examples.js';
 import { ApiError, errorStatus, type ErrorCode } from '../core/errors.js';
-import { contractRegistry } from '../core/response-schemas.js';
+import { contractRegistry, isComponentId } from '../core/response-schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,7 +30,7 @@ function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   delete json.$schema;
   const defs = (json.$defs ?? {}) as Json;
   delete json.$defs;
-  for (const id of Object.keys(defs)) if (!contractRegistry._idmap.has(id)) throw new Error(`Schema ${id} is reused but not registered as a component`);
+  for (const id of Object.keys(defs)) if (!isComponentId(id)) throw new Error(`Schema ${id} is reused but not registered as a component`);
   return JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', `"${componentRef('')}`)) as Json;
 }
 
