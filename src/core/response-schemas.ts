@@ -23,6 +23,22 @@ export function isComponentId(id: string): boolean {
   return componentIds.has(id);
 }
 
+/**
+ * The JSON Schema the document shows for a schema whose zod form cannot say it (a transform that
+ * accepts `a,b` or `a&b` and names the parameter on error): exact for generators, while the server
+ * keeps parsing with the zod schema.
+ */
+const documentedSchemas = new Map<z.ZodType, Record<string, unknown>>();
+
+export function documentAs<T extends z.ZodType>(schema: T, jsonSchema: Record<string, unknown>): T {
+  documentedSchemas.set(schema, jsonSchema);
+  return schema;
+}
+
+export function documentedSchemaOf(schema: z.ZodType): Record<string, unknown> | undefined {
+  return documentedSchemas.get(schema);
+}
+
 export const uuid = z.uuid();
 /** `YYYY-MM-DDTHH:mm:ss.sssZ` (docs/api.md "Requests"). */
 export const instant = z.iso.datetime();

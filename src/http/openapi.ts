@@ -6,18 +6,27 @@ import type { AnyRoute } from './define-route.js';
 import type { MediaResponse } from '../core/route-definition.js';
 import { exampleReservationEnvelope } from './openapi-examples.js';
 import { ApiError, errorStatus, type ErrorCode } from '../core/errors.js';
-import { contractRegistry, isComponentId } from '../core/response-schemas.js';
+import { contractRegistry, documentedSchemaOf, isComponentId } from '../core/response-schemas.js';
 
 type Json = Record<string, unknown>;
 
 const componentRef = (id: string) => `#/components/schemas/${id}`;
 
-/** uuid, date and date-time carry both a format and zod's long regex: the format says it, once. */
-function dropPatternOfFormat({ jsonSchema }: { jsonSchema: Json }): void {
+/**
+ * uuid, date and date-time carry both a format and zod's long regex: the format says it, once. A
+ * schema given its document form (documentAs) shows that form.
+ */
+function adjustJsonSchema({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: Json }): void {
+  const documented = documentedSchemaOf(zodSchema as z.ZodType);
+  if (documented) {
+    for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
+    Object.assign(jsonSchema, structuredClone(documented));
+    return;
+  }
   if (jsonSchema.format && jsonSchema.pattern) delete jsonSchema.pattern;
 }
 
-const jsonSchemaOptions = { target: 'draft-2020-12', unrepresentable: 'any', override: dropPatternOfFormat } as const;
+const jsonSchemaOptions = { target: 'draft-2020-12', unrepresentable: 'any', override: adjustJsonSchema } as const;
 
 /**
  * zod → JSON Schema 2020-12 (the dialect of OpenAPI 3.1). Registered resource schemas become

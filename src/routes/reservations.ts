@@ -8,7 +8,7 @@ import { listQuerySchema } from '../services/pagination.js';
 import { cancelReservation, updateReservation } from '../services/reservations/change-reservation.js';
 import { createReservation } from '../services/reservations/create-reservation.js';
 import { exampleCreateReservation, exampleReservation } from '../http/openapi-examples.js';
-import { keyed, pageOf } from '../core/response-schemas.js';
+import { keyed, pageOf, documentAs } from '../core/response-schemas.js';
 import { guestVisibilityOf, reservationJson, reservationSchema } from '../services/reservations/reservation-json.js';
 import { getVisibleReservation, listReservations } from '../services/reservations/list-reservations.js';
 import { listReservationHistory, reservationHistoryEntrySchema } from '../services/reservations/reservation-history.js';
@@ -56,8 +56,19 @@ const patchBody = z
 
 const knownStatuses = new Set<string>(reservationStatuses);
 
-/** `status=a,b` or `status=a&status=b`; any unknown value is a 400 naming `status`. */
-const statusList = z.union([z.string(), z.array(z.string())]).transform((value, ctx) => {
+const statusAlternatives = reservationStatuses.join('|');
+
+/**
+ * `status=a,b` or `status=a&status=b`; any unknown value is a 400 naming `status`. The document
+ * lists the values (the array's enum, the comma list's pattern), so a typo fails in a client too.
+ */
+const statusInput = documentAs(z.union([z.string(), z.array(z.string())]), {
+  anyOf: [
+    { type: 'string', pattern: `^\\s*(${statusAlternatives})(\\s*,\\s*(${statusAlternatives}))*\\s*$`, description: 'One status, or several separated by commas.' },
+    { type: 'array', items: { type: 'string', enum: [...reservationStatuses] } },
+  ],
+});
+const statusList = statusInput.transform((value, ctx) => {
   const list = (Array.isArray(value) ? value : [value]).flatMap((s) => s.split(',')).map((s) => s.trim());
   if (!list.length || list.some((s) => !knownStatuses.has(s))) {
     ctx.addIssue({ code: 'custom', message: `must be among ${reservationStatuses.join(', ')}` });

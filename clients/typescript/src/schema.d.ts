@@ -26057,7 +26057,7 @@ export interface operations {
                 venueId?: string;
                 from?: string;
                 to?: string;
-                status?: string | string[];
+                status?: string | ("created" | "confirmed" | "arrived" | "seated" | "released" | "completed" | "no_show" | "cancelled")[];
                 guestId?: string;
                 externalRef?: string;
             };
