@@ -69,11 +69,14 @@ export async function sequenceEvents(organisationId: string): Promise<boolean> {
   }
 }
 
+/** Published and not numbered yet: what the partial index events_unsequenced_idx holds. */
+const unsequenced = and(eq(events.published, true), isNull(events.position));
+
 function hasUnsequenced(organisationId: string): Promise<boolean> {
   return db
     .select({ id: events.id })
     .from(events)
-    .where(and(eq(events.organisationId, organisationId), eq(events.published, true), isNull(events.position)))
+    .where(and(eq(events.organisationId, organisationId), unsequenced))
     .limit(1)
     .then((rows) => rows.length > 0);
 }
@@ -131,7 +134,7 @@ export async function findUnsequencedOrganisations(olderThanSeconds: number): Pr
   const rows = await db
     .selectDistinct({ organisationId: events.organisationId })
     .from(events)
-    .where(and(eq(events.published, true), isNull(events.position), lt(events.createdAt, sql`statement_timestamp() - make_interval(secs => ${olderThanSeconds})`)));
+    .where(and(unsequenced, lt(events.createdAt, sql`statement_timestamp() - make_interval(secs => ${olderThanSeconds})`)));
   return rows.map((r) => r.organisationId);
 }
 
