@@ -1,0 +1,182 @@
+// Flat at scale (issue 24): every list, search, availability, booking, export, timer and sweep path
+// on a group with one week of history against the same group with two years of it (equal pages: 50
+// items on both sides). Prints p50 at 1 connection and throughput at 16, and the ratio two years /
+// one week (target: every row within 1.5×).
+// Usage: npx tsx bench/scale.ts [--scale 1] [--seconds 3] [--reseed]
+// The two databases (floorline_scale_<scale>_7d and _730d) are loaded by `npm run bench:seed` when
+// missing (scale 1: about 15 minutes for both) and kept for the next run.
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import { readSeedRecord, seedRecordOf, type SeedRecord } from './support/scale-record.js';
+import { spawnServer } from './support/spawn-server.js';
+
+const { values } = parseArgs({ options: { scale: { type: 'string', default: '1' }, seconds: { type: 'string', default: '3' }, reseed: { type: 'boolean', default: false } } });
+const scale = Number(values.scale);
+const seconds = Number(values.seconds);
+const histories = [
+  { label: 'one week', days: 7 },
+  { label: 'two years', days: 730 },
+] as const;
+
+function runChild(args: string[], env: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      process.stderr.write(chunk);
+    });
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited with ${code}`))));
+  });
+}
+
+async function ensureSeeded(days: number): Promise<SeedRecord> {
+  const database = seedRecordOf(scale, days);
+  const existing = values.reseed ? null : await readSeedRecord(database);
+  if (existing) return existing;
+  await runChild(['bench/seed.ts', '--scale', String(scale), '--history-days', String(days), '--database', database]);
+  const record = await readSeedRecord(database);
+  if (!record) throw new Error(`the seed of ${database} left no record`);
+  return record;
+}
+
+interface Path {
+  name: string;
+  method?: 'GET' | 'POST';
+  path: string;
+  /** A fresh body per request (bookings spread over venues and days). */
+  body?: () => unknown;
+}
+
+const localDate = (offsetDays: number) => {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Rome' }).format(new Date());
+  const d = new Date(`${today}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + offsetDays);
+  return d.toISOString().slice(0, 10);
+};
+
+/** The request paths, with ids read from the seeded database (the same choice on both). */
+async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
+  const db = postgres(record.databaseUrl, { max: 1, onnotice: () => {} });
+  const venues = await db<{ id: string }[]>`select id from venues where organisation_id = ${record.organisationId} order by created_at, id`;
+  const venueId = venues[0].id;
+  const [guest] = await db<{ id: string; phone: string }[]>`select id, phone from guests where venue_id = ${venueId} order by phone limit 1`;
+  const [reservation] = await db<{ id: string }[]>`
+    select id from reservations where venue_id = ${venueId} and service_date = ${localDate(-3)} and status = 'completed' order by time limit 1`;
+  await db.end();
+  const secondPage = async (path: string) => {
+    const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${record.key}` } });
+    const page = (await res.json()) as { nextCursor: string | null };
+    return `${path}&cursor=${encodeURIComponent(page.nextCursor ?? '')}`;
+  };
+  const times = ['12:00', '12:45', '13:15', '19:45', '20:15', '21:15'];
+  const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
+  const future = localDate(3);
+  return [
+    { name: 'GET /reservations (venue, first page)', path: `/api/v1/reservations?venueId=${venueId}&limit=50` },
+    { name: 'GET /reservations (venue, second page)', path: await secondPage(`/api/v1/reservations?venueId=${venueId}&limit=50`) },
+    { name: 'GET /reservations (organisation)', path: `/api/v1/reservations?limit=50` },
+    { name: 'GET /reservations (venue, one day)', path: `/api/v1/reservations?venueId=${venueId}&from=${localDate(-2)}&to=${localDate(-2)}&limit=50` },
+    { name: 'GET /reservations (status=cancelled)', path: `/api/v1/reservations?venueId=${venueId}&status=cancelled&limit=50` },
+    { name: 'GET /reservations (guest)', path: `/api/v1/reservations?guestId=${guest.id}&limit=50` },
+    { name: 'GET /reservations/{id}', path: `/api/v1/reservations/${reservation.id}` },
+    { name: 'GET /reservations/{id}/history', path: `/api/v1/reservations/${reservation.id}/history` },
+    { name: 'GET /availability', path: `/api/v1/availability?venueId=${venueId}&serviceDate=${future}&time=20:00&partySize=2` },
+    { name: 'GET /availability/slots', path: `/api/v1/availability/slots?venueId=${venueId}&serviceDate=${future}&partySize=4` },
+    { name: 'GET /availability/days (62 days)', path: `/api/v1/availability/days?venueId=${venueId}&from=${localDate(1)}&to=${localDate(62)}&partySize=2` },
+    {
+      name: 'POST /reservations (200 venues)',
+      method: 'POST',
+      path: '/api/v1/reservations',
+      body: () => ({ venueId: pick(venues).id, serviceDate: localDate(15 + Math.floor(Math.random() * 45)), time: pick(times), partySize: 2 }),
+    },
+    { name: 'GET /guests (organisation)', path: `/api/v1/guests?limit=50` },
+    { name: 'GET /guests?search=', path: `/api/v1/guests?venueId=${venueId}&search=rossi&limit=50` },
+    { name: 'GET /guests/lookup', path: `/api/v1/guests/lookup?venueId=${venueId}&phone=${encodeURIComponent(guest.phone)}` },
+    { name: 'GET /events (first page)', path: `/api/v1/events?limit=50` },
+    { name: 'GET /events (second page)', path: await secondPage(`/api/v1/events?limit=50`) },
+    { name: 'GET /events?type= (rare type)', path: `/api/v1/events?type=reservation_late&limit=50` },
+    { name: 'GET /events?venueId=', path: `/api/v1/events?venueId=${venueId}&limit=50` },
+    { name: 'GET /webhook-deliveries', path: `/api/v1/webhook-deliveries?limit=50` },
+    { name: 'GET /webhook-deliveries?status=discarded', path: `/api/v1/webhook-deliveries?status=discarded&limit=50` },
+    { name: 'GET /exports/reservations (7 days, one venue)', path: `/api/v1/exports/reservations?venueId=${venueId}&from=${localDate(-7)}&to=${localDate(-1)}` },
+    { name: 'GET /reports/summary (7 days)', path: `/api/v1/reports/summary?venueId=${venueId}&from=${localDate(-7)}&to=${localDate(-1)}` },
+    { name: 'GET /reports/occupancy', path: `/api/v1/reports/occupancy?venueId=${venueId}&serviceDate=${future}` },
+  ];
+}
+
+interface Figures {
+  p50: number;
+  throughput: number;
+  errors: number;
+}
+
+async function measure(base: string, key: string, path: Path, connections: number, duration: number) {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  return autocannon({
+    url: base,
+    connections,
+    duration,
+    requests: [
+      {
+        method: path.method ?? 'GET',
+        path: path.path,
+        setupRequest: (req) => ({ ...req, headers, ...(path.body ? { body: JSON.stringify(path.body()) } : {}) }),
+      },
+    ],
+  });
+}
+
+async function measureDatabase(record: SeedRecord, port: number): Promise<{ paths: Map<string, Figures>; timers: Record<string, number> }> {
+  const env = { DATABASE_URL: record.databaseUrl, QUEUE_PREFIX: `{scale-bench-${port}}`, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench', METRICS_PORT: '0' };
+  const server: ChildProcess = await spawnServer('src/server.ts', env, port);
+  const base = `http://127.0.0.1:${port}`;
+  const paths = new Map<string, Figures>();
+  try {
+    for (const path of await pathsOf(record, base)) {
+      await measure(base, record.key, path, 4, 1);
+      const single = await measure(base, record.key, path, 1, seconds);
+      const loaded = await measure(base, record.key, path, 16, seconds);
+      const figures = { p50: single.latency.p50, throughput: loaded.requests.average, errors: single.non2xx + loaded.non2xx + single.errors + loaded.errors };
+      paths.set(path.name, figures);
+      console.error(`${path.name}: p50 ${figures.p50} ms, ${figures.throughput} req/s${figures.errors ? `, ${figures.errors} not 2xx` : ''}`);
+    }
+  } finally {
+    server.kill('SIGTERM');
+  }
+  const timers = JSON.parse((await runChild(['bench/support/scale-timers.ts'], env)).trim().split('\n').pop()!) as Record<string, number>;
+  return { paths, timers };
+}
+
+const records = [];
+for (const h of histories) records.push(await ensureSeeded(h.days));
+const results = [];
+for (const [i, record] of records.entries()) {
+  console.error(`\n== ${histories[i].label}: ${JSON.stringify(record.counts)}`);
+  results.push(await measureDatabase(record, 3960 + i));
+}
+
+const [week, years] = results;
+const ratio = (a: number, b: number) => (a > 0 ? b / a : Number.NaN);
+const mark = (r: number) => (r > 1.5 ? ' ✗' : '');
+console.log(`\nscale ${scale}: one week ${JSON.stringify(records[0].counts)}; two years ${JSON.stringify(records[1].counts)}\n`);
+console.log('| path | one week p50 | two years p50 | growth | one week c=16 | two years c=16 | throughput ratio |');
+console.log('|---|---|---|---|---|---|---|');
+for (const [name, w] of week.paths) {
+  const y = years.paths.get(name)!;
+  const latency = ratio(w.p50, y.p50);
+  const throughput = ratio(y.throughput, w.throughput);
+  const errors = w.errors + y.errors ? ` (${w.errors}/${y.errors} not 2xx)` : '';
+  console.log(
+    `| ${name}${errors} | ${w.p50} ms | ${y.p50} ms | ${latency.toFixed(2)}×${mark(latency)} | ${w.throughput.toFixed(0)} req/s | ${y.throughput.toFixed(0)} req/s | ${throughput.toFixed(2)}×${mark(throughput)} |`,
+  );
+}
+console.log('\n| background path (median of 7) | one week | two years | growth |');
+console.log('|---|---|---|---|');
+for (const [name, w] of Object.entries(week.timers)) {
+  const y = years.timers[name];
+  const growth = ratio(w, y);
+  console.log(`| ${name} | ${w.toFixed(1)} ms | ${y.toFixed(1)} ms | ${growth.toFixed(2)}×${mark(growth)} |`);
+}
