@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 /** Job payloads are validated when consumed: a job written by an older release must not crash a worker. */
-export const eventJobSchema = z.object({ eventId: z.uuid() });
+// The ids besides the job's own are for operators searching Bull Board (jobs of older releases lack them).
+export const eventJobSchema = z.object({ eventId: z.uuid(), organisationId: z.uuid().optional(), venueId: z.uuid().optional() });
 export const webhookDeliveryJobSchema = z.object({
   deliveryId: z.uuid(),
   // The destination the delivery was enqueued for (a hint, see enqueueDeliveries), or where it was
@@ -9,8 +10,13 @@ export const webhookDeliveryJobSchema = z.object({
   // before reading the database.
   destination: z.string().optional(),
   postponed: z.number().int().min(0).optional(),
+  organisationId: z.uuid().optional(),
+  venueId: z.uuid().optional(),
+  eventId: z.uuid().optional(),
+  endpointId: z.uuid().nullable().optional(),
+  automationId: z.uuid().optional(),
 });
-export const importJobSchema = z.object({ importId: z.uuid() });
+export const importJobSchema = z.object({ importId: z.uuid(), organisationId: z.uuid().optional() });
 export const timerJobSchema = z.object({
   task: z.enum(['late-no-show', 'outbox-sweep', 'daily-purge', 'waitlist-expiry']),
 });

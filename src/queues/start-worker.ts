@@ -5,6 +5,7 @@ import { isConnectionError } from '../lib/connection-errors.js';
 import { logger } from '../logger.js';
 import { jobOutcomeOf, observeJob } from '../metrics/metrics.js';
 import { createQueueConnection } from '../redis.js';
+import { advanceVirtualTime, fairQueues, restartVirtualTimeIfHigh } from './fair-share.js';
 import type { QueueName } from './queue-names.js';
 
 /** A BullMQ worker with the platform's prefix, its own connection and failure logging by job id. */
@@ -42,6 +43,7 @@ function instrument<T>(name: QueueName, processor: JobProcessor<T>): Processor<T
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     const log = logger.child({ queue: name, jobId: job.id });
     try {
+      if (fairQueues.has(name)) await advanceVirtualTime(name, job);
       const result = await processor(job, token, log);
       observeJob(name, 'completed', seconds());
       return result;
@@ -67,6 +69,7 @@ export function startWorker<T>(name: QueueName, processor: JobProcessor<T>, opti
     log.warn({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'job failed');
   });
   worker.on('error', (err) => log.error({ err: err.message }, 'worker error'));
+  if (fairQueues.has(name)) worker.on('drained', () => void restartVirtualTimeIfHigh(name).catch(() => {}));
   return {
     worker,
     close: async () => {

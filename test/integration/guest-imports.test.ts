@@ -118,7 +118,7 @@ describe('POST /imports/guests', () => {
     expect(await processNextChunk(record.id, await prepareGuestImport(record))).toBe(true);
     expect((await c.get(`/imports/${record.id}`)).body.import).toMatchObject({ status: 'processing', createdRows: 100 });
 
-    await enqueueImport(record.id);
+    await enqueueImport(record);
     const done = await waitForImport(c, record.id);
     expect(done).toMatchObject({ status: 'completed', createdRows: 250, updatedRows: 0, rejectedRows: 0 });
     const stored = await db.select({ id: guests.id }).from(guests).where(eq(guests.venueId, t.venueId));

@@ -76,7 +76,7 @@ describe('the invariant check (npm run cli -- check)', () => {
     const old = new Date(Date.now() - (overdueDeliverySeconds + 60) * 1000);
     await insertDelivery(t, { status: 'pending', nextAttemptAt: old, updatedAt: old });
     const scheduled = await insertDelivery(t, { status: 'pending', nextAttemptAt: new Date(Date.now() + 3600_000), updatedAt: old });
-    await enqueueDeliveries([{ id: scheduled.id, nextAttemptAt: scheduled.nextAttemptAt }]);
+    await enqueueDeliveries([scheduled]);
     await insertDelivery(t, { status: 'delivered', updatedAt: old });
 
     expect(await checkInvariants({ venueIds: [t.venueId] })).toEqual({

@@ -57,12 +57,12 @@ describe('the outbox sweeper after an outage', () => {
     const queue = getQueue(queueNames.events);
 
     expect(await sweepOutbox()).toBe(2500);
-    expect(await queue.getWaitingCount()).toBe(2500);
+    expect(await queue.getPrioritizedCount()).toBe(2500);
     const recentStates = await Promise.all(recent.map((id) => queue.getJobState(id)));
     expect(recentStates.every((s) => s === 'unknown')).toBe(true);
     // Their jobs wait: a second sweep (or a process enqueueing them itself) adds nothing.
     expect(await sweepOutbox()).toBe(0);
-    expect(await queue.getWaitingCount()).toBe(2500);
+    expect(await queue.getPrioritizedCount()).toBe(2500);
 
     const stop = await startEventsRole();
     try {
@@ -105,7 +105,7 @@ describe('the catch-up sweep', () => {
 
       // Queued behind others (they have their jobs), not stranded: no catch-up.
       await timers.obliterate({ force: true });
-      await addEventJobs(young);
+      await addEventJobs(await db.select().from(events).where(inArray(events.id, young)));
       await sweepOutbox();
       expect(await timers.getJob(catchUpSweepJobId)).toBeUndefined();
       await getQueue(queueNames.events).obliterate({ force: true });
@@ -175,7 +175,7 @@ describe('the delivery sweeper after an outage', () => {
     // One destination: the first few of each batch (1000, then 200) are sent at once, the others
     // enqueued already postponed behind them.
     const handedBack = states.slice(0, 1200);
-    expect(handedBack.filter((s) => s === 'waiting')).toHaveLength(16);
+    expect(handedBack.filter((s) => s === 'prioritized')).toHaveLength(16);
     expect(handedBack.filter((s) => s === 'delayed')).toHaveLength(1184);
     expect(states.slice(1200).every((s) => s === 'unknown')).toBe(true);
     expect(await sweepDeliveries()).toBe(0);

@@ -100,7 +100,7 @@ describe('concurrent redeliveries', () => {
         expect(answers.filter((a) => a.status === 409).every((a) => a.body.error.details?.reason === 'delivery_pending'), `round ${round}`).toBe(true);
         const [row] = await deliveriesOfEvent(eventId);
         expect(row.status, `round ${round}`).toBe('pending');
-        expect(await queue.getJobState(delivered.id), `round ${round}: the job of the reopened delivery`).toBe('waiting');
+        expect(await queue.getJobState(delivered.id), `round ${round}: the job of the reopened delivery`).toBe('prioritized');
       } finally {
         await queue.resume();
       }

@@ -2,7 +2,6 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { db, type DbOrTx } from '../../db/client.js';
 import { automationRuns, automations, events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { conditionsMatch } from '../../lib/automation-conditions.js';
-import { destinationOf } from '../../lib/webhook-destination.js';
 import { enqueueDeliveries } from '../webhooks/delivery-queue.js';
 import { deliveryKey } from '../webhooks/envelope.js';
 
@@ -103,8 +102,8 @@ export async function runAutomations(batch: EventRow[]): Promise<void> {
       .insert(webhookDeliveries)
       .values(rows)
       .onConflictDoUpdate({ target: [webhookDeliveries.runId, webhookDeliveries.actionIndex], set: { runId: sql`excluded.run_id` } })
-      .returning({ id: webhookDeliveries.id, status: webhookDeliveries.status, nextAttemptAt: webhookDeliveries.nextAttemptAt, url: webhookDeliveries.url });
+      .returning();
     return deliveries.filter((d) => d.status === 'pending');
   });
-  await enqueueDeliveries(pending.map((d) => ({ id: d.id, nextAttemptAt: d.nextAttemptAt, destination: destinationOf(d.url ?? '') })));
+  await enqueueDeliveries(pending);
 }

@@ -6,6 +6,7 @@ import { sequenceEventsSoon } from './event-sequencer.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
+import { takeFairPrioritiesOf } from '../../queues/fair-share.js';
 import { getQueue, onQueueConnectionReady } from '../../queues/queues.js';
 import type { EventType, HistoryOnlyEventType } from '../../lib/event-catalogue.js';
 import { isPublishable, type AuthContext } from '../../core/auth-context.js';
@@ -58,11 +59,13 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
       actor,
       createdAt: sql`clock_timestamp() + make_interval(secs => ${i / 1000})`,
     }));
-    const inserted = await mapInChunks(rows, (chunk) => tx.insert(events).values(chunk).returning({ id: events.id, published: events.published }));
-    return { result, ids: inserted.filter((r) => r.published).map((r) => r.id) };
+    const inserted = await mapInChunks(rows, (chunk) =>
+      tx.insert(events).values(chunk).returning({ id: events.id, organisationId: events.organisationId, venueId: events.venueId, type: events.type, published: events.published }),
+    );
+    return { result, ids: inserted.filter((r) => r.published) };
   });
   if (ids.length) {
-    sequenceEventsSoon(new Set(pending.filter((e) => e.published !== false).map((e) => e.organisationId)));
+    sequenceEventsSoon(new Set(ids.map((e) => e.organisationId)));
     enqueueEvents(ids, log);
   }
   return result;
@@ -83,35 +86,53 @@ const historyOnlyFields = { published: false, dispatchedAt: sql`clock_timestamp(
  * Events this process committed, or was processing, but could not enqueue (Redis down), sent again as soon as Redis is
  * back instead of waiting for the sweeper's 30 s; bounded, since the sweeper finds them all anyway.
  */
-const unsentEventIds = new Set<string>();
-const maxUnsentEventIds = 100_000;
+const unsentEvents = new Map<string, EventToEnqueue>();
+const maxUnsentEvents = 100_000;
 let resendingOnReady = false;
 
+/** What an event's job is named after and carries: what an operator looks for in Bull Board. */
+export interface EventToEnqueue {
+  id: string;
+  organisationId: string;
+  venueId: string;
+  type: string;
+}
+
 /** jobId = event id: enqueueing the same event twice is harmless. `log`: the request's or job's logger. */
-export function enqueueEvents(ids: string[], log: Logger = logger): void {
-  addEventJobs(ids).catch((err: unknown) => {
-    enqueueEventsWhenRedisIsBack(ids);
-    log.warn({ err: (err as Error).message, eventIds: ids }, 'events not enqueued; they are sent again when Redis is back');
+export function enqueueEvents(rows: EventToEnqueue[], log: Logger = logger): void {
+  addEventJobs(rows).catch((err: unknown) => {
+    enqueueEventsWhenRedisIsBack(rows);
+    log.warn({ err: (err as Error).message, eventIds: rows.map((e) => e.id) }, 'events not enqueued; they are sent again when Redis is back');
   });
 }
 
-/** Adds the jobs of these events in one call (jobId = event id). */
-export function addEventJobs(ids: string[]) {
-  return getQueue(queueNames.events).addBulk(ids.map((eventId) => ({ name: 'event', data: { eventId }, opts: { jobId: eventId } })));
+/**
+ * Adds the jobs of these events in one call (jobId = event id), named after the event type, each
+ * organisation's in its fair turn (src/queues/fair-share.ts).
+ */
+export async function addEventJobs(rows: EventToEnqueue[]) {
+  const priorities = await takeFairPrioritiesOf(queueNames.events, rows, (e) => e.organisationId);
+  return getQueue(queueNames.events).addBulk(
+    rows.map((e, i) => ({
+      name: e.type,
+      data: { eventId: e.id, organisationId: e.organisationId, venueId: e.venueId },
+      opts: { jobId: e.id, priority: priorities[i] },
+    })),
+  );
 }
 
 /** Remembers events to enqueue again at the next (re)connection to Redis; a duplicate job id is ignored then. */
-export function enqueueEventsWhenRedisIsBack(ids: string[]): void {
+export function enqueueEventsWhenRedisIsBack(rows: EventToEnqueue[]): void {
   if (!resendingOnReady) {
     onQueueConnectionReady(() => void resendUnsent());
     resendingOnReady = true;
   }
-  for (const id of ids) if (unsentEventIds.size < maxUnsentEventIds) unsentEventIds.add(id);
+  for (const row of rows) if (unsentEvents.size < maxUnsentEvents) unsentEvents.set(row.id, row);
 }
 
 async function resendUnsent(): Promise<void> {
-  const ids = [...unsentEventIds];
-  unsentEventIds.clear();
+  const ids = [...unsentEvents.values()];
+  unsentEvents.clear();
   let sent = 0;
   for (let i = 0; i < ids.length; i += 1000) {
     const chunk = ids.slice(i, i + 1000);

@@ -29,7 +29,7 @@ export async function processEvents(ids: string[]): Promise<BatchOutcomes<string
   } catch (err) {
     // Redis went away while the deliveries were enqueued: these jobs may be lost with it (an emptied
     // Redis), so the events are enqueued again as soon as Redis is back rather than after the sweeper's 30 s.
-    if (!isQueueConnectionReady()) enqueueEventsWhenRedisIsBack(rows.map((e) => e.id));
+    if (!isQueueConnectionReady()) enqueueEventsWhenRedisIsBack(rows);
     throw err;
   }
   // Waiting list: a reservation event that freed a table may offer it to a waiting party.

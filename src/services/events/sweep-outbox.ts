@@ -26,7 +26,7 @@ export async function sweepOutbox(): Promise<number> {
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {
     const stale = await db
-      .select({ id: events.id, createdAt: events.createdAt })
+      .select({ id: events.id, createdAt: events.createdAt, organisationId: events.organisationId, venueId: events.venueId, type: events.type })
       .from(events)
       .where(
         and(
@@ -37,7 +37,7 @@ export async function sweepOutbox(): Promise<number> {
       )
       .orderBy(asc(events.createdAt), asc(events.id))
       .limit(batchSize);
-    if (stale.length) requeued += await requeueUnlessPending(queue, stale.map((e) => e.id), addEventJobs);
+    if (stale.length) requeued += await requeueUnlessPending(queue, stale, addEventJobs);
     if (stale.length < batchSize) break;
     after = stale[stale.length - 1];
   }

@@ -8,6 +8,7 @@ import { ApiError } from '../../core/errors.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import { queueNames } from '../../queues/queue-names.js';
+import { takeFairPriorities } from '../../queues/fair-share.js';
 import { getQueue } from '../../queues/queues.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../idempotency/idempotency-store.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
@@ -45,11 +46,24 @@ function replayOrRefuse(existing: ImportRow, submission: ImportSubmission): Impo
   return existing;
 }
 
-/** jobId = import id: enqueueing twice is harmless. Best effort: requeueStalledImports catches what Redis missed. */
-export async function enqueueImport(importId: string, log: Logger = logger): Promise<void> {
-  await getQueue(queueNames.imports)
-    .add('import', { importId }, { jobId: importId })
-    .catch((err: unknown) => log.warn({ err: (err as Error).message, importId }, 'import not enqueued; the sweeper will retry'));
+type ImportToEnqueue = Pick<ImportRow, 'id' | 'organisationId' | 'kind' | 'totalRows'>;
+
+/**
+ * jobId = import id: enqueueing twice is harmless. Named `<kind> import (<rows> rows)` for operators,
+ * in its organisation's fair turn (src/queues/fair-share.ts).
+ */
+async function addImportJob(row: ImportToEnqueue): Promise<void> {
+  const [priority] = await takeFairPriorities(queueNames.imports, row.organisationId, 1);
+  await getQueue(queueNames.imports).add(
+    `${row.kind} import (${row.totalRows} rows)`,
+    { importId: row.id, organisationId: row.organisationId },
+    { jobId: row.id, priority },
+  );
+}
+
+/** Best effort: requeueStalledImports catches what Redis missed. */
+export async function enqueueImport(row: ImportToEnqueue, log: Logger = logger): Promise<void> {
+  await addImportJob(row).catch((err: unknown) => log.warn({ err: (err as Error).message, importId: row.id }, 'import not enqueued; the sweeper will retry'));
 }
 
 /**
@@ -95,7 +109,7 @@ async function insertImport(auth: AuthContext, submission: ImportSubmission, log
       totalRows: submission.rows.length,
     })
     .returning();
-  await enqueueImport(record.id, log);
+  await enqueueImport(record, log);
   return record;
 }
 
@@ -173,17 +187,17 @@ const stalledAfterSeconds = 60;
  */
 export async function requeueStalledImports(): Promise<number> {
   const stalled = await db
-    .select({ id: imports.id })
+    .select({ id: imports.id, organisationId: imports.organisationId, kind: imports.kind, totalRows: imports.totalRows })
     .from(imports)
     .where(and(eq(imports.status, 'processing'), lt(imports.updatedAt, sql`statement_timestamp() - make_interval(secs => ${stalledAfterSeconds})`)))
     .limit(100);
   const queue = getQueue(queueNames.imports);
   let requeued = 0;
-  for (const { id } of stalled) {
-    const job = await queue.getJob(id);
+  for (const row of stalled) {
+    const job = await queue.getJob(row.id);
     if (job && !(await job.isCompleted()) && !(await job.isFailed())) continue;
     if (job) await job.remove();
-    await queue.add('import', { importId: id }, { jobId: id });
+    await addImportJob(row);
     requeued++;
   }
   return requeued;

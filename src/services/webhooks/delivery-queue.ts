@@ -1,6 +1,8 @@
 import type { JobsOptions } from 'bullmq';
 import { config } from '../../config.js';
 import { maxDeliveryAttempts, webhookBackoffStrategy } from '../../lib/webhook-backoff.js';
+import { destinationOf } from '../../lib/webhook-destination.js';
+import { takeFairPrioritiesOf } from '../../queues/fair-share.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { addDestinationWaiters, destinationWaiterCount, prepostponedDelayMs, sentAtOncePerDestination } from './destination-slots.js';
@@ -22,16 +24,34 @@ export const deliveryJobOptions: JobsOptions = {
   removeOnFail: { age: thirtyDaysSeconds },
 };
 
+/** The columns of a delivery row its job is made from. */
 export interface DeliveryToEnqueue {
   id: string;
-  /** When the first attempt is due (the action's delay); null or past: now. */
-  nextAttemptAt: Date | null;
+  organisationId: string;
+  venueId: string;
+  eventId: string;
+  eventType: string;
+  automationId: string;
+  endpointId: string | null;
   /**
-   * The destination (normalised origin) the delivery is expected to go to, when known: a job of a
-   * saturated destination is then postponed before it reads the database. Only a hint: the attempt
+   * The address it is expected to go to, when known: a job of a saturated destination (its
+   * normalised origin) is then postponed before it reads the database. Only a hint: the attempt
    * takes its slot at the destination it actually resolves.
    */
-  destination?: string | null;
+  url: string | null;
+  /** When the first attempt is due (the action's delay); null or past: now. */
+  nextAttemptAt: Date | null;
+}
+
+/** docs/operations.md "Bull Board": `<event type> → <endpoint host>`, so that an operator sees what a job is about. */
+export function deliveryJobName(d: Pick<DeliveryToEnqueue, 'eventType' | 'url'>): string {
+  let host = "the venue's endpoint";
+  try {
+    if (d.url) host = new URL(d.url).host;
+  } catch {
+    // An address the attempt will refuse; the job is still named after its event.
+  }
+  return `${d.eventType} → ${host}`;
 }
 
 /**
@@ -44,8 +64,12 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
   if (!deliveries.length) return;
   const now = Date.now();
   const dueIn = (d: DeliveryToEnqueue) => Math.max(0, (d.nextAttemptAt?.getTime() ?? now) - now);
+  const destinationOfDelivery = new Map(deliveries.map((d) => [d.id, destinationOf(d.url ?? '')]));
   const byDestination = new Map<string, string[]>();
-  for (const d of deliveries) if (d.destination && dueIn(d) === 0) byDestination.set(d.destination, [...(byDestination.get(d.destination) ?? []), d.id]);
+  for (const d of deliveries) {
+    const destination = destinationOfDelivery.get(d.id);
+    if (destination && dueIn(d) === 0) byDestination.set(destination, [...(byDestination.get(destination) ?? []), d.id]);
+  }
   const postponedDelay = new Map<string, number>();
   const waiters: Array<[string, string[]]> = [];
   const connection = getQueueConnection();
@@ -56,12 +80,17 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
     later.forEach((id, i) => postponedDelay.set(id, prepostponedDelayMs(ahead + i)));
     waiters.push([destination, later]);
   }
+  const priorities = await takeFairPrioritiesOf(queueNames.webhookDelivery, deliveries, (d) => d.organisationId);
   await getQueue(queueNames.webhookDelivery).addBulk(
-    deliveries.map((d) => ({
-      name: 'delivery',
-      data: d.destination ? { deliveryId: d.id, destination: d.destination } : { deliveryId: d.id },
-      opts: { ...deliveryJobOptions, jobId: d.id, delay: postponedDelay.get(d.id) ?? dueIn(d) },
-    })),
+    deliveries.map((d, i) => {
+      const destination = destinationOfDelivery.get(d.id);
+      const ids = { organisationId: d.organisationId, venueId: d.venueId, eventId: d.eventId, endpointId: d.endpointId, automationId: d.automationId };
+      return {
+        name: deliveryJobName(d),
+        data: { deliveryId: d.id, ...(destination ? { destination } : {}), ...ids },
+        opts: { ...deliveryJobOptions, jobId: d.id, delay: postponedDelay.get(d.id) ?? dueIn(d), priority: priorities[i] },
+      };
+    }),
   );
   // The delay brings them back should this fail.
   for (const [destination, ids] of waiters) await addDestinationWaiters(connection, destination, ids).catch(() => {});

@@ -10,7 +10,6 @@ import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import type { DeliveryRow } from './delivery-json.js';
 import { clearFinishedDeliveryJob, enqueueDeliveries } from './delivery-queue.js';
 import { reopenDelivery } from './delivery-state.js';
-import { destinationOf } from '../../lib/webhook-destination.js';
 
 export interface DeliveryFilters {
   venueId?: string;
@@ -71,7 +70,7 @@ export async function redeliver(auth: AuthContext, idOrKey: string, log: Logger 
   if (!(await clearFinishedDeliveryJob(delivery.id))) throw stillPending();
   const reopened = await reopenDelivery(delivery.id);
   if (!reopened) throw stillPending();
-  await enqueueDeliveries([{ id: reopened.id, nextAttemptAt: null, destination: destinationOf(reopened.url ?? '') }]).catch((err: unknown) =>
+  await enqueueDeliveries([{ ...reopened, nextAttemptAt: null }]).catch((err: unknown) =>
     log.warn({ err: (err as Error).message, deliveryId: reopened.id }, 'redelivery not enqueued; the delivery sweeper will'),
   );
   return reopened;

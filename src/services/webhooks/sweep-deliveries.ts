@@ -4,7 +4,6 @@ import { webhookDeliveries } from '../../db/schema/index.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
-import { destinationOf } from '../../lib/webhook-destination.js';
 import { enqueueDeliveries } from './delivery-queue.js';
 
 /**
@@ -29,7 +28,7 @@ export async function sweepDeliveries(): Promise<number> {
   let after: { nextAttemptAt: Date | null; id: string } | undefined;
   for (;;) {
     const rows = await db
-      .select({ id: webhookDeliveries.id, nextAttemptAt: webhookDeliveries.nextAttemptAt, url: webhookDeliveries.url })
+      .select()
       .from(webhookDeliveries)
       .where(
         and(
@@ -43,11 +42,7 @@ export async function sweepDeliveries(): Promise<number> {
       )
       .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
       .limit(batchSize);
-    const ids = rows.map((d) => d.id);
-    const destinations = new Map(rows.map((d) => [d.id, destinationOf(d.url ?? '')]));
-    if (ids.length) {
-      requeued += await requeueUnlessPending(queue, ids, (toAdd) => enqueueDeliveries(toAdd.map((id) => ({ id, nextAttemptAt: null, destination: destinations.get(id) }))));
-    }
+    if (rows.length) requeued += await requeueUnlessPending(queue, rows, (toAdd) => enqueueDeliveries(toAdd.map((d) => ({ ...d, nextAttemptAt: null }))));
     if (rows.length < batchSize) break;
     after = rows[rows.length - 1];
   }

@@ -1,0 +1,106 @@
+import type { Job } from 'bullmq';
+import { config } from '../config.js';
+import { getQueue, getQueueConnection } from './queues.js';
+import { queueNames, type QueueName } from './queue-names.js';
+
+/** The shared queues served fairly between organisations (the timers' queue holds the platform's own jobs). */
+export const fairQueues: ReadonlySet<QueueName> = new Set([queueNames.events, queueNames.webhookDelivery, queueNames.imports]);
+
+/**
+ * Fair queues (docs/architecture.md "Fair queues"): start-time fair queuing on BullMQ's open-source
+ * job priorities. Each queue keeps a virtual time, the priority of the last job a worker started;
+ * each organisation keeps the tag of its last enqueued job. A new job's priority is one past the
+ * larger of the two. An organisation that enqueues 20,000 jobs at once takes tags t+1…t+20000;
+ * another organisation's job enqueued meanwhile gets about the current virtual time + 1, so it
+ * runs after the jobs already started, not after the backlog; two busy organisations take turns.
+ * Within one organisation the tags only grow, so its jobs keep their order.
+ *
+ * Every job of a fair queue carries a priority: BullMQ runs a job without one before all others.
+ */
+
+/** BullMQ's lowest priority (the largest number it accepts). */
+export const lowestPriority = 2 ** 21;
+
+/**
+ * An organisation's tag (and a count's virtual time) is forgotten after this long without use: by
+ * then the virtual time has passed it, unless the queue was idle, when it would only penalise the
+ * organisation.
+ */
+const organisationTagSeconds = 3600;
+
+/** The queues' connection once ready: it queues no command while connecting. */
+async function redisOf(queue: QueueName) {
+  await getQueue(queue).waitUntilReady();
+  return getQueueConnection();
+}
+
+const keyOf = (queue: QueueName) => `${config.QUEUE_PREFIX}:fair:${queue}`;
+
+// The keys of one count are `<base>:<epoch>:…`: restarting the count is one INCR, and the keys of
+// the old count expire by themselves. KEYS: the queue's base key. ARGV: how many jobs, the tag's
+// lifetime, the organisation. Returns the first tag of the batch; the batch takes it and the next
+// count - 1.
+const takeTagsScript = `
+local base = KEYS[1] .. ':' .. (redis.call('GET', KEYS[1] .. ':epoch') or '0')
+local vt = tonumber(redis.call('GET', base .. ':virtual-time') or '0')
+local organisation = base .. ':organisation:' .. ARGV[3]
+local last = tonumber(redis.call('GET', organisation) or '0')
+local first = math.max(vt, last) + 1
+redis.call('SET', organisation, first + tonumber(ARGV[1]) - 1, 'EX', ARGV[2])
+return first`;
+
+// KEYS: the queue's base key. ARGV: the priority of a job that starts, the key's lifetime.
+const advanceScript = `
+local key = KEYS[1] .. ':' .. (redis.call('GET', KEYS[1] .. ':epoch') or '0') .. ':virtual-time'
+if tonumber(ARGV[1]) > tonumber(redis.call('GET', key) or '0') then redis.call('SET', key, ARGV[1], 'EX', ARGV[2]) end
+return 0`;
+
+/**
+ * The priorities of `count` jobs of one organisation, in the order they are to run. Past BullMQ's
+ * range they stay at its lowest priority, where BullMQ keeps insertion order: a queue that never
+ * drains over two million jobs degrades to first come, first served, never to disorder.
+ */
+export async function takeFairPriorities(queue: QueueName, organisationId: string, count: number): Promise<number[]> {
+  if (count === 0) return [];
+  const first = Number(await (await redisOf(queue)).eval(takeTagsScript, 1, keyOf(queue), count, organisationTagSeconds, organisationId));
+  return Array.from({ length: count }, (_, i) => Math.min(lowestPriority, first + i));
+}
+
+/** The priorities of jobs of several organisations, each organisation's in the order given. */
+export async function takeFairPrioritiesOf<T>(queue: QueueName, items: readonly T[], organisationOf: (item: T) => string): Promise<number[]> {
+  const byOrganisation = new Map<string, number[]>();
+  items.forEach((item, i) => byOrganisation.set(organisationOf(item), [...(byOrganisation.get(organisationOf(item)) ?? []), i]));
+  const priorities = new Array<number>(items.length);
+  await Promise.all(
+    [...byOrganisation].map(async ([organisationId, indexes]) => {
+      const taken = await takeFairPriorities(queue, organisationId, indexes.length);
+      indexes.forEach((index, k) => (priorities[index] = taken[k]));
+    }),
+  );
+  return priorities;
+}
+
+/** Called as a job starts: the queue's virtual time moves to its priority. */
+export async function advanceVirtualTime(queue: QueueName, job: Job): Promise<void> {
+  const priority = job.opts.priority ?? 0;
+  if (priority > 0) await (await redisOf(queue)).eval(advanceScript, 1, keyOf(queue), priority, organisationTagSeconds);
+}
+
+/** Past this virtual time, the count starts again at the next moment the queue is empty. */
+const restartAfter = 100_000;
+
+// KEYS: the queue's base key. ARGV: the virtual time past which the count restarts.
+const restartScript = `
+local epoch = redis.call('GET', KEYS[1] .. ':epoch') or '0'
+if tonumber(redis.call('GET', KEYS[1] .. ':' .. epoch .. ':virtual-time') or '0') > tonumber(ARGV[1]) then redis.call('INCR', KEYS[1] .. ':epoch') end
+return 0`;
+
+/**
+ * Called when a worker finds its queue empty: once the count is high, tags start again from 1, so
+ * that they stay far from the end of BullMQ's range (a job still delayed with an older, higher tag
+ * only waits a little longer once it is due). Rarely, so that the keys of old counts, which expire
+ * by themselves, stay few.
+ */
+export async function restartVirtualTimeIfHigh(queue: QueueName): Promise<void> {
+  await (await redisOf(queue)).eval(restartScript, 1, keyOf(queue), restartAfter);
+}
