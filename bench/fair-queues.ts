@@ -1,0 +1,116 @@
+// Fair queues (issue 23): organisation A emits 20,000 events at once, each a webhook to A's
+// endpoint; organisation B books once a second meanwhile. Prints B's booking-to-webhook-received
+// p50/p99 with no backlog and during A's, and A's drain time. Target: B's p99 during the backlog
+// within 2× its p99 without.
+// Usage: npx tsx bench/fair-queues.ts [backlog=20000] [--code DIR]
+//   --code DIR runs the server, workers and outbox of another checkout (e.g. a worktree of the commit
+//   before fair queues, its node_modules linked), to measure the before and after on this machine.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
+import { spawnServer } from './support/spawn-server.js';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' } } });
+const backlog = Number(positionals[0] ?? 20_000);
+const codeDir = path.resolve(values.code ?? '.');
+await prepareBenchDatabase('floorline_bench_fair_queues');
+const env = { ...benchServerEnv(), WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' };
+
+/** A partner endpoint answering 200 at once; records when each reservation's webhook arrived. */
+async function startReceiver(): Promise<{ server: Server; url: string; arrivals: Map<string, number> }> {
+  const arrivals = new Map<string, number>();
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const id = (JSON.parse(body) as { data: { reservation?: { id: string } } }).data.reservation?.id;
+      if (id && !arrivals.has(id)) arrivals.set(id, Date.now());
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { server, url: `http://127.0.0.1:${port}/hooks`, arrivals };
+}
+
+function spawnCode(script: string): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(codeDir, script)], {
+    cwd: codeDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+const port = 3957;
+const base = `http://127.0.0.1:${port}/api/v1`;
+const a = await createBenchTenant({ tableCount: 24 });
+const b = await createBenchTenant({ tableCount: 24 });
+const receiverA = await startReceiver();
+const receiverB = await startReceiver();
+const processes: ChildProcess[] = [];
+const call = async (key: string, method: string, p: string, body?: unknown) => {
+  const res = await fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+  return res.json() as Promise<Record<string, any>>;
+};
+
+try {
+  processes.push(await spawnServer(path.join(codeDir, 'src/server.ts'), env, port));
+  processes.push(spawnCode('workers/events.ts'), spawnCode('workers/webhooks.ts'));
+  for (const [tenant, receiver] of [[a, receiverA], [b, receiverB]] as const) {
+    const endpoint = await call(tenant.key, 'POST', '/webhook-endpoints', { venueId: tenant.venueId, url: receiver.url });
+    await call(tenant.key, 'POST', '/automations', {
+      venueId: tenant.venueId,
+      name: 'Partner',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification', endpointId: endpoint.webhookEndpoint.id },
+    });
+  }
+
+  const times = ['12:00', '12:15', '12:30', '12:45', '13:00', '13:15', '13:30', '13:45', '14:00', '19:00', '19:15', '19:30', '19:45', '20:00'];
+  let booked = 0;
+  /** B books once a second while `until` is false; returns each booking's time to its webhook. */
+  async function bookOncePerSecond(until: () => boolean, minimum: number): Promise<number[]> {
+    const sent: Array<{ id: string; at: number }> = [];
+    while (sent.length < minimum || !until()) {
+      const at = Date.now();
+      const day = new Date(Date.now() + (2 + Math.floor(booked / times.length)) * 864e5).toISOString().slice(0, 10);
+      const created = await call(b.key, 'POST', '/reservations', { venueId: b.venueId, serviceDate: day, time: times[booked % times.length], partySize: 2 });
+      booked++;
+      sent.push({ id: created.reservation.id, at });
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - at))));
+    }
+    const deadline = Date.now() + 120_000;
+    while (sent.some((s) => !receiverB.arrivals.has(s.id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    return sent.map((s) => (receiverB.arrivals.get(s.id) ?? Number.POSITIVE_INFINITY) - s.at);
+  }
+  const percentile = (list: number[], p: number) => [...list].sort((x, y) => x - y)[Math.min(list.length - 1, Math.ceil((p / 100) * list.length) - 1)];
+
+  const quiet = await bookOncePerSecond(() => true, 20);
+  const emitted = Date.now();
+  const backlogRun = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/support/fair-backlog.ts'), codeDir, a.organisationId, a.venueId, String(backlog)], {
+    cwd: codeDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  let drainedAt = 0;
+  const drained = () => {
+    if (!drainedAt && receiverA.arrivals.size >= backlog) drainedAt = Date.now();
+    return drainedAt > 0;
+  };
+  const busy = await bookOncePerSecond(drained, 10);
+  await new Promise((resolve) => backlogRun.on('exit', resolve));
+  console.log(`code: ${codeDir}`);
+  console.log(`B, no backlog (${quiet.length} bookings): p50 ${percentile(quiet, 50)} ms, p99 ${percentile(quiet, 99)} ms`);
+  console.log(`B, during A's backlog of ${backlog} (${busy.length} bookings): p50 ${percentile(busy, 50)} ms, p99 ${percentile(busy, 99)} ms`);
+  console.log(`ratio of p99: ${(percentile(busy, 99) / percentile(quiet, 99)).toFixed(2)} (target ≤ 2)`);
+  console.log(`A's ${backlog} webhooks received ${((drainedAt - emitted) / 1000).toFixed(1)} s after the backlog was emitted`);
+} finally {
+  for (const child of processes) child.kill('SIGTERM');
+  receiverA.server.close();
+  receiverB.server.close();
+  const { sql } = await import('../src/db/client.js');
+  await sql.end();
+}
