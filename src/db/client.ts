@@ -2,7 +2,7 @@ import { sql as sqlTag, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import postgres, { type PendingQuery, type Row, type TransactionSql } from 'postgres';
+import postgres, { type TransactionSql } from 'postgres';
 import { config } from '../config.js';
 import * as schema from './schema/index.js';
 
@@ -19,40 +19,60 @@ const pool = postgres(config.DATABASE_URL, {
   connection: { statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS },
 });
 
-/** The statements sent on behalf of one request, to cancel if its client leaves. */
+/**
+ * The transactions a request has open, each known by its PostgreSQL backend and start, to cancel if
+ * its client leaves. Cancellation goes through PostgreSQL (pg_cancel_backend on that backend, while it
+ * is still in that transaction), never through the driver's per-query cancel: that one, on statements
+ * waiting in a connection's pipeline or opening one, left queries unsettled for good and the pool
+ * stuck (measured under load; see docs/operations.md "Statement timeout and clients that leave").
+ */
 interface CancellationScope {
   cancelled: boolean;
-  queries: PendingQuery<Row[]>[];
+  transactions: Set<Promise<TransactionSession | null>>;
+}
+interface TransactionSession {
+  pid: number;
+  started: string;
 }
 const scopes = new AsyncLocalStorage<CancellationScope>();
 
-function track<Q>(query: Q): Q {
-  const scope = scopes.getStore();
-  if (scope) {
-    const pending = query as unknown as PendingQuery<Row[]>;
-    if (scope.cancelled) void pending.cancel();
-    else scope.queries.push(pending);
-  }
-  return query;
+/** The error a request's new transaction fails with once its client has left. */
+function clientGone(): Error {
+  return Object.assign(new Error('57014: the client has gone; the request starts no new transaction'), { code: '57014' });
 }
 
 /**
- * The pool as drizzle and the services see it: the driver itself, except that every statement sent
- * (`unsafe`, which drizzle and runSql use, also inside transactions and savepoints) is recorded in
- * the cancellation scope of the work that sent it. Only the driver's documented calls are wrapped.
+ * The pool as drizzle and the services see it: the driver itself, except that a transaction opened
+ * inside a request's cancellation scope records which backend runs it (one statement, pipelined
+ * before the transaction's own), and is refused once the client has gone.
  */
 function cancellable<S extends object>(client: S): S {
   return new Proxy(client, {
     get(target, property) {
       const value = Reflect.get(target, property);
-      if (property === 'unsafe') return (...args: unknown[]) => track((value as (...a: unknown[]) => unknown).apply(target, args));
-      if (property === 'begin' || property === 'savepoint') {
-        return (...args: unknown[]) => {
-          const work = args.pop() as (tx: TransactionSql) => unknown;
-          return (value as (...a: unknown[]) => unknown).apply(target, [...args, (tx: TransactionSql) => work(cancellable(tx))]);
-        };
-      }
-      return value;
+      if (property !== 'begin') return value;
+      return (...args: unknown[]) => {
+        const work = args.pop() as (tx: TransactionSql) => unknown;
+        const scope = scopes.getStore();
+        if (!scope) return (value as (...a: unknown[]) => unknown).apply(target, [...args, work]);
+        if (scope.cancelled) return Promise.reject(clientGone());
+        return (value as (...a: unknown[]) => unknown).apply(target, [
+          ...args,
+          async (tx: TransactionSql) => {
+            // The connection may have come only after the client left (the request waited for one).
+            if (scope.cancelled) throw clientGone();
+            const session = tx
+              .unsafe<TransactionSession[]>('select pg_backend_pid() as pid, now()::text as started')
+              .then(([row]) => row, () => null);
+            scope.transactions.add(session);
+            try {
+              return await work(tx);
+            } finally {
+              scope.transactions.delete(session);
+            }
+          },
+        ]);
+      };
     },
   });
 }
@@ -69,19 +89,27 @@ export function runDetached<T>(work: () => T): T {
 }
 
 /**
- * Runs `work` (a request) so that `cancel()` stops every statement it has sent and refuses the ones
- * it sends next: a request whose client has gone stops using the database at once, instead of
- * PostgreSQL working on for nobody. postgres.js cancels a running statement through PostgreSQL's
- * cancel request and drops a queued one; the request's code then fails with the cancellation.
+ * Runs `work` (a request) so that `cancel()` stops the statement each of its open transactions is
+ * running and refuses the transactions it opens next: a request whose client has gone stops using
+ * the database at once, instead of PostgreSQL working (or waiting on a lock) for nobody. The check
+ * that the backend is still in that transaction and the cancel are one statement, so another
+ * request's statement on the same connection later is never touched. Statements outside a
+ * transaction (reads) run to their end, bounded by the statement timeout.
  */
 export function runCancellable<T>(work: () => T): { result: T; cancel: () => void } {
-  const scope: CancellationScope = { cancelled: false, queries: [] };
+  const scope: CancellationScope = { cancelled: false, transactions: new Set() };
   const result = scopes.run(scope, work);
   return {
     result,
     cancel: () => {
       scope.cancelled = true;
-      for (const query of scope.queries.splice(0)) void query.cancel();
+      for (const session of scope.transactions) {
+        void session.then((s) =>
+          s && scope.transactions.has(session)
+            ? runDetached(() => pool.unsafe('select pg_cancel_backend(pid) from pg_stat_activity where pid = $1 and xact_start = $2::timestamptz', [s.pid, s.started]))
+            : undefined,
+        ).catch(() => {});
+      }
     },
   };
 }

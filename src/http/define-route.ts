@@ -2,6 +2,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { Logger } from 'pino';
 import { logger } from '../logger.js';
 import { runCancellable } from '../db/client.js';
+import { isStatementCancelled } from '../lib/connection-errors.js';
 import { z } from 'zod';
 import { canonicalJson, hashCanonical } from '../lib/canonical-json.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../services/idempotency/idempotency-store.js';
@@ -198,6 +199,8 @@ export function toHandler(def: AnyRoute): RequestHandler {
         rendered = await execute(req, res, auth);
       }
     } catch (err) {
+      // The cancellation of a request whose client left is what it asked for: no answer, no error line.
+      if (res.destroyed && isStatementCancelled(err)) return;
       logUnexpected(err, req);
       if (res.headersSent) {
         res.destroy();

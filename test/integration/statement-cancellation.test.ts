@@ -69,6 +69,56 @@ describe('a request whose client has gone stops using the database', () => {
   });
 });
 
+describe('many clients leaving at once', () => {
+  const server = useTestServer();
+
+  it("cancels the transaction of the request that left, not another's waiting on the same lock", async () => {
+    const t = await createTenant();
+    await configureVenue(t.venueId);
+    const body = { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 };
+    let stayed: Promise<number> | undefined;
+    await whileVenueLocked(t.venueId, async () => {
+      const leaving = startBooking(server.url, t.key, body);
+      stayed = fetch(`${server.url}/api/v1/reservations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, time: '20:00' }),
+      }).then((r) => r.status);
+      await until(async () => (await waitingStatements()) === 2, 5000);
+      leaving.destroy();
+      await until(async () => (await waitingStatements()) === 1, 1000);
+    });
+    expect(await stayed).toBe(201);
+    const listed = (await client(server.url, t.key).get(`/reservations?venueId=${t.venueId}`)).body.data;
+    expect(listed.map((r: { time: string }) => r.time)).toEqual(['20:00']);
+  });
+
+  it('keeps answering, and books right, after 40 waiting bookings and 40 quick reads all lose their clients', async () => {
+    const t = await createTenant();
+    await configureVenue(t.venueId);
+    const api = client(server.url, t.key);
+    await whileVenueLocked(t.venueId, async () => {
+      // More bookings than the pool has connections: some wait on the venue's lock, the others in
+      // the driver's queue; reads of other rows run beside them on whatever connection is free.
+      const bookings = Array.from({ length: 40 }, (_, i) =>
+        startBooking(server.url, t.key, { venueId: t.venueId, serviceDate: localDate(2), time: i % 2 ? '19:00' : '20:00', partySize: 2 }),
+      );
+      const reads = Array.from({ length: 40 }, () => {
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), Math.random() * 600);
+        return fetch(`${server.url}/api/v1/venues/${t.venueId}`, { headers: { authorization: `Bearer ${t.key}` }, signal: controller.signal }).then((r) => r.text(), () => 'left');
+      });
+      await until(async () => (await waitingStatements()) > 0, 5000);
+      bookings.forEach((b) => b.destroy());
+      await Promise.all(reads);
+      await until(async () => (await waitingStatements()) === 0, 2000);
+    });
+    for (let i = 0; i < 20; i++) expect((await api.get(`/venues/${t.venueId}`)).status).toBe(200);
+    expect((await api.get(`/reservations?venueId=${t.venueId}`)).body.data).toEqual([]);
+    expect((await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 })).status).toBe(201);
+  });
+});
+
 describe('statement timeout', () => {
   let child: ServeAppProcess;
   beforeAll(async () => {
