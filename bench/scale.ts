@@ -2,7 +2,7 @@
 // on a group with one week of history against the same group with two years of it (equal pages: 50
 // items on both sides). Prints p50 at 1 connection and throughput at 16, and the ratio two years /
 // one week (target: every row within 1.5×).
-// Usage: npx tsx bench/scale.ts [--scale 1] [--seconds 3] [--reseed]
+// Usage: npx tsx bench/scale.ts [--scale 1] [--seconds 3] [--rounds 2] [--reseed]
 // The two databases (floorline_scale_<scale>_7d and _730d) are loaded by `npm run bench:seed` when
 // missing (scale 1: about 15 minutes for both) and kept for the next run.
 import autocannon from 'autocannon';
@@ -12,9 +12,12 @@ import postgres from 'postgres';
 import { readSeedRecord, seedRecordOf, type SeedRecord } from './support/scale-record.js';
 import { spawnServer } from './support/spawn-server.js';
 
-const { values } = parseArgs({ options: { scale: { type: 'string', default: '1' }, seconds: { type: 'string', default: '3' }, reseed: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { scale: { type: 'string', default: '1' }, seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '2' }, reseed: { type: 'boolean', default: false } },
+});
 const scale = Number(values.scale);
 const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
 const histories = [
   { label: 'one week', days: 7 },
   { label: 'two years', days: 730 },
@@ -93,7 +96,7 @@ async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
       body: () => ({ venueId: pick(venues).id, serviceDate: localDate(15 + Math.floor(Math.random() * 45)), time: pick(times), partySize: 2 }),
     },
     { name: 'GET /guests (organisation)', path: `/api/v1/guests?limit=50` },
-    { name: 'GET /guests?search=', path: `/api/v1/guests?venueId=${venueId}&search=rossi&limit=50` },
+    { name: 'GET /guests?search= (organisation)', path: `/api/v1/guests?search=giulia&limit=50` },
     { name: 'GET /guests/lookup', path: `/api/v1/guests/lookup?venueId=${venueId}&phone=${encodeURIComponent(guest.phone)}` },
     { name: 'GET /events (first page)', path: `/api/v1/events?limit=50` },
     { name: 'GET /events (second page)', path: await secondPage(`/api/v1/events?limit=50`) },
@@ -129,33 +132,50 @@ async function measure(base: string, key: string, path: Path, connections: numbe
   });
 }
 
-async function measureDatabase(record: SeedRecord, port: number): Promise<{ paths: Map<string, Figures>; timers: Record<string, number> }> {
+interface Measured {
+  record: SeedRecord;
+  base: string;
+  env: Record<string, string>;
+  paths: Path[];
+  figures: Map<string, Figures[]>;
+}
+
+async function startDatabase(record: SeedRecord, port: number): Promise<Measured & { server: ChildProcess }> {
   const env = { DATABASE_URL: record.databaseUrl, QUEUE_PREFIX: `{scale-bench-${port}}`, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench', METRICS_PORT: '0' };
-  const server: ChildProcess = await spawnServer('src/server.ts', env, port);
+  const server = await spawnServer('src/server.ts', env, port);
   const base = `http://127.0.0.1:${port}`;
-  const paths = new Map<string, Figures>();
-  try {
-    for (const path of await pathsOf(record, base)) {
-      await measure(base, record.key, path, 4, 1);
-      const single = await measure(base, record.key, path, 1, seconds);
-      const loaded = await measure(base, record.key, path, 16, seconds);
-      const figures = { p50: single.latency.p50, throughput: loaded.requests.average, errors: single.non2xx + loaded.non2xx + single.errors + loaded.errors };
-      paths.set(path.name, figures);
-      console.error(`${path.name}: p50 ${figures.p50} ms, ${figures.throughput} req/s${figures.errors ? `, ${figures.errors} not 2xx` : ''}`);
-    }
-  } finally {
-    server.kill('SIGTERM');
-  }
-  const timers = JSON.parse((await runChild(['bench/support/scale-timers.ts'], env)).trim().split('\n').pop()!) as Record<string, number>;
-  return { paths, timers };
+  return { record, base, env, server, paths: await pathsOf(record, base), figures: new Map() };
+}
+
+async function measurePath(db: Measured, path: Path): Promise<void> {
+  await measure(db.base, db.record.key, path, 4, 1);
+  const single = await measure(db.base, db.record.key, path, 1, seconds);
+  const loaded = await measure(db.base, db.record.key, path, 16, seconds);
+  const figures = { p50: single.latency.p50, throughput: loaded.requests.average, errors: single.non2xx + loaded.non2xx + single.errors + loaded.errors };
+  db.figures.set(path.name, [...(db.figures.get(path.name) ?? []), figures]);
+  console.error(`${path.name} (${db.record.counts.reservations} reservations): p50 ${figures.p50} ms, ${figures.throughput} req/s${figures.errors ? `, ${figures.errors} not 2xx` : ''}`);
 }
 
 const records = [];
 for (const h of histories) records.push(await ensureSeeded(h.days));
-const results = [];
-for (const [i, record] of records.entries()) {
-  console.error(`\n== ${histories[i].label}: ${JSON.stringify(record.counts)}`);
-  results.push(await measureDatabase(record, 3960 + i));
+// Both servers run side by side and each path is measured on one database then the other, in
+// alternating rounds: whatever else the machine does weighs on both alike. The best round counts.
+const started = await Promise.all(records.map((record, i) => startDatabase(record, 3960 + i)));
+const results: Array<{ paths: Map<string, Figures>; timers: Record<string, number> }> = [];
+try {
+  for (let i = 0; i < started[0].paths.length; i++) {
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? started : [...started].reverse();
+      for (const db of order) await measurePath(db, db.paths[i]);
+    }
+  }
+} finally {
+  for (const db of started) db.server.kill('SIGTERM');
+}
+for (const db of started) {
+  const best = new Map([...db.figures].map(([name, list]) => [name, { p50: Math.min(...list.map((f) => f.p50)), throughput: Math.max(...list.map((f) => f.throughput)), errors: list.reduce((n, f) => n + f.errors, 0) }]));
+  const timers = JSON.parse((await runChild(['bench/support/scale-timers.ts'], db.env)).trim().split('\n').pop()!) as Record<string, number>;
+  results.push({ paths: best, timers });
 }
 
 const [week, years] = results;
