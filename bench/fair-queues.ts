@@ -95,13 +95,14 @@ try {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  const backlogEmitted = new Promise((resolve) => backlogRun.on('exit', resolve));
   let drainedAt = 0;
   const drained = () => {
     if (!drainedAt && receiverA.arrivals.size >= backlog) drainedAt = Date.now();
     return drainedAt > 0;
   };
   const busy = await bookOncePerSecond(drained, 10);
-  await new Promise((resolve) => backlogRun.on('exit', resolve));
+  await backlogEmitted;
   console.log(`code: ${codeDir}`);
   console.log(`B, no backlog (${quiet.length} bookings): p50 ${percentile(quiet, 50)} ms, p99 ${percentile(quiet, 99)} ms`);
   console.log(`B, during A's backlog of ${backlog} (${busy.length} bookings): p50 ${percentile(busy, 50)} ms, p99 ${percentile(busy, 99)} ms`);

@@ -18,11 +18,44 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
+/**
+ * Every `details.reason` the API answers with (docs/api.md "Requests"): typed, so that a service
+ * cannot raise one the contract document does not list.
+ */
+export const errorReasons = [
+  // 409 no_availability: the engine's verdict, a race lost to another booking, a hold that lapsed.
+  'closed',
+  'no_shift',
+  'after_last_seating',
+  'no_turn_time_rule',
+  'no_table',
+  'pacing_full',
+  'table_blocked',
+  'conflict',
+  'hold_expired',
+  // 429 rate_limited: a widget caller already keeps as many live slot holds as it may.
+  'hold_limit',
+  // 403 forbidden.
+  'publishable_key',
+  'venue_limited_key',
+  'origin_not_allowed',
+  // 409 conflict.
+  'version_mismatch',
+  'invalid_transition',
+  'concurrent_change',
+  'delivery_pending',
+  'automation_archived',
+  'secret_superseded',
+  // 503 unavailable.
+  'statement_timeout',
+] as const;
+export type ErrorReason = (typeof errorReasons)[number];
+
 export interface ErrorDetails {
   fields?: string[];
   field?: string;
   requiredScope?: string;
-  reason?: string;
+  reason?: ErrorReason;
   alternatives?: unknown[];
   [key: string]: unknown;
 }

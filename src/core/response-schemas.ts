@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorStatus, type ErrorCode } from './errors.js';
+import { errorReasons, errorStatus, type ErrorCode } from './errors.js';
 
 /**
  * The building blocks of the response contract. Each resource's schema lives beside its serializer
@@ -87,7 +87,7 @@ export const errorBodySchema = component(
           fields: z.array(z.string()).optional(),
           field: z.string().optional(),
           requiredScope: z.string().optional(),
-          reason: z.string().optional(),
+          reason: z.enum(errorReasons).optional(),
           // The near times of a 409 no_availability, as GET /availability proposes them.
           alternatives: z.array(proposalSchema).optional(),
         })

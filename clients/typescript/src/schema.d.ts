@@ -1842,7 +1842,8 @@ export interface components {
                     fields?: string[];
                     field?: string;
                     requiredScope?: string;
-                    reason?: string;
+                    /** @enum {string} */
+                    reason?: "closed" | "no_shift" | "after_last_seating" | "no_turn_time_rule" | "no_table" | "pacing_full" | "table_blocked" | "conflict" | "hold_expired" | "hold_limit" | "publishable_key" | "venue_limited_key" | "origin_not_allowed" | "version_mismatch" | "invalid_transition" | "concurrent_change" | "delivery_pending" | "automation_archived" | "secret_superseded" | "statement_timeout";
                     alternatives?: components["schemas"]["Proposal"][];
                 } & {
                     [key: string]: unknown;

@@ -185,7 +185,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   // A live hold is consumed here, under the booking's locks; a missing one changes only the reason of a refusal.
   const hold = input.holdId === undefined ? null : await consumeHold(tx, auth, input.holdId, now);
   if (hold) checkMatchesHold(input, hold);
-  const refusal = (reason: string) => (input.holdId !== undefined && !hold ? 'hold_expired' : reason);
+  const refusal = (reason: Parameters<typeof noAvailability>[0]) => (input.holdId !== undefined && !hold ? 'hold_expired' : reason);
   const requestedSeatingId = hold ? heldSeatingId(hold) : inputSeatingId;
   const guest = await resolveGuest(tx, emit, venue, input, auth.livemode);
   let bookings = loaded.bookings;

@@ -4,7 +4,7 @@ import { reservationTables } from '../../db/schema/index.js';
 import { ApiError } from '../../core/errors.js';
 import { findInCauses } from '../../lib/error-causes.js';
 import type { Seating } from '../../lib/availability/seatings.js';
-import type { Proposal, VenueConfig } from '../../lib/availability/types.js';
+import type { Proposal, UnavailableReason, VenueConfig } from '../../lib/availability/types.js';
 import type { SeatedTable } from './reservation-json.js';
 
 /** The PostgreSQL error of the occupancy exclusion constraint: another live reservation holds the table then. */
@@ -104,6 +104,6 @@ export function seatedTablesOf(config: VenueConfig, seating: Seating | null): Se
 }
 
 /** 409 no_availability with the reason and the alternatives of GET /availability (docs/api.md "Requests"). */
-export function noAvailability(reason: string, alternatives: Proposal[]): ApiError {
+export function noAvailability(reason: UnavailableReason | 'conflict' | 'hold_expired', alternatives: Proposal[]): ApiError {
   return new ApiError('no_availability', `No availability: ${reason}.`, { reason, alternatives });
 }
