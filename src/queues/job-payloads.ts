@@ -9,6 +9,10 @@ export const webhookDeliveryJobSchema = z.object({
   // before reading the database.
   destination: z.string().optional(),
   postponed: z.number().int().min(0).optional(),
+  // A recovery sent in event order (docs/webhooks.md "Recovery"): the first attempt waits for the
+  // outcome of the `after` delivery's, and wakes the `next` one once its own outcome is known.
+  after: z.uuid().optional(),
+  next: z.uuid().optional(),
 });
 export const importJobSchema = z.object({ importId: z.uuid() });
 export const timerJobSchema = z.object({

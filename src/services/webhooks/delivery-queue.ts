@@ -1,5 +1,7 @@
 import type { JobsOptions } from 'bullmq';
+import type { Logger } from 'pino';
 import { config } from '../../config.js';
+import { mapInChunks } from '../../lib/chunks.js';
 import { maxDeliveryAttempts, webhookBackoffStrategy } from '../../lib/webhook-backoff.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
@@ -32,6 +34,9 @@ export interface DeliveryToEnqueue {
    * takes its slot at the destination it actually resolves.
    */
   destination?: string | null;
+  /** Sent in order: the delivery whose first attempt this one's waits for, and the one it wakes. */
+  after?: string;
+  next?: string;
 }
 
 /**
@@ -59,7 +64,8 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
   await getQueue(queueNames.webhookDelivery).addBulk(
     deliveries.map((d) => ({
       name: 'delivery',
-      data: d.destination ? { deliveryId: d.id, destination: d.destination } : { deliveryId: d.id },
+      // Fields left undefined are not written (JSON).
+      data: { deliveryId: d.id, destination: d.destination ?? undefined, after: d.after, next: d.next },
       opts: { ...deliveryJobOptions, jobId: d.id, delay: postponedDelay.get(d.id) ?? dueIn(d) },
     })),
   );
@@ -73,6 +79,12 @@ export async function removeDeliveryJobs(ids: string[]): Promise<void> {
   await Promise.all(ids.map((id) => queue.remove(id)));
 }
 
+/** Best effort after the commit that annulled these deliveries: a job left behind finds its row discarded and sends nothing. */
+export function dropAnnulledJobs(ids: string[], log: Logger): void {
+  if (!ids.length) return;
+  removeDeliveryJobs(ids).catch((err: unknown) => log.warn({ err: (err as Error).message, count: ids.length }, 'annulled delivery jobs not removed'));
+}
+
 /** Clears the finished job of a delivery so that a new cycle can start under the same jobId; false while an attempt runs. */
 export async function clearFinishedDeliveryJob(id: string): Promise<boolean> {
   const queue = getQueue(queueNames.webhookDelivery);
@@ -84,4 +96,12 @@ export async function clearFinishedDeliveryJob(id: string): Promise<boolean> {
   if (state !== 'completed' && state !== 'failed') return false;
   await job.remove();
   return !(await queue.getJob(id));
+}
+
+/** clearFinishedDeliveryJob for many deliveries, a chunk at a time: the ids whose job id is free. */
+export async function clearFinishedDeliveryJobs(ids: string[]): Promise<string[]> {
+  return mapInChunks(ids, async (chunk) => {
+    const cleared = await Promise.all(chunk.map(clearFinishedDeliveryJob));
+    return chunk.filter((_, i) => cleared[i]);
+  });
 }
