@@ -172,7 +172,7 @@ function endpointHealthUpdate(endpointId: string, ok: boolean) {
           ),
         ),
       )
-      .returning({ disableDue: sql<boolean>`false` });
+      .returning({ disableDue: sql<boolean>`false`.as('disable_due') });
   }
   return db
     .update(webhookEndpoints)
@@ -181,7 +181,7 @@ function endpointHealthUpdate(endpointId: string, ok: boolean) {
       failingSince: sql`coalesce(${webhookEndpoints.failingSince}, clock_timestamp())`,
     })
     .where(endpoint)
-    .returning({ disableDue: sql<boolean>`${failingTooLong}` });
+    .returning({ disableDue: sql<boolean>`${failingTooLong}`.as('disable_due') });
 }
 
 /**
@@ -195,11 +195,12 @@ async function recordAttempt(conclude: SQLWrapper, record: AttemptRecord, ok: bo
     .insert(webhookDeliveryAttempts)
     .values({ deliveryId: record.deliveryId, ...record.log })
     .onConflictDoNothing();
-  const health = record.reachedEndpointId ? endpointHealthUpdate(record.reachedEndpointId, ok) : sql`select false as "disableDue"`;
+  const health = record.reachedEndpointId ? endpointHealthUpdate(record.reachedEndpointId, ok) : sql`(select false as disable_due)`;
+  // drizzle puts an embedded query builder in parentheses itself.
   const [row] = await runSql<{ applied: boolean; disableDue: boolean }>(
     db,
-    sql`with concluded as (${conclude}), logged as (${logged}), health as (${health})
-      select exists (select from concluded) as applied, coalesce((select bool_or("disableDue") from health), false) as "disableDue"`,
+    sql`with concluded as ${conclude}, logged as ${logged}, health as ${health}
+      select exists (select from concluded) as applied, coalesce((select bool_or(disable_due) from health), false) as "disableDue"`,
   );
   return { applied: row?.applied ?? false, disableDue: row?.disableDue ?? false };
 }
