@@ -165,7 +165,9 @@ export async function deliverWebhookJob(job: Job, token?: string, log: Logger = 
   const logged = job.log(`attempt ${attempt} of ${maxDeliveryAttempts}: ${sent.summary}${'error' in destination ? '' : ` in ${sent.durationMs} ms`}`).catch(() => 0);
   // The next delivery of a recovery sent in order waits for this outcome (best effort: it also
   // comes back on its own).
-  const wakeNext = () => next && attempt === 1 && void promoteDeliveryJob(next).catch(() => false);
+  const wakeNext = () => {
+    if (next && attempt === 1) void promoteDeliveryJob(next).catch(() => false);
+  };
   if (sent.ok) {
     await Promise.all([recordDelivered(record), logged]);
     wakeNext();
