@@ -53,10 +53,10 @@ export const webhookDeliveryRoutes = [
     responses: { 200: pageOf(attemptSchema) },
     tag: 'Webhooks',
     summary: 'List the attempts of a webhook delivery, oldest first, across redeliveries',
-    description: '`attempt` counts from 1 over the delivery\'s whole life. The log is kept as long as the delivery.',
+    description: '`attempt` counts from 1 over the delivery\'s whole life. The log is kept as long as the delivery. Attempts never change: `changedAfter` selects those started after the instant.',
     scope: 'webhooks:read',
     params: idParams,
-    query: listQuerySchema.pick({ limit: true, cursor: true }),
+    query: listQuerySchema,
     handler: async ({ auth, params, query }) => {
       const page = await listAttempts(auth, params.id, query);
       return { body: { data: page.rows.map(attemptJson), nextCursor: page.nextCursor } };

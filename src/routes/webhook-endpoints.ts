@@ -78,8 +78,11 @@ const recoverBody = z
     since: instantParam.refine((since) => since.getTime() >= Date.now() - recoveryWindowDays * dayMs, `must be at most ${recoveryWindowDays} days ago`),
     until: instantParam.optional(),
   })
-  .transform((body) => ({ since: body.since, until: body.until ?? new Date() }))
-  .refine((body) => body.until >= body.since, { path: ['until'], message: 'must not be before since' });
+  .superRefine((body, ctx) => {
+    // `until` defaults to now (in the handler).
+    if (body.until && body.until < body.since) ctx.addIssue({ code: 'custom', path: ['until'], message: 'must not be before since' });
+    if (!body.until && body.since.getTime() > Date.now()) ctx.addIssue({ code: 'custom', path: ['since'], message: 'must not be in the future without until' });
+  });
 
 export const webhookEndpointRoutes = [
   defineRoute({
@@ -182,7 +185,9 @@ export const webhookEndpointRoutes = [
     params: idParams,
     body: recoverBody,
     successStatus: 202,
-    handler: async ({ auth, params, body, log }) => ({ body: { recovery: recoveryJson(await recoverDeliveries(auth, params.id, body, log)) } }),
+    handler: async ({ auth, params, body, log }) => ({
+      body: { recovery: recoveryJson(await recoverDeliveries(auth, params.id, { since: body.since, until: body.until ?? new Date() }, log)) },
+    }),
   }),
   defineRoute({
     method: 'post',

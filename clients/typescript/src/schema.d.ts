@@ -385,7 +385,7 @@ export interface paths {
         };
         /**
          * List the attempts of a webhook delivery, oldest first, across redeliveries
-         * @description `attempt` counts from 1 over the delivery's whole life. The log is kept as long as the delivery. Scope: `webhooks:read`.
+         * @description `attempt` counts from 1 over the delivery's whole life. The log is kept as long as the delivery. Attempts never change: `changedAfter` selects those started after the instant. Scope: `webhooks:read`.
          */
         get: operations["listWebhookDeliveryAttempts"];
         put?: never;
@@ -2301,7 +2301,8 @@ export interface components {
             /** Format: uuid */
             runId: string;
             endpointId: string | null;
-            url: string;
+            /** @description The address of the action, or the destination's address at the last attempt; null until known. */
+            url: string | null;
             /** @enum {string} */
             status: "pending" | "delivered" | "discarded";
             attempts: number;
@@ -10003,6 +10004,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                changedAfter?: string;
             };
             header?: never;
             path: {

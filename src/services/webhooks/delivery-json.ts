@@ -38,7 +38,7 @@ export const deliverySchema = component(
     automationId: uuid,
     runId: uuid,
     endpointId: uuid.nullable(),
-    url: z.string(),
+    url: z.string().nullable().describe('The address of the action, or the destination\'s address at the last attempt; null until known.'),
     status: z.enum(deliveryStatuses),
     attempts: z.number().int().min(0),
     nextAttemptAt: instant.nullable(),

@@ -144,14 +144,18 @@ export async function recoverDeliveries(auth: AuthContext, endpointId: string, w
   return recovery;
 }
 
-/** The attempt log of a delivery, oldest first, over every cycle. */
-export async function listAttempts(auth: AuthContext, idOrKey: string, query: Pick<ListQuery, 'limit' | 'cursor'>) {
+/**
+ * The attempt log of a delivery, oldest first, over every cycle. Keyset on (attempt, deliveryId):
+ * one delivery, so the attempt alone orders the rows. Attempts never change, so changedAfter reads
+ * startedAt (as GET /events reads createdAt).
+ */
+export async function listAttempts(auth: AuthContext, idOrKey: string, query: ListQuery) {
   const delivery = await getVisibleDelivery(auth, idOrKey);
-  // Keyset on (attempt, deliveryId): one delivery, so the attempt alone orders the rows.
   return fetchPage<AttemptRow & { id: string }>({
     query,
     idColumn: webhookDeliveryAttempts.deliveryId,
     naturalOrder: [{ column: webhookDeliveryAttempts.attempt, kind: 'number', read: (a) => a.attempt }],
+    updatedAt: { column: webhookDeliveryAttempts.startedAt, kind: 'instant', read: (a) => a.startedAt },
     fetch: (keyset, orderBy, limit) =>
       db
         .select({ id: webhookDeliveryAttempts.deliveryId, ...getTableColumns(webhookDeliveryAttempts) })
