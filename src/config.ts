@@ -27,6 +27,9 @@ const envSchema = z
     WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
     // Attempts under way at once per destination (origin of the URL), across every worker-webhooks process.
     WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
+    // A destination is disabled after this many failed attempts in a row AND this long failing (docs/webhooks.md "Endpoint health").
+    WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).max(1_000_000).default(50),
+    WEBHOOK_DISABLE_AFTER_MINUTES: z.coerce.number().int().min(0).max(525_600).default(2880),
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     // Longest a single SQL statement may run (PostgreSQL statement_timeout of every pooled connection); 0: no limit.
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000),

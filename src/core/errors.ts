@@ -46,6 +46,7 @@ export const errorReasons = [
   'delivery_pending',
   'automation_archived',
   'secret_superseded',
+  'endpoint_disabled',
   // 503 unavailable.
   'statement_timeout',
 ] as const;

@@ -13,6 +13,12 @@ export const reservationEventTypes = [
   'reservation_needs_attention',
 ] as const;
 
+/**
+ * Operator events: about the platform's handling of a webhook destination. Listed by GET /events and
+ * streamed, never a trigger of automations: a disabled destination must not be sent news of itself.
+ */
+export const operatorEventTypes = ['webhook_endpoint_disabled', 'webhook_endpoint_enabled'] as const;
+
 /** The whole event catalogue of docs/webhooks.md. */
 export const eventTypes = [
   ...reservationEventTypes,
@@ -21,7 +27,17 @@ export const eventTypes = [
   'compatible_table_freed',
   'guest_profile_changed',
   'webhook_test',
+  ...operatorEventTypes,
 ] as const;
+
+const notTriggers: readonly string[] = ['webhook_test', ...operatorEventTypes];
+
+/** The types an automation may listen to: webhook_test is sent by POST /webhook-endpoints/test only, operator events by nobody. */
+export const automationEventTypes = eventTypes.filter((t) => !notTriggers.includes(t)) as [EventType, ...EventType[]];
+
+export function isAutomationTrigger(type: string): boolean {
+  return (automationEventTypes as readonly string[]).includes(type);
+}
 
 /**
  * Types of history-only rows (never published): a reservation change that the catalogue has no
@@ -32,3 +48,4 @@ export type HistoryOnlyEventType = (typeof historyOnlyEventTypes)[number];
 
 export type ReservationEventType = (typeof reservationEventTypes)[number];
 export type EventType = (typeof eventTypes)[number];
+export type OperatorEventType = (typeof operatorEventTypes)[number];

@@ -1,6 +1,7 @@
 import { DelayedError, RateLimitError, WaitingChildrenError } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { sql } from '../db/client.js';
+import { endpointHealthStates } from '../db/schema/index.js';
 import { allQueueNames } from '../queues/queue-names.js';
 import { getQueue } from '../queues/queues.js';
 
@@ -83,6 +84,21 @@ new Gauge({
       1000,
     ).catch(() => null);
     if (rows) this.set(Math.max(0, rows[0]?.age ?? 0));
+  },
+});
+
+new Gauge({
+  name: 'webhook_endpoints',
+  help: 'Webhook destinations by health state (healthy, failing, disabled), counted in PostgreSQL on scrape',
+  labelNames: ['state'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    const rows = await withTimeout(sql<{ state: string; count: number }[]>`select health_state as state, count(*)::int as count from webhook_endpoints group by 1`, 1000).catch(
+      () => null,
+    );
+    if (!rows) return;
+    for (const state of endpointHealthStates) this.set({ state }, rows.find((r) => r.state === state)?.count ?? 0);
   },
 });
 

@@ -15,6 +15,10 @@ export const webhookDeliveryJobSchema = z.object({
   eventId: z.uuid().optional(),
   endpointId: z.uuid().nullable().optional(),
   automationId: z.uuid().optional(),
+  // A recovery sent in event order (docs/webhooks.md "Recovery"): the first attempt waits for the
+  // outcome of the `after` delivery's, and wakes the `next` one once its own outcome is known.
+  after: z.uuid().optional(),
+  next: z.uuid().optional(),
 });
 export const importJobSchema = z.object({ importId: z.uuid(), organisationId: z.uuid().optional() });
 export const timerJobSchema = z.object({

@@ -3,7 +3,7 @@ import { automationStatuses } from '../db/schema/index.js';
 import { defineRoute } from '../http/define-route.js';
 import { automationJson } from '../services/automations/automation-json.js';
 import { archiveAutomation, createAutomation, getVisibleAutomation, listAutomations, updateAutomation } from '../services/automations/automation-service.js';
-import { eventTypes } from '../lib/event-catalogue.js';
+import { automationEventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
 import { keyed, pageOf } from '../core/response-schemas.js';
@@ -12,8 +12,6 @@ import { automationSchema } from '../services/automations/automation-json.js';
 const idParams = z.object({ id: z.uuid() });
 
 const reservationSources = ['phone', 'voice_agent', 'floor', 'waitlist', 'walk_in', 'api', 'import'] as const;
-// webhook_test is sent by POST /webhook-endpoints/test only; no automation listens to it.
-const automationEventTypes = eventTypes.filter((t) => t !== 'webhook_test') as [string, ...string[]];
 
 const partySize = z.number().int().min(1).max(500);
 const conditionsSchema = z

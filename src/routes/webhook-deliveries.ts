@@ -3,10 +3,9 @@ import { deliveryStatuses } from '../db/schema/index.js';
 import { defineRoute } from '../http/define-route.js';
 import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
-import { deliveryJson } from '../services/webhooks/delivery-json.js';
-import { getVisibleDelivery, listDeliveries, redeliver } from '../services/webhooks/delivery-service.js';
+import { attemptJson, attemptSchema, deliveryJson, deliverySchema } from '../services/webhooks/delivery-json.js';
+import { getVisibleDelivery, listAttempts, listDeliveries, redeliver } from '../services/webhooks/delivery-service.js';
 import { keyed, pageOf } from '../core/response-schemas.js';
-import { deliverySchema } from '../services/webhooks/delivery-json.js';
 
 // A delivery is addressed by its record id or by its idempotency key (the envelope id).
 const idParams = z.object({ id: z.union([z.uuid(), z.string().regex(/^automation:[0-9a-f-]{36}:\d{1,3}$/)]) });
@@ -46,6 +45,22 @@ export const webhookDeliveryRoutes = [
     scope: 'webhooks:read',
     params: idParams,
     handler: async ({ auth, params }) => ({ body: { delivery: deliveryJson(await getVisibleDelivery(auth, params.id), auth) } }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/webhook-deliveries/:id/attempts',
+    operationId: 'listWebhookDeliveryAttempts',
+    responses: { 200: pageOf(attemptSchema) },
+    tag: 'Webhooks',
+    summary: 'List the attempts of a webhook delivery, oldest first, across redeliveries',
+    description: '`attempt` counts from 1 over the delivery\'s whole life. The log is kept as long as the delivery. Attempts never change: `changedAfter` selects those started after the instant.',
+    scope: 'webhooks:read',
+    params: idParams,
+    query: listQuerySchema,
+    handler: async ({ auth, params, query }) => {
+      const page = await listAttempts(auth, params.id, query);
+      return { body: { data: page.rows.map(attemptJson), nextCursor: page.nextCursor } };
+    },
   }),
   defineRoute({
     method: 'post',

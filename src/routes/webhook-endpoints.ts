@@ -14,6 +14,9 @@ import { webhookEndpointJson, webhookEndpointSchema } from '../services/webhooks
 import { createEndpoint, deleteEndpoint, getVisibleEndpoint, listEndpoints, updateEndpoint } from '../services/webhooks/webhook-endpoint-service.js';
 import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
 import { instant, keyed, pageOf, uuid } from '../core/response-schemas.js';
+import { instantParam } from '../core/validation.js';
+import { recoveryJson, recoverySchema } from '../services/webhooks/delivery-json.js';
+import { recoverDeliveries, recoveryWindowDays } from '../services/webhooks/delivery-service.js';
 import { exampleCreateWebhookEndpoint } from '../http/openapi-examples.js';
 
 const idParams = z.object({ id: z.uuid() });
@@ -66,6 +69,19 @@ const testBody = z
       if (body.venueId === undefined) ctx.addIssue({ code: 'custom', path: ['venueId'], message: 'required without endpointId' });
       if (body.url === undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: 'required without endpointId' });
     }
+  });
+
+const dayMs = 24 * 3600_000;
+
+const recoverBody = z
+  .object({
+    since: instantParam.refine((since) => since.getTime() >= Date.now() - recoveryWindowDays * dayMs, `must be at most ${recoveryWindowDays} days ago`),
+    until: instantParam.optional(),
+  })
+  .superRefine((body, ctx) => {
+    // `until` defaults to now (in the handler).
+    if (body.until && body.until < body.since) ctx.addIssue({ code: 'custom', path: ['until'], message: 'must not be before since' });
+    if (!body.until && body.since.getTime() > Date.now()) ctx.addIssue({ code: 'custom', path: ['since'], message: 'must not be in the future without until' });
   });
 
 export const webhookEndpointRoutes = [
@@ -134,10 +150,11 @@ export const webhookEndpointRoutes = [
     responses: { 200: keyed('webhookEndpoint', webhookEndpointSchema) },
     tag: 'Webhooks',
     summary: 'Change the address of a webhook destination or turn it on or off',
+    description: 'Turning on (`isActive: true`) a destination the platform disabled resets its health and emits `webhook_endpoint_enabled`; nothing discarded is sent again.',
     scope: 'webhooks:write',
     params: idParams,
     body: z.object({ url: webhookUrlSchema.optional(), isActive: z.boolean().optional() }),
-    handler: async ({ auth, params, body }) => ({ body: { webhookEndpoint: webhookEndpointJson(await updateEndpoint(auth, params.id, body)) } }),
+    handler: async ({ auth, params, body, log }) => ({ body: { webhookEndpoint: webhookEndpointJson(await updateEndpoint(auth, params.id, body, log)) } }),
   }),
   defineRoute({
     method: 'delete',
@@ -152,6 +169,25 @@ export const webhookEndpointRoutes = [
     handler: async ({ auth, params }) => {
       await deleteEndpoint(auth, params.id);
     },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/webhook-endpoints/:id/recover',
+    operationId: 'recoverWebhookEndpointDeliveries',
+    responses: { 202: keyed('recovery', recoverySchema) },
+    errors: ['conflict'],
+    tag: 'Webhooks',
+    summary: 'Send again the discarded deliveries of a destination created in a window, in event order',
+    description:
+      `Every delivery of the destination created in [since, until] that was discarded starts a fresh cycle of five attempts, as a redelivery does, sent in the order of the events' creation. ` +
+      `\`since\` at most ${recoveryWindowDays} days ago; \`until\` defaults to now. 409 \`conflict\` (\`reason: endpoint_disabled\`) while the destination is disabled.`,
+    scope: 'webhooks:write',
+    params: idParams,
+    body: recoverBody,
+    successStatus: 202,
+    handler: async ({ auth, params, body, log }) => ({
+      body: { recovery: recoveryJson(await recoverDeliveries(auth, params.id, { since: body.since, until: body.until ?? new Date() }, log)) },
+    }),
   }),
   defineRoute({
     method: 'post',

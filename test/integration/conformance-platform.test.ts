@@ -6,8 +6,8 @@ import type { z } from 'zod';
 import type { AnyRoute } from '../../src/http/define-route.js';
 import { apiRoutes } from '../../src/routes/index.js';
 import { db } from '../../src/db/client.js';
-import { venues } from '../../src/db/schema/index.js';
-import { client, createKey, createTenant, useTestServer, type ApiResponse, type Client } from '../support/harness.js';
+import { automationRuns, events, venues, webhookDeliveries } from '../../src/db/schema/index.js';
+import { client, createKey, createTenant, useTestServer, type ApiResponse, type Client, type Tenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
 /**
@@ -46,9 +46,11 @@ const expectedScopes: Record<string, string | undefined> = {
   'PATCH /webhook-endpoints/:id': 'webhooks:write',
   'DELETE /webhook-endpoints/:id': 'webhooks:write',
   'POST /webhook-endpoints/:id/rotate-secret': 'webhooks:write',
+  'POST /webhook-endpoints/:id/recover': 'webhooks:write',
   'POST /webhook-secret/rotate': 'webhooks:write',
   'GET /webhook-deliveries': 'webhooks:read',
   'GET /webhook-deliveries/:id': 'webhooks:read',
+  'GET /webhook-deliveries/:id/attempts': 'webhooks:read',
   'POST /webhook-deliveries/:id/redeliver': 'webhooks:write',
   'GET /guests': 'guests:read',
   'POST /guests': 'guests:write',
@@ -124,6 +126,33 @@ function expectError(res: ApiResponse, status: number, code: string, what: strin
   expect(res.body?.error?.code, what).toBe(code);
   expect(res.body.error.details, what).toBeTypeOf('object');
   expect(res.body.error.requestId, what).toBe(res.headers.get('x-request-id'));
+}
+
+/** A concluded delivery written directly (no worker runs in this file), for the list under a delivery. */
+async function insertDelivery(t: Tenant, c: Client): Promise<string> {
+  const automation = (await c.post('/automations', { venueId: t.venueId, name: 'Lists', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } })).body.automation;
+  const [event] = await db
+    .insert(events)
+    .values({ organisationId: t.organisationId, venueId: t.venueId, type: 'reservation_created', subjectType: 'none', data: {}, livemode: true, published: false, dispatchedAt: new Date() })
+    .returning();
+  const [run] = await db.insert(automationRuns).values({ automationId: automation.id, eventId: event.id }).returning();
+  const [delivery] = await db
+    .insert(webhookDeliveries)
+    .values({
+      organisationId: t.organisationId,
+      venueId: t.venueId,
+      eventId: event.id,
+      eventType: event.type,
+      automationId: automation.id,
+      runId: run.id,
+      actionIndex: 0,
+      idempotencyKey: `automation:${run.id}:0`,
+      destination: 'endpoint',
+      status: 'discarded',
+      discardReason: 'max_attempts',
+    })
+    .returning();
+  return delivery.id;
 }
 
 function send(c: Client, r: AnyRoute, path: string, body?: unknown, headers?: Record<string, string>) {
@@ -218,11 +247,13 @@ describe('list parameters (docs/api.md "Requests")', () => {
     const c = client(server.url, t.key);
     const lists = apiRoutes.filter(isList);
     expect(lists.length).toBeGreaterThan(15);
-    // The one list under a reservation (its history) needs a reservation.
+    // The lists under a reservation (its history) and under a delivery (its attempts) need one.
     await configureVenue(t.venueId);
     const reservationId = (await c.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 })).body.reservation.id;
+    const deliveryId = await insertDelivery(t, c);
+    const parentOf = (r: AnyRoute) => (r.path.startsWith('/reservations/:id') ? reservationId : r.path.startsWith('/webhook-deliveries/:id') ? deliveryId : t.venueId);
     for (const r of lists) {
-      const base = `${fillPath(r, { id: r.path.startsWith('/reservations/:id') ? reservationId : t.venueId })}?${queryKeys(r).includes('venueId') ? `venueId=${t.venueId}&` : ''}`;
+      const base = `${fillPath(r, { id: parentOf(r) })}?${queryKeys(r).includes('venueId') ? `venueId=${t.venueId}&` : ''}`;
       const ok = await c.get(`${base}limit=1`);
       expect(ok.status, `${label(r)}: ${ok.text}`).toBe(200);
       expect(Object.keys(ok.body).sort(), label(r)).toEqual(expect.arrayContaining(['data', 'nextCursor', 'livemode']));

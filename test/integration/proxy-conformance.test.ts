@@ -215,7 +215,9 @@ describe('Prism proxy over a tour of every operation', () => {
     }, 30_000, 'a delivered webhook');
     const delivered = deliveries.find((d: any) => d.status === 'delivered');
     ok(await api.get(`/webhook-deliveries/${delivered.id}`), 'get delivery');
+    ok(await api.get(`/webhook-deliveries/${delivered.id}/attempts`), 'attempt log');
     ok(await api.post(`/webhook-deliveries/${delivered.id}/redeliver`), 'redeliver');
+    ok(await api.post(`/webhook-endpoints/${endpoint.id}/recover`, { since: new Date(Date.now() - 3600_000).toISOString() }), 'recover');
 
     // Removals last.
     ok(await api.delete(`/automations/${automation.id}`), 'archive automation');

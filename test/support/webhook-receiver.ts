@@ -9,8 +9,11 @@ export interface ReceivedWebhook {
   receivedAt: number;
 }
 
-/** What the receiver answers to the n-th request (0-based): a status (now or once a promise resolves), or `hold` to keep the request open. */
-export type ReceiverPolicy = (request: ReceivedWebhook, index: number) => number | Promise<number> | 'hold';
+/** A status (with the body `ok`), or a status and the body to answer with. */
+export type ReceiverAnswer = number | { status: number; body: string | Buffer };
+
+/** What the receiver answers to the n-th request (0-based): an answer (now or once a promise resolves), or `hold` to keep the request open. */
+export type ReceiverPolicy = (request: ReceivedWebhook, index: number) => ReceiverAnswer | Promise<ReceiverAnswer> | 'hold';
 
 export interface WebhookReceiver {
   url: string;
@@ -41,8 +44,9 @@ export async function startWebhookReceiver(policy: ReceiverPolicy = () => 200): 
       waiters.splice(0).forEach((wake) => wake());
       const answer = current(request, index);
       if (answer === 'hold') return;
-      void Promise.resolve(answer).then((status) => {
-        if (!res.destroyed) res.writeHead(status, status >= 300 && status < 400 ? { Location: 'http://127.0.0.1:1/elsewhere' } : {}).end('ok');
+      void Promise.resolve(answer).then((given) => {
+        const { status, body } = typeof given === 'number' ? { status: given, body: 'ok' } : given;
+        if (!res.destroyed) res.writeHead(status, status >= 300 && status < 400 ? { Location: 'http://127.0.0.1:1/elsewhere' } : {}).end(body);
       });
     });
   });

@@ -271,9 +271,29 @@ export interface paths {
         head?: never;
         /**
          * Change the address of a webhook destination or turn it on or off
-         * @description Scope: `webhooks:write`.
+         * @description Turning on (`isActive: true`) a destination the platform disabled resets its health and emits `webhook_endpoint_enabled`; nothing discarded is sent again. Scope: `webhooks:write`.
          */
         patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again the discarded deliveries of a destination created in a window, in event order
+         * @description Every delivery of the destination created in [since, until] that was discarded starts a fresh cycle of five attempts, as a redelivery does, sent in the order of the events' creation. `since` at most 14 days ago; `until` defaults to now. 409 `conflict` (`reason: endpoint_disabled`) while the destination is disabled. Scope: `webhooks:write`.
+         */
+        post: operations["recoverWebhookEndpointDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/webhook-endpoints/{id}/rotate-secret": {
@@ -348,6 +368,26 @@ export interface paths {
          * @description Scope: `webhooks:read`.
          */
         get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the attempts of a webhook delivery, oldest first, across redeliveries
+         * @description `attempt` counts from 1 over the delivery's whole life. The log is kept as long as the delivery. Attempts never change: `changedAfter` selects those started after the instant. Scope: `webhooks:read`.
+         */
+        get: operations["listWebhookDeliveryAttempts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1798,7 +1838,7 @@ export interface components {
             /** Format: uuid */
             venueId: string;
             name: string;
-            eventTypes: ("reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test")[];
+            eventTypes: ("reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test" | "webhook_endpoint_disabled" | "webhook_endpoint_enabled")[];
             conditions: {
                 partySizeMin: number | null;
                 partySizeMax: number | null;
@@ -1843,7 +1883,7 @@ export interface components {
                     field?: string;
                     requiredScope?: string;
                     /** @enum {string} */
-                    reason?: "closed" | "no_shift" | "after_last_seating" | "no_turn_time_rule" | "no_table" | "pacing_full" | "table_blocked" | "conflict" | "hold_expired" | "hold_limit" | "publishable_key" | "venue_limited_key" | "origin_not_allowed" | "version_mismatch" | "invalid_transition" | "concurrent_change" | "delivery_pending" | "automation_archived" | "secret_superseded" | "statement_timeout";
+                    reason?: "closed" | "no_shift" | "after_last_seating" | "no_turn_time_rule" | "no_table" | "pacing_full" | "table_blocked" | "conflict" | "hold_expired" | "hold_limit" | "publishable_key" | "venue_limited_key" | "origin_not_allowed" | "version_mismatch" | "invalid_transition" | "concurrent_change" | "delivery_pending" | "automation_archived" | "secret_superseded" | "endpoint_disabled" | "statement_timeout";
                     alternatives?: components["schemas"]["Proposal"][];
                 } & {
                     [key: string]: unknown;
@@ -1882,6 +1922,16 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             data: components["schemas"]["GuestEventData"];
+        } | {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "webhook_endpoint_disabled" | "webhook_endpoint_enabled";
+            /** Format: uuid */
+            venueId: string;
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["WebhookEndpointEventData"];
         };
         ExplainedSlot: {
             time: string;
@@ -2244,7 +2294,7 @@ export interface components {
             /** Format: uuid */
             eventId: string;
             /** @enum {string} */
-            eventType: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test";
+            eventType: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test" | "webhook_endpoint_disabled" | "webhook_endpoint_enabled";
             /** Format: uuid */
             venueId: string;
             /** Format: uuid */
@@ -2252,7 +2302,8 @@ export interface components {
             /** Format: uuid */
             runId: string;
             endpointId: string | null;
-            url: string;
+            /** @description The address of the action, or the destination's address at the last attempt; null until known. */
+            url: string | null;
             /** @enum {string} */
             status: "pending" | "delivered" | "discarded";
             attempts: number;
@@ -2260,7 +2311,7 @@ export interface components {
             lastAttemptAt: string | null;
             lastResponseStatus: number | null;
             lastError: string | null;
-            discardReason: ("max_attempts" | "automation_inactive") | null;
+            discardReason: ("max_attempts" | "automation_inactive" | "endpoint_disabled") | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2272,7 +2323,7 @@ export interface components {
                 /** @description The id of the event in GET /events (null for webhook_test). */
                 eventId: string | null;
                 /** @enum {string} */
-                type: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test";
+                type: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test" | "webhook_endpoint_disabled" | "webhook_endpoint_enabled";
                 /** Format: date-time */
                 createdAt: string;
                 /** Format: uuid */
@@ -2331,6 +2382,18 @@ export interface components {
                 } | null;
             } | null;
         };
+        WebhookDeliveryAttempt: {
+            /** @description Counted from 1 over the delivery's whole life: a redelivery continues the count. */
+            attempt: number;
+            /** Format: date-time */
+            startedAt: string;
+            durationMs: number;
+            responseStatus: number | null;
+            /** @description The failure in one line, e.g. `HTTP 500 from partner.example.com`; null for a 2xx. */
+            error: string | null;
+            /** @description The first 1,024 bytes of the answer's body as UTF-8 text (invalid bytes as U+FFFD); null when there was no answer. */
+            responseBodyExcerpt: string | null;
+        };
         WebhookEndpoint: {
             /** Format: uuid */
             id: string;
@@ -2341,10 +2404,36 @@ export interface components {
             secretVersion: number;
             /** Format: date-time */
             previousSecretExpiresAt: string;
+            health: components["schemas"]["WebhookEndpointHealth"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        WebhookEndpointEventData: {
+            webhookEndpoint: components["schemas"]["WebhookEndpoint"];
+        };
+        WebhookEndpointHealth: {
+            /** @enum {string} */
+            state: "healthy" | "failing" | "disabled";
+            consecutiveFailures: number;
+            /** @description The first failed attempt of the current streak of failures. */
+            failingSince: string | null;
+            lastSuccessAt: string | null;
+            /** @description When the platform disabled the destination after failing too long. */
+            disabledAt: string | null;
+        };
+        WebhookRecovery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            endpointId: string;
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            /** @description How many discarded deliveries started a new cycle of attempts. */
+            deliveries: number;
         };
     };
     responses: never;
@@ -4072,7 +4161,7 @@ export interface operations {
                 cursor?: string;
                 changedAfter?: string;
                 venueId?: string;
-                type?: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test";
+                type?: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test" | "webhook_endpoint_disabled" | "webhook_endpoint_enabled";
                 from?: string;
                 to?: string;
             };
@@ -8302,6 +8391,387 @@ export interface operations {
             };
         };
     };
+    recoverWebhookEndpointDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the stored answer of the same operation and body for 24 h (`Idempotent-Replayed: true`). */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date-time */
+                    since: string;
+                    /** Format: date-time */
+                    until?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recovery: components["schemas"]["WebhookRecovery"];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "The request is invalid.",
+                     *         "details": {
+                     *           "fields": [
+                     *             "partySize"
+                     *           ]
+                     *         },
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_request";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "The API key is unknown or malformed.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This operation is not allowed to this API key.",
+                     *         "details": {
+                     *           "reason": "publishable_key"
+                     *         },
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "forbidden" | "insufficient_scope";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or is not visible to this API key.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Conflict: `conflict`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The resource was changed concurrently.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "conflict" | "idempotency_in_progress";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Payload too large: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is too large.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Idempotency-Key reused: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "This Idempotency-Key was used for another request.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "idempotency_key_reused";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "The service is temporarily unavailable.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unavailable";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
     rotateWebhookEndpointSecret: {
         parameters: {
             query?: never;
@@ -9038,7 +9508,7 @@ export interface operations {
                 changedAfter?: string;
                 venueId?: string;
                 status?: "pending" | "delivered" | "discarded";
-                eventType?: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test";
+                eventType?: "reservation_created" | "reservation_confirmed" | "reservation_modified" | "reservation_cancelled" | "guest_arrived" | "guest_seated" | "table_released" | "meal_completed" | "reservation_late" | "reservation_no_show" | "reservation_needs_attention" | "waitlist_entry_created" | "waitlist_entry_cancelled" | "compatible_table_freed" | "guest_profile_changed" | "webhook_test" | "webhook_endpoint_disabled" | "webhook_endpoint_enabled";
                 automationId?: string;
                 endpointId?: string;
             };
@@ -9328,6 +9798,275 @@ export interface operations {
                         delivery: components["schemas"]["WebhookDelivery"];
                         livemode: boolean;
                     };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "The API key is unknown or malformed.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This operation is not allowed to this API key.",
+                     *         "details": {
+                     *           "reason": "publishable_key"
+                     *         },
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "forbidden" | "insufficient_scope";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or is not visible to this API key.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "The service is temporarily unavailable.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unavailable";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    listWebhookDeliveryAttempts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                changedAfter?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDeliveryAttempt"][];
+                        nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "The request is invalid.",
+                     *         "details": {
+                     *           "fields": [
+                     *             "partySize"
+                     *           ]
+                     *         },
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_request";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */

@@ -6,7 +6,7 @@ import { createdAtColumn, idColumn, instant, updatedAtColumn } from './columns.j
 import { events } from './events.js';
 
 export const deliveryStatuses = ['pending', 'delivered', 'discarded'] as const;
-export const discardReasons = ['max_attempts', 'automation_inactive'] as const;
+export const discardReasons = ['max_attempts', 'automation_inactive', 'endpoint_disabled'] as const;
 
 /**
  * One webhook of an automation run (docs/webhooks.md). The envelope is built at the first attempt and
@@ -39,7 +39,10 @@ export const webhookDeliveries = pgTable(
     /** The address of the action, or the destination's address at the last attempt. */
     url: text('url'),
     status: text('status', { enum: deliveryStatuses }).notNull().default('pending'),
+    /** Attempts of the current cycle (a redelivery starts again at 0). */
     attempts: integer('attempts').notNull().default(0),
+    /** Attempts over the delivery's whole life: the number of the next row of its attempt log. */
+    lifetimeAttempts: integer('lifetime_attempts').notNull().default(0),
     nextAttemptAt: instant('next_attempt_at'),
     lastAttemptAt: instant('last_attempt_at'),
     lastResponseStatus: integer('last_response_status'),
@@ -55,6 +58,9 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_org_updated_idx').on(t.organisationId, t.updatedAt, t.id),
     index('webhook_deliveries_pending_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_automation_pending_idx').on(t.automationId).where(sql`${t.status} = 'pending'`),
+    // Disabling a destination discards its pending deliveries; a recovery reads its deliveries by creation time.
+    index('webhook_deliveries_endpoint_pending_idx').on(t.endpointId).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt),
     // The daily purge reads only the deliveries concluded more than 30 days ago.
     index('webhook_deliveries_concluded_idx').on(t.updatedAt).where(sql`${t.status} in ('delivered', 'discarded')`),
   ],

@@ -1,7 +1,10 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAtColumn, idColumn, instant, updatedAtColumn } from './columns.js';
 import { organisations } from './organisations.js';
 import { venues } from './venues.js';
+
+export const endpointHealthStates = ['healthy', 'failing', 'disabled'] as const;
 
 /** A registered destination of a venue with its own versioned signing secret (sealed with SECRETS_KEY). */
 export const webhookEndpoints = pgTable(
@@ -16,6 +19,16 @@ export const webhookEndpoints = pgTable(
     previousSecret: text('previous_secret'),
     secretVersion: integer('secret_version').notNull().default(1),
     previousSecretExpiresAt: instant('previous_secret_expires_at').notNull(),
+    // Health (docs/webhooks.md "Endpoint health"): written with every attempt made to the destination.
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    failingSince: instant('failing_since'),
+    lastSuccessAt: instant('last_success_at'),
+    /** Set when the platform turned the destination off after failing too long; cleared by re-enabling it. */
+    disabledAt: instant('disabled_at'),
+    // Written once here, so that the answers and the metrics cannot disagree on what a state means.
+    healthState: text('health_state', { enum: endpointHealthStates })
+      .notNull()
+      .generatedAlwaysAs(sql`case when disabled_at is not null then 'disabled' when consecutive_failures > 0 then 'failing' else 'healthy' end`),
     createdAt: createdAtColumn(),
     updatedAt: updatedAtColumn(),
   },

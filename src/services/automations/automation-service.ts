@@ -10,7 +10,7 @@ import { logger } from '../../logger.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { annulPendingDeliveries } from '../webhooks/delivery-state.js';
-import { removeDeliveryJobs } from '../webhooks/delivery-queue.js';
+import { dropAnnulledJobs } from '../webhooks/delivery-queue.js';
 import type { AutomationRow } from './automation-json.js';
 
 export interface AutomationInput {
@@ -84,12 +84,6 @@ export async function listAutomations(auth: AuthContext, query: ListQuery & { ve
   });
 }
 
-/** Best effort after commit: a job left behind finds its row annulled and sends nothing. */
-function dropAnnulledJobs(ids: string[], log: Logger): void {
-  if (!ids.length) return;
-  removeDeliveryJobs(ids).catch((err: unknown) => log.warn({ err: (err as Error).message, count: ids.length }, 'annulled delivery jobs not removed'));
-}
-
 /**
  * Changes an automation; leaving `active` annuls its deliveries waiting for an attempt in the same
  * transaction. The row lock orders this against worker-events, which reads active automations
@@ -115,7 +109,7 @@ async function changeAutomation(auth: AuthContext, id: string, patch: Omit<Autom
       .where(eq(automations.id, id))
       .returning();
     const leavesActive = current.status === 'active' && row.status !== 'active';
-    return { row, annulled: leavesActive ? await annulPendingDeliveries(id, tx) : [] };
+    return { row, annulled: leavesActive ? await annulPendingDeliveries({ automationId: id }, tx) : [] };
   });
   dropAnnulledJobs(annulled, log);
   return row;

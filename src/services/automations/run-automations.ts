@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { db, type DbOrTx } from '../../db/client.js';
 import { automationRuns, automations, events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { conditionsMatch } from '../../lib/automation-conditions.js';
+import { isAutomationTrigger } from '../../lib/event-catalogue.js';
 import { enqueueDeliveries } from '../webhooks/delivery-queue.js';
 import { deliveryKey } from '../webhooks/envelope.js';
 
@@ -52,8 +53,9 @@ function matchingPairs(liveEvents: EventRow[], candidates: AutomationRow[]): Arr
  * order, so two batches sharing events cannot deadlock), and BullMQ ignores a job id it already has.
  */
 export async function runAutomations(batch: EventRow[]): Promise<void> {
-  // Test organisations send nothing (docs/api.md "Keys, limits"); most events match no automation.
-  const liveEvents = [...new Map(batch.filter((e) => e.livemode).map((e) => [e.id, e])).values()];
+  // Test organisations send nothing (docs/api.md "Keys, limits"); most events match no automation;
+  // operator events run none, even for an automation row that names them.
+  const liveEvents = [...new Map(batch.filter((e) => e.livemode && isAutomationTrigger(e.type)).map((e) => [e.id, e])).values()];
   if (!liveEvents.length) return;
   const venueIds = [...new Set(liveEvents.map((e) => e.venueId))];
   if (!matchingPairs(liveEvents, await activeAutomations(venueIds, db, false)).length) return;

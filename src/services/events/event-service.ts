@@ -4,7 +4,8 @@ import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { component, instant, uuid } from '../../core/response-schemas.js';
-import { reservationEventTypes } from '../../lib/event-catalogue.js';
+import { operatorEventTypes, reservationEventTypes } from '../../lib/event-catalogue.js';
+import { webhookEndpointSchema } from '../webhooks/webhook-endpoint-json.js';
 import { guestSchema } from '../guests/guest-json.js';
 import { reservationSchema } from '../reservations/reservation-json.js';
 import { waitlistEntrySchema } from '../waitlist/waitlist-json.js';
@@ -69,13 +70,19 @@ export const eventDataGroups = [
   { types: ['webhook_test'] as const, data: component('TestEventData', z.object({})) },
 ];
 
+/** Operator events are listed and streamed but never sent as webhooks, hence not among eventDataGroups. */
+const operatorEventGroup = {
+  types: operatorEventTypes,
+  data: component('WebhookEndpointEventData', z.object({ webhookEndpoint: webhookEndpointSchema }), 'The destination as GET /webhook-endpoints/{id} returned it just after the change.'),
+};
+
 /** One item of GET /events: the event and its data as of the event time. */
 export const eventSchema = component(
   'Event',
   z.union(
-    eventDataGroups
-      .filter((g) => !g.types.includes('webhook_test' as never))
-      .map((g) => z.object({ id: uuid, type: z.enum(g.types), venueId: uuid, createdAt: instant, data: g.data })),
+    [...eventDataGroups.filter((g) => !g.types.includes('webhook_test' as never)), operatorEventGroup].map((g) =>
+      z.object({ id: uuid, type: z.enum(g.types), venueId: uuid, createdAt: instant, data: g.data }),
+    ),
   ),
   'An event of the history; its id is the eventId of the webhook envelopes that carry it.',
 );

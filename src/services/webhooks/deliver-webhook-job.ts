@@ -1,17 +1,38 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { logger } from '../../logger.js';
 import { config } from '../../config.js';
 import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
 import { countWebhookDelivered, countWebhookFailure } from '../../metrics/metrics.js';
-import { destinationOf } from '../../lib/webhook-destination.js';
+import { destinationOf, postponementMs } from '../../lib/webhook-destination.js';
 import { webhookDeliveryJobSchema } from '../../queues/job-payloads.js';
 import { reservationViewOf } from '../reservations/reservation-view.js';
 import { getCurrentEventData } from './current-event-data.js';
-import { acquireDestinationSlot, addDestinationWaiter, destinationHasFreeSlot, destinationPostponementMs, destinationWaitersAhead, mayWaitForSlotHere } from './destination-slots.js';
-import { claimAttempt, readDeliveryContext, recordDelivered, recordFailure, reopenDelivery, type DeliveryContext } from './delivery-state.js';
+import {
+  acquireDestinationSlot,
+  addDestinationWaiter,
+  destinationHasFreeSlot,
+  destinationPostponementMs,
+  destinationWaitersAhead,
+  mayWaitForSlotHere,
+  promoteDeliveryJob,
+} from './destination-slots.js';
+import { claimAttempt, hasAttemptOutcome, readDeliveryContext, recordDelivered, recordFailure, reopenDeliveries, type AttemptRecord, type ClaimedAttempt, type DeliveryContext } from './delivery-state.js';
+import { disableFailingEndpoint } from './endpoint-health.js';
 import { serialiseEnvelope, signedHeaders } from './envelope.js';
-import { postWebhook } from './post-webhook.js';
+import { postWebhook, type WebhookOutcome } from './post-webhook.js';
 import { getOrganisationSecretState, openSigningSecrets, secretStateOf } from './signing-secrets.js';
 import { getMainEndpoint } from './webhook-endpoint-service.js';
+
+/**
+ * A failed attempt is the partner's doing, not a fault of this code: its error is one line, and its
+ * stack is that line too (Error.stack is writable), so that Bull Board shows no stack trace for it.
+ * An exception of our own code keeps its stack.
+ */
+function oneLine<E extends Error>(err: E): E {
+  err.stack = err.message;
+  return err;
+}
 
 /** A failed attempt that names its number, read by the custom backoff strategy. */
 class AttemptFailed extends Error {
@@ -20,8 +41,12 @@ class AttemptFailed extends Error {
     message: string,
   ) {
     super(message);
+    oneLine(this);
   }
 }
+
+/** `2026-11-24T20:01:00Z`: to the second, as people read it in a job's error. */
+const toSecond = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 type Destination = { endpointId: string | null; url: string | null } & ({ secrets: string[] } | { error: string });
 
@@ -72,11 +97,24 @@ async function postpone(job: Job, token: string | undefined, destination: string
 }
 
 /**
+ * A delivery of a recovery sent in order whose predecessor has no outcome yet: it waits in the
+ * delayed set without consuming an attempt, until the predecessor's job wakes it (or the doubling
+ * wait of postponementMs ends, should that wake-up be lost).
+ */
+async function waitForPredecessor(job: Job, token: string | undefined): Promise<never> {
+  const data = webhookDeliveryJobSchema.parse(job.data);
+  const postponed = data.postponed ?? 0;
+  await job.updateData({ ...data, postponed: postponed + 1 });
+  await job.moveToDelayed(Date.now() + postponementMs(postponed, Math.random()), token);
+  throw new DelayedError();
+}
+
+/**
  * worker-webhooks: one attempt of one delivery. The row is the truth: it counts the attempts (also
  * those cut short by a crash), holds the body, and is updated before the job is retried or failed.
  */
-export async function deliverWebhookJob(job: Job, token?: string): Promise<void> {
-  const { deliveryId, destination: expected } = webhookDeliveryJobSchema.parse(job.data);
+export async function deliverWebhookJob(job: Job, token?: string, log: Logger = logger): Promise<void> {
+  const { deliveryId, destination: expected, after, next } = webhookDeliveryJobSchema.parse(job.data);
   // The destination it went to last time, or was enqueued for: saturated, and no room to wait for a
   // slot here, the job is postponed before it reads the database.
   if (expected && !mayWaitForSlotHere(expected) && !(await destinationHasFreeSlot(expected))) await postpone(job, token, expected);
@@ -84,42 +122,74 @@ export async function deliverWebhookJob(job: Job, token?: string): Promise<void>
   if (!context) return;
   // Not pending: delivered or annulled (nothing to do), or discarded after its last attempt and
   // retried from Bull Board, which is a redelivery.
-  if (context.delivery.status !== 'pending' && !(await reopenDelivery(deliveryId, true))) return;
+  if (context.delivery.status !== 'pending' && !(await reopenDeliveries([deliveryId], 'exhausted')).length) return;
+  if (after && context.delivery.attempts === 0 && !(await hasAttemptOutcome(after))) await waitForPredecessor(job, token);
 
   const destination = await resolveDestination(context);
   const origin = 'error' in destination ? null : destinationOf(destination.url ?? '');
   // An unusable destination fails at once and takes no slot.
   const slot = origin ? await acquireDestinationSlot(origin) : null;
   if (origin && !slot) await postpone(job, token, origin);
-  let claimed: Awaited<ReturnType<typeof claimAttempt>>;
-  let sent: { ok: boolean; status: number | null; error: string | null };
+  let claimed: ClaimedAttempt | undefined;
+  let sent: WebhookOutcome;
   try {
     claimed = await claimAttempt(deliveryId, context.delivery.payload ?? (await buildBody(context)));
     if (!claimed) return; // concluded meanwhile (annulled, or by a duplicate of this job)
     const body = Buffer.from(claimed.payload, 'utf8');
     sent =
       'error' in destination
-        ? { ok: false, status: null, error: destination.error }
+        ? { ok: false, status: null, error: destination.error, summary: destination.error, durationMs: 0, bodyExcerpt: null }
         : await postWebhook({ url: destination.url ?? '', headers: signedHeaders(destination.secrets, context.delivery.idempotencyKey, body), body });
   } finally {
     await slot?.release();
   }
-  const outcome = { status: sent.status, error: sent.error, endpointId: destination.endpointId, url: destination.url };
+
+  const attempt = claimed.attempts;
+  // Only a request made to a registered destination counts for its health.
+  const reachedEndpointId = 'error' in destination ? null : destination.endpointId;
+  const record: AttemptRecord = {
+    deliveryId,
+    outcome: { status: sent.status, error: sent.error, endpointId: destination.endpointId, url: destination.url },
+    reachedEndpointId,
+    log: {
+      attempt: claimed.lifetimeAttempts,
+      startedAt: claimed.startedAt,
+      durationMs: sent.durationMs,
+      responseStatus: sent.status,
+      error: sent.ok ? null : sent.summary,
+      responseBodyExcerpt: sent.bodyExcerpt,
+    },
+  };
+  // One line per attempt in the job's log (Bull Board); the row is the truth, so a line Redis
+  // refuses is not worth failing the attempt for.
+  const logged = job.log(`attempt ${attempt} of ${maxDeliveryAttempts}: ${sent.summary}${'error' in destination ? '' : ` in ${sent.durationMs} ms`}`).catch(() => 0);
+  // The next delivery of a recovery sent in order waits for this outcome (best effort: it also
+  // comes back on its own).
+  const wakeNext = () => {
+    if (next && attempt === 1) void promoteDeliveryJob(next).catch(() => false);
+  };
   if (sent.ok) {
-    await recordDelivered(deliveryId, outcome);
+    await Promise.all([recordDelivered(record), logged]);
+    wakeNext();
     countWebhookDelivered(context.event.createdAt);
     return;
   }
 
-  const attempt = claimed.attempts;
   const delay = retryDelayMs(attempt, config.WEBHOOK_BACKOFF_SCALE);
-  const stillPending = await recordFailure(deliveryId, outcome, delay < 0 ? null : new Date(Date.now() + delay));
+  const nextAttemptAt = delay < 0 ? null : new Date(Date.now() + delay);
+  const [recorded] = await Promise.all([recordFailure(record, nextAttemptAt), logged]);
+  wakeNext();
   countWebhookFailure(delay < 0);
-  if (!stillPending) return; // annulled while the request was under way
-  const error = sent.error ?? 'failed';
-  if (delay < 0) throw new UnrecoverableError(`${error} (attempt ${attempt} of ${maxDeliveryAttempts}: discarded)`);
-  if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw new AttemptFailed(attempt, error);
+  const disabled = recorded.disableDue && reachedEndpointId ? await disableFailingEndpoint(reachedEndpointId, log) : false;
+  if (!recorded.applied) return; // annulled while the request was under way
+  if (!nextAttemptAt) throw oneLine(new UnrecoverableError(`${sent.summary} (attempt ${attempt} of ${maxDeliveryAttempts})`));
+  // Disabling discarded this delivery and removed the other jobs of the destination; this one, which
+  // cannot be removed while it runs, ends here and is removed on completion.
+  if (disabled) return;
+  if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) {
+    throw new AttemptFailed(attempt, `${sent.summary} (attempt ${attempt} of ${maxDeliveryAttempts}, next at ${toSecond(nextAttemptAt)})`);
+  }
   // BullMQ has no attempts left for this job (a Bull Board retry keeps its count): schedule it ourselves.
-  await job.moveToDelayed(Date.now() + delay, token);
+  await job.moveToDelayed(nextAttemptAt.getTime(), token);
   throw new DelayedError();
 }

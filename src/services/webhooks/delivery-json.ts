@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deliveryStatuses, discardReasons, type webhookDeliveries } from '../../db/schema/index.js';
+import { deliveryStatuses, discardReasons, type webhookDeliveries, type webhookDeliveryAttempts, type webhookRecoveries } from '../../db/schema/index.js';
 import { hasScope, type AuthContext } from '../../core/auth-context.js';
 import { component, instant, uuid } from '../../core/response-schemas.js';
 import { eventTypes } from '../../lib/event-catalogue.js';
@@ -9,6 +9,7 @@ import { envelopeSchemaFor } from './envelope.js';
 import { filterEnvelopeForReader } from '../../lib/webhook-payload-filter.js';
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -37,7 +38,7 @@ export const deliverySchema = component(
     automationId: uuid,
     runId: uuid,
     endpointId: uuid.nullable(),
-    url: z.string(),
+    url: z.string().nullable().describe('The address of the action, or the destination\'s address at the last attempt; null until known.'),
     status: z.enum(deliveryStatuses),
     attempts: z.number().int().min(0),
     nextAttemptAt: instant.nullable(),
@@ -76,4 +77,47 @@ export function deliveryJson(d: DeliveryRow, auth: AuthContext) {
     updatedAt: d.updatedAt.toISOString(),
     payload: d.payload === null ? null : filterEnvelopeForReader(JSON.parse(d.payload) as Record<string, unknown>, reader),
   };
+}
+
+export const attemptSchema = component(
+  'WebhookDeliveryAttempt',
+  z.object({
+    attempt: z.number().int().min(1).describe('Counted from 1 over the delivery\'s whole life: a redelivery continues the count.'),
+    startedAt: instant,
+    durationMs: z.number().int().min(0),
+    responseStatus: z.number().int().nullable(),
+    error: z.string().nullable().describe('The failure in one line, e.g. `HTTP 500 from partner.example.com`; null for a 2xx.'),
+    responseBodyExcerpt: z
+      .string()
+      .nullable()
+      .describe('The first 1,024 bytes of the answer\'s body as UTF-8 text (invalid bytes as U+FFFD); null when there was no answer.'),
+  }),
+  'One attempt of a webhook delivery (docs/webhooks.md "Attempt log").',
+);
+
+export function attemptJson(a: AttemptRow): z.output<typeof attemptSchema> {
+  return {
+    attempt: a.attempt,
+    startedAt: a.startedAt.toISOString(),
+    durationMs: a.durationMs,
+    responseStatus: a.responseStatus,
+    error: a.error,
+    responseBodyExcerpt: a.responseBodyExcerpt,
+  };
+}
+
+export const recoverySchema = component(
+  'WebhookRecovery',
+  z.object({
+    id: uuid,
+    endpointId: uuid,
+    since: instant,
+    until: instant,
+    deliveries: z.number().int().min(0).describe('How many discarded deliveries started a new cycle of attempts.'),
+  }),
+  'A recovery of a destination\'s discarded deliveries (docs/webhooks.md "Recovery").',
+);
+
+export function recoveryJson(r: typeof webhookRecoveries.$inferSelect): z.output<typeof recoverySchema> {
+  return { id: r.id, endpointId: r.endpointId, since: r.since.toISOString(), until: r.until.toISOString(), deliveries: r.deliveries };
 }

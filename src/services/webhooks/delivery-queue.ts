@@ -1,5 +1,7 @@
 import type { JobsOptions } from 'bullmq';
+import type { Logger } from 'pino';
 import { config } from '../../config.js';
+import { mapInChunks } from '../../lib/chunks.js';
 import { maxDeliveryAttempts, webhookBackoffStrategy } from '../../lib/webhook-backoff.js';
 import { destinationOf } from '../../lib/webhook-destination.js';
 import { takeFairPrioritiesOf } from '../../queues/fair-share.js';
@@ -41,6 +43,9 @@ export interface DeliveryToEnqueue {
   url: string | null;
   /** When the first attempt is due (the action's delay); null or past: now. */
   nextAttemptAt: Date | null;
+  /** Sent in order: the delivery whose first attempt this one's waits for, and the one it wakes. */
+  after?: string;
+  next?: string;
 }
 
 /** docs/operations.md "Bull Board": `<event type> → <endpoint host>`, so that an operator sees what a job is about. */
@@ -87,7 +92,8 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
       const ids = { organisationId: d.organisationId, venueId: d.venueId, eventId: d.eventId, endpointId: d.endpointId, automationId: d.automationId };
       return {
         name: deliveryJobName(d),
-        data: { deliveryId: d.id, ...(destination ? { destination } : {}), ...ids },
+        // Fields left undefined are not written (JSON).
+        data: { deliveryId: d.id, ...(destination ? { destination } : {}), ...ids, after: d.after, next: d.next },
         opts: { ...deliveryJobOptions, jobId: d.id, delay: postponedDelay.get(d.id) ?? dueIn(d), priority: priorities[i] },
       };
     }),
@@ -102,6 +108,12 @@ export async function removeDeliveryJobs(ids: string[]): Promise<void> {
   await Promise.all(ids.map((id) => queue.remove(id)));
 }
 
+/** Best effort after the commit that annulled these deliveries: a job left behind finds its row discarded and sends nothing. */
+export function dropAnnulledJobs(ids: string[], log: Logger): void {
+  if (!ids.length) return;
+  removeDeliveryJobs(ids).catch((err: unknown) => log.warn({ err: (err as Error).message, count: ids.length }, 'annulled delivery jobs not removed'));
+}
+
 /** Clears the finished job of a delivery so that a new cycle can start under the same jobId; false while an attempt runs. */
 export async function clearFinishedDeliveryJob(id: string): Promise<boolean> {
   const queue = getQueue(queueNames.webhookDelivery);
@@ -113,4 +125,12 @@ export async function clearFinishedDeliveryJob(id: string): Promise<boolean> {
   if (state !== 'completed' && state !== 'failed') return false;
   await job.remove();
   return !(await queue.getJob(id));
+}
+
+/** clearFinishedDeliveryJob for many deliveries, a chunk at a time: the ids whose job id is free. */
+export async function clearFinishedDeliveryJobs(ids: string[]): Promise<string[]> {
+  return mapInChunks(ids, async (chunk) => {
+    const cleared = await Promise.all(chunk.map(clearFinishedDeliveryJob));
+    return chunk.filter((_, i) => cleared[i]);
+  });
 }

@@ -1,7 +1,17 @@
-import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
-import { db, type DbOrTx } from '../../db/client.js';
+import { and, eq, gt, inArray, isNull, lt, ne, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { config } from '../../config.js';
+import { db, runSql, type DbOrTx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
-import { automations, events, guests, organisationWebhookSecrets, reservations, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
+import {
+  automations,
+  events,
+  guests,
+  organisationWebhookSecrets,
+  reservations,
+  webhookDeliveries,
+  webhookDeliveryAttempts,
+  webhookEndpoints,
+} from '../../db/schema/index.js';
 import { reservationViewColumns, reservationViewGuestJoin } from '../reservations/reservation-view.js';
 import type { DeliveryRow } from './delivery-json.js';
 
@@ -25,6 +35,7 @@ const contextStatement = db
       endpointId: webhookDeliveries.endpointId,
       url: webhookDeliveries.url,
       status: webhookDeliveries.status,
+      attempts: webhookDeliveries.attempts,
       payload: webhookDeliveries.payload,
     },
     event: {
@@ -69,23 +80,39 @@ const claimStatement = db
   .update(webhookDeliveries)
   .set({
     attempts: sql`${webhookDeliveries.attempts} + 1`,
+    lifetimeAttempts: sql`${webhookDeliveries.lifetimeAttempts} + 1`,
     lastAttemptAt: sql`clock_timestamp()`,
     payload: sql`coalesce(${webhookDeliveries.payload}, ${sql.placeholder('payload')}::text)`,
     ...bump(),
   })
   .where(and(eq(webhookDeliveries.id, sql.placeholder('id')), eq(webhookDeliveries.status, 'pending')))
-  .returning({ attempts: webhookDeliveries.attempts, payload: webhookDeliveries.payload })
+  .returning({
+    attempts: webhookDeliveries.attempts,
+    lifetimeAttempts: webhookDeliveries.lifetimeAttempts,
+    startedAt: webhookDeliveries.lastAttemptAt,
+    payload: webhookDeliveries.payload,
+  })
   .prepare('claim_webhook_attempt');
+
+export interface ClaimedAttempt {
+  /** The attempt's number in the current cycle (1 to 5). */
+  attempts: number;
+  /** Its number over the delivery's whole life: the attempt log's `attempt`. */
+  lifetimeAttempts: number;
+  startedAt: Date;
+  payload: string;
+}
 
 /**
  * Starts attempt `attempts + 1` of a pending delivery and, in the same statement, keeps the body
  * built for its first attempt: a body already stored wins and is the one returned, so every attempt
- * sends the same bytes. Counting before sending means an attempt cut short by a crash still counts.
- * Undefined when the delivery is no longer pending.
+ * sends the same bytes. Counting before sending means an attempt cut short by a crash still counts
+ * (it has no row in the attempt log: its outcome was never known). Undefined when the delivery is
+ * no longer pending.
  */
-export async function claimAttempt(id: string, payload: string): Promise<{ attempts: number; payload: string } | undefined> {
+export async function claimAttempt(id: string, payload: string): Promise<ClaimedAttempt | undefined> {
   const [row] = await claimStatement.execute({ id, payload });
-  return row ? { attempts: row.attempts, payload: row.payload ?? payload } : undefined;
+  return row ? { attempts: row.attempts, lifetimeAttempts: row.lifetimeAttempts, startedAt: row.startedAt ?? new Date(), payload: row.payload ?? payload } : undefined;
 }
 
 export interface AttemptOutcome {
@@ -96,29 +123,112 @@ export interface AttemptOutcome {
   url: string | null;
 }
 
-const deliveredStatement = db
-  .update(webhookDeliveries)
-  .set({
-    status: 'delivered',
-    lastResponseStatus: sql`${sql.placeholder('status')}`,
-    lastError: null,
-    nextAttemptAt: null,
-    discardReason: null,
-    endpointId: sql`${sql.placeholder('endpointId')}`,
-    url: sql`${sql.placeholder('url')}`,
-    ...bump(),
-  })
-  .where(and(eq(webhookDeliveries.id, sql.placeholder('id')), ne(webhookDeliveries.status, 'delivered')))
-  .prepare('record_webhook_delivered');
+/** One row of the attempt log. */
+export type AttemptLogEntry = Omit<typeof webhookDeliveryAttempts.$inferInsert, 'deliveryId'>;
 
-/** A 2xx answer is the truth, even if the delivery was annulled while the request was under way. */
-export async function recordDelivered(id: string, outcome: AttemptOutcome): Promise<void> {
-  await deliveredStatement.execute({ id, status: outcome.status, endpointId: outcome.endpointId, url: outcome.url });
+export interface AttemptRecord {
+  deliveryId: string;
+  outcome: AttemptOutcome;
+  log: AttemptLogEntry;
+  /** The registered destination the request was made to, whose health it counts for; null when none was. */
+  reachedEndpointId: string | null;
 }
 
-/** A failed attempt: pending with its next moment, or discarded after the last one. False when no longer pending. */
-export async function recordFailure(id: string, outcome: AttemptOutcome, nextAttemptAt: Date | null): Promise<boolean> {
-  const rows = await db
+export interface RecordedAttempt {
+  /** The delivery took the outcome (false: it was concluded meanwhile, e.g. annulled). */
+  applied: boolean;
+  /** The destination has now failed long enough to be disabled (disableFailingEndpoint decides under its lock). */
+  disableDue: boolean;
+}
+
+/**
+ * The thresholds of docs/webhooks.md "Endpoint health": WEBHOOK_DISABLE_AFTER_FAILURES failed
+ * attempts in a row and WEBHOOK_DISABLE_AFTER_MINUTES since the first of them, on a destination
+ * still active and not already disabled.
+ */
+export const failingTooLong = sql`${webhookEndpoints.isActive} and ${webhookEndpoints.disabledAt} is null
+  and ${webhookEndpoints.consecutiveFailures} >= ${config.WEBHOOK_DISABLE_AFTER_FAILURES}
+  and ${webhookEndpoints.failingSince} <= clock_timestamp() - make_interval(mins => ${config.WEBHOOK_DISABLE_AFTER_MINUTES})`;
+
+/**
+ * The destination's health after an attempt made to it. A disabled destination's health stays as it
+ * was disabled (an attempt under way then still finishes) until it is enabled again. A success
+ * rewrites a healthy row at most once a second: every delivery to a busy partner would otherwise
+ * queue on this one row's lock.
+ */
+function endpointHealthUpdate(endpointId: string, ok: boolean) {
+  const endpoint = and(eq(webhookEndpoints.id, endpointId), isNull(webhookEndpoints.disabledAt));
+  if (ok) {
+    return db
+      .update(webhookEndpoints)
+      .set({ consecutiveFailures: 0, failingSince: null, lastSuccessAt: sql`clock_timestamp()` })
+      .where(
+        and(
+          endpoint,
+          or(
+            gt(webhookEndpoints.consecutiveFailures, 0),
+            isNull(webhookEndpoints.lastSuccessAt),
+            lt(webhookEndpoints.lastSuccessAt, sql`clock_timestamp() - interval '1 second'`),
+          ),
+        ),
+      )
+      .returning({ disableDue: sql<boolean>`false`.as('disable_due') });
+  }
+  return db
+    .update(webhookEndpoints)
+    .set({
+      consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
+      failingSince: sql`coalesce(${webhookEndpoints.failingSince}, clock_timestamp())`,
+    })
+    .where(endpoint)
+    .returning({ disableDue: sql<boolean>`${failingTooLong}`.as('disable_due') });
+}
+
+/**
+ * Records one attempt in one statement (so in one transaction): the delivery's new state
+ * (`conclude`, an UPDATE … RETURNING that matches only while the delivery may take this outcome),
+ * the attempt log's row and the destination's health. The log and the health take the attempt even
+ * when the delivery no longer does: the request was made.
+ */
+async function recordAttempt(conclude: SQLWrapper, record: AttemptRecord, ok: boolean): Promise<RecordedAttempt> {
+  const logged = db
+    .insert(webhookDeliveryAttempts)
+    .values({ deliveryId: record.deliveryId, ...record.log })
+    .onConflictDoNothing();
+  const health = record.reachedEndpointId ? endpointHealthUpdate(record.reachedEndpointId, ok) : sql`(select false as disable_due)`;
+  // drizzle puts an embedded query builder in parentheses itself.
+  const [row] = await runSql<{ applied: boolean; disableDue: boolean }>(
+    db,
+    sql`with concluded as ${conclude}, logged as ${logged}, health as ${health}
+      select exists (select from concluded) as applied, coalesce((select bool_or(disable_due) from health), false) as "disableDue"`,
+  );
+  return { applied: row?.applied ?? false, disableDue: row?.disableDue ?? false };
+}
+
+/** A 2xx answer is the truth, even if the delivery was annulled while the request was under way. */
+export async function recordDelivered(record: AttemptRecord): Promise<RecordedAttempt> {
+  const { outcome } = record;
+  const conclude = db
+    .update(webhookDeliveries)
+    .set({
+      status: 'delivered',
+      lastResponseStatus: outcome.status,
+      lastError: null,
+      nextAttemptAt: null,
+      discardReason: null,
+      endpointId: outcome.endpointId,
+      url: outcome.url,
+      ...bump(),
+    })
+    .where(and(eq(webhookDeliveries.id, record.deliveryId), ne(webhookDeliveries.status, 'delivered')))
+    .returning({ id: webhookDeliveries.id });
+  return recordAttempt(conclude, record, true);
+}
+
+/** A failed attempt: pending with its next moment, or discarded after the last one; not applied when no longer pending. */
+export async function recordFailure(record: AttemptRecord, nextAttemptAt: Date | null): Promise<RecordedAttempt> {
+  const { outcome } = record;
+  const conclude = db
     .update(webhookDeliveries)
     .set({
       lastResponseStatus: outcome.status,
@@ -129,37 +239,61 @@ export async function recordFailure(id: string, outcome: AttemptOutcome, nextAtt
       ...(nextAttemptAt === null ? { status: 'discarded' as const, discardReason: 'max_attempts' as const } : {}),
       ...bump(),
     })
-    .where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'pending')))
+    .where(and(eq(webhookDeliveries.id, record.deliveryId), eq(webhookDeliveries.status, 'pending')))
     .returning({ id: webhookDeliveries.id });
-  return rows.length > 0;
+  return recordAttempt(conclude, record, false);
 }
 
 /**
- * A new cycle of attempts for a concluded delivery, same key, body and destination. `onlyExhausted`
- * limits it to deliveries discarded after their last attempt (a Bull Board retry of a failed job).
+ * Whether the current cycle of a delivery has an attempt whose outcome is recorded (a failure
+ * schedules the next attempt after the last one started), or the delivery is concluded or gone.
  */
-export async function reopenDelivery(id: string, onlyExhausted = false, conn: DbOrTx = db): Promise<DeliveryRow | null> {
-  const [row] = await conn
-    .update(webhookDeliveries)
-    .set({ status: 'pending', attempts: 0, discardReason: null, nextAttemptAt: new Date(), ...bump() })
-    .where(
-      and(
-        eq(webhookDeliveries.id, id),
-        onlyExhausted
-          ? and(eq(webhookDeliveries.status, 'discarded'), eq(webhookDeliveries.discardReason, 'max_attempts'))
-          : inArray(webhookDeliveries.status, ['delivered', 'discarded']),
-      ),
-    )
-    .returning();
-  return row ?? null;
+export async function hasAttemptOutcome(id: string): Promise<boolean> {
+  const [row] = await db
+    .select({
+      answered: sql<boolean>`${webhookDeliveries.status} <> 'pending' or (${webhookDeliveries.attempts} > 0 and ${webhookDeliveries.nextAttemptAt} > ${webhookDeliveries.lastAttemptAt})`,
+    })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.id, id));
+  return row?.answered ?? true;
 }
 
-/** Deactivating or archiving an automation annuls its deliveries that wait for an attempt. */
-export async function annulPendingDeliveries(automationId: string, conn: DbOrTx): Promise<string[]> {
+/** Which concluded deliveries a new cycle may start for. */
+export type Reopenable = 'concluded' | 'discarded' | 'exhausted';
+
+const reopenable: Record<Reopenable, SQL> = {
+  // A redelivery: delivered or discarded, annulled ones included.
+  concluded: inArray(webhookDeliveries.status, ['delivered', 'discarded']),
+  // A recovery: whatever was not delivered.
+  discarded: eq(webhookDeliveries.status, 'discarded'),
+  // A Bull Board retry of a failed job: discarded after its last attempt only.
+  exhausted: and(eq(webhookDeliveries.status, 'discarded'), eq(webhookDeliveries.discardReason, 'max_attempts'))!,
+};
+
+/**
+ * A new cycle of attempts for concluded deliveries, same key, body and destination: `attempts`
+ * restarts at 0 (the attempt log keeps counting). Returns the rows reopened; a delivery that is not
+ * `which` (pending again meanwhile, or of another kind) is left alone.
+ */
+export async function reopenDeliveries(ids: string[], which: Reopenable, conn: DbOrTx = db): Promise<DeliveryRow[]> {
+  if (!ids.length) return [];
+  return conn
+    .update(webhookDeliveries)
+    .set({ status: 'pending', attempts: 0, discardReason: null, nextAttemptAt: new Date(), ...bump() })
+    .where(and(inArray(webhookDeliveries.id, ids), reopenable[which]))
+    .returning();
+}
+
+/**
+ * Discards the deliveries that wait for an attempt: those of an automation leaving `active`, or those
+ * aimed at a destination being disabled. Returns their ids, whose jobs the caller removes after commit.
+ */
+export async function annulPendingDeliveries(of: { automationId: string } | { endpointId: string }, conn: DbOrTx): Promise<string[]> {
+  const [owner, reason] = 'automationId' in of ? [eq(webhookDeliveries.automationId, of.automationId), 'automation_inactive' as const] : [eq(webhookDeliveries.endpointId, of.endpointId), 'endpoint_disabled' as const];
   const rows = await conn
     .update(webhookDeliveries)
-    .set({ status: 'discarded', discardReason: 'automation_inactive', nextAttemptAt: null, ...bump() })
-    .where(and(eq(webhookDeliveries.automationId, automationId), eq(webhookDeliveries.status, 'pending')))
+    .set({ status: 'discarded', discardReason: reason, nextAttemptAt: null, ...bump() })
+    .where(and(owner, eq(webhookDeliveries.status, 'pending')))
     .returning({ id: webhookDeliveries.id });
   return rows.map((r) => r.id);
 }

@@ -140,14 +140,18 @@ export async function addDestinationWaiters(connection: Redis, destination: stri
     .exec();
 }
 
+/** Moves a postponed (delayed) delivery job to the waiting list now; false when it is not delayed, or not there. */
+export async function promoteDeliveryJob(id: string): Promise<boolean> {
+  const job = await getQueue(queueNames.webhookDelivery).getJob(id);
+  return job ? job.promote().then(() => true, () => false) : false;
+}
+
 /** Wakes the oldest waiter still postponed (entries of jobs that came back on their own are skipped). */
 async function wakeWaiter(redis: SlotCommands, destination: string): Promise<void> {
-  const queue = getQueue(queueNames.webhookDelivery);
   for (let tries = 0; tries < 5; tries++) {
     const [id] = await redis.zpopmin(waitersKey(destination));
     if (!id) return;
-    const job = await queue.getJob(id);
-    if (job && (await job.promote().then(() => true, () => false))) return;
+    if (await promoteDeliveryJob(id)) return;
   }
 }
 

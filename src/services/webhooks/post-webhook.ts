@@ -24,6 +24,25 @@ export interface WebhookOutcome {
   status: number | null;
   error: string | null;
   durationMs: number;
+  /**
+   * The outcome in one line naming the partner's host, e.g. `HTTP 500 from partner.example.com`,
+   * `timeout after 10000 ms from partner.example.com`, `connection refused by partner.example.com`:
+   * the attempt log's error and the worker's job log (the delivery's lastError keeps `error`).
+   */
+  summary: string;
+  /** The first 1,024 bytes of the answer's body as text; null when there was no answer. */
+  bodyExcerpt: string | null;
+}
+
+/** How much of an answer's body is read and kept: a partner's error page, not a download. */
+export const bodyExcerptBytes = 1024;
+
+/**
+ * The excerpt as text: invalid UTF-8 (or a character cut at the 1,024th byte) becomes U+FFFD, and so
+ * does U+0000, which PostgreSQL text cannot store.
+ */
+function excerptOf(body: Buffer): string {
+  return body.subarray(0, bodyExcerptBytes).toString('utf8').replaceAll('\u0000', '\ufffd');
 }
 
 /**
@@ -81,20 +100,27 @@ function describeError(err: unknown): string {
   return code ? `connection failed (${code})` : 'connection failed';
 }
 
+function summariseError(err: unknown, host: string): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ECONNREFUSED' ? `connection refused by ${host}` : `${describeError(err)} to ${host}`;
+}
+
 /**
  * One POST of a webhook (docs/webhooks.md): address check at every call, connection to the checked
  * address (no second DNS lookup; the host name still goes to TLS SNI and Host), no redirects
- * (a 3xx is a failure), 10 s in all including the lookup. Success is a 2xx answer.
+ * (a 3xx is a failure), 10 s in all including the lookup and the body's excerpt. Success is a 2xx answer.
  */
 export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
   const started = performance.now();
   const allowPrivate = post.allowPrivate ?? config.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
   const timeoutMs = post.timeoutMs ?? webhookTimeoutMs;
-  const done = (status: number | null, error: string | null): WebhookOutcome => ({
+  const done = (status: number | null, error: string | null, summary = error ?? '', body: Buffer | null = null): WebhookOutcome => ({
     ok: error === null,
     status,
     error,
     durationMs: Math.round(performance.now() - started),
+    summary,
+    bodyExcerpt: body && excerptOf(body),
   });
 
   let url: URL;
@@ -105,6 +131,7 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowPrivate)) return done(null, 'only https addresses receive webhooks');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const answered = (status: number, body: Buffer, error: string | null) => done(status, error, `HTTP ${status} from ${url.host}`, body);
 
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -120,7 +147,7 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
     };
     const protocol = url.protocol as 'http:' | 'https:';
     const send = (pooled: boolean) =>
-      new Promise<number>((resolve, reject) => {
+      new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
         const request = (protocol === 'https:' ? https : http).request(
           {
             method: 'POST',
@@ -138,11 +165,22 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
             },
           },
           (response) => {
-            // Only the status matters; the body is drained (within the deadline) so the connection is reused.
-            response.resume();
+            // The status decides; the body is read for its first 1,024 bytes only. A short body is read
+            // to its end, so the connection is reused; a longer one is not read further (nor buffered):
+            // the connection is closed instead.
+            const chunks: Buffer[] = [];
+            let size = 0;
+            const answer = () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) });
+            response.on('data', (chunk: Buffer) => {
+              chunks.push(chunk);
+              size += chunk.length;
+              if (size >= bodyExcerptBytes) response.destroy();
+            });
             response.on('error', () => {});
-            response.on('close', () => clearTimeout(timer));
-            resolve(response.statusCode ?? 0);
+            response.on('close', () => {
+              clearTimeout(timer);
+              answer();
+            });
           },
         );
         request.on('error', (err: NodeJS.ErrnoException) => {
@@ -152,18 +190,18 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
         });
         request.end(post.body);
       });
-    const status = await send(true);
-    if (status >= 200 && status < 300) return done(status, null);
-    if (status >= 300 && status < 400) return done(status, `redirect (HTTP ${status}) not followed`);
-    return done(status, `HTTP ${status}`);
+    const { status, body } = await send(true);
+    if (status >= 200 && status < 300) return answered(status, body, null);
+    if (status >= 300 && status < 400) return answered(status, body, `redirect (HTTP ${status}) not followed`);
+    return answered(status, body, `HTTP ${status}`);
   } catch (err) {
     clearTimeout(timer);
-    if (controller.signal.aborted) return done(null, `no answer within ${timeoutMs / 1000} s`);
+    if (controller.signal.aborted) return done(null, `no answer within ${timeoutMs / 1000} s`, `timeout after ${timeoutMs} ms from ${url.host}`);
     if (err instanceof RefusedTarget) {
       logger.warn({ host, detail: err.message }, 'webhook destination refused');
-      return done(null, destinationNotAllowed);
+      return done(null, destinationNotAllowed, `address refused: ${url.host} must resolve to public addresses only`);
     }
     logger.info({ host, err }, 'webhook connection failed');
-    return done(null, describeError(err));
+    return done(null, describeError(err), summariseError(err, url.host));
   }
 }

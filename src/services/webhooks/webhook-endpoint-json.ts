@@ -1,8 +1,20 @@
 import { z } from 'zod';
-import type { webhookEndpoints } from '../../db/schema/index.js';
+import { endpointHealthStates, type webhookEndpoints } from '../../db/schema/index.js';
 import { component, instant, uuid } from '../../core/response-schemas.js';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+
+const endpointHealthSchema = component(
+  'WebhookEndpointHealth',
+  z.object({
+    state: z.enum(endpointHealthStates),
+    consecutiveFailures: z.number().int().min(0),
+    failingSince: instant.nullable().describe('The first failed attempt of the current streak of failures.'),
+    lastSuccessAt: instant.nullable(),
+    disabledAt: instant.nullable().describe('When the platform disabled the destination after failing too long.'),
+  }),
+  'How the attempts made to a destination are going (docs/webhooks.md "Endpoint health").',
+);
 
 export const webhookEndpointSchema = component(
   'WebhookEndpoint',
@@ -13,6 +25,7 @@ export const webhookEndpointSchema = component(
     isActive: z.boolean(),
     secretVersion: z.number().int(),
     previousSecretExpiresAt: instant,
+    health: endpointHealthSchema,
     createdAt: instant,
     updatedAt: instant,
   }),
@@ -28,6 +41,13 @@ export function webhookEndpointJson(e: WebhookEndpointRow): z.output<typeof webh
     isActive: e.isActive,
     secretVersion: e.secretVersion,
     previousSecretExpiresAt: e.previousSecretExpiresAt.toISOString(),
+    health: {
+      state: e.healthState,
+      consecutiveFailures: e.consecutiveFailures,
+      failingSince: e.failingSince?.toISOString() ?? null,
+      lastSuccessAt: e.lastSuccessAt?.toISOString() ?? null,
+      disabledAt: e.disabledAt?.toISOString() ?? null,
+    },
     createdAt: e.createdAt.toISOString(),
     updatedAt: e.updatedAt.toISOString(),
   };

@@ -4,18 +4,23 @@ import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { webhookEndpoints } from '../../db/schema/index.js';
 import { canSeeVenue, type AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
+import type { Logger } from 'pino';
+import { logger } from '../../logger.js';
+import { actorOf, transactionWithEvents } from '../events/outbox.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
+import { enableDisabledEndpoint } from './endpoint-health.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { handOutSecretOnce, openHandedOutSecret, type SecretIdempotency } from './secret-handout.js';
 import { sealNewSecret } from './signing-secrets.js';
 import type { WebhookEndpointRow } from './webhook-endpoint-json.js';
 
-/** The endpoint if it belongs to the key's organisation and a venue the key may see; 404 otherwise. */
-export async function getVisibleEndpoint(auth: AuthContext, endpointId: string, conn: DbOrTx = db): Promise<WebhookEndpointRow> {
-  const [row] = await conn
+/** The endpoint if it belongs to the key's organisation and a venue the key may see; 404 otherwise. `forShare`: in a transaction, lock it against changes. */
+export async function getVisibleEndpoint(auth: AuthContext, endpointId: string, conn: DbOrTx = db, forShare = false): Promise<WebhookEndpointRow> {
+  const query = conn
     .select()
     .from(webhookEndpoints)
     .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.organisationId, auth.organisationId)));
+  const [row] = forShare ? await query.for('share') : await query;
   if (!row || !canSeeVenue(auth, row.venueId)) throw ApiError.notFound('Webhook endpoint');
   return row;
 }
@@ -81,16 +86,26 @@ export async function listEndpoints(auth: AuthContext, query: ListQuery & { venu
   });
 }
 
-export async function updateEndpoint(auth: AuthContext, endpointId: string, patch: { url?: string; isActive?: boolean }): Promise<WebhookEndpointRow> {
+/**
+ * Changes the address or turns the destination on or off. Turning on a destination the platform
+ * disabled also resets its health and emits `webhook_endpoint_enabled` (docs/webhooks.md "Endpoint health").
+ */
+export async function updateEndpoint(auth: AuthContext, endpointId: string, patch: { url?: string; isActive?: boolean }, log: Logger = logger): Promise<WebhookEndpointRow> {
   const existing = await getVisibleEndpoint(auth, endpointId);
   if (patch.url === undefined && patch.isActive === undefined) return existing;
-  const [endpoint] = await db
-    .update(webhookEndpoints)
-    .set({ ...patch, updatedAt: nextUpdatedAt(webhookEndpoints.updatedAt) })
-    .where(eq(webhookEndpoints.id, existing.id))
-    .returning();
-  if (!endpoint) throw ApiError.notFound('Webhook endpoint');
-  return endpoint;
+  return transactionWithEvents(
+    actorOf(auth),
+    async (tx, emit) => {
+      const [endpoint] = await tx
+        .update(webhookEndpoints)
+        .set({ ...patch, updatedAt: nextUpdatedAt(webhookEndpoints.updatedAt) })
+        .where(eq(webhookEndpoints.id, existing.id))
+        .returning();
+      if (!endpoint) throw ApiError.notFound('Webhook endpoint');
+      return (patch.isActive && (await enableDisabledEndpoint(tx, emit, endpoint.id))) || endpoint;
+    },
+    log,
+  );
 }
 
 /** Deletes the destination; deliveries still aimed at it fail with a clear lastError. */

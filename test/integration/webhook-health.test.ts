@@ -1,0 +1,160 @@
+import { describe, expect, it, vi } from 'vitest';
+
+// Its own queues, the retry schedule compressed, and a destination disabled after 3 failed attempts
+// in a row however short the streak (docs/webhooks.md "Endpoint health").
+vi.hoisted(() => {
+  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}health`;
+  process.env.WEBHOOK_BACKOFF_SCALE = '0.001';
+  process.env.WEBHOOK_DISABLE_AFTER_FAILURES = '3';
+  process.env.WEBHOOK_DISABLE_AFTER_MINUTES = '0';
+});
+
+import { asc, eq, inArray } from 'drizzle-orm';
+import { db } from '../../src/db/client.js';
+import { events, webhookDeliveries } from '../../src/db/schema/index.js';
+import { metricsRegistry } from '../../src/metrics/metrics.js';
+import { queueNames } from '../../src/queues/queue-names.js';
+import { getQueue } from '../../src/queues/queues.js';
+import { client, createTenant, type Client } from '../support/harness.js';
+import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import { eventually, type ReceivedWebhook } from '../support/webhook-receiver.js';
+
+// The partner answers the first request, then fails until told otherwise.
+let partnerAnswers = (_request: ReceivedWebhook, index: number): number | Promise<number> => (index === 0 ? 200 : 500);
+const pipeline = useWebhookPipeline({ policy: (request, index) => partnerAnswers(request, index) });
+
+const eventsOfType = async (api: Client, venueId: string, type: string) => (await api.get(`/events?venueId=${venueId}&type=${type}`)).body.data;
+
+describe('endpoint health', () => {
+  it('a destination failing 3 times in a row is disabled once, its pending deliveries discarded; turning it on resets its health; a recovery sends the discarded deliveries of the window again, once each, in event order', async () => {
+    const tenant = await createTenant();
+    const api = client(pipeline.url, tenant.key);
+    const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
+    const endpointId: string = created.body.webhookEndpoint.id;
+    const automation = await api.post('/automations', { venueId: tenant.venueId, name: 'Partner', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    expect(automation.status).toBe(201);
+
+    // A success first: lastSuccessAt survives the disabling and the re-enabling.
+    const first = await emitReservationEvent(tenant);
+    await waitForDelivery(first.eventId, (d) => d.status === 'delivered');
+    const healthy = (await api.get(`/webhook-endpoints/${endpointId}`)).body.webhookEndpoint;
+    expect(healthy.health).toMatchObject({ state: 'healthy', consecutiveFailures: 0, failingSince: null, disabledAt: null });
+    expect(healthy.health.lastSuccessAt).not.toBeNull();
+
+    // Five events at once: their first attempts fail side by side, three of them or more see the
+    // destination due for disabling, one disables it.
+    const failing = await Promise.all(Array.from({ length: 5 }, () => emitReservationEvent(tenant)));
+    const failingIds = failing.map((f) => f.eventId);
+    const deliveries = await eventually(
+      async () => {
+        const rows = await db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, failingIds));
+        return rows.length === 5 && rows.every((d) => d.status === 'discarded') ? rows : undefined;
+      },
+      20_000,
+      'the five deliveries discarded',
+    );
+    expect(deliveries.map((d) => d.discardReason)).toEqual(Array(5).fill('endpoint_disabled'));
+
+    const disabled = (await api.get(`/webhook-endpoints/${endpointId}`)).body.webhookEndpoint;
+    expect(disabled.isActive).toBe(false);
+    expect(disabled.health).toMatchObject({ state: 'disabled', lastSuccessAt: healthy.health.lastSuccessAt });
+    expect(disabled.health.consecutiveFailures).toBeGreaterThanOrEqual(3);
+    expect(disabled.health.failingSince).not.toBeNull();
+    expect(disabled.health.disabledAt).not.toBeNull();
+
+    // Their jobs are gone (removed, or ended on finding the row discarded), and nothing more is sent.
+    const queue = getQueue(queueNames.webhookDelivery);
+    await eventually(async () => (await Promise.all(deliveries.map((d) => queue.getJob(d.id)))).every((job) => !job), 10_000, 'the jobs removed');
+    const sentBeforeRecovery = pipeline.receiver.received.length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(pipeline.receiver.received).toHaveLength(sentBeforeRecovery);
+
+    const disabledEvents = await eventsOfType(api, tenant.venueId, 'webhook_endpoint_disabled');
+    expect(disabledEvents).toHaveLength(1);
+    expect(disabledEvents[0].data.webhookEndpoint).toMatchObject({ id: endpointId, isActive: false, health: { state: 'disabled', disabledAt: disabled.health.disabledAt } });
+
+    const gauge = await metricsRegistry.getSingleMetricAsString('webhook_endpoints');
+    expect(gauge).toMatch(/^webhook_endpoints\{state="disabled"\} [1-9]\d*$/m);
+    expect(gauge).toMatch(/^webhook_endpoints\{state="healthy"\} \d+$/m);
+
+    // Operator events trigger nothing: no automation can listen to them.
+    const listening = await api.post('/automations', { venueId: tenant.venueId, name: 'Ops', eventTypes: ['webhook_endpoint_disabled'], action: { type: 'partner_notification' } });
+    expect(listening.status).toBe(400);
+    expect(listening.body.error.details.fields).toEqual(['eventTypes.0']);
+
+    // A disabled destination cannot be recovered.
+    const refused = await api.post(`/webhook-endpoints/${endpointId}/recover`, { since: new Date(Date.now() - 3600_000).toISOString() });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'conflict', details: { reason: 'endpoint_disabled' } });
+
+    // Turning it on again: health reset (lastSuccessAt kept), one webhook_endpoint_enabled, nothing resent.
+    const enabled = await api.patch(`/webhook-endpoints/${endpointId}`, { isActive: true });
+    expect(enabled.status).toBe(200);
+    expect(enabled.body.webhookEndpoint).toMatchObject({
+      isActive: true,
+      health: { state: 'healthy', consecutiveFailures: 0, failingSince: null, disabledAt: null, lastSuccessAt: healthy.health.lastSuccessAt },
+    });
+    expect((await api.patch(`/webhook-endpoints/${endpointId}`, { isActive: true })).status).toBe(200);
+    const enabledEvents = await eventsOfType(api, tenant.venueId, 'webhook_endpoint_enabled');
+    expect(enabledEvents).toHaveLength(1);
+    expect(enabledEvents[0].data.webhookEndpoint).toMatchObject({ id: endpointId, isActive: true, health: { state: 'healthy' } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pipeline.receiver.received).toHaveLength(sentBeforeRecovery);
+
+    // One of the five dates from before the window (as if discarded two hours ago): the recovery of
+    // the last hour sends the other four, in event order, one at a time.
+    const [outside, ...inside] = failingIds;
+    await db.update(webhookDeliveries).set({ createdAt: new Date(Date.now() - 2 * 3600_000) }).where(eq(webhookDeliveries.eventId, outside));
+    const windowStart = new Date(Date.now() - 3600_000);
+    const byEvent = await db.select({ id: events.id }).from(events).where(inArray(events.id, inside)).orderBy(asc(events.createdAt), asc(events.id));
+    const expectedOrder = byEvent.map((e) => e.id);
+    let inFlight = 0;
+    let mostInFlight = 0;
+    partnerAnswers = async () => {
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      await new Promise((r) => setTimeout(r, 100));
+      inFlight--;
+      return 200;
+    };
+    const body = { since: windowStart.toISOString() };
+    const recovered = await api.post(`/webhook-endpoints/${endpointId}/recover`, body, { 'Idempotency-Key': `recover-${endpointId}` });
+    expect(recovered.status).toBe(202);
+    expect(recovered.body.recovery).toMatchObject({ endpointId, since: windowStart.toISOString(), deliveries: 4 });
+    expect(Date.parse(recovered.body.recovery.until)).toBeGreaterThanOrEqual(windowStart.getTime());
+
+    const resent = (await pipeline.receiver.waitFor(sentBeforeRecovery + 4)).slice(sentBeforeRecovery);
+    expect(resent.map((r) => JSON.parse(r.body.toString()).eventId)).toEqual(expectedOrder);
+    expect(mostInFlight).toBe(1);
+    for (const eventId of expectedOrder) await waitForDelivery(eventId, (d) => d.status === 'delivered');
+
+    // The same Idempotency-Key answers the same recovery and sends nothing again.
+    const repeated = await api.post(`/webhook-endpoints/${endpointId}/recover`, body, { 'Idempotency-Key': `recover-${endpointId}` });
+    expect(repeated.status).toBe(202);
+    expect(repeated.headers.get('idempotent-replayed')).toBe('true');
+    expect(repeated.body.recovery.id).toBe(recovered.body.recovery.id);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(pipeline.receiver.received).toHaveLength(sentBeforeRecovery + 4);
+    const [left] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, outside));
+    expect(left).toMatchObject({ status: 'discarded', discardReason: 'endpoint_disabled' });
+  }, 60_000);
+
+  it('refuses a window that starts more than 14 days ago or ends before it starts, naming the field', async () => {
+    const tenant = await createTenant();
+    const api = client(pipeline.url, tenant.key);
+    const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
+    const path = `/webhook-endpoints/${created.body.webhookEndpoint.id}/recover`;
+
+    const tooOld = await api.post(path, { since: new Date(Date.now() - 15 * 24 * 3600_000).toISOString() });
+    expect(tooOld.status).toBe(400);
+    expect(tooOld.body.error.details.fields).toEqual(['since']);
+
+    const reversed = await api.post(path, { since: new Date(Date.now() - 3600_000).toISOString(), until: new Date(Date.now() - 7200_000).toISOString() });
+    expect(reversed.status).toBe(400);
+    expect(reversed.body.error.details.fields).toEqual(['until']);
+
+    expect((await api.post(path, {})).body.error.details.fields).toEqual(['since']);
+    const empty = await api.post(path, { since: new Date(Date.now() - 3600_000).toISOString() });
+    expect(empty.status).toBe(202);
+    expect(empty.body.recovery.deliveries).toBe(0);
+  });
+});
