@@ -78,5 +78,19 @@ describe('attempt log', () => {
     expect(stacks[4]).toBe(`${refused} (attempt 5 of 5)`);
     const { logs } = await getQueue(queueNames.webhookDelivery).getJobLogs(delivered.id);
     expect(logs).toEqual([1, 2, 3, 4, 5].map((n) => expect.stringMatching(new RegExp(`^attempt ${n} of 5: ${refused} in \\d+ ms$`))));
+
+    // As an operator reads it, through Bull Board's own API: named after what it is about, with
+    // the ids to search by, a one-line reason and no stack trace.
+    const board = await fetch(`${pipeline.url}/admin/queues/api/queues?activeQueue=${queueNames.webhookDelivery}&status=failed&page=1`, {
+      headers: { authorization: `Basic ${Buffer.from('admin:test-admin-password').toString('base64')}` },
+    });
+    expect(board.status).toBe(200);
+    const { queues } = (await board.json()) as { queues: Array<{ name: string; jobs: Array<Record<string, any>> }> };
+    const shown = queues.find((q) => q.name === queueNames.webhookDelivery)!.jobs.find((j) => j.id === delivered.id)!;
+    // Named when the cycle was enqueued, after the address the delivery last went to.
+    expect(shown.name).toBe(`reservation_created → ${partnerHost}`);
+    expect(shown.data).toMatchObject({ deliveryId: delivered.id, organisationId: tenant.organisationId, venueId: tenant.venueId, eventId, endpointId, automationId: delivered.automationId });
+    expect(shown.failedReason).toBe(`${refused} (attempt 5 of 5)`);
+    expect(shown.stacktrace.join('\n')).not.toMatch(/\n\s+at /);
   }, 60_000);
 });
