@@ -1,4 +1,4 @@
-import { sql as sqlTag, type SQL } from 'drizzle-orm';
+import { fillPlaceholders, sql as sqlTag, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -121,6 +121,17 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbOrTx = Db | Tx;
 
 const dialect = new PgDialect();
+
+/**
+ * A hand-written statement built once, its values left as placeholders (`sql.placeholder`), run on
+ * the pool as a prepared statement with the values of each call: for a statement on a hot path,
+ * where building its text with drizzle at every call would cost more than running it. Values go to
+ * the driver as given (write instants as ISO strings, and cast the placeholders in the SQL).
+ */
+export function prepareSql<T>(statement: SQL): (values: Record<string, unknown>) => Promise<T[]> {
+  const query = dialect.sqlToQuery(statement);
+  return async (values) => (await db.$client.unsafe(query.sql, fillPlaceholders(query.params, values) as never[], { prepare: true })) as unknown as T[];
+}
 
 /**
  * Runs a hand-written statement (the engine's loads, its lock statements) and returns its rows, as a

@@ -128,9 +128,15 @@ function expectError(res: ApiResponse, status: number, code: string, what: strin
   expect(res.body.error.requestId, what).toBe(res.headers.get('x-request-id'));
 }
 
-/** A concluded delivery written directly (no worker runs in this file), for the list under a delivery. */
+/**
+ * A concluded delivery written directly (no worker runs in this file), for the list under a delivery.
+ * Its automation is inactive: another file's outbox sweep may process this file's events, and an
+ * active automation would leave deliveries nobody attempts.
+ */
 async function insertDelivery(t: Tenant, c: Client): Promise<string> {
-  const automation = (await c.post('/automations', { venueId: t.venueId, name: 'Lists', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } })).body.automation;
+  const automation = (
+    await c.post('/automations', { venueId: t.venueId, name: 'Lists', eventTypes: ['reservation_created'], action: { type: 'partner_notification' }, status: 'inactive' })
+  ).body.automation;
   const [event] = await db
     .insert(events)
     .values({ organisationId: t.organisationId, venueId: t.venueId, type: 'reservation_created', subjectType: 'none', data: {}, livemode: true, published: false, dispatchedAt: new Date() })

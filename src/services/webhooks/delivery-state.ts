@@ -1,6 +1,6 @@
 import { and, eq, gt, inArray, isNull, lt, ne, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { config } from '../../config.js';
-import { db, runSql, type DbOrTx } from '../../db/client.js';
+import { db, prepareSql, type DbOrTx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import {
   automations,
@@ -124,7 +124,7 @@ export interface AttemptOutcome {
 }
 
 /** One row of the attempt log. */
-export type AttemptLogEntry = Omit<typeof webhookDeliveryAttempts.$inferInsert, 'deliveryId'>;
+export type AttemptLogEntry = Omit<typeof webhookDeliveryAttempts.$inferSelect, 'deliveryId'>;
 
 export interface AttemptRecord {
   deliveryId: string;
@@ -150,14 +150,42 @@ export const failingTooLong = sql`${webhookEndpoints.isActive} and ${webhookEndp
   and ${webhookEndpoints.consecutiveFailures} >= ${config.WEBHOOK_DISABLE_AFTER_FAILURES}
   and ${webhookEndpoints.failingSince} <= clock_timestamp() - make_interval(mins => ${config.WEBHOOK_DISABLE_AFTER_MINUTES})`;
 
+/** A value of the prepared record statements, typed in SQL (the values are given as the driver sends them). */
+const param = (name: string, type: 'uuid' | 'int' | 'text' | 'timestamptz') => sql`${sql.placeholder(name)}::${sql.raw(type)}`;
+
+/** The attempt's destination and answer, kept on the delivery row ("same destination" for a redelivery). */
+const outcomeColumns = { lastResponseStatus: param('status', 'int'), endpointId: param('endpointId', 'uuid'), url: param('url', 'text') };
+
+/** A 2xx answer is the truth, even if the delivery was annulled while the request was under way. */
+const concludeDelivered = db
+  .update(webhookDeliveries)
+  .set({ status: 'delivered', ...outcomeColumns, lastError: null, nextAttemptAt: null, discardReason: null, ...bump() })
+  .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), ne(webhookDeliveries.status, 'delivered')))
+  .returning({ id: webhookDeliveries.id });
+
+/** A failed attempt: pending with its next moment, or discarded when no attempt follows; only while pending. */
+const lastAttempt = sql`${param('nextAttemptAt', 'timestamptz')} is null`;
+const concludeFailed = db
+  .update(webhookDeliveries)
+  .set({
+    ...outcomeColumns,
+    lastError: param('error', 'text'),
+    nextAttemptAt: param('nextAttemptAt', 'timestamptz'),
+    status: sql`case when ${lastAttempt} then 'discarded' else ${webhookDeliveries.status} end`,
+    discardReason: sql`case when ${lastAttempt} then 'max_attempts' else ${webhookDeliveries.discardReason} end`,
+    ...bump(),
+  })
+  .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), eq(webhookDeliveries.status, 'pending')))
+  .returning({ id: webhookDeliveries.id });
+
 /**
- * The destination's health after an attempt made to it. A disabled destination's health stays as it
- * was disabled (an attempt under way then still finishes) until it is enabled again. A success
- * rewrites a healthy row at most once a second: every delivery to a busy partner would otherwise
- * queue on this one row's lock.
+ * The destination's health after an attempt made to it (none when `reachedEndpointId` is null). A
+ * disabled destination's health stays as it was disabled (an attempt under way then still finishes)
+ * until it is enabled again. A success rewrites a healthy row at most once a second: every delivery
+ * to a busy partner would otherwise queue on this one row's lock.
  */
-function endpointHealthUpdate(endpointId: string, ok: boolean) {
-  const endpoint = and(eq(webhookEndpoints.id, endpointId), isNull(webhookEndpoints.disabledAt));
+function endpointHealthUpdate(ok: boolean) {
+  const endpoint = and(eq(webhookEndpoints.id, param('reachedEndpointId', 'uuid')), isNull(webhookEndpoints.disabledAt));
   if (ok) {
     return db
       .update(webhookEndpoints)
@@ -184,64 +212,58 @@ function endpointHealthUpdate(endpointId: string, ok: boolean) {
     .returning({ disableDue: sql<boolean>`${failingTooLong}`.as('disable_due') });
 }
 
+const logAttempt = db.insert(webhookDeliveryAttempts).values({
+  deliveryId: param('deliveryId', 'uuid'),
+  attempt: param('attempt', 'int'),
+  startedAt: param('startedAt', 'timestamptz'),
+  durationMs: param('durationMs', 'int'),
+  responseStatus: param('status', 'int'),
+  error: param('attemptError', 'text'),
+  responseBodyExcerpt: param('excerpt', 'text'),
+});
+
 /**
  * Records one attempt in one statement (so in one transaction): the delivery's new state
- * (`conclude`, an UPDATE … RETURNING that matches only while the delivery may take this outcome),
- * the attempt log's row and the destination's health. The log and the health take the attempt even
- * when the delivery no longer does: the request was made.
+ * (`conclude`, matching only while the delivery may take this outcome), the attempt log's row and
+ * the destination's health. The log and the health take the attempt even when the delivery no
+ * longer does: the request was made. Built once: this runs for every attempt.
  */
-async function recordAttempt(conclude: SQLWrapper, record: AttemptRecord, ok: boolean): Promise<RecordedAttempt> {
-  const logged = db
-    .insert(webhookDeliveryAttempts)
-    .values({ deliveryId: record.deliveryId, ...record.log })
-    .onConflictDoNothing();
-  const health = record.reachedEndpointId ? endpointHealthUpdate(record.reachedEndpointId, ok) : sql`(select false as disable_due)`;
+function prepareRecord(conclude: SQLWrapper, ok: boolean) {
   // drizzle puts an embedded query builder in parentheses itself.
-  const [row] = await runSql<{ applied: boolean; disableDue: boolean }>(
-    db,
-    sql`with concluded as ${conclude}, logged as ${logged}, health as ${health}
+  return prepareSql<{ applied: boolean; disableDue: boolean }>(
+    sql`with concluded as ${conclude}, logged as ${logAttempt}, health as ${endpointHealthUpdate(ok)}
       select exists (select from concluded) as applied, coalesce((select bool_or(disable_due) from health), false) as "disableDue"`,
   );
+}
+
+const recordStatements = { delivered: prepareRecord(concludeDelivered, true), failed: prepareRecord(concludeFailed, false) };
+
+async function recordAttempt(kind: keyof typeof recordStatements, { deliveryId, outcome, log, reachedEndpointId }: AttemptRecord, nextAttemptAt: Date | null) {
+  const [row] = await recordStatements[kind]({
+    deliveryId,
+    status: outcome.status,
+    error: outcome.error,
+    endpointId: outcome.endpointId,
+    url: outcome.url,
+    nextAttemptAt: nextAttemptAt?.toISOString() ?? null,
+    attempt: log.attempt,
+    startedAt: log.startedAt.toISOString(),
+    durationMs: log.durationMs,
+    attemptError: log.error,
+    excerpt: log.responseBodyExcerpt,
+    reachedEndpointId,
+  });
   return { applied: row?.applied ?? false, disableDue: row?.disableDue ?? false };
 }
 
 /** A 2xx answer is the truth, even if the delivery was annulled while the request was under way. */
-export async function recordDelivered(record: AttemptRecord): Promise<RecordedAttempt> {
-  const { outcome } = record;
-  const conclude = db
-    .update(webhookDeliveries)
-    .set({
-      status: 'delivered',
-      lastResponseStatus: outcome.status,
-      lastError: null,
-      nextAttemptAt: null,
-      discardReason: null,
-      endpointId: outcome.endpointId,
-      url: outcome.url,
-      ...bump(),
-    })
-    .where(and(eq(webhookDeliveries.id, record.deliveryId), ne(webhookDeliveries.status, 'delivered')))
-    .returning({ id: webhookDeliveries.id });
-  return recordAttempt(conclude, record, true);
+export function recordDelivered(record: AttemptRecord): Promise<RecordedAttempt> {
+  return recordAttempt('delivered', record, null);
 }
 
-/** A failed attempt: pending with its next moment, or discarded after the last one; not applied when no longer pending. */
-export async function recordFailure(record: AttemptRecord, nextAttemptAt: Date | null): Promise<RecordedAttempt> {
-  const { outcome } = record;
-  const conclude = db
-    .update(webhookDeliveries)
-    .set({
-      lastResponseStatus: outcome.status,
-      lastError: outcome.error,
-      nextAttemptAt,
-      endpointId: outcome.endpointId,
-      url: outcome.url,
-      ...(nextAttemptAt === null ? { status: 'discarded' as const, discardReason: 'max_attempts' as const } : {}),
-      ...bump(),
-    })
-    .where(and(eq(webhookDeliveries.id, record.deliveryId), eq(webhookDeliveries.status, 'pending')))
-    .returning({ id: webhookDeliveries.id });
-  return recordAttempt(conclude, record, false);
+/** A failed attempt: pending with its next moment, or discarded after the last one (`nextAttemptAt` null); not applied when no longer pending. */
+export function recordFailure(record: AttemptRecord, nextAttemptAt: Date | null): Promise<RecordedAttempt> {
+  return recordAttempt('failed', record, nextAttemptAt);
 }
 
 /**
