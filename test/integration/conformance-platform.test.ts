@@ -755,7 +755,7 @@ describe('malformed body values', () => {
         }
       }
     }
-  });
+  }, 90_000);
 
   it('an address that is not a URL → 400 naming it, wherever a webhook address is taken', async () => {
     const t = await createTenant();
