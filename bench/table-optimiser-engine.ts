@@ -5,6 +5,7 @@
 import { orderedSeatings } from '../src/lib/availability/seatings.js';
 import { findSeatingWithMoves, type MovableBooking, type SeatingSearch } from '../src/lib/availability/table-optimiser.js';
 import type { FloorTable, TableCombination } from '../src/lib/availability/types.js';
+import { mulberry32 } from './support/seeded-random.js';
 
 const samples = Number(process.argv[2] ?? 2000);
 const MINUTE_MS = 60_000;
@@ -12,17 +13,6 @@ const serviceDate = '2030-03-01';
 const at = (minuteOfDay: number) => Date.parse(`${serviceDate}T00:00:00Z`) + minuteOfDay * MINUTE_MS;
 const now = at(10 * 60);
 
-/** mulberry32: the same floor on every run, so that runs compare. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = mulberry32(2030);
 const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
 

@@ -9,6 +9,7 @@ import {
   type OptimisedSeating,
 } from '../../src/lib/availability/table-optimiser.js';
 import type { FloorTable, ReservationStatus, TableCombination } from '../../src/lib/availability/types.js';
+import { mulberry32 } from '../../bench/support/seeded-random.js';
 
 const MINUTE_MS = 60_000;
 const serviceDate = '2030-03-01';
@@ -174,17 +175,6 @@ describe('findSeatingWithMoves', () => {
 
 // ---- Random floors ----
 
-/** mulberry32: a small seeded PRNG, so that every failing floor can be rebuilt from its seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T,>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
 const slots = Array.from({ length: 17 }, (_, i) => at('18:00') + i * 15 * MINUTE_MS);
