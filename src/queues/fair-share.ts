@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import { config } from '../config.js';
+import { groupBy } from '../lib/group-by.js';
 import { getQueue, getQueueConnection } from './queues.js';
 import { queueNames, type QueueName } from './queue-names.js';
 
@@ -68,8 +69,8 @@ export async function takeFairPriorities(queue: QueueName, organisationId: strin
 
 /** The priorities of jobs of several organisations, each organisation's in the order given. */
 export async function takeFairPrioritiesOf<T>(queue: QueueName, items: readonly T[], organisationOf: (item: T) => string): Promise<number[]> {
-  const byOrganisation = new Map<string, number[]>();
-  items.forEach((item, i) => byOrganisation.set(organisationOf(item), [...(byOrganisation.get(organisationOf(item)) ?? []), i]));
+  // Indexes grouped, not copied per item: one batch may hold an organisation's 20,000 jobs.
+  const byOrganisation = groupBy(items.map((_, i) => i), (i) => organisationOf(items[i]));
   const priorities = new Array<number>(items.length);
   await Promise.all(
     [...byOrganisation].map(async ([organisationId, indexes]) => {

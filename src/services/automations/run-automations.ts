@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { db, type DbOrTx } from '../../db/client.js';
 import { automationRuns, automations, events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { conditionsMatch } from '../../lib/automation-conditions.js';
+import { groupBy } from '../../lib/group-by.js';
 import { isAutomationTrigger } from '../../lib/event-catalogue.js';
 import { enqueueDeliveries } from '../webhooks/delivery-queue.js';
 import { deliveryKey } from '../webhooks/envelope.js';
@@ -11,18 +12,6 @@ type AutomationRow = typeof automations.$inferSelect;
 
 /** The one action of an automation for now: index 0 of the delivery key `automation:<runId>:<n>`. */
 const actionIndex = 0;
-
-/** Map.groupBy of ES2024, which Node 20 does not have. */
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
-}
 
 /** The active automations of these events' venues; `for share` when about to act on them. */
 async function activeAutomations(venueIds: string[], conn: DbOrTx, lock: boolean): Promise<AutomationRow[]> {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { config } from '../../config.js';
 import { mapInChunks } from '../../lib/chunks.js';
 import { maxDeliveryAttempts, webhookBackoffStrategy } from '../../lib/webhook-backoff.js';
+import { groupBy } from '../../lib/group-by.js';
 import { destinationOf } from '../../lib/webhook-destination.js';
 import { takeFairPrioritiesOf } from '../../queues/fair-share.js';
 import { queueNames } from '../../queues/queue-names.js';
@@ -70,11 +71,8 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
   const now = Date.now();
   const dueIn = (d: DeliveryToEnqueue) => Math.max(0, (d.nextAttemptAt?.getTime() ?? now) - now);
   const destinationOfDelivery = new Map(deliveries.map((d) => [d.id, destinationOf(d.url ?? '')]));
-  const byDestination = new Map<string, string[]>();
-  for (const d of deliveries) {
-    const destination = destinationOfDelivery.get(d.id);
-    if (destination && dueIn(d) === 0) byDestination.set(destination, [...(byDestination.get(destination) ?? []), d.id]);
-  }
+  const dueNow = deliveries.filter((d) => destinationOfDelivery.get(d.id) && dueIn(d) === 0);
+  const byDestination = new Map([...groupBy(dueNow, (d) => destinationOfDelivery.get(d.id)!)].map(([destination, list]) => [destination, list.map((d) => d.id)]));
   const postponedDelay = new Map<string, number>();
   const waiters: Array<[string, string[]]> = [];
   const connection = getQueueConnection();

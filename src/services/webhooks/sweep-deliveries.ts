@@ -27,8 +27,19 @@ export async function sweepDeliveries(): Promise<number> {
   let requeued = 0;
   let after: { nextAttemptAt: Date | null; id: string } | undefined;
   for (;;) {
+    // What a job is made of, not the stored envelope: up to a thousand rows per batch.
     const rows = await db
-      .select()
+      .select({
+        id: webhookDeliveries.id,
+        organisationId: webhookDeliveries.organisationId,
+        venueId: webhookDeliveries.venueId,
+        eventId: webhookDeliveries.eventId,
+        eventType: webhookDeliveries.eventType,
+        automationId: webhookDeliveries.automationId,
+        endpointId: webhookDeliveries.endpointId,
+        url: webhookDeliveries.url,
+        nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      })
       .from(webhookDeliveries)
       .where(
         and(
