@@ -103,16 +103,25 @@ export function runCancellable<T>(work: () => T): { result: T; cancel: () => voi
     result,
     cancel: () => {
       scope.cancelled = true;
-      for (const session of scope.transactions) {
-        void session.then((s) =>
-          s && scope.transactions.has(session)
-            ? runDetached(() => pool.unsafe('select pg_cancel_backend(pid) from pg_stat_activity where pid = $1 and xact_start = $2::timestamptz', [s.pid, s.started]))
-            : undefined,
-        ).catch(() => {});
-      }
+      for (const session of scope.transactions) void cancelUntilEnded(scope, session).catch(() => {});
     },
   };
 }
+
+/**
+ * PostgreSQL cancels the statement a backend is running, not its transaction: a cancel that arrives
+ * between two statements (the next one still on its way) changes nothing, and that statement could
+ * then wait on a lock for nobody. So the cancel is sent again until the transaction has ended, which
+ * the first cancel that meets a statement brings about.
+ */
+async function cancelUntilEnded(scope: CancellationScope, session: Promise<TransactionSession | null>): Promise<void> {
+  const s = await session;
+  while (s && scope.transactions.has(session)) {
+    await runDetached(() => pool.unsafe('select pg_cancel_backend(pid) from pg_stat_activity where pid = $1 and xact_start = $2::timestamptz', [s.pid, s.started]));
+    await new Promise((resolve) => setTimeout(resolve, cancelRepeatMs));
+  }
+}
+const cancelRepeatMs = 100;
 
 export const db = drizzle(sql, { schema });
 export type Db = typeof db;
