@@ -3,8 +3,8 @@
 // seated until full shows the worst case, a request refused after the whole bounded search.
 // Usage: npx tsx bench/table-optimiser-engine.ts [samples=2000]
 import { orderedSeatings } from '../src/lib/availability/seatings.js';
-import { findSeatingWithMoves, type MovableBooking, type SeatingSearch } from '../src/lib/availability/table-optimiser.js';
-import type { FloorTable, TableCombination } from '../src/lib/availability/types.js';
+import { findSeatingWithMoves, type SeatingSearch } from '../src/lib/availability/table-optimiser.js';
+import type { Booking, FloorTable, TableCombination } from '../src/lib/availability/types.js';
 import { mulberry32 } from './support/seeded-random.js';
 
 const samples = Number(process.argv[2] ?? 2000);
@@ -32,8 +32,8 @@ const lunch = Array.from({ length: 9 }, (_, i) => 12 * 60 + 15 * i);
 const dinner = Array.from({ length: 15 }, (_, i) => 18 * 60 + 15 * i);
 
 /** Reservations seated first-fit at the grid's times, as the engine seats them, until `count` or the floor is full. */
-function seatReservations(grid: readonly number[], count: number): MovableBooking[] {
-  const bookings: MovableBooking[] = [];
+function seatReservations(grid: readonly number[], count: number): Booking[] {
+  const bookings: Booking[] = [];
   for (let i = 0, misses = 0; bookings.length < count && misses < 200; i++) {
     const partySize = pick([2, 2, 2, 2, 3, 4, 4, 4, 5, 6, 6, 8]);
     const startsAt = at(pick(grid));
@@ -58,7 +58,7 @@ function timings(search: SeatingSearch, runs: number): number[] {
   return durations.sort((a, b) => a - b);
 }
 
-function runFloor(title: string, grid: readonly number[], bookings: MovableBooking[]): void {
+function runFloor(title: string, grid: readonly number[], bookings: Booking[]): void {
   const requests = grid.flatMap((minute) => [2, 4, 6, 8].map((partySize): Request => ({ partySize, start: at(minute), end: at(minute) + 120 * MINUTE_MS })));
   const searchOf = (r: Request): SeatingSearch => ({ ...base, bookings, ...r });
   const outcomes = new Map(requests.map((r) => [r, findSeatingWithMoves(searchOf(r))]));

@@ -26,6 +26,7 @@ export const exampleReservation = {
   partySize: 4,
   status: 'created',
   tableAssigned: true,
+  tableLocked: false,
   needsAttention: false,
   notes: 'Window table if possible',
   source: 'api',

@@ -48,6 +48,7 @@ const patchBody = z
     status: z.enum(['confirmed', 'arrived', 'seated', 'released', 'completed', 'no_show']),
     tableId: z.uuid().nullable(),
     tableCombinationId: z.uuid().nullable(),
+    tableLocked: z.boolean(),
     guestId: z.uuid().nullable(),
     externalRef,
     version: z.iso.datetime({ offset: true }),
@@ -172,7 +173,9 @@ export const reservationRoutes = [
     tag: 'Reservations',
     summary: 'Confirm, move, change the status, table or guest of a reservation',
     description:
-      'arrived, seated, released, completed, no_show and tableId / tableCombinationId also need floor:write. ' +
+      'arrived, seated, released, completed, no_show, tableId / tableCombinationId and tableLocked also need floor:write. ' +
+      'A table given explicitly locks it (tableLocked: true: table optimisation never moves the reservation), tableId: null unlocks it; ' +
+      'tableLocked sent in the same request wins. ' +
       'A stale If-Match or `version` answers 409 `conflict` with `details.reason: version_mismatch`.',
     scope: 'reservations:write',
     params: idParams,

@@ -6,6 +6,7 @@ import { createVenue, getVisibleVenue, listVenues, updateVenue } from '../servic
 import { isKnownCountry, isValidTimeZone } from '../lib/zones.js';
 import { keyed, pageOf } from '../core/response-schemas.js';
 import { venueSchema } from '../services/venues/venue-json.js';
+import { tableOptimisationValues } from '../db/schema/index.js';
 
 const idParams = z.object({ id: z.uuid() });
 
@@ -18,6 +19,7 @@ const venueFields = {
   minNoticeMinutes: z.number().int().min(0).max(10080),
   lateToleranceMinutes: z.number().int().min(1).max(720),
   noShowToleranceMinutes: z.number().int().min(1).max(1440).nullable(),
+  tableOptimisation: z.enum(tableOptimisationValues),
 };
 
 const createVenueBody = z.object({
@@ -27,6 +29,7 @@ const createVenueBody = z.object({
   minNoticeMinutes: venueFields.minNoticeMinutes.optional(),
   lateToleranceMinutes: venueFields.lateToleranceMinutes.optional(),
   noShowToleranceMinutes: venueFields.noShowToleranceMinutes.optional(),
+  tableOptimisation: venueFields.tableOptimisation.optional(),
 });
 
 export const venueRoutes = [

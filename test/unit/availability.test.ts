@@ -11,7 +11,7 @@ const day = '2026-07-02'; // Thursday
 
 function baseConfig(overrides: Partial<VenueConfig> = {}): VenueConfig {
   return {
-    venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 0 },
+    venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 0, tableOptimisation: false },
     shifts: [
       { id: 'lunch', daysOfWeek: [1, 2, 3, 4, 5, 6, 7], startTime: '12:00', lastSeatingTime: '14:00', endTime: '15:00', validFrom: null, validTo: null, isActive: true },
       // Past midnight: the 00:00–01:00 part still belongs to the serviceDate it started on. No dinner on Sundays.
@@ -78,7 +78,7 @@ describe('reasons, in the order of docs/reservations.md', () => {
     ['earlier than now today', { date: '2026-07-01', time: '12:00', party: 2, now: Date.parse('2026-07-01T10:30:00Z') }, 'no_shift'],
     [
       'earlier than now + minNoticeMinutes',
-      { date: '2026-07-01', time: '12:00', party: 2, config: baseConfig({ venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 150 } }) },
+      { date: '2026-07-01', time: '12:00', party: 2, config: baseConfig({ venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 150, tableOptimisation: false } }) },
       'no_shift',
     ],
     ['after the last seating', { time: '14:15', party: 2 }, 'after_last_seating'],
@@ -104,7 +104,7 @@ describe('reasons, in the order of docs/reservations.md', () => {
 
   it('accepts the boundary cases', () => {
     expect(run({ date: '2026-09-29', time: '20:00', party: 2 }).available).toBe(true); // exactly bookingHorizonDays ahead
-    const config = baseConfig({ venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 120 } });
+    const config = baseConfig({ venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 120, tableOptimisation: false } });
     expect(run({ date: '2026-07-01', time: '12:00', party: 2, config }).available).toBe(true); // exactly now + notice
     expect(run({ time: '14:00', party: 2 }).available).toBe(true); // the last seating itself
     expect(run({ time: '12:00', party: 8 }).available).toBe(false); // no table for 8
@@ -314,7 +314,7 @@ describe('proposal', () => {
 describe('DST', () => {
   const nightShift = (id: string) => ({ id, daysOfWeek: [1, 2, 3, 4, 5, 6, 7], startTime: '00:00', lastSeatingTime: '03:30', endTime: '04:00', validFrom: null, validTo: null, isActive: true });
   const at = (tz: string, date: string, time: string) => {
-    const config = baseConfig({ venue: { timezone: tz, slotIntervalMinutes: 30, bookingHorizonDays: 730, minNoticeMinutes: 0 }, shifts: [nightShift('night')], pacingRules: [] });
+    const config = baseConfig({ venue: { timezone: tz, slotIntervalMinutes: 30, bookingHorizonDays: 730, minNoticeMinutes: 0, tableOptimisation: false }, shifts: [nightShift('night')], pacingRules: [] });
     const d = new VenueDay(config, date, [], Date.parse('2026-01-01T00:00:00Z'));
     const e = d.evaluate(time, 3);
     return e.available ? d.proposalOf(e) : e.reason;

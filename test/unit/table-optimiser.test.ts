@@ -4,11 +4,11 @@ import { fitsParty, orderedSeatings, type Seating } from '../../src/lib/availabi
 import {
   MAX_MOVES,
   MOVABLE_NOTICE_MINUTES,
+  TableOptimiser,
   findSeatingWithMoves,
-  type MovableBooking,
   type OptimisedSeating,
 } from '../../src/lib/availability/table-optimiser.js';
-import type { FloorTable, ReservationStatus, TableCombination } from '../../src/lib/availability/types.js';
+import type { Booking, FloorTable, ReservationStatus, TableCombination } from '../../src/lib/availability/types.js';
 import { mulberry32 } from '../../bench/support/seeded-random.js';
 
 const MINUTE_MS = 60_000;
@@ -20,7 +20,7 @@ function table(id: string, minSeats: number, maxSeats: number, areaId = 'main', 
   return { id, name: id, areaId, areaPosition: areaId === 'main' ? 0 : 1, minSeats, maxSeats, isBlocked };
 }
 
-function booking(id: string, partySize: number, tableIds: string[], extra: Partial<MovableBooking> = {}): MovableBooking {
+function booking(id: string, partySize: number, tableIds: string[], extra: Partial<Booking> = {}): Booking {
   return {
     id,
     serviceDate,
@@ -38,7 +38,7 @@ function booking(id: string, partySize: number, tableIds: string[], extra: Parti
 interface Scene {
   tables: FloorTable[];
   combinations?: TableCombination[];
-  bookings: MovableBooking[];
+  bookings: Booking[];
   partySize: number;
   start?: number;
   end?: number;
@@ -68,7 +68,7 @@ function outline(result: OptimisedSeating | null) {
 
 // Two two-tops and two four-tops, all in the main room.
 const smallRoom = [table('T2a', 1, 2), table('T2b', 1, 2), table('F1', 2, 4), table('F2', 2, 4)];
-const couplesOnFourTops = (extra: Partial<MovableBooking> = {}) => [booking('r1', 2, ['F1'], extra), booking('r2', 2, ['F2'], extra)];
+const couplesOnFourTops = (extra: Partial<Booking> = {}) => [booking('r1', 2, ['F1'], extra), booking('r2', 2, ['F2'], extra)];
 // Tables seating 1 to k: each party can only step down one table, so a chain is forced.
 const ladder = (size: number) => Array.from({ length: size }, (_, i) => table(`L${i + 1}`, 1, i + 1));
 const ladderParties = (size: number) => Array.from({ length: size - 1 }, (_, i) => booking(`p${i + 1}`, i + 1, [`L${i + 2}`]));
@@ -169,7 +169,9 @@ describe('findSeatingWithMoves', () => {
 
   it('reports where a moved party comes from', () => {
     const moves = solve({ tables: smallRoom, combinations: [{ id: 'C', tableIds: ['F2', 'T2b'] }], bookings: [booking('r1', 2, ['F1']), booking('r2', 6, ['T2b', 'F2'])], partySize: 4 })?.moves;
-    expect(moves).toEqual([{ reservationId: 'r1', fromSeatingId: 'F1', fromTableIds: ['F1'], toSeating: expect.objectContaining({ id: 'T2a' }) }]);
+    expect(moves).toEqual([
+      { reservationId: 'r1', partySize: 2, startsAt: at('19:00'), endsAt: at('21:00'), fromSeatingId: 'F1', fromTableIds: ['F1'], toSeating: expect.objectContaining({ id: 'T2a' }) },
+    ]);
   });
 });
 
@@ -181,12 +183,12 @@ const slots = Array.from({ length: 17 }, (_, i) => at('18:00') + i * 15 * MINUTE
 const evening = at('17:45');
 
 /** Whether a booking takes its tables, and until when: the rules of Occupancy, written again independently. */
-function heldSpan(b: MovableBooking, now: number): { start: number; end: number } | null {
+function heldSpan(b: Booking, now: number): { start: number; end: number } | null {
   if (!b.tableIds.length || !tableHoldingStatuses.has(b.status) || (b.expiresAt !== undefined && b.expiresAt <= now)) return null;
   return { start: b.startsAt, end: b.status === 'seated' && b.endsAt <= now ? Number.POSITIVE_INFINITY : b.endsAt };
 }
 
-function isFreeOn(bookings: readonly MovableBooking[], tableIds: readonly string[], start: number, end: number, now: number): boolean {
+function isFreeOn(bookings: readonly Booking[], tableIds: readonly string[], start: number, end: number, now: number): boolean {
   return bookings.every((b) => {
     const span = heldSpan(b, now);
     return !span || span.start >= end || start >= span.end || !b.tableIds.some((t) => tableIds.includes(t));
@@ -195,7 +197,7 @@ function isFreeOn(bookings: readonly MovableBooking[], tableIds: readonly string
 
 interface RandomFloor {
   seatings: Seating[];
-  bookings: MovableBooking[];
+  bookings: Booking[];
   areaOf: (tableId: string) => string;
 }
 
@@ -220,7 +222,7 @@ function randomFloor(random: () => number, tableCount: number, bookingCount: num
     ...(i % 2 ? [{ id: `c${i}t`, tableIds: [`t${3 * i}`, `t${3 * i + 1}`, `t${3 * i + 2}`] }] : []),
   ]).flat();
   const seatings = orderedSeatings({ tables, combinations });
-  const bookings: MovableBooking[] = [];
+  const bookings: Booking[] = [];
   const statuses: ReservationStatus[] = ['confirmed', 'confirmed', 'confirmed', 'confirmed', 'created', 'created', 'arrived', 'seated', 'cancelled', 'completed'];
   for (let i = 0; i < bookingCount; i++) {
     const partySize = pick(random, [1, 2, 2, 2, 2, 3, 4, 4, 4, 5, 6, 8]);
@@ -230,7 +232,7 @@ function randomFloor(random: () => number, tableCount: number, bookingCount: num
     const startsAt = early ? at('16:00') : pick(random, slots);
     const endsAt = startsAt + pick(random, [90, 120, 120]) * MINUTE_MS;
     const hold = status === 'created' && random() < 0.3 ? { expiresAt: random() < 0.5 ? evening - MINUTE_MS : evening + 10 * MINUTE_MS } : {};
-    const b: MovableBooking = { id: `b${i}`, serviceDate, time: '', partySize, status, startsAt, endsAt, tableIds: [], tableLocked: random() < 0.15, ...hold };
+    const b: Booking = { id: `b${i}`, serviceDate, time: '', partySize, status, startsAt, endsAt, tableIds: [], tableLocked: random() < 0.15, ...hold };
     const span = heldSpan({ ...b, tableIds: ['any'] }, evening);
     const free = span
       ? seatings.find((s) => !s.isBlocked && fitsParty(s, partySize) && isFreeOn(bookings, s.tableIds, span.start, span.end, evening))
@@ -241,7 +243,7 @@ function randomFloor(random: () => number, tableCount: number, bookingCount: num
   return { seatings, bookings, areaOf: (id) => areaById.get(id)! };
 }
 
-function isMovable(b: MovableBooking, now: number): boolean {
+function isMovable(b: Booking, now: number): boolean {
   return (b.status === 'created' || b.status === 'confirmed') && !b.tableLocked && b.startsAt >= now + MOVABLE_NOTICE_MINUTES * MINUTE_MS && heldSpan(b, now) !== null;
 }
 
@@ -272,7 +274,7 @@ function combinationFloor(random: () => number, tableCount: number, bookingCount
     if (i % 2 && i + 2 < tableCount) combinations.push({ id: `q${i}`, tableIds: [`t${i}`, `t${i + 1}`, `t${i + 2}`] });
   }
   const seatings = orderedSeatings({ tables, combinations });
-  const bookings: MovableBooking[] = [];
+  const bookings: Booking[] = [];
   for (let i = 0; i < bookingCount; i++) {
     const partySize = pick(random, [1, 2, 2, 3, 4, 5, 6]);
     const startsAt = pick(random, slots);
@@ -344,6 +346,20 @@ function searchExhaustively(floor: RandomFloor, request: { partySize: number; st
 }
 
 describe('findSeatingWithMoves on random floors', () => {
+  it('answers the requests of one floor state in turn as it answers each alone', () => {
+    const random = mulberry32(7);
+    const floor = randomFloor(random, 40, 120);
+    const optimiser = new TableOptimiser({ seatings: floor.seatings, bookings: floor.bookings, areaOf: floor.areaOf, now: evening, serviceDate });
+    let withMoves = 0;
+    for (let i = 0; i < 200; i++) {
+      const request = randomRequest(random);
+      const answer = optimiser.find(request);
+      if (answer?.moves.length) withMoves++;
+      expect(answer, `request ${i}`).toEqual(findSeatingWithMoves({ ...floor, ...request, now: evening, serviceDate }));
+    }
+    expect(withMoves).toBeGreaterThan(10);
+  });
+
   it('is deterministic: the order of the bookings changes nothing', () => {
     let withMoves = 0;
     for (let seed = 1; seed <= 60; seed++) {
@@ -395,7 +411,7 @@ describe('findSeatingWithMoves on random floors', () => {
         expect(move.toSeating.isBlocked || !fitsParty(move.toSeating, moved.partySize), context).toBe(false);
         after.set(moved.id, { ...moved, tableIds: move.toSeating.tableIds });
       }
-      const newcomer: MovableBooking = { id: 'new', serviceDate, time: '', partySize: request.partySize, status: 'confirmed', startsAt: request.start, endsAt: request.end, tableIds: result.seating.tableIds, tableLocked: false };
+      const newcomer: Booking = { id: 'new', serviceDate, time: '', partySize: request.partySize, status: 'confirmed', startsAt: request.start, endsAt: request.end, tableIds: result.seating.tableIds, tableLocked: false };
       const placed = [...after.values(), newcomer];
       for (const b of placed) {
         const span = heldSpan(b, now);

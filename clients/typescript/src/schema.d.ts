@@ -1127,7 +1127,7 @@ export interface paths {
         head?: never;
         /**
          * Confirm, move, change the status, table or guest of a reservation
-         * @description arrived, seated, released, completed, no_show and tableId / tableCombinationId also need floor:write. A stale If-Match or `version` answers 409 `conflict` with `details.reason: version_mismatch`. Scope: `reservations:write`.
+         * @description arrived, seated, released, completed, no_show, tableId / tableCombinationId and tableLocked also need floor:write. A table given explicitly locks it (tableLocked: true: table optimisation never moves the reservation), tableId: null unlocks it; tableLocked sent in the same request wins. A stale If-Match or `version` answers 409 `conflict` with `details.reason: version_mismatch`. Scope: `reservations:write`.
          */
         patch: operations["updateReservation"];
         trace?: never;
@@ -2109,6 +2109,8 @@ export interface components {
             /** @enum {string} */
             status: "created" | "confirmed" | "arrived" | "seated" | "released" | "completed" | "no_show" | "cancelled";
             tableAssigned: boolean;
+            /** @description Its table was chosen explicitly (tableId / tableCombinationId, or PATCH tableLocked: true): table optimisation never moves it. */
+            tableLocked: boolean;
             /** @description Valid, but must be arranged on the floor. */
             needsAttention: boolean;
             notes: string | null;
@@ -2253,6 +2255,11 @@ export interface components {
             lateToleranceMinutes: number;
             /** @description null: no automatic no-show */
             noShowToleranceMinutes: number | null;
+            /**
+             * @description on: to seat a new booking the engine may move unlocked parties to other tables at the same times (docs/reservations.md "Table optimisation")
+             * @enum {string}
+             */
+            tableOptimisation: "off" | "on";
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2347,6 +2354,8 @@ export interface components {
                         /** @enum {string} */
                         status: "created" | "confirmed" | "arrived" | "seated" | "released" | "completed" | "no_show" | "cancelled";
                         tableAssigned: boolean;
+                        /** @description Its table was chosen explicitly (tableId / tableCombinationId, or PATCH tableLocked: true): table optimisation never moves it. */
+                        tableLocked: boolean;
                         /** @description Valid, but must be arranged on the floor. */
                         needsAttention: boolean;
                         notes: string | null;
@@ -3213,6 +3222,8 @@ export interface operations {
                     minNoticeMinutes?: number;
                     lateToleranceMinutes?: number;
                     noShowToleranceMinutes?: number | null;
+                    /** @enum {string} */
+                    tableOptimisation?: "off" | "on";
                 };
             };
         };
@@ -3792,6 +3803,8 @@ export interface operations {
                     minNoticeMinutes?: number;
                     lateToleranceMinutes?: number;
                     noShowToleranceMinutes?: number | null;
+                    /** @enum {string} */
+                    tableOptimisation?: "off" | "on";
                 };
             };
         };
@@ -27151,6 +27164,7 @@ export interface operations {
                      *         "partySize": 4,
                      *         "status": "created",
                      *         "tableAssigned": true,
+                     *         "tableLocked": false,
                      *         "needsAttention": false,
                      *         "notes": "Window table if possible",
                      *         "source": "api",
@@ -27579,6 +27593,7 @@ export interface operations {
                      *         "partySize": 4,
                      *         "status": "created",
                      *         "tableAssigned": true,
+                     *         "tableLocked": false,
                      *         "needsAttention": false,
                      *         "notes": "Window table if possible",
                      *         "source": "api",
@@ -28237,6 +28252,7 @@ export interface operations {
                     status?: "confirmed" | "arrived" | "seated" | "released" | "completed" | "no_show";
                     tableId?: string | null;
                     tableCombinationId?: string | null;
+                    tableLocked?: boolean;
                     guestId?: string | null;
                     externalRef?: string | null;
                     /** Format: date-time */
@@ -28268,6 +28284,7 @@ export interface operations {
                      *         "partySize": 4,
                      *         "status": "confirmed",
                      *         "tableAssigned": true,
+                     *         "tableLocked": false,
                      *         "needsAttention": false,
                      *         "notes": "Window table if possible",
                      *         "source": "api",
@@ -32231,6 +32248,7 @@ export interface operations {
                  *           "partySize": 4,
                  *           "status": "created",
                  *           "tableAssigned": true,
+                 *           "tableLocked": false,
                  *           "needsAttention": false,
                  *           "notes": "Window table if possible",
                  *           "source": "api",
@@ -32354,6 +32372,7 @@ export interface operations {
                  *           "partySize": 4,
                  *           "status": "created",
                  *           "tableAssigned": true,
+                 *           "tableLocked": false,
                  *           "needsAttention": false,
                  *           "notes": "Window table if possible",
                  *           "source": "api",
@@ -32477,6 +32496,7 @@ export interface operations {
                  *           "partySize": 4,
                  *           "status": "created",
                  *           "tableAssigned": true,
+                 *           "tableLocked": false,
                  *           "needsAttention": false,
                  *           "notes": "Window table if possible",
                  *           "source": "api",
@@ -32600,6 +32620,7 @@ export interface operations {
                  *           "partySize": 4,
                  *           "status": "created",
                  *           "tableAssigned": true,
+                 *           "tableLocked": false,
                  *           "needsAttention": false,
                  *           "notes": "Window table if possible",
                  *           "source": "api",
@@ -32723,6 +32744,7 @@ export interface operations {
                  *           "partySize": 4,
                  *           "status": "created",
                  *           "tableAssigned": true,
+                 *           "tableLocked": false,
                  *           "needsAttention": false,
                  *           "notes": "Window table if possible",
                  *           "source": "api",
@@ -32846,6 +32868,7 @@ export interface operations {
                  *           "partySize": 4,
                  *           "status": "created",
                  *           "tableAssigned": true,
+                 *           "tableLocked": false,
                  *           "needsAttention": false,
                  *           "notes": "Window table if possible",
                  *           "source": "api",
@@ -32969,6 +32992,7 @@ export interface operations {
                  *           "partySize": 4,
                  *           "status": "created",
                  *           "tableAssigned": true,
+                 *           "tableLocked": false,
                  *           "needsAttention": false,
                  *           "notes": "Window table if possible",
                  *           "source": "api",
@@ -33092,6 +33116,7 @@ export interface operations {
                  *           "partySize": 4,
                  *           "status": "created",
                  *           "tableAssigned": true,
+                 *           "tableLocked": false,
                  *           "needsAttention": false,
                  *           "notes": "Window table if possible",
                  *           "source": "api",
@@ -33215,6 +33240,7 @@ export interface operations {
                  *           "partySize": 4,
                  *           "status": "created",
                  *           "tableAssigned": true,
+                 *           "tableLocked": false,
                  *           "needsAttention": false,
                  *           "notes": "Window table if possible",
                  *           "source": "api",
@@ -33338,6 +33364,7 @@ export interface operations {
                  *           "partySize": 4,
                  *           "status": "created",
                  *           "tableAssigned": true,
+                 *           "tableLocked": false,
                  *           "needsAttention": false,
                  *           "notes": "Window table if possible",
                  *           "source": "api",
@@ -33461,6 +33488,7 @@ export interface operations {
                  *           "partySize": 4,
                  *           "status": "created",
                  *           "tableAssigned": true,
+                 *           "tableLocked": false,
                  *           "needsAttention": false,
                  *           "notes": "Window table if possible",
                  *           "source": "api",

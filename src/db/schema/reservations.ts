@@ -26,6 +26,8 @@ export const reservations = pgTable(
     tableId: uuid('table_id'),
     tableCombinationId: uuid('table_combination_id'),
     tableAssigned: boolean('table_assigned').notNull().default(false),
+    /** The table was chosen explicitly: the table optimiser never moves it. */
+    tableLocked: boolean('table_locked').notNull().default(false),
     needsAttention: boolean('needs_attention').notNull().default(false),
     notes: text('notes'),
     source: text('source', { enum: reservationSourceValues }).notNull(),

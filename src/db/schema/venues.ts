@@ -2,6 +2,8 @@ import { index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAtColumn, idColumn, updatedAtColumn } from './columns.js';
 import { organisations } from './organisations.js';
 
+export const tableOptimisationValues = ['off', 'on'] as const;
+
 export const venues = pgTable(
   'venues',
   {
@@ -15,6 +17,8 @@ export const venues = pgTable(
     minNoticeMinutes: integer('min_notice_minutes').notNull().default(0),
     lateToleranceMinutes: integer('late_tolerance_minutes').notNull().default(15),
     noShowToleranceMinutes: integer('no_show_tolerance_minutes').default(45),
+    /** Whether the engine may move unlocked parties to other tables to seat a booking. */
+    tableOptimisation: text('table_optimisation', { enum: tableOptimisationValues }).notNull().default('on'),
     createdAt: createdAtColumn(),
     updatedAt: updatedAtColumn(),
   },

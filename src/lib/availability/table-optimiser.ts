@@ -4,11 +4,6 @@ import type { Booking } from './types.js';
 
 const MINUTE_MS = 60_000;
 
-/** A reservation as the optimiser sees it: a locked table is the guest's or the staff's explicit choice. */
-export interface MovableBooking extends Booking {
-  tableLocked: boolean;
-}
-
 /**
  * One reservation changing tables at its unchanged times. The engine knows the tables a reservation
  * holds, not which seating gave them: `fromSeatingId` is the seating with exactly those tables when
@@ -16,6 +11,10 @@ export interface MovableBooking extends Booking {
  */
 export interface TableMove {
   reservationId: string;
+  /** The party as the plan saw it: a plan applied later checks it is still so. */
+  partySize: number;
+  startsAt: number;
+  endsAt: number;
   fromSeatingId: string | null;
   fromTableIds: readonly string[];
   toSeating: Seating;
@@ -43,14 +42,12 @@ export const MOVABLE_NOTICE_MINUTES = 30;
  */
 export const MAX_MOVES = 3;
 
-export interface SeatingSearch {
+/** The floor and what holds its tables: everything but the request, shared by the requests of one day. */
+export interface FloorState {
   /** orderedSeatings(config): the choice order. */
   seatings: readonly Seating[];
-  /** Every reservation holding tables around the day. */
-  bookings: readonly MovableBooking[];
-  partySize: number;
-  start: number;
-  end: number;
+  /** Every reservation holding tables around the day; a locked table (Booking.tableLocked) is never moved. */
+  bookings: readonly Booking[];
   now: number;
   /** The reservation being changed, if any: it neither blocks nor moves. */
   ignoreReservationId?: string;
@@ -59,6 +56,14 @@ export interface SeatingSearch {
   /** The serviceDate of the request: when given, reservations of other serviceDates are never moved. */
   serviceDate?: string;
 }
+
+export interface SeatingRequest {
+  partySize: number;
+  start: number;
+  end: number;
+}
+
+export type SeatingSearch = FloorState & SeatingRequest;
 
 /** A reservation holding tables, or the new party once it is given its target. */
 interface Party {
@@ -81,7 +86,7 @@ interface Option {
   freeElsewhere?: Seating[][];
 }
 
-function isMovable(b: MovableBooking, search: SeatingSearch): boolean {
+function isMovable(b: Booking, search: FloorState): boolean {
   return (
     (b.status === 'created' || b.status === 'confirmed') &&
     !b.tableLocked &&
@@ -97,7 +102,7 @@ const stillAtOrigin = (p: Party) => p.at === p.origin;
  * The parties at each table before any move, with the rules of Occupancy (a seated party past its end
  * keeps its table). Every list is short: the day's turns at one table.
  */
-function indexByTable(search: SeatingSearch): Map<string, Party[]> {
+function indexByTable(search: FloorState): Map<string, Party[]> {
   const byTable = new Map<string, Party[]>();
   for (const b of search.bookings) {
     if (b.id === search.ignoreReservationId || !b.tableIds.length || !tableHoldingStatuses.has(b.status) || isLapsedHold(b, search.now)) continue;
@@ -129,7 +134,8 @@ class Relocation {
 
   constructor(
     private readonly byTable: ReadonlyMap<string, readonly Party[]>,
-    private readonly search: SeatingSearch,
+    private readonly search: FloorState,
+    private readonly seatingIdByTables: ReadonlyMap<string, string>,
   ) {}
 
   /**
@@ -160,18 +166,22 @@ class Relocation {
     return false;
   }
 
-  moves(): TableMove[] {
-    const seatingIdByTables = new Map<string, string>();
-    for (const s of this.search.seatings) {
-      const key = tableSetKey(s.tableIds);
-      if (!seatingIdByTables.has(key)) seatingIdByTables.set(key, s.id);
-    }
-    return this.placed.slice(1).map(({ party, seating }) => ({
-      reservationId: party.id,
-      fromSeatingId: seatingIdByTables.get(tableSetKey(party.origin)) ?? null,
-      fromTableIds: party.origin,
-      toSeating: seating,
-    }));
+  /** The moves of the answer found; every party is back at its origin afterwards, for the next request on the same floor. */
+  takeMoves(): TableMove[] {
+    const moves = this.placed.slice(1).map(({ party, seating }) => {
+      party.at = party.origin;
+      return {
+        reservationId: party.id,
+        partySize: party.partySize,
+        startsAt: party.start,
+        endsAt: party.end,
+        fromSeatingId: this.seatingIdByTables.get(tableSetKey(party.origin)) ?? null,
+        fromTableIds: party.origin,
+        toSeating: seating,
+      };
+    });
+    this.placed.length = 0;
+    return moves;
   }
 
   /** New places for every party of `pending` (all waiting for one) in at most `budget` moves. */
@@ -321,33 +331,55 @@ class Relocation {
 }
 
 /**
- * A seating for a new party over [start, end), moving at most MAX_MOVES other reservations to other
- * tables at their same times when no seating is free. A free seating wins and is the one
- * VenueDay.freeSeatings picks; otherwise the fewest moves win, then the target with the fewest parties
- * in the way, then choice order, each moved party going preferably to its own area, then in choice
- * order. Null when nothing is found within the bound.
+ * The optimiser over one floor state: the parties are indexed once, for every request of a day (the
+ * grid times of GET /availability/slots ask many). Deterministic: the same floor, reservations and
+ * request give the same answer whatever the order of the input.
  */
-export function findSeatingWithMoves(search: SeatingSearch): OptimisedSeating | null {
-  const { partySize, start, end } = search;
-  const relocation = new Relocation(indexByTable(search), search);
-  const newcomer: Party = { id: '', partySize, start, end, origin: [], at: null, movable: false };
-  const targets: { seating: Seating; blockers: Party[] }[] = [];
-  for (const seating of search.seatings) {
-    if (seating.isBlocked || !fitsParty(seating, partySize)) continue;
-    const blockers = relocation.occupantsOf(seating.tableIds, newcomer);
-    if (blockers === null) continue;
-    if (blockers.length === 0) return { seating, moves: [] };
-    if (blockers.length <= MAX_MOVES) targets.push({ seating, blockers });
-  }
-  // A stable sort: among targets with as many parties in the way, the choice order stays.
-  targets.sort((a, b) => a.blockers.length - b.blockers.length);
-  // Iterative deepening: a solution found within a budget of k moves, none having been found within
-  // k - 1, has the fewest moves there are.
-  for (let budget = 1; budget <= MAX_MOVES; budget++) {
-    for (const { seating, blockers } of targets) {
-      if (blockers.length > budget) break;
-      if (relocation.tryTarget(newcomer, seating, blockers, budget)) return { seating, moves: relocation.moves() };
+export class TableOptimiser {
+  private readonly byTable: Map<string, Party[]>;
+  private readonly seatingIdByTables = new Map<string, string>();
+
+  constructor(private readonly floor: FloorState) {
+    this.byTable = indexByTable(floor);
+    for (const s of floor.seatings) {
+      const key = tableSetKey(s.tableIds);
+      if (!this.seatingIdByTables.has(key)) this.seatingIdByTables.set(key, s.id);
     }
   }
-  return null;
+
+  /**
+   * A seating for a new party over [start, end), moving at most MAX_MOVES other reservations to other
+   * tables at their same times when no seating is free. A free seating wins and is the one
+   * VenueDay.freeSeatings picks; otherwise the fewest moves win, then the target with the fewest parties
+   * in the way, then choice order, each moved party going preferably to its own area, then in choice
+   * order. Null when nothing is found within the bound.
+   */
+  find({ partySize, start, end }: SeatingRequest): OptimisedSeating | null {
+    const relocation = new Relocation(this.byTable, this.floor, this.seatingIdByTables);
+    const newcomer: Party = { id: '', partySize, start, end, origin: [], at: null, movable: false };
+    const targets: { seating: Seating; blockers: Party[] }[] = [];
+    for (const seating of this.floor.seatings) {
+      if (seating.isBlocked || !fitsParty(seating, partySize)) continue;
+      const blockers = relocation.occupantsOf(seating.tableIds, newcomer);
+      if (blockers === null) continue;
+      if (blockers.length === 0) return { seating, moves: [] };
+      if (blockers.length <= MAX_MOVES) targets.push({ seating, blockers });
+    }
+    // A stable sort: among targets with as many parties in the way, the choice order stays.
+    targets.sort((a, b) => a.blockers.length - b.blockers.length);
+    // Iterative deepening: a solution found within a budget of k moves, none having been found within
+    // k - 1, has the fewest moves there are.
+    for (let budget = 1; budget <= MAX_MOVES; budget++) {
+      for (const { seating, blockers } of targets) {
+        if (blockers.length > budget) break;
+        if (relocation.tryTarget(newcomer, seating, blockers, budget)) return { seating, moves: relocation.takeMoves() };
+      }
+    }
+    return null;
+  }
+}
+
+/** One request on a floor: TableOptimiser.find for a single question. */
+export function findSeatingWithMoves(search: SeatingSearch): OptimisedSeating | null {
+  return new TableOptimiser(search).find(search);
 }

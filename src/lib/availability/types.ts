@@ -11,6 +11,8 @@ export interface VenueSettings {
   slotIntervalMinutes: number;
   bookingHorizonDays: number;
   minNoticeMinutes: number;
+  /** docs/reservations.md "Table optimisation": whether other parties may be moved to seat a booking. */
+  tableOptimisation: boolean;
 }
 
 export interface TurnTimeRule {
@@ -71,6 +73,8 @@ export interface Booking {
   tableIds: readonly string[];
   /** A slot hold (docs/reservations.md "Slot holds"), seen as a `created` booking until this instant, as nothing from then on. */
   expiresAt?: number;
+  /** Its table was chosen explicitly (or it is a slot hold): the table optimiser never moves it. Absent: false. */
+  tableLocked?: boolean;
 }
 
 /** A time offered to a guest (docs/api.md Proposal). */

@@ -13,6 +13,7 @@ import {
 import { Occupancy, isLapsedHold } from './occupancy.js';
 import { blockOfBooking, blockStartOf, countsForPacing, coversByBlock } from './pacing.js';
 import { fitsParty, orderedSeatings, type Seating } from './seatings.js';
+import { TableOptimiser, type TableMove } from './table-optimiser.js';
 import type { Booking, PacingRule, Proposal, TurnTimeRule, UnavailableReason, VenueConfig } from './types.js';
 
 const MINUTE_MS = 60_000;
@@ -45,6 +46,8 @@ export interface EvaluateOptions {
   allSeatings?: boolean;
   /** The reservation will have no table: skip the table stage (an explicit removal of the table). */
   withoutTable?: boolean;
+  /** Never move other parties, whatever the venue's tableOptimisation (imports: they change nothing but their own rows). */
+  keepOthersInPlace?: boolean;
 }
 
 export interface Timing {
@@ -57,7 +60,8 @@ export interface Timing {
 }
 
 export type Evaluation =
-  | { available: true; timing: Timing; seatings: Seating[] }
+  /** `moves`: the parties to move first (docs/reservations.md "Table optimisation"); then `seatings` is the one seating they free. */
+  | { available: true; timing: Timing; seatings: Seating[]; moves: TableMove[] }
   | { available: false; reason: UnavailableReason; timing?: Timing };
 
 /** One grid time explained: the proposal's fields when it is available. */
@@ -76,6 +80,7 @@ interface PreparedConfig {
   seatings: Seating[];
   seatingById: Map<string, Seating>;
   pacingByShift: Map<string, PacingRule[]>;
+  areaOf: (tableId: string) => string;
 }
 
 const prepared = new WeakMap<VenueConfig, PreparedConfig>();
@@ -90,7 +95,8 @@ function prepare(config: VenueConfig): PreparedConfig {
       if (!rule.isEnabled) continue;
       pacingByShift.set(rule.shiftId, [...(pacingByShift.get(rule.shiftId) ?? []), rule]);
     }
-    p = { seatings, seatingById: new Map(seatings.map((s) => [s.id, s])), pacingByShift };
+    const areaById = new Map(config.tables.map((t) => [t.id, t.areaId]));
+    p = { seatings, seatingById: new Map(seatings.map((s) => [s.id, s])), pacingByShift, areaOf: (tableId) => areaById.get(tableId) ?? '' };
     prepared.set(config, p);
   }
   return p;
@@ -130,22 +136,27 @@ export class VenueDay {
   private readonly dayShifts: readonly ShiftSchedule[];
   /** Covers per pacing block of each rule, computed on first use. */
   private readonly blockCovers = new Map<PacingRule, Map<number, number>>();
+  /** Every reservation holding tables around the day: what the table optimiser may have to move. */
+  private readonly tableHolders: readonly Booking[];
+  private optimiser?: TableOptimiser;
 
   /**
-   * `bookings` must include every reservation of the serviceDate (pacing) and, unless a prepared
-   * `occupancy` is given, every reservation holding a table around that day (the previous day's
-   * past-midnight shifts included). The days of a range share one occupancy over all of them.
+   * `bookings` must include every reservation of the serviceDate (pacing) and, unless `shared` is
+   * given, every reservation holding a table around that day (the previous day's past-midnight shifts
+   * included). The days of a range share one occupancy, and the reservations it was built from, over
+   * all of them.
    */
   constructor(
     readonly config: VenueConfig,
     readonly serviceDate: string,
     bookings: readonly Booking[],
     readonly now: number,
-    occupancy?: Occupancy,
+    shared?: { occupancy: Occupancy; bookings: readonly Booking[] },
   ) {
     this.prepared = prepare(config);
     this.dayBookings = bookings.filter((b) => b.serviceDate === serviceDate && !isLapsedHold(b, now));
-    this.occupancy = occupancy ?? new Occupancy(bookings, now);
+    this.occupancy = shared?.occupancy ?? new Occupancy(bookings, now);
+    this.tableHolders = shared?.bookings ?? bookings;
     this.clock = serviceDayClock(config.venue.timezone, serviceDate);
     const today = instantToLocal(config.venue.timezone, now).date;
     const ahead = daysBetween(today, serviceDate);
@@ -190,12 +201,46 @@ export class VenueDay {
       turnTimeMinutes: rule.durationMinutes,
       overflowsShift: endsAt > this.clock(window.end),
     };
-    const seatings = options.withoutTable ? [] : this.freeSeatings(partySize, startsAt, endsAt, options);
+    let seatings = options.withoutTable ? [] : this.freeSeatings(partySize, startsAt, endsAt, options);
+    let moves: TableMove[] = [];
+    if (seatings === 'no_table' && this.mayMoveOthers(options)) {
+      const found = this.tableOptimiser().find({ partySize, start: startsAt, end: endsAt });
+      if (found) {
+        seatings = [found.seating];
+        moves = found.moves;
+      }
+    }
     if (!Array.isArray(seatings)) return { available: false, reason: seatings, timing };
     if (this.pacingFull(shift.id, window, minuteOfService, partySize, options.reservationId)) {
       return { available: false, reason: 'pacing_full', timing };
     }
-    return { available: true, timing, seatings };
+    return { available: true, timing, seatings, moves };
+  }
+
+  /**
+   * docs/reservations.md "Table optimisation": a new party's automatic choice, at a venue with
+   * tableOptimisation on, may move others. A change of an existing reservation, an explicit table and
+   * an import keep the other parties where they are.
+   */
+  private mayMoveOthers(options: EvaluateOptions): boolean {
+    return (
+      this.config.venue.tableOptimisation &&
+      options.reservationId === undefined &&
+      options.requestedSeatingId === undefined &&
+      !options.withoutTable &&
+      !options.keepOthersInPlace
+    );
+  }
+
+  private tableOptimiser(): TableOptimiser {
+    this.optimiser ??= new TableOptimiser({
+      seatings: this.prepared.seatings,
+      bookings: this.tableHolders,
+      now: this.now,
+      areaOf: this.prepared.areaOf,
+      serviceDate: this.serviceDate,
+    });
+    return this.optimiser;
   }
 
   /**

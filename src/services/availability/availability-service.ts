@@ -109,7 +109,7 @@ export async function listDays(auth: AuthContext, q: { venueId: string; from: st
   const data = [];
   for (let i = 0; i <= daysBetween(q.from, q.to); i++) {
     const serviceDate = addDays(q.from, i);
-    const slotCount = new VenueDay(config, serviceDate, byDate.get(serviceDate) ?? [], now, occupancy).countSlots(q.partySize);
+    const slotCount = new VenueDay(config, serviceDate, byDate.get(serviceDate) ?? [], now, { occupancy, bookings }).countSlots(q.partySize);
     data.push({ serviceDate, available: slotCount > 0, slotCount });
   }
   return { venueId: venue.id, from: q.from, to: q.to, partySize: q.partySize, timezone: venue.timezone, data, nextCursor: null };

@@ -110,7 +110,7 @@ function configJson(venueId: string): SQL {
  * `created` bookings with their expiresAt (the engine ignores them from then on: docs/reservations.md "Slot holds").
  *
  * Two text values, `;` between items and `,` or `|` between fields (uuids, a date, HH:mm,
- * integers, a status, epoch milliseconds, and for a hold its expiry last: none contains a separator): building and reading them
+ * integers, a status, epoch milliseconds, the table lock as 0 or 1, and for a hold its expiry last: none contains a separator): building and reading them
  * costs a fraction of JSON or of row-by-row results on both sides. Each part is a plain index
  * scan, without joins over the reservations or ORs, so that the generic plan of the prepared
  * statement stays the obvious one (a join here once made it a nested loop over every
@@ -122,15 +122,16 @@ function bookingsColumns(venueId: string, from: string, to: string, changed: SQL
   // 0001-01-01 or 9999-12-31 (years 0 and +010000) is not one PostgreSQL reads.
   return sql`
     case when ${changed} then (select coalesce(string_agg(concat_ws(',', r.id, r.service_date, r.time, r.party_size, r.status,
-        date_part('epoch', r.starts_at) * 1000, date_part('epoch', r.ends_at) * 1000, date_part('epoch', r.expires_at) * 1000), ';'), '')
+        date_part('epoch', r.starts_at) * 1000, date_part('epoch', r.ends_at) * 1000, r.table_locked::int, date_part('epoch', r.expires_at) * 1000), ';'), '')
       from (
-        select id, service_date, time, party_size, status, starts_at, ends_at, null::timestamptz as expires_at from reservations
+        select id, service_date, time, party_size, status, starts_at, ends_at, table_locked, null::timestamptz as expires_at from reservations
           where venue_id = ${venueId} and service_date between ${from}::date - 1 and ${to}::date + 1 and status not in ('cancelled', 'no_show')
         union all
-        select id, service_date, time, party_size, status, starts_at, ends_at, null from reservations
+        select id, service_date, time, party_size, status, starts_at, ends_at, table_locked, null from reservations
           where venue_id = ${venueId} and status = 'seated' and service_date not between ${from}::date - 1 and ${to}::date + 1
         union all
-        select id, service_date, time, party_size, 'created', starts_at, ends_at, expires_at from availability_holds
+        -- A hold is never moved: it is booked as held.
+        select id, service_date, time, party_size, 'created', starts_at, ends_at, true, expires_at from availability_holds
           where venue_id = ${venueId} and service_date between ${from}::date - 1 and ${to}::date + 1
       ) r) end as bookings,
     case when ${changed} then (select coalesce(string_agg(o.pair, ';'), '')
@@ -156,7 +157,7 @@ function parseBookings(bookings: string, occupancy: string): Booking[] {
   }
   if (!bookings) return [];
   return bookings.split(';').map((line) => {
-    const [id, serviceDate, time, partySize, status, startsAt, endsAt, expiresAt] = line.split(',');
+    const [id, serviceDate, time, partySize, status, startsAt, endsAt, tableLocked, expiresAt] = line.split(',');
     const booking: Booking = {
       id,
       serviceDate,
@@ -167,6 +168,7 @@ function parseBookings(bookings: string, occupancy: string): Booking[] {
       startsAt: Math.round(Number(startsAt)),
       endsAt: Math.round(Number(endsAt)),
       tableIds: tablesOf.get(id) ?? [],
+      tableLocked: tableLocked === '1',
     };
     if (expiresAt !== undefined) booking.expiresAt = Math.round(Number(expiresAt));
     return booking;
@@ -181,6 +183,7 @@ interface StateRow {
   slot_interval_minutes: number;
   booking_horizon_days: number;
   min_notice_minutes: number;
+  table_optimisation: 'off' | 'on';
   stamp: string;
   config: Omit<VenueConfig, 'venue'> | null;
   version?: string;
@@ -201,6 +204,7 @@ function configOf(row: StateRow, cached: CachedConfig | undefined): VenueConfig 
       slotIntervalMinutes: row.slot_interval_minutes,
       bookingHorizonDays: row.booking_horizon_days,
       minNoticeMinutes: row.min_notice_minutes,
+      tableOptimisation: row.table_optimisation === 'on',
     },
     ...row.config,
   };
@@ -246,7 +250,7 @@ async function loadState(conn: DbOrTx, access: Access, venueId: string, range: {
   const key = range && bookingsKey(venueId, range.from, range.to);
   const cachedBookings = key ? bookingsCache.get(key) : undefined;
   const [row] = await runSql<StateRow>(conn, sql`
-    select v.id, v.organisation_id, v.country_code, v.timezone, v.slot_interval_minutes, v.booking_horizon_days, v.min_notice_minutes,
+    select v.id, v.organisation_id, v.country_code, v.timezone, v.slot_interval_minutes, v.booking_horizon_days, v.min_notice_minutes, v.table_optimisation,
       s.stamp,
       case when s.stamp <> ${cachedConfig?.stamp ?? ''} then ${configJson(venueId)} end as config
       ${range ? sql`, s.version, ${bookingsColumns(venueId, range.from, range.to, sql`s.version <> ${cachedBookings?.version ?? ''}`)}` : sql``}

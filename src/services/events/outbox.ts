@@ -39,6 +39,8 @@ export interface NewEvent {
   data: Record<string, unknown>;
   /** false: a history-only row (see recordHistoryOnlyEvent); only history-only types may be unpublished. */
   published?: boolean;
+  /** Who made this change when it is not the transaction's actor (the table optimiser moving a party for a booking). */
+  actor?: Actor;
 }
 
 export type Emit = (event: NewEvent) => void;
@@ -56,7 +58,7 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
     const rows = pending.map((event, i) => ({
       ...(event.published === false ? historyOnlyFields : {}),
       ...event,
-      actor,
+      actor: event.actor ?? actor,
       createdAt: sql`clock_timestamp() + make_interval(secs => ${i / 1000})`,
     }));
     const inserted = await mapInChunks(rows, (chunk) =>

@@ -12,6 +12,8 @@ import { formatMinutes } from '../../lib/shift-schedule.js';
 import { loadVenueDayForBooking } from '../availability/venue-day-loader.js';
 import { insertRow } from '../reservations/reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatingColumns } from '../reservations/table-assignment.js';
+import { applyTableMoves, retryStaleMoves, StaleMovesError } from '../reservations/table-moves.js';
+import { actorOf, transactionWithEvents } from '../events/outbox.js';
 
 /** docs/reservations.md "Slot holds" */
 export const HOLD_TTL_SECONDS = { min: 60, max: 900, default: 300 } as const;
@@ -111,12 +113,13 @@ async function checkCallerLimit(tx: Tx, keyId: string, callerIp: string, now: nu
 /**
  * POST /availability/holds: the engine's verdict as for a booking, in a transaction under the same
  * venue and pacing locks, then the seating's occupancy rows under the same exclusion constraint.
- * Holds emit no events.
+ * Holds emit no events; the parties a hold moves (docs/reservations.md "Table optimisation") get
+ * their history rows, as for a booking.
  */
 export async function createHold(auth: AuthContext, input: CreateHoldInput, callerIp: string | null): Promise<HoldRow> {
   checkPermissions(auth, input);
   const ttlSeconds = input.ttlSeconds ?? HOLD_TTL_SECONDS.default;
-  return db.transaction(async (tx) => {
+  return retryStaleMoves(() => transactionWithEvents(actorOf(auth), async (tx, emit) => {
     const { venue, config, bookings } = await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate);
     if (input.tableId !== undefined && seatingOf(config, input.tableId)?.kind !== 'table') {
       throw ApiError.invalid(['tableId'], 'No table of the active floor plan has this id.');
@@ -126,9 +129,10 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
     const day = new VenueDay(config, input.serviceDate, bookings, now);
     const evaluation = day.evaluate(input.time, input.partySize, { requestedSeatingId: input.tableId, allSeatings: true });
     if (!evaluation.available) throw noAvailability(evaluation.reason, day.alternatives(input.time, input.partySize));
-    const { timing, seatings } = evaluation;
+    const { timing, seatings, moves } = evaluation;
     const startsAt = new Date(timing.startsAt);
     const endsAt = new Date(timing.endsAt);
+    await applyTableMoves(tx, emit, venue.id, moves, auth.livemode, now);
     const expiresAt = new Date(now + ttlSeconds * 1000);
     const id = randomUUID();
     const owner = { holdId: id, expiresAt };
@@ -156,12 +160,13 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
       // Lost to a concurrent booking or hold: an explicit table is a conflict, an automatic choice moves on.
       const explicit = input.tableId !== undefined;
       if (explicit) throw noAvailability('conflict', []);
+      if (moves.length) throw new StaleMovesError();
       const seating = await occupyFirstFree(tx, owner, venue.id, seatings.slice(1), startsAt, endsAt, false);
       if (!seating) throw noAvailability('no_table', day.alternatives(input.time, input.partySize));
       [row] = await tx.update(availabilityHolds).set(seatingOfHold(seating)).where(eq(availabilityHolds.id, id)).returning();
     }
     return row;
-  });
+  }));
 }
 
 /** GET /availability/holds/:id: a live hold of this key; 404 once expired, released or consumed. */

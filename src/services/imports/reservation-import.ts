@@ -234,6 +234,8 @@ function placeFutureRow(config: VenueConfig, row: ReservationImportRow, bookings
   const evaluation = day.evaluate(row.time, row.partySize, {
     ignoreBookingWindow: true,
     allSeatings: true,
+    // An import writes its own rows only: it never moves the parties already booked.
+    keepOthersInPlace: true,
     reservationId: existing?.id,
     preferredSeatingId: existing?.tableAssigned ? (existing.tableId ?? existing.tableCombinationId ?? undefined) : undefined,
   });

@@ -35,6 +35,7 @@ export interface ReservationPatch {
   status?: PatchStatus;
   tableId?: string | null;
   tableCombinationId?: string | null;
+  tableLocked?: boolean;
   guestId?: string | null;
   externalRef?: string | null;
 }
@@ -154,7 +155,11 @@ export async function updateReservation(
   actor: Actor = actorOf(auth),
   log: Logger = logger,
 ): Promise<ReservationParts> {
-  const needsFloor = (patch.status !== undefined && floorStatuses.has(patch.status)) || patch.tableId !== undefined || patch.tableCombinationId !== undefined;
+  const needsFloor =
+    (patch.status !== undefined && floorStatuses.has(patch.status)) ||
+    patch.tableId !== undefined ||
+    patch.tableCombinationId !== undefined ||
+    patch.tableLocked !== undefined;
   if (needsFloor && !hasScope(auth, 'floor:write')) {
     throw new ApiError('insufficient_scope', 'These statuses and table changes need the scope floor:write.', { requiredScope: 'floor:write' });
   }
@@ -193,6 +198,8 @@ export async function updateReservation(
     const set: Partial<typeof reservations.$inferInsert> = {};
     const events = new Set<ReservationEventType>();
     let needsAttention = row.needsAttention;
+    // docs/reservations.md "Table optimisation": a table given explicitly is locked, a removed one unlocked.
+    let tableLocked = requested === undefined ? row.tableLocked : requested !== null;
     let tables: readonly SeatedTable[] | undefined;
     const nowDate = new Date(now);
 
@@ -228,6 +235,8 @@ export async function updateReservation(
       if (seatings.length && !seating) throw noAvailability('no_table', day.alternatives(target.time, target.partySize, { reservationId: row.id }));
       Object.assign(set, seatingColumns(seating));
       tables = seatedTablesOf(config, seating);
+      // A move the engine seated elsewhere is its choice, no longer the one that was locked.
+      if (requested === undefined && (seating?.id ?? null) !== current) tableLocked = false;
       // A table given to a reservation flagged for attention clears the flag only within pacing
       // (a move was judged by the engine, pacing included).
       needsAttention = seating === null || (!scheduleChanged && pacingDay !== null && day.exceedsPacing(row.time, row.partySize, row.id));
@@ -266,6 +275,8 @@ export async function updateReservation(
       set.guestId = patch.guestId;
     }
     if (needsAttention !== row.needsAttention) set.needsAttention = needsAttention;
+    tableLocked = patch.tableLocked ?? tableLocked;
+    if (tableLocked !== row.tableLocked) set.tableLocked = tableLocked;
     if (needsAttention && !row.needsAttention) events.add('reservation_needs_attention');
 
     if (Object.keys(set).length === 0) return (await loadReservationParts(tx, [row]))[0];

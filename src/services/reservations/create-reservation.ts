@@ -22,6 +22,8 @@ import { emitReservationEvents } from './reservation-events.js';
 import type { ReservationParts, ReservationRow } from './reservation-json.js';
 import { insertReservationRow } from './reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatedTablesOf, seatingColumns } from './table-assignment.js';
+import { applyTableMoves, retryStaleMoves, StaleMovesError } from './table-moves.js';
+import type { TableMove } from '../../lib/availability/table-optimiser.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 
@@ -155,12 +157,18 @@ function uniqueViolationError(err: unknown): unknown {
   return err;
 }
 
-/** POST /reservations (docs/reservations.md): one transaction; 409 no_availability when the engine refuses. */
+/**
+ * POST /reservations (docs/reservations.md): one transaction, evaluated again if the table moves it
+ * planned went stale; 409 no_availability when the engine refuses.
+ */
 export async function createReservation(auth: AuthContext, input: CreateReservationInput, log: Logger = logger): Promise<ReservationParts> {
-  return transactionWithEvents(actorOf(auth), (tx, emit) => createReservationIn(tx, emit, auth, input), log);
+  return retryStaleMoves(() => transactionWithEvents(actorOf(auth), (tx, emit) => createReservationIn(tx, emit, auth, input), log));
 }
 
-/** createReservation inside the caller's transaction (a waiting-list conversion changes its entry in the same one). */
+/**
+ * createReservation inside the caller's transaction (a waiting-list conversion changes its entry in
+ * the same one): the caller runs it under retryStaleMoves.
+ */
 export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext, input: CreateReservationInput): Promise<ReservationParts> {
   checkPermissions(auth, input);
   checkShape(input);
@@ -204,9 +212,10 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   });
   let timing: Timing;
   let seatings: readonly Seating[] = [];
+  let moves: readonly TableMove[] = [];
   let forced = false;
   if (evaluation.available) {
-    ({ timing, seatings } = evaluation);
+    ({ timing, seatings, moves } = evaluation);
   } else if (input.force && evaluation.timing && (evaluation.reason === 'no_table' || evaluation.reason === 'pacing_full')) {
     // docs/reservations.md: booked anyway, without a table, to be arranged on the floor.
     timing = evaluation.timing;
@@ -219,6 +228,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   const endsAt = new Date(timing.endsAt);
   const explicit = requestedSeatingId !== undefined;
   const first = seatings[0] ?? null;
+  await applyTableMoves(tx, emit, venue.id, moves, auth.livemode, now);
   // The id is chosen here so that the first table can be taken in the same round trip as the
   // insert (pipelined: PostgreSQL runs them in order).
   const id = randomUUID();
@@ -237,6 +247,8 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
         partySize: input.partySize,
         status: walkIn ? 'seated' : (input.status ?? 'created'),
         ...seatingColumns(first),
+        // docs/reservations.md "Table optimisation": a table chosen by the caller is never moved.
+        tableLocked: inputSeatingId !== undefined,
         needsAttention: forced,
         notes: input.notes ?? null,
         source: input.source ?? 'api',
@@ -254,8 +266,10 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   if (first) {
     let seating: Seating | null = first;
     if (!tookFirst) {
-      // Lost to a concurrent booking: an explicit table is a conflict, an automatic choice moves on.
+      // Lost to a concurrent booking: an explicit table is a conflict, an automatic choice moves on,
+      // a seating freed by moves is evaluated again.
       if (explicit) throw noAvailability(refusal('conflict'), []);
+      if (moves.length) throw new StaleMovesError();
       seating = await occupyFirstFree(tx, { reservationId: id }, venue.id, seatings.slice(1), startsAt, endsAt, false);
       if (!seating) throw noAvailability(refusal('no_table'), day.alternatives(slot.time, input.partySize));
       [row] = await tx

@@ -55,6 +55,9 @@ export const reservationSchema = component(
     partySize: z.number().int().min(1),
     status: z.enum(reservationStatusValues),
     tableAssigned: z.boolean(),
+    tableLocked: z
+      .boolean()
+      .describe('Its table was chosen explicitly (tableId / tableCombinationId, or PATCH tableLocked: true): table optimisation never moves it.'),
     needsAttention: z.boolean().describe('Valid, but must be arranged on the floor.'),
     notes: z.string().nullable(),
     source: z.enum(reservationSourceValues),
@@ -82,6 +85,7 @@ export function reservationJson({ row, tables, guest }: ReservationParts, visibi
     partySize: row.partySize,
     status: row.status,
     tableAssigned: row.tableAssigned,
+    tableLocked: row.tableLocked,
     needsAttention: row.needsAttention,
     notes: row.notes,
     source: row.source,

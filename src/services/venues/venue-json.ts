@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { venues } from '../../db/schema/index.js';
+import { tableOptimisationValues, type venues } from '../../db/schema/index.js';
 import { component, instant, uuid } from '../../core/response-schemas.js';
 
 export type VenueRow = typeof venues.$inferSelect;
@@ -17,6 +17,9 @@ export const venueSchema = component(
     minNoticeMinutes: z.number().int(),
     lateToleranceMinutes: z.number().int(),
     noShowToleranceMinutes: z.number().int().nullable().describe('null: no automatic no-show'),
+    tableOptimisation: z
+      .enum(tableOptimisationValues)
+      .describe('on: to seat a new booking the engine may move unlocked parties to other tables at the same times (docs/reservations.md "Table optimisation")'),
     createdAt: instant,
     updatedAt: instant,
   }),
@@ -35,6 +38,7 @@ export function venueJson(v: VenueRow): z.output<typeof venueSchema> {
     minNoticeMinutes: v.minNoticeMinutes,
     lateToleranceMinutes: v.lateToleranceMinutes,
     noShowToleranceMinutes: v.noShowToleranceMinutes,
+    tableOptimisation: v.tableOptimisation,
     createdAt: v.createdAt.toISOString(),
     updatedAt: v.updatedAt.toISOString(),
   };

@@ -17,6 +17,7 @@ export interface VenueInput {
   minNoticeMinutes?: number;
   lateToleranceMinutes?: number;
   noShowToleranceMinutes?: number | null;
+  tableOptimisation?: 'off' | 'on';
 }
 
 const venueInOrganisation = and(eq(venues.id, sql.placeholder('venueId')), eq(venues.organisationId, sql.placeholder('organisationId')))!;

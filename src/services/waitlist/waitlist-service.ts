@@ -13,6 +13,7 @@ import { findOrCreateGuestByPhone, getGuestForVenue } from '../guests/guest-serv
 import { fetchPage, type ListQuery } from '../pagination.js';
 import type { VenueRow } from '../venues/venue-json.js';
 import { createReservationIn } from '../reservations/create-reservation.js';
+import { retryStaleMoves } from '../reservations/table-moves.js';
 import type { ReservationParts } from '../reservations/reservation-json.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { waitlistEntryJson, type WaitlistEntryRow } from './waitlist-json.js';
@@ -236,7 +237,7 @@ export interface ConvertInput {
  * and then nothing changes. The entry becomes converted in the same transaction.
  */
 export async function convertWaitlistEntry(auth: AuthContext, id: string, input: ConvertInput, log: Logger = logger): Promise<{ entry: WaitlistEntryRow; reservation: ReservationParts }> {
-  return transactionWithEvents(actorOf(auth), async (tx, emit) => {
+  return retryStaleMoves(() => transactionWithEvents(actorOf(auth), async (tx, emit) => {
     const entry = await getVisibleEntry(auth, id, tx, true);
     if (!isActiveEntry(entry)) throw invalidEntryTransition(entry, 'converted');
     if (input.time === undefined) {
@@ -263,7 +264,7 @@ export async function convertWaitlistEntry(auth: AuthContext, id: string, input:
       .where(eq(waitlistEntries.id, entry.id))
       .returning();
     return { entry: converted, reservation };
-  }, log);
+  }, log));
 }
 
 /**

@@ -1,0 +1,186 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { db } from '../../src/db/client.js';
+import { events, reservationTables } from '../../src/db/schema/index.js';
+import { VenueDay } from '../../src/lib/availability/venue-day.js';
+import { closeQueues } from '../../src/queues/queues.js';
+import { loadVenueDay } from '../../src/services/availability/venue-day-loader.js';
+import { transactionWithEvents, systemActor } from '../../src/services/events/outbox.js';
+import { applyTableMoves, retryStaleMoves, StaleMovesError } from '../../src/services/reservations/table-moves.js';
+import { client, createTenant, useTestServer, type Client } from '../support/harness.js';
+import { expectInvariantsHold } from '../support/invariants.js';
+import { configureVenue, localDate } from '../support/venue-fixtures.js';
+import { mulberry32 } from '../../bench/support/seeded-random.js';
+
+/** docs/reservations.md "Table optimisation", over the real server and PostgreSQL. */
+
+const server = useTestServer();
+afterAll(async () => closeQueues());
+
+const tomorrow = localDate(1);
+const venueIds: string[] = [];
+
+/**
+ * The fragmented floor: a two-top and two four-tops. A couple booked at 19:00 while the two-top was
+ * still taken until 19:30 sits on a four-top; the party before it then cancels, so the two-top is free
+ * and the couple could have had it. Another four-top is taken by a party of 4. A party of 4 at 19:00
+ * finds no free table: moving the couple to the two-top frees one.
+ */
+async function fragmentedFloor(options: { coupleTable?: 'explicit' } = {}) {
+  const t = await createTenant();
+  venueIds.push(t.venueId);
+  const fixture = await configureVenue(t.venueId, {
+    tables: [
+      { name: 'T2', minSeats: 1, maxSeats: 2 },
+      { name: 'F4a', minSeats: 2, maxSeats: 4 },
+      { name: 'F4b', minSeats: 2, maxSeats: 4 },
+    ],
+  });
+  const api = client(server.url, t.key);
+  const book = (time: string, partySize: number, extra: Record<string, unknown> = {}) =>
+    api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time, partySize, ...extra });
+  const early = await book('18:00', 2);
+  expect(early.body.reservation.table.tables[0].name).toBe('T2');
+  const couple = await book('19:00', 2, options.coupleTable === 'explicit' ? { tableId: fixture.tableIds.F4a } : {});
+  expect(couple.status).toBe(201);
+  expect(couple.body.reservation.table.tables[0].name).toBe('F4a');
+  expect((await book('19:00', 4)).body.reservation.table.tables[0].name).toBe('F4b');
+  expect((await api.delete(`/reservations/${early.body.reservation.id}`)).status).toBe(200);
+  return { ...t, fixture, api, book, couple: couple.body.reservation as { id: string; tableLocked: boolean } };
+}
+
+function availabilityOf(api: Client, venueId: string, time: string, partySize: number) {
+  return api.get(`/availability?${new URLSearchParams({ venueId, serviceDate: tomorrow, time, partySize: String(partySize) })}`);
+}
+
+async function historyOf(api: Client, id: string) {
+  return (await api.get(`/reservations/${id}/history`)).body.data as { type: string; actor: { kind: string; name: string }; changes: Record<string, { from: unknown; to: unknown }> }[];
+}
+
+describe('table optimisation (venue setting tableOptimisation, default on)', () => {
+  it('seats a party by moving an unlocked couple to the free two-top: availability says so, the booking does it, the history tells it', async () => {
+    const { api, venueId, book, couple } = await fragmentedFloor();
+    expect(couple.tableLocked).toBe(false);
+    expect((await api.get(`/venues/${venueId}`)).body.venue.tableOptimisation).toBe('on');
+
+    const answer = await availabilityOf(api, venueId, '19:00', 4);
+    expect(answer.body).toMatchObject({ available: true, reason: 'available', seats: 4 });
+    const slots = await api.get(`/availability/slots?${new URLSearchParams({ venueId, serviceDate: tomorrow, partySize: '4' })}`);
+    expect(slots.body.data.map((s: { time: string }) => s.time)).toContain('19:00');
+    const days = await api.get(`/availability/days?${new URLSearchParams({ venueId, from: tomorrow, to: tomorrow, partySize: '4' })}`);
+    expect(days.body.data[0]).toMatchObject({ available: true });
+
+    const booked = await book('19:00', 4);
+    expect(booked.status).toBe(201);
+    expect(booked.body.reservation).toMatchObject({ tableLocked: false, table: { tables: [{ name: 'F4a' }] } });
+    const moved = (await api.get(`/reservations/${couple.id}`)).body.reservation;
+    expect(moved).toMatchObject({ time: '19:00', status: 'created', tableLocked: false, table: { tables: [{ name: 'T2' }] } });
+
+    const history = await historyOf(api, couple.id);
+    expect(history.at(-1)).toMatchObject({ type: 'reservation_updated', actor: { kind: 'system', name: 'table-optimiser' } });
+    expect(Object.keys(history.at(-1)!.changes)).toEqual(['table']);
+    // A table change alone is no event of the catalogue: nothing published about the couple since its creation.
+    const published = await db
+      .select({ type: events.type })
+      .from(events)
+      .where(and(eq(events.subjectId, couple.id), eq(events.published, true)));
+    expect(published.map((e) => e.type)).toEqual(['reservation_created']);
+    // The floor is full now: nothing more moves.
+    expect((await availabilityOf(api, venueId, '19:00', 2)).body).toMatchObject({ available: false, reason: 'no_table' });
+  });
+
+  it('with tableOptimisation off the same floor answers no_table, as without the feature', async () => {
+    const { api, venueId, book } = await fragmentedFloor();
+    const patched = await api.patch(`/venues/${venueId}`, { tableOptimisation: 'off' });
+    expect(patched.body.venue.tableOptimisation).toBe('off');
+    expect((await availabilityOf(api, venueId, '19:00', 4)).body).toMatchObject({ available: false, reason: 'no_table' });
+    const refused = await book('19:00', 4);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.details.reason).toBe('no_table');
+    expect((await api.patch(`/venues/${venueId}`, { tableOptimisation: 'sometimes' })).body.error.details.fields).toEqual(['tableOptimisation']);
+  });
+
+  it('never moves a locked table: chosen explicitly, or locked by PATCH; unlocking lets it move', async () => {
+    const explicit = await fragmentedFloor({ coupleTable: 'explicit' });
+    expect(explicit.couple.tableLocked).toBe(true);
+    expect((await explicit.book('19:00', 4)).body.error.details.reason).toBe('no_table');
+
+    const { api, venueId, book, couple } = await fragmentedFloor();
+    expect((await api.patch(`/reservations/${couple.id}`, { tableLocked: true })).body.reservation.tableLocked).toBe(true);
+    expect((await availabilityOf(api, venueId, '19:00', 4)).body.reason).toBe('no_table');
+    expect((await book('19:00', 4)).status).toBe(409);
+    expect((await api.patch(`/reservations/${couple.id}`, { tableLocked: false })).body.reservation.tableLocked).toBe(false);
+    expect((await book('19:00', 4)).status).toBe(201);
+  });
+
+  it('a hold moves parties as a booking does, and the booking of the hold keeps its seating', async () => {
+    const { api, venueId, couple } = await fragmentedFloor();
+    const hold = await api.post('/availability/holds', { venueId, serviceDate: tomorrow, time: '19:00', partySize: 4 });
+    expect(hold.status).toBe(201);
+    expect((await api.get(`/reservations/${couple.id}`)).body.reservation.table.tables[0].name).toBe('T2');
+    const booked = await api.post('/reservations', { venueId, serviceDate: tomorrow, time: '19:00', partySize: 4, holdId: hold.body.hold.id });
+    expect(booked.status).toBe(201);
+    expect(booked.body.reservation.table.tables[0].name).toBe('F4a');
+  });
+
+  it('a plan made stale by a concurrent change is refused whole (StaleMovesError) and nothing of it is kept', async () => {
+    const { api, venueId, organisationId, couple, fixture } = await fragmentedFloor();
+    const { config, bookings } = await loadVenueDay(db, { organisationId, venueIds: null }, venueId, tomorrow, tomorrow);
+    const evaluation = new VenueDay(config, tomorrow, bookings, Date.now()).evaluate('19:00', 4);
+    expect(evaluation.available && evaluation.moves.map((m) => m.reservationId)).toEqual([couple.id]);
+    if (!evaluation.available) return;
+    // Meanwhile the floor locks the couple where it sits.
+    expect((await api.patch(`/reservations/${couple.id}`, { tableLocked: true })).status).toBe(200);
+    const applying = transactionWithEvents(systemActor('test'), (tx, emit) => applyTableMoves(tx, emit, venueId, evaluation.moves, false, Date.now()));
+    await expect(applying).rejects.toBeInstanceOf(StaleMovesError);
+    const tables = await db.select({ tableId: reservationTables.tableId }).from(reservationTables).where(eq(reservationTables.reservationId, couple.id));
+    expect(tables).toEqual([{ tableId: fixture.tableIds.F4a }]);
+  });
+
+  it('retries a booking whose moves went stale, and answers conflict after the third stale plan', async () => {
+    let runs = 0;
+    expect(await retryStaleMoves(async () => (++runs < 3 ? Promise.reject(new StaleMovesError()) : 'booked'))).toBe('booked');
+    expect(runs).toBe(3);
+    await expect(retryStaleMoves(() => Promise.reject(new StaleMovesError()))).rejects.toMatchObject({ code: 'no_availability', details: { reason: 'conflict' } });
+  });
+
+  it('concurrent bookings and PATCHes on one busy night: every 201 has its tables, the invariant check finds nothing, moves happened', async () => {
+    const t = await createTenant();
+    venueIds.push(t.venueId);
+    const tops = [...Array(6).fill([1, 2]), ...Array(8).fill([2, 4]), ...Array(3).fill([4, 6]), [5, 8]] as [number, number][];
+    await configureVenue(t.venueId, {
+      tables: tops.map(([minSeats, maxSeats], i) => ({ name: `T${String(i).padStart(2, '0')}`, minSeats, maxSeats, area: i % 2 ? 'Terrace' : 'Room' })),
+      combinations: [
+        ['T00', 'T01'],
+        ['T06', 'T07'],
+        ['T08', 'T09'],
+      ],
+    });
+    const api = client(server.url, t.key);
+    const random = mulberry32(21);
+    const times = ['18:00', '18:30', '19:00', '19:30', '20:00', '20:30', '21:00'];
+    const sizes = [2, 2, 2, 3, 4, 4, 5, 6, 8];
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
+    const book = () => api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time: pick(times), partySize: pick(sizes) });
+
+    // A first wave fragments the floor; cancellations leave holes that moves can use.
+    const first = await Promise.all(Array.from({ length: 60 }, book));
+    const seated = first.filter((r) => r.status === 201).map((r) => r.body.reservation.id as string);
+    const changes = seated.slice(0, 24).map((id, i) =>
+      i % 3 === 0 ? api.delete(`/reservations/${id}`) : i % 3 === 1 ? api.patch(`/reservations/${id}`, { time: pick(times) }) : api.patch(`/reservations/${id}`, { tableLocked: random() < 0.5 }),
+    );
+    const second = await Promise.all([...changes, ...Array.from({ length: 60 }, book)]);
+    for (const r of second) expect([200, 201, 409]).toContain(r.status);
+
+    const created = [...first, ...second].filter((r) => r.status === 201).map((r) => r.body.reservation.id as string);
+    const live = await db.execute<{ id: string; tables: number }>(sql`
+      select r.id, (select count(*)::int from reservation_tables rt where rt.reservation_id = r.id and rt.live) as tables
+      from reservations r where r.venue_id = ${t.venueId} and r.status not in ('cancelled')`);
+    const tablesById = new Map([...live].map((r) => [r.id, r.tables]));
+    for (const id of created) if (tablesById.has(id)) expect(tablesById.get(id), id).toBeGreaterThan(0);
+    await expectInvariantsHold([t.venueId]);
+    const [{ moves }] = await db.execute<{ moves: number }>(sql`
+      select count(*)::int as moves from events where venue_id = ${t.venueId} and actor->>'name' = 'table-optimiser'`);
+    expect(moves).toBeGreaterThan(0);
+  });
+});
