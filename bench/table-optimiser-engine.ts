@@ -3,7 +3,7 @@
 // seated until full shows the worst case, a request refused after the whole bounded search.
 // Usage: npx tsx bench/table-optimiser-engine.ts [samples=2000]
 import { orderedSeatings } from '../src/lib/availability/seatings.js';
-import { findSeatingWithMoves, type SeatingSearch } from '../src/lib/availability/table-optimiser.js';
+import { TableOptimiser, findSeatingWithMoves, type SeatingSearch } from '../src/lib/availability/table-optimiser.js';
 import type { Booking, FloorTable, TableCombination } from '../src/lib/availability/types.js';
 import { mulberry32 } from './support/seeded-random.js';
 
@@ -81,6 +81,16 @@ function runFloor(title: string, grid: readonly number[], bookings: Booking[]): 
   measure('needing moves (the slowest such request)', slowest([1, 2, 3].flatMap(withMoves)));
   measure('needing no move', withMoves(0)[0]);
   measure('no answer within the bound (the slowest)', slowest(unanswered));
+  // GET /availability/slots and the alternatives of a refusal ask every grid time on one floor state.
+  const grids: number[] = [];
+  for (let i = 0; i < Math.max(5, Math.ceil(samples / 100)); i++) {
+    const started = performance.now();
+    const optimiser = new TableOptimiser({ ...base, bookings });
+    for (const r of requests) optimiser.find(r);
+    grids.push(performance.now() - started);
+  }
+  grids.sort((a, b) => a - b);
+  console.log(`  ${`every grid request (${requests.length}) on one optimiser`.padEnd(42)} p50 ${grids[grids.length >> 1].toFixed(3)} ms in all`);
 }
 
 const day = seatReservations([...lunch, ...dinner], 150);

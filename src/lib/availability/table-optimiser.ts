@@ -42,6 +42,16 @@ export const MOVABLE_NOTICE_MINUTES = 30;
  */
 export const MAX_MOVES = 3;
 
+/**
+ * Placements a search may try before it gives up (each is one step of the depth-first search). On
+ * the 60-table floors of bench/table-optimiser-engine.ts no answer needs more than about 650 and a
+ * refusal of a full dinner explores at most about 950, so this bound changes no answer there; it caps
+ * the cost of one question (a few milliseconds) on a larger or stranger floor, where the search
+ * within MAX_MOVES could grow as (fitting seatings)^3. Counted, not timed: the answer stays
+ * deterministic.
+ */
+export const MAX_SEARCH_STEPS = 2000;
+
 /** The floor and what holds its tables: everything but the request, shared by the requests of one day. */
 export interface FloorState {
   /** orderedSeatings(config): the choice order. */
@@ -117,26 +127,48 @@ function indexByTable(search: FloorState): Map<string, Party[]> {
   return byTable;
 }
 
+/** The earliest instant after `now` at which a booking's place in the index would differ (see indexByTable and isMovable). */
+function changesAfter({ bookings, now }: FloorState): number {
+  let until = Number.POSITIVE_INFINITY;
+  const consider = (instant: number) => {
+    if (instant > now && instant < until) until = instant;
+  };
+  for (const b of bookings) {
+    if (!b.tableIds.length) continue;
+    consider(b.startsAt - MOVABLE_NOTICE_MINUTES * MINUTE_MS);
+    if (b.expiresAt !== undefined) consider(b.expiresAt);
+    if (b.status === 'seated') consider(b.endsAt);
+  }
+  return until;
+}
+
 const tableSetKey = (tableIds: readonly string[]) => [...tableIds].sort().join('\u0000');
 
 /**
- * A depth-bounded search for new places for the parties in the way. What sat where before the search
- * is read once per party (its options); the search itself only tracks who has left their tables and
- * the few places it has handed out, so that a floor with no answer is refused quickly.
+ * What sat where before any move, read once per floor state and shared by every request on it: the
+ * parties at each table and, per party, the seatings it may move to (which do not depend on the
+ * request: the new party is not on the floor yet). A day's grid times (GET /availability/slots, the
+ * alternatives of a refusal) ask about the same parties again and again.
  */
-class Relocation {
-  /** The new party first, then every moved party, in the order they were placed. */
-  private readonly placed: { party: Party; seating: Seating }[] = [];
+class FloorIndex {
+  readonly byTable: Map<string, Party[]>;
+  readonly seatingIdByTables = new Map<string, string>();
   private readonly fittingBySize = new Map<number, Seating[]>();
   private readonly tablesFittingBySize = new Map<number, Set<string>>();
   private readonly optionsByParty = new Map<Party, Option[]>();
   private readonly freeOptionsByParty = new Map<Party, Option[]>();
 
-  constructor(
-    private readonly byTable: ReadonlyMap<string, readonly Party[]>,
-    private readonly search: FloorState,
-    private readonly seatingIdByTables: ReadonlyMap<string, string>,
-  ) {}
+  /** The first instant at which `now` changes what this index says (a party no longer movable, a hold lapsing, a seated party overstaying). */
+  readonly validUntil: number;
+
+  constructor(readonly floor: FloorState) {
+    this.byTable = indexByTable(floor);
+    this.validUntil = changesAfter(floor);
+    for (const s of floor.seatings) {
+      const key = tableSetKey(s.tableIds);
+      if (!this.seatingIdByTables.has(key)) this.seatingIdByTables.set(key, s.id);
+    }
+  }
 
   /**
    * The parties on these tables over `party`'s times before any move (the party itself aside), each
@@ -154,6 +186,76 @@ class Relocation {
     // The largest party first: it has the fewest places to go, so a dead end shows early.
     return found.sort((a, b) => b.partySize - a.partySize || a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
+
+  freeOptionsOf(party: Party): Option[] {
+    let options = this.freeOptionsByParty.get(party);
+    if (!options) {
+      options = this.optionsOf(party).filter((o) => o.occupants.length === 0);
+      this.freeOptionsByParty.set(party, options);
+    }
+    return options;
+  }
+
+  /**
+   * The seatings a party may move to, those in the area it sits in first, each group in choice order;
+   * a seating shared over its times with a party that may not move, or with more parties than the
+   * bound allows to move along with it, is none.
+   */
+  optionsOf(party: Party): Option[] {
+    let options = this.optionsByParty.get(party);
+    if (options) return options;
+    const fitting = this.fitting(party.partySize);
+    const { areaOf } = this.floor;
+    let candidates = fitting;
+    if (areaOf) {
+      const areas = new Set(party.origin.map(areaOf));
+      const inArea = (s: Seating) => s.tableIds.every((t) => areas.has(areaOf(t)));
+      candidates = [...fitting.filter(inArea), ...fitting.filter((s) => !inArea(s))];
+    }
+    options = [];
+    for (const seating of candidates) {
+      const occupants = this.occupantsOf(seating.tableIds, party);
+      if (occupants && occupants.length < MAX_MOVES) options.push({ seating, occupants });
+    }
+    this.optionsByParty.set(party, options);
+    return options;
+  }
+
+  fitting(partySize: number): Seating[] {
+    let fitting = this.fittingBySize.get(partySize);
+    if (!fitting) {
+      fitting = this.floor.seatings.filter((s) => !s.isBlocked && fitsParty(s, partySize));
+      this.fittingBySize.set(partySize, fitting);
+    }
+    return fitting;
+  }
+
+  tablesFitting(partySize: number): Set<string> {
+    let tables = this.tablesFittingBySize.get(partySize);
+    if (!tables) {
+      tables = new Set(this.fitting(partySize).flatMap((s) => s.tableIds));
+      this.tablesFittingBySize.set(partySize, tables);
+    }
+    return tables;
+  }
+}
+
+/**
+ * A depth-bounded search for new places for the parties in the way. What sat where before the search
+ * is read once per party (its options); the search itself only tracks who has left their tables and
+ * the few places it has handed out, so that a floor with no answer is refused quickly.
+ */
+class Relocation {
+  /** The new party first, then every moved party, in the order they were placed. */
+  private readonly placed: { party: Party; seating: Seating }[] = [];
+  private steps = 0;
+
+  /** MAX_SEARCH_STEPS were tried: the search is over, without answer. */
+  get exhausted(): boolean {
+    return this.steps >= MAX_SEARCH_STEPS;
+  }
+
+  constructor(private readonly index: FloorIndex) {}
 
   /** Seats the new party on `seating` and looks for places for `blockers` (its occupants) within `budget` moves. */
   tryTarget(newcomer: Party, seating: Seating, blockers: readonly Party[], budget: number): boolean {
@@ -175,7 +277,7 @@ class Relocation {
         partySize: party.partySize,
         startsAt: party.start,
         endsAt: party.end,
-        fromSeatingId: this.seatingIdByTables.get(tableSetKey(party.origin)) ?? null,
+        fromSeatingId: this.index.seatingIdByTables.get(tableSetKey(party.origin)) ?? null,
         fromTableIds: party.origin,
         toSeating: seating,
       };
@@ -187,9 +289,12 @@ class Relocation {
   /** New places for every party of `pending` (all waiting for one) in at most `budget` moves. */
   private relocate(pending: readonly Party[], budget: number): boolean {
     if (pending.length === 0) return true;
+    if (this.exhausted) return false;
+    this.steps++;
     const [party, ...rest] = pending;
     if (budget === 1) return this.placeFree(party);
-    for (const option of this.optionsOf(party)) {
+    for (const option of this.index.optionsOf(party)) {
+      if (this.exhausted) return false;
       const { seating } = option;
       const displaced = option.occupants.every(stillAtOrigin) ? option.occupants : option.occupants.filter(stillAtOrigin);
       // Every party still without a place costs at least one move.
@@ -226,7 +331,7 @@ class Relocation {
   private mayAllFindFreePlaces(option: Option, displaced: readonly Party[], mover: Party, rest: readonly Party[]): boolean {
     const { seating, occupants } = option;
     option.freeElsewhere ??= occupants.map((o) =>
-      this.freeOptionsOf(o)
+      this.index.freeOptionsOf(o)
         .map((free) => free.seating)
         .filter((s) => !s.tableIds.some((t) => seating.tableIds.includes(t))),
     );
@@ -236,7 +341,7 @@ class Relocation {
       const party = occupants[i];
       if (!stillAtOrigin(party)) continue;
       for (const s of option.freeElsewhere[i]) if (!this.isTakenByPlaced(s.tableIds, party)) continue next;
-      const fittingTables = this.tablesFitting(party.partySize);
+      const fittingTables = this.index.tablesFitting(party.partySize);
       leavers ??= [mover, ...rest, ...displaced, ...this.placed.map((p) => p.party)];
       for (const left of leavers) {
         if (left === party) continue;
@@ -256,9 +361,9 @@ class Relocation {
    * here without looking at every seating.
    */
   private placeFree(party: Party): boolean {
-    const fittingTables = this.tablesFitting(party.partySize);
+    const fittingTables = this.index.tablesFitting(party.partySize);
     const tablesLeft = this.placed.some(({ party: left }) => left.origin.some((t) => fittingTables.has(t) && this.isFreeNow(t, party, [])));
-    const options = tablesLeft ? this.optionsOf(party) : this.freeOptionsOf(party);
+    const options = tablesLeft ? this.index.optionsOf(party) : this.index.freeOptionsOf(party);
     for (const { seating, occupants } of options) {
       if (occupants.some(stillAtOrigin) || this.isTakenByPlaced(seating.tableIds, party)) continue;
       party.at = seating.tableIds;
@@ -270,63 +375,11 @@ class Relocation {
 
   /** No one is at the table over the party's times, the party itself and `leaving` aside. */
   private isFreeNow(tableId: string, party: Party, leaving: readonly Party[]): boolean {
-    for (const p of this.byTable.get(tableId) ?? []) {
+    for (const p of this.index.byTable.get(tableId) ?? []) {
       if (p !== party && stillAtOrigin(p) && overlaps(p, party) && !leaving.includes(p)) return false;
     }
     for (const { party: q } of this.placed) if (overlaps(q, party) && q.at!.includes(tableId)) return false;
     return true;
-  }
-
-  private freeOptionsOf(party: Party): Option[] {
-    let options = this.freeOptionsByParty.get(party);
-    if (!options) {
-      options = this.optionsOf(party).filter((o) => o.occupants.length === 0);
-      this.freeOptionsByParty.set(party, options);
-    }
-    return options;
-  }
-
-  /**
-   * The seatings a party may move to, those in the area it sits in first, each group in choice order;
-   * a seating shared over its times with a party that may not move, or with more parties than the
-   * bound allows to move along with it, is none.
-   */
-  private optionsOf(party: Party): Option[] {
-    let options = this.optionsByParty.get(party);
-    if (options) return options;
-    const fitting = this.fitting(party.partySize);
-    const { areaOf } = this.search;
-    let candidates = fitting;
-    if (areaOf) {
-      const areas = new Set(party.origin.map(areaOf));
-      const inArea = (s: Seating) => s.tableIds.every((t) => areas.has(areaOf(t)));
-      candidates = [...fitting.filter(inArea), ...fitting.filter((s) => !inArea(s))];
-    }
-    options = [];
-    for (const seating of candidates) {
-      const occupants = this.occupantsOf(seating.tableIds, party);
-      if (occupants && occupants.length < MAX_MOVES) options.push({ seating, occupants });
-    }
-    this.optionsByParty.set(party, options);
-    return options;
-  }
-
-  private fitting(partySize: number): Seating[] {
-    let fitting = this.fittingBySize.get(partySize);
-    if (!fitting) {
-      fitting = this.search.seatings.filter((s) => !s.isBlocked && fitsParty(s, partySize));
-      this.fittingBySize.set(partySize, fitting);
-    }
-    return fitting;
-  }
-
-  private tablesFitting(partySize: number): Set<string> {
-    let tables = this.tablesFittingBySize.get(partySize);
-    if (!tables) {
-      tables = new Set(this.fitting(partySize).flatMap((s) => s.tableIds));
-      this.tablesFittingBySize.set(partySize, tables);
-    }
-    return tables;
   }
 }
 
@@ -336,15 +389,17 @@ class Relocation {
  * request give the same answer whatever the order of the input.
  */
 export class TableOptimiser {
-  private readonly byTable: Map<string, Party[]>;
-  private readonly seatingIdByTables = new Map<string, string>();
+  private readonly index: FloorIndex;
+  /** Answers by request: the same question on the same floor state has the same answer. */
+  private readonly answers = new Map<string, OptimisedSeating | null>();
 
-  constructor(private readonly floor: FloorState) {
-    this.byTable = indexByTable(floor);
-    for (const s of floor.seatings) {
-      const key = tableSetKey(s.tableIds);
-      if (!this.seatingIdByTables.has(key)) this.seatingIdByTables.set(key, s.id);
-    }
+  constructor(floor: FloorState) {
+    this.index = new FloorIndex(floor);
+  }
+
+  /** Whether the answers hold at `now` too: nothing the index depends on has changed between its `now` and this one. */
+  holdsAt(now: number): boolean {
+    return now >= this.index.floor.now && now < this.index.validUntil;
   }
 
   /**
@@ -354,13 +409,22 @@ export class TableOptimiser {
    * in the way, then choice order, each moved party going preferably to its own area, then in choice
    * order. Null when nothing is found within the bound.
    */
-  find({ partySize, start, end }: SeatingRequest): OptimisedSeating | null {
-    const relocation = new Relocation(this.byTable, this.floor, this.seatingIdByTables);
+  find(request: SeatingRequest): OptimisedSeating | null {
+    const key = `${request.partySize} ${request.start} ${request.end}`;
+    let answer = this.answers.get(key);
+    if (answer === undefined) {
+      answer = this.search(request);
+      this.answers.set(key, answer);
+    }
+    return answer;
+  }
+
+  private search({ partySize, start, end }: SeatingRequest): OptimisedSeating | null {
+    const relocation = new Relocation(this.index);
     const newcomer: Party = { id: '', partySize, start, end, origin: [], at: null, movable: false };
     const targets: { seating: Seating; blockers: Party[] }[] = [];
-    for (const seating of this.floor.seatings) {
-      if (seating.isBlocked || !fitsParty(seating, partySize)) continue;
-      const blockers = relocation.occupantsOf(seating.tableIds, newcomer);
+    for (const seating of this.index.fitting(partySize)) {
+      const blockers = this.index.occupantsOf(seating.tableIds, newcomer);
       if (blockers === null) continue;
       if (blockers.length === 0) return { seating, moves: [] };
       if (blockers.length <= MAX_MOVES) targets.push({ seating, blockers });
@@ -373,6 +437,7 @@ export class TableOptimiser {
       for (const { seating, blockers } of targets) {
         if (blockers.length > budget) break;
         if (relocation.tryTarget(newcomer, seating, blockers, budget)) return { seating, moves: relocation.takeMoves() };
+        if (relocation.exhausted) return null;
       }
     }
     return null;

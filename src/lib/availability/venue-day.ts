@@ -85,6 +85,14 @@ interface PreparedConfig {
 
 const prepared = new WeakMap<VenueConfig, PreparedConfig>();
 
+/**
+ * Table optimisers by the reservations they were built on (the loader hands out the same array while
+ * a day's reservations are unchanged): the requests of a busy night ask the same questions again and
+ * again, and the optimiser keeps its index and its answers. One is reused only for the same
+ * configuration and serviceDate, and while `now` changes nothing it depends on.
+ */
+const optimisers = new WeakMap<readonly Booking[], { config: VenueConfig; serviceDate: string; optimiser: TableOptimiser }[]>();
+
 /** What depends on the configuration only, computed once per loaded configuration. */
 function prepare(config: VenueConfig): PreparedConfig {
   let p = prepared.get(config);
@@ -233,13 +241,21 @@ export class VenueDay {
   }
 
   private tableOptimiser(): TableOptimiser {
-    this.optimiser ??= new TableOptimiser({
+    if (this.optimiser) return this.optimiser;
+    let built = optimisers.get(this.tableHolders);
+    if (!built) optimisers.set(this.tableHolders, (built = []));
+    const reusable = built.find((b) => b.config === this.config && b.serviceDate === this.serviceDate && b.optimiser.holdsAt(this.now));
+    if (reusable) return (this.optimiser = reusable.optimiser);
+    this.optimiser = new TableOptimiser({
       seatings: this.prepared.seatings,
       bookings: this.tableHolders,
       now: this.now,
       areaOf: this.prepared.areaOf,
       serviceDate: this.serviceDate,
     });
+    // The stale ones of this day go: their `now` has passed.
+    const kept = built.filter((b) => !(b.config === this.config && b.serviceDate === this.serviceDate));
+    optimisers.set(this.tableHolders, [...kept, { config: this.config, serviceDate: this.serviceDate, optimiser: this.optimiser }]);
     return this.optimiser;
   }
 
