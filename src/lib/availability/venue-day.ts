@@ -14,6 +14,7 @@ import { Occupancy, isLapsedHold } from './occupancy.js';
 import { blockOfBooking, blockStartOf, countsForPacing, coversByBlock } from './pacing.js';
 import { fitsParty, orderedSeatings, type Seating } from './seatings.js';
 import { TableOptimiser, type TableMove } from './table-optimiser.js';
+import { BoundedCache } from '../bounded-cache.js';
 import type { Booking, PacingRule, Proposal, TurnTimeRule, UnavailableReason, VenueConfig } from './types.js';
 
 const MINUTE_MS = 60_000;
@@ -48,6 +49,12 @@ export interface EvaluateOptions {
   withoutTable?: boolean;
   /** Never move other parties, whatever the venue's tableOptimisation (imports: they change nothing but their own rows). */
   keepOthersInPlace?: boolean;
+  /**
+   * Only whether the time is available matters (the grids of slots, counts and alternatives): a full
+   * pacing block then answers before the table optimiser searches, and an unavailable answer's reason
+   * may be pacing_full where a full evaluation would say no_table.
+   */
+  availableOnly?: boolean;
 }
 
 export interface Timing {
@@ -86,12 +93,23 @@ interface PreparedConfig {
 const prepared = new WeakMap<VenueConfig, PreparedConfig>();
 
 /**
- * Table optimisers by the reservations they were built on (the loader hands out the same array while
- * a day's reservations are unchanged): the requests of a busy night ask the same questions again and
- * again, and the optimiser keeps its index and its answers. One is reused only for the same
- * configuration and serviceDate, and while `now` changes nothing it depends on.
+ * Table optimisers by the reservations they were built on (DayContext.reservationsKey) and
+ * serviceDate: the requests of a busy night ask the same questions again and again, and the optimiser
+ * keeps its index and its answers. One is reused only for the same configuration, and while `now`
+ * changes nothing it depends on.
  */
-const optimisers = new WeakMap<readonly Booking[], { config: VenueConfig; serviceDate: string; optimiser: TableOptimiser }[]>();
+const optimisers = new BoundedCache<{ config: VenueConfig; optimiser: TableOptimiser }>(1000);
+
+/** What the days of one request share. */
+export interface DayContext {
+  /** The days of a range: one occupancy over all of them, and the reservations it was built from. */
+  range?: { occupancy: Occupancy; bookings: readonly Booking[] };
+  /**
+   * Names the venue's reservations as loaded when they are committed ones (venue and reservation
+   * version): the day's table optimiser is then kept for the next request that loads the same.
+   */
+  reservationsKey?: string;
+}
 
 /** What depends on the configuration only, computed once per loaded configuration. */
 function prepare(config: VenueConfig): PreparedConfig {
@@ -149,22 +167,21 @@ export class VenueDay {
   private optimiser?: TableOptimiser;
 
   /**
-   * `bookings` must include every reservation of the serviceDate (pacing) and, unless `shared` is
-   * given, every reservation holding a table around that day (the previous day's past-midnight shifts
-   * included). The days of a range share one occupancy, and the reservations it was built from, over
-   * all of them.
+   * `bookings` must include every reservation of the serviceDate (pacing) and, unless `context.range`
+   * is given, every reservation holding a table around that day (the previous day's past-midnight
+   * shifts included).
    */
   constructor(
     readonly config: VenueConfig,
     readonly serviceDate: string,
     bookings: readonly Booking[],
     readonly now: number,
-    shared?: { occupancy: Occupancy; bookings: readonly Booking[] },
+    private readonly context: DayContext = {},
   ) {
     this.prepared = prepare(config);
     this.dayBookings = bookings.filter((b) => b.serviceDate === serviceDate && !isLapsedHold(b, now));
-    this.occupancy = shared?.occupancy ?? new Occupancy(bookings, now);
-    this.tableHolders = shared?.bookings ?? bookings;
+    this.occupancy = context.range?.occupancy ?? new Occupancy(bookings, now);
+    this.tableHolders = context.range?.bookings ?? bookings;
     this.clock = serviceDayClock(config.venue.timezone, serviceDate);
     const today = instantToLocal(config.venue.timezone, now).date;
     const ahead = daysBetween(today, serviceDate);
@@ -212,6 +229,9 @@ export class VenueDay {
     let seatings = options.withoutTable ? [] : this.freeSeatings(partySize, startsAt, endsAt, options);
     let moves: TableMove[] = [];
     if (seatings === 'no_table' && this.mayMoveOthers(options)) {
+      if (options.availableOnly && this.pacingFull(shift.id, window, minuteOfService, partySize, options.reservationId)) {
+        return { available: false, reason: 'pacing_full', timing };
+      }
       const found = this.tableOptimiser().find({ partySize, start: startsAt, end: endsAt });
       if (found) {
         seatings = [found.seating];
@@ -242,10 +262,9 @@ export class VenueDay {
 
   private tableOptimiser(): TableOptimiser {
     if (this.optimiser) return this.optimiser;
-    let built = optimisers.get(this.tableHolders);
-    if (!built) optimisers.set(this.tableHolders, (built = []));
-    const reusable = built.find((b) => b.config === this.config && b.serviceDate === this.serviceDate && b.optimiser.holdsAt(this.now));
-    if (reusable) return (this.optimiser = reusable.optimiser);
+    const key = this.context.reservationsKey === undefined ? undefined : `${this.context.reservationsKey} ${this.serviceDate}`;
+    const kept = key === undefined ? undefined : optimisers.get(key);
+    if (kept && kept.config === this.config && kept.optimiser.holdsAt(this.now)) return (this.optimiser = kept.optimiser);
     this.optimiser = new TableOptimiser({
       seatings: this.prepared.seatings,
       bookings: this.tableHolders,
@@ -253,9 +272,7 @@ export class VenueDay {
       areaOf: this.prepared.areaOf,
       serviceDate: this.serviceDate,
     });
-    // The stale ones of this day go: their `now` has passed.
-    const kept = built.filter((b) => !(b.config === this.config && b.serviceDate === this.serviceDate));
-    optimisers.set(this.tableHolders, [...kept, { config: this.config, serviceDate: this.serviceDate, optimiser: this.optimiser }]);
+    if (key !== undefined) optimisers.set(key, { config: this.config, optimiser: this.optimiser });
     return this.optimiser;
   }
 
@@ -343,7 +360,7 @@ export class VenueDay {
   }
 
   private evaluateGrid(partySize: number, options: EvaluateOptions) {
-    const base: EvaluateOptions = { reservationId: options.reservationId, ignoreBookingWindow: options.ignoreBookingWindow };
+    const base: EvaluateOptions = { reservationId: options.reservationId, ignoreBookingWindow: options.ignoreBookingWindow, availableOnly: true };
     return (g: { shift: ShiftSchedule; minuteOfService: number }) =>
       !base.ignoreBookingWindow && !this.dateBookable
         ? ({ available: false, reason: 'no_shift' } as Evaluation)

@@ -70,8 +70,8 @@ export interface AvailabilityQuery {
 /** GET /availability: the verdict for one time; an unavailable time is an answer, not an error. */
 export async function checkAvailability(auth: AuthContext, q: AvailabilityQuery) {
   const now = Date.now();
-  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate);
-  const answer = new VenueDay(config, q.serviceDate, bookings, now).check(q.time, q.partySize);
+  const { venue, config, bookings, reservationsKey } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate);
+  const answer = new VenueDay(config, q.serviceDate, bookings, now, { reservationsKey }).check(q.time, q.partySize);
   return {
     venueId: venue.id,
     serviceDate: q.serviceDate,
@@ -89,8 +89,8 @@ export async function checkAvailability(auth: AuthContext, q: AvailabilityQuery)
 /** GET /availability/slots: every available grid time of the day; with `include=unavailable` every grid time, explained (docs/reservations.md "Explained availability"). */
 export async function listSlots(auth: AuthContext, q: Omit<AvailabilityQuery, 'time'> & { include?: 'unavailable' }) {
   const now = Date.now();
-  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate);
-  const day = new VenueDay(config, q.serviceDate, bookings, now);
+  const { venue, config, bookings, reservationsKey } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate);
+  const day = new VenueDay(config, q.serviceDate, bookings, now, { reservationsKey });
   const data = q.include === 'unavailable' ? day.explainSlots(q.partySize) : day.slots(q.partySize);
   return { venueId: venue.id, serviceDate: q.serviceDate, partySize: q.partySize, timezone: venue.timezone, data, nextCursor: null };
 }
@@ -98,7 +98,7 @@ export async function listSlots(auth: AuthContext, q: Omit<AvailabilityQuery, 't
 /** GET /availability/days: the whole range is loaded at once and computed in memory. */
 export async function listDays(auth: AuthContext, q: { venueId: string; from: string; to: string; partySize: number }) {
   const now = Date.now();
-  const { venue, config, bookings } = await loadVenueDay(db, auth, q.venueId, q.from, q.to);
+  const { venue, config, bookings, reservationsKey } = await loadVenueDay(db, auth, q.venueId, q.from, q.to);
   const occupancy = new Occupancy(bookings, now);
   const byDate = new Map<string, Booking[]>();
   for (const b of bookings) {
@@ -109,7 +109,7 @@ export async function listDays(auth: AuthContext, q: { venueId: string; from: st
   const data = [];
   for (let i = 0; i <= daysBetween(q.from, q.to); i++) {
     const serviceDate = addDays(q.from, i);
-    const slotCount = new VenueDay(config, serviceDate, byDate.get(serviceDate) ?? [], now, { occupancy, bookings }).countSlots(q.partySize);
+    const slotCount = new VenueDay(config, serviceDate, byDate.get(serviceDate) ?? [], now, { range: { occupancy, bookings }, reservationsKey }).countSlots(q.partySize);
     data.push({ serviceDate, available: slotCount > 0, slotCount });
   }
   return { venueId: venue.id, from: q.from, to: q.to, partySize: q.partySize, timezone: venue.timezone, data, nextCursor: null };

@@ -3,6 +3,7 @@ import { runSql, type DbOrTx } from '../../db/client.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Booking, ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
+import { BoundedCache } from '../../lib/bounded-cache.js';
 
 /**
  * Loading a venue day for the engine: the hot path of availability and of every booking.
@@ -32,20 +33,6 @@ export interface LoadedVenueConfig {
 }
 
 type Access = Pick<AuthContext, 'organisationId' | 'venueIds'>;
-
-/** Bounded caches: the oldest entry goes when full. */
-class BoundedCache<V> {
-  private readonly entries = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    return this.entries.get(key);
-  }
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, value);
-  }
-}
 
 interface CachedConfig {
   stamp: string;
@@ -260,7 +247,9 @@ async function loadState(conn: DbOrTx, access: Access, venueId: string, range: {
   if (!row) throw ApiError.notFound('Venue');
   const venue = venueOf(row);
   const config = configOf(row, cachedConfig);
-  return { venue, config, bookings: range ? bookingsOf(key, cachedBookings, row, store) : [] };
+  // Names committed reservations only (see bookingsOf): what may be kept across requests.
+  const reservationsKey = range && store ? `${venue.id}@${row.version}` : undefined;
+  return { venue, config, bookings: range ? bookingsOf(key, cachedBookings, row, store) : [], reservationsKey };
 }
 
 /**
