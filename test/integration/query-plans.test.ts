@@ -1,13 +1,14 @@
-import { and, asc, eq, sql, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, between, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
-import { events, idempotencyKeys, webhookDeliveries } from '../../src/db/schema/index.js';
+import { events, idempotencyKeys, reservations, webhookDeliveries, webhookDeliveryAttempts } from '../../src/db/schema/index.js';
 import { expiredIdempotencyKeys } from '../../src/services/idempotency/idempotency-store.js';
 import { selectDueLate, selectDueNoShows } from '../../src/services/timers/late-reservations.js';
 import { concludedLongAgo } from '../../src/services/timers/purge-deliveries.js';
 
 /** The tables that grow with history: no request or timer statement may read them whole. */
-const largeTables = new Set(['reservations', 'events', 'webhook_deliveries', 'idempotency_keys', 'guests', 'reservation_tables']);
+const largeTables = new Set(['reservations', 'events', 'webhook_deliveries', 'webhook_delivery_attempts', 'idempotency_keys', 'guests', 'reservation_tables']);
+const someId = '00000000-0000-4000-8000-000000000000';
 
 interface PlanNode {
   'Node Type': string;
@@ -56,9 +57,40 @@ describe('statements of the request and timer paths read large tables by index',
         db
           .select()
           .from(events)
-          .where(and(eq(events.organisationId, '00000000-0000-4000-8000-000000000000'), eq(events.published, true), eq(events.type, 'webhook_test')))
+          .where(and(eq(events.organisationId, someId), eq(events.published, true), eq(events.type, 'webhook_test')))
           .orderBy(asc(events.createdAt), asc(events.id))
           .limit(50),
+    ],
+    [
+      'GET /webhook-deliveries/{id}/attempts',
+      () => db.select().from(webhookDeliveryAttempts).where(eq(webhookDeliveryAttempts.deliveryId, someId)).orderBy(asc(webhookDeliveryAttempts.attempt)).limit(50),
+    ],
+    [
+      'POST /webhook-endpoints/{id}/recover: the discarded deliveries of the window, in event order',
+      () =>
+        db
+          .select({ id: webhookDeliveries.id })
+          .from(webhookDeliveries)
+          .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+          .where(
+            and(eq(webhookDeliveries.endpointId, someId), eq(webhookDeliveries.status, 'discarded'), between(webhookDeliveries.createdAt, new Date(0), new Date())),
+          )
+          .orderBy(asc(events.createdAt), asc(events.id), asc(webhookDeliveries.id)),
+    ],
+    [
+      // The rows the UPDATE discards, by its condition (EXPLAIN takes no parenthesised UPDATE).
+      'a destination disabled: its pending deliveries discarded',
+      () => db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(and(eq(webhookDeliveries.endpointId, someId), eq(webhookDeliveries.status, 'pending'))),
+    ],
+    [
+      'a booking with table moves: the parties to move, locked in id order',
+      () =>
+        db
+          .select()
+          .from(reservations)
+          .where(sql`${reservations.id} in (${someId}::uuid, ${someId}::uuid)`)
+          .orderBy(reservations.id)
+          .for('update'),
     ],
   ])('%s', async (_name, build) => {
     expect(await largeTablesScannedWhole(build())).toEqual([]);
