@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { db, runSql, type Tx } from '../../db/client.js';
@@ -14,6 +13,7 @@ import { insertRow } from '../reservations/reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatingColumns } from '../reservations/table-assignment.js';
 import { applyTableMoves, retryStaleMoves, StaleMovesError } from '../reservations/table-moves.js';
 import { actorOf, transactionWithEvents } from '../events/outbox.js';
+import { newId } from '../../lib/uuid-v7.js';
 
 /** docs/reservations.md "Slot holds" */
 export const HOLD_TTL_SECONDS = { min: 60, max: 900, default: 300 } as const;
@@ -134,7 +134,7 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
     const endsAt = new Date(timing.endsAt);
     await applyTableMoves(tx, emit, venue.id, moves, auth.livemode, now);
     const expiresAt = new Date(now + ttlSeconds * 1000);
-    const id = randomUUID();
+    const id = newId();
     const owner = { holdId: id, expiresAt };
     // Pipelined like a booking: the row, then its first seating's occupancy, in one round trip.
     let [row, tookFirst] = await Promise.all([

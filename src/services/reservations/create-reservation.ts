@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
@@ -26,6 +25,7 @@ import { applyTableMoves, retryStaleMoves, StaleMovesError } from './table-moves
 import type { TableMove } from '../../lib/availability/table-optimiser.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
+import { newId } from '../../lib/uuid-v7.js';
 
 export type CreateSource = 'api' | 'phone' | 'voice_agent' | 'floor' | 'walk_in' | 'waitlist';
 
@@ -231,7 +231,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   await applyTableMoves(tx, emit, venue.id, moves, auth.livemode, now);
   // The id is chosen here so that the first table can be taken in the same round trip as the
   // insert (pipelined: PostgreSQL runs them in order).
-  const id = randomUUID();
+  const id = newId();
   let row: ReservationRow;
   let tookFirst: boolean;
   try {
