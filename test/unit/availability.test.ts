@@ -394,3 +394,41 @@ describe('slots and alternatives', () => {
     expect(new VenueDay(baseConfig(), day, [], now).check('20:00', 2)).toMatchObject({ available: true, reason: null, alternatives: [] });
   });
 });
+
+describe('table optimisation (docs/reservations.md "Table optimisation")', () => {
+  const optimising = (on: boolean) => baseConfig({ venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 0, tableOptimisation: on } });
+  // A couple on each four-top and a party of 5 on the six-top at 20:00; the two-top T1 is free.
+  const fragmented = (extra: Partial<Booking> = {}) => [
+    { ...booking('20:00', 2, ['T2'], 'confirmed', 75), ...extra },
+    { ...booking('20:00', 2, ['B1'], 'confirmed', 75), ...extra },
+    booking('20:00', 5, ['T3'], 'confirmed', 120),
+  ];
+  const evaluate = (on: boolean, bookings: Booking[], options: EvaluateOptions = {}, at = now) => new VenueDay(optimising(on), day, bookings, at).evaluate('20:00', 4, options);
+
+  it('off: a party of 4 finds no table; on: the couple on T2 moves to T1 and the party gets T2', () => {
+    const bookings = fragmented();
+    expect(evaluate(false, bookings)).toMatchObject({ available: false, reason: 'no_table' });
+    const on = evaluate(true, bookings);
+    expect(on.available && { seating: on.seatings.map((s) => s.id), moves: on.moves.map((m) => [m.reservationId, m.fromTableIds, m.toSeating.id]) }).toEqual({
+      seating: ['T2'],
+      moves: [[bookings[0].id, ['T2'], 'T1']],
+    });
+  });
+
+  it.each<[string, Partial<Booking>, EvaluateOptions, number?]>([
+    ['locked tables', { tableLocked: true }, {}],
+    ['parties arriving within 30 minutes', {}, {}, local(day, '19:40')],
+    ['a change of an existing reservation', {}, { reservationId: 'someone' }],
+    ['an import (keepOthersInPlace)', {}, { keepOthersInPlace: true }],
+    ['an explicit table', {}, { requestedSeatingId: 'T2' }],
+  ])('moves nobody for %s', (_name, extra, options, at) => {
+    expect(evaluate(true, fragmented(extra), options, at).available).toBe(false);
+  });
+
+  it('availability, slots and alternatives answer what a booking would get', () => {
+    const d = new VenueDay(optimising(true), day, fragmented(), now);
+    expect(d.check('20:00', 4)).toMatchObject({ available: true, proposal: { time: '20:00', seats: 4 } });
+    expect(d.slots(4).map((p) => p.time)).toContain('20:00');
+    expect(new VenueDay(optimising(false), day, fragmented(), now).slots(4).map((p) => p.time)).not.toContain('20:00');
+  });
+});
