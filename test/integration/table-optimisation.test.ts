@@ -142,6 +142,11 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     expect(await retryStaleMoves(async () => (++runs < 3 ? Promise.reject(new StaleMovesError()) : 'booked'))).toBe('booked');
     expect(runs).toBe(3);
     await expect(retryStaleMoves(() => Promise.reject(new StaleMovesError()))).rejects.toMatchObject({ code: 'no_availability', details: { reason: 'conflict' } });
+    // A deadlock PostgreSQL broke by rolling the booking back is run again too; other errors are not.
+    runs = 0;
+    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    expect(await retryStaleMoves(async () => (++runs < 2 ? Promise.reject(deadlock) : 'booked'))).toBe('booked');
+    await expect(retryStaleMoves(() => Promise.reject(new Error('other')))).rejects.toThrow('other');
   });
 
   it('concurrent bookings and PATCHes on one busy night: every 201 has its tables, the invariant check finds nothing, moves happened', async () => {

@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { reservations, reservationTables } from '../../db/schema/index.js';
 import { MOVABLE_NOTICE_MINUTES, type TableMove } from '../../lib/availability/table-optimiser.js';
+import { findInCauses } from '../../lib/error-causes.js';
 import { systemActor, type Emit } from '../events/outbox.js';
 import { reservationEventFields } from './reservation-events.js';
 import { loadReservationParts } from './reservation-view.js';
@@ -30,13 +31,20 @@ export class StaleMovesError extends Error {
  */
 const MAX_ATTEMPTS = 3;
 
-/** Runs a booking transaction again while its table moves went stale; then 409 no_availability, reason conflict. */
+/**
+ * Moving parties locks their rows after the booking's own writes (a consumed hold, a guest): a PATCH
+ * of one of them waiting on those can deadlock with it, and PostgreSQL then rolls one of the two
+ * back. The booking's transaction is whole, so running it again is safe.
+ */
+const isDeadlock = (err: unknown) => findInCauses(err, ({ code }) => (code === '40P01' ? true : undefined)) ?? false;
+
+/** Runs a booking transaction again while its table moves went stale (or deadlocked); then 409 no_availability, reason conflict. */
 export async function retryStaleMoves<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (err) {
-      if (!(err instanceof StaleMovesError)) throw err;
+      if (!(err instanceof StaleMovesError) && !isDeadlock(err)) throw err;
       if (attempt === MAX_ATTEMPTS) throw noAvailability('conflict', []);
     }
   }
