@@ -229,9 +229,11 @@ function bookingsKey(venueId: string, from: string, to: string): string | null {
  * One statement: the venue, its configuration unless the cached one is current, and with `range`
  * the reservations of those days unless the cached ones are current. The cache entries compared
  * are returned with the row: they are what a null column stands for. `store`: whether what was
- * read may be cached (not inside a transaction, see bookingsOf).
+ * read may be cached (not inside a transaction, see bookingsOf). `committedOnly`: what is read
+ * holds no write of the caller's own (outside a transaction, or its first read), so that the
+ * reservations may be named by their version (`reservationsKey`).
  */
-async function loadState(conn: DbOrTx, access: Access, venueId: string, range: { from: string; to: string } | null, store: boolean) {
+async function loadState(conn: DbOrTx, access: Access, venueId: string, range: { from: string; to: string } | null, store: boolean, committedOnly = store) {
   checkAccess(access, venueId);
   const cachedConfig = configCache.get(venueId);
   const key = range && bookingsKey(venueId, range.from, range.to);
@@ -248,7 +250,7 @@ async function loadState(conn: DbOrTx, access: Access, venueId: string, range: {
   const venue = venueOf(row);
   const config = configOf(row, cachedConfig);
   // Names committed reservations only (see bookingsOf): what may be kept across requests.
-  const reservationsKey = range && store ? `${venue.id}@${row.version}` : undefined;
+  const reservationsKey = range && committedOnly ? `${venue.id}@${row.version}` : undefined;
   return { venue, config, bookings: range ? bookingsOf(key, cachedBookings, row, store) : [], reservationsKey };
 }
 
@@ -294,13 +296,15 @@ export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: str
  * only once the first has its locks. A third when a pacing rule appeared between them.
  */
 export async function loadVenueDayForBooking(conn: DbOrTx, access: Access, venueId: string, serviceDate: string) {
+  // The booking's first read: nothing of its own is written yet, so its reservations are committed ones.
   const [{ pacingLocked }, state] = await Promise.all([
     lockVenue(conn, access, venueId, serviceDate),
-    loadState(conn, access, venueId, { from: serviceDate, to: serviceDate }, false),
+    loadState(conn, access, venueId, { from: serviceDate, to: serviceDate }, false, true),
   ]);
   if (!pacingLocked && hasPacing(state.config)) {
     await lockPacingDay(conn, venueId, serviceDate);
     state.bookings = await loadBookings(conn, venueId, serviceDate, serviceDate);
+    state.reservationsKey = undefined;
   }
   return state;
 }

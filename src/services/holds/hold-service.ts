@@ -120,13 +120,13 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
   checkPermissions(auth, input);
   const ttlSeconds = input.ttlSeconds ?? HOLD_TTL_SECONDS.default;
   return retryStaleMoves(() => transactionWithEvents(actorOf(auth), async (tx, emit) => {
-    const { venue, config, bookings } = await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate);
+    const { venue, config, bookings, reservationsKey } = await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate);
     if (input.tableId !== undefined && seatingOf(config, input.tableId)?.kind !== 'table') {
       throw ApiError.invalid(['tableId'], 'No table of the active floor plan has this id.');
     }
     const now = Date.now();
     if (isPublishable(auth)) await checkCallerLimit(tx, auth.keyId, callerIp ?? 'unknown', now);
-    const day = new VenueDay(config, input.serviceDate, bookings, now);
+    const day = new VenueDay(config, input.serviceDate, bookings, now, { reservationsKey });
     const evaluation = day.evaluate(input.time, input.partySize, { requestedSeatingId: input.tableId, allSeatings: true });
     if (!evaluation.available) throw noAvailability(evaluation.reason, day.alternatives(input.time, input.partySize));
     const { timing, seatings, moves } = evaluation;

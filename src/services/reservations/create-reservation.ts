@@ -177,7 +177,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   const now = Date.now();
   // A booking's day is known before anything is read, except for one that starts now.
   const loaded = startsNow
-    ? { ...(await loadVenueConfig(tx, auth, input.venueId, true)), bookings: null }
+    ? { ...(await loadVenueConfig(tx, auth, input.venueId, true)), bookings: null, reservationsKey: undefined }
     : await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate!);
   const { venue, config } = loaded;
   if (input.guest) normalisePhoneOrThrow(input.guest.phone, venue.countryCode);
@@ -201,7 +201,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
     if (hasPacing(config)) await lockPacingDay(tx, venue.id, slot.serviceDate);
     bookings = await loadBookings(tx, venue.id, slot.serviceDate, slot.serviceDate);
   }
-  const day = new VenueDay(config, slot.serviceDate, bookings, now);
+  const day = new VenueDay(config, slot.serviceDate, bookings, now, { reservationsKey: loaded.reservationsKey });
   // A held seating is booked as held: the hold itself (still in the loaded bookings) does not count against it, and
   // the minutes that passed since it was taken do not count against the booking window.
   const evaluation: Evaluation = day.evaluate(slot.time, input.partySize, {
