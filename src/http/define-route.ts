@@ -214,9 +214,13 @@ export function toHandler(def: AnyRoute): RequestHandler {
     // A client that leaves before its answer is complete cancels what the request still has running
     // in PostgreSQL (docs/operations.md, "Statement timeout and clients that leave").
     const { result, cancel } = runCancellable(() => handle(req, res));
-    res.once('close', () => {
+    const leave = () => {
       if (!res.writableFinished) cancel();
-    });
+    };
+    res.once('close', leave);
+    // A client that left while its body was being read is gone before this handler runs: its 'close'
+    // was emitted already (seen under load: bookings of departed clients committed).
+    if (req.socket?.destroyed) leave();
     return result;
   };
 }
