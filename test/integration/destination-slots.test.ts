@@ -16,7 +16,7 @@ const children: ChildProcess[] = [];
 let destinations = 0;
 const newDestination = () => `https://partner-${++destinations}.example`;
 const slotsKey = (destination: string) => `${prefix}:webhook-destination:${destination}`;
-const members = (destination: string) => redis.zrange(slotsKey(destination), 0, -1);
+const members = (destination: string) => redis.zrange(slotsKey(destination), '0', '-1');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function slotsOf(options: Partial<DestinationSlotsOptions> & { limit: number }): DestinationSlots {
@@ -65,7 +65,7 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     const here = slotsOf({ limit: 1 });
     const elsewhere = slotsOf({ limit: 1 });
     const held = await acquired(here, destination);
-    const [, scoreBefore] = await redis.zrange(slotsKey(destination), 0, -1, 'WITHSCORES');
+    const [, scoreBefore] = await redis.zrange(slotsKey(destination), '0', '-1', 'WITHSCORES');
 
     const waiter = here.acquire(destination);
     const competitor = elsewhere.acquire(destination); // looks every localPollMs for a free slot
@@ -77,12 +77,34 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     expect(handed).toMatchObject({ token: held.token, handOvers: 1 });
     // The same member, its lease renewed: the slot was never free.
     await eventually(async () => {
-      const [member, score] = await redis.zrange(slotsKey(destination), 0, -1, 'WITHSCORES');
+      const [member, score] = await redis.zrange(slotsKey(destination), '0', '-1', 'WITHSCORES');
       return member === held.token && Number(score) > Number(scoreBefore);
     }, 2000, 'the lease renewed');
     expect(await competitor, 'the other process never saw the slot free').toBeNull();
     await here.release(handed!);
     expect(await members(destination)).toEqual([]);
+  });
+
+  it('hand-over: after maxHandOvers passes in a row the slot is freed, so that the jobs of other processes get their share', async () => {
+    const destination = newDestination();
+    const slots = slotsOf({ limit: 1 });
+    let slot = await acquired(slots, destination);
+    const first = slot.token;
+    for (let pass = 1; pass <= destinationSlotTuning.maxHandOvers; pass++) {
+      const waiter = slots.acquire(destination);
+      await sleep(50); // the waiter has looked at Redis once and is in line
+      await slots.release(slot);
+      slot = (await waiter)!;
+      expect(slot).toMatchObject({ token: first, handOvers: pass });
+    }
+    const waiter = slots.acquire(destination);
+    await sleep(50);
+    await slots.release(slot);
+    const after = await waiter; // woken to try for itself: a new member of the set
+    expect(after?.token).toBeTruthy();
+    expect(after!.token).not.toBe(first);
+    expect(after!.handOvers).toBe(0);
+    await slots.release(after!);
   });
 
   it('lease expiry: the slot of a worker killed while holding it is taken again once its lease ends, the live ones kept', async () => {
