@@ -1,13 +1,20 @@
 import { config } from '../config.js';
 import { startWorker } from '../queues/start-worker.js';
 import { queueNames } from '../queues/queue-names.js';
-import { closeDestinationSlots, configureDestinationWaiting } from '../services/webhooks/destination-slots.js';
+import { DestinationSlots } from '../services/webhooks/destination-slots.js';
 import { deliverWebhookJob } from '../services/webhooks/deliver-webhook-job.js';
-import { webhookBackoff } from '../services/webhooks/delivery-queue.js';
+import { promoteDeliveryJob, webhookBackoff } from '../services/webhooks/delivery-queue.js';
 
 export async function startWebhooksRole(): Promise<() => Promise<void>> {
-  configureDestinationWaiting(config.WEBHOOK_WORKER_CONCURRENCY);
-  const { close } = startWorker(queueNames.webhookDelivery, deliverWebhookJob, {
+  // The per-destination limit of this process (docs/webhooks.md "Isolation per destination").
+  const slots = new DestinationSlots({
+    redisUrl: config.REDIS_URL,
+    prefix: config.QUEUE_PREFIX,
+    limit: config.WEBHOOK_DESTINATION_CONCURRENCY,
+    workerConcurrency: config.WEBHOOK_WORKER_CONCURRENCY,
+    wake: promoteDeliveryJob,
+  });
+  const { close } = startWorker(queueNames.webhookDelivery, (job, token, log) => deliverWebhookJob(slots, job, token, log), {
     concurrency: config.WEBHOOK_WORKER_CONCURRENCY,
     settings: { backoffStrategy: webhookBackoff },
     // A worker that dies mid-delivery loses its lock; another worker takes the job over once it expires.
@@ -16,6 +23,6 @@ export async function startWebhooksRole(): Promise<() => Promise<void>> {
   });
   return async () => {
     await close();
-    await closeDestinationSlots();
+    await slots.close();
   };
 }

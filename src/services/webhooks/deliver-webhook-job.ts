@@ -10,15 +10,8 @@ import { webhookDeliveryJobSchema } from '../../queues/job-payloads.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { reservationViewOf } from '../reservations/reservation-view.js';
 import { getCurrentEventData } from './current-event-data.js';
-import {
-  acquireDestinationSlot,
-  addDestinationWaiter,
-  destinationHasFreeSlot,
-  destinationPostponementMs,
-  destinationWaitersAhead,
-  mayWaitForSlotHere,
-  promoteDeliveryJob,
-} from './destination-slots.js';
+import type { DestinationSlots } from './destination-slots.js';
+import { promoteDeliveryJob } from './delivery-queue.js';
 import { claimAttempt, hasAttemptOutcome, readDeliveryContext, recordDelivered, recordFailure, reopenDeliveries, type AttemptRecord, type ClaimedAttempt, type DeliveryContext } from './delivery-state.js';
 import { disableFailingEndpoint } from './endpoint-health.js';
 import { serialiseEnvelope, signedHeaders } from './envelope.js';
@@ -86,22 +79,25 @@ async function buildBody(context: DeliveryContext): Promise<string> {
  * A job whose destination has no free slot (and no room to wait for one in this process) waits in
  * the delayed set without consuming an attempt (neither BullMQ's nor the row's: moveToDelayed skips
  * BullMQ's count, and the row counts only claimed attempts), for about its turn among the jobs
- * waiting for that destination (destinationPostponementMs); the release of a slot wakes the oldest
+ * waiting for that destination (DestinationSlots.postpone); the release of a slot wakes the oldest
  * sooner. The job remembers its destination so that its next run looks at the slots first.
  */
-async function postpone(job: Job, token: string | undefined, destination: string): Promise<never> {
+async function postpone(slots: DestinationSlots, job: Job, token: string | undefined, destination: string): Promise<never> {
   const data = webhookDeliveryJobSchema.parse(job.data);
   const postponed = data.postponed ?? 0;
-  const [ahead] = await Promise.all([
-    destinationWaitersAhead(destination, job.id!),
+  // Started while the slots look up the job's place; awaited before the move (a failure is thrown there).
+  const updated = Promise.all([
     job.updateData({ ...data, destination, postponed: postponed + 1 }),
     // Back from the delayed set, it takes its organisation's next fair turn (src/queues/fair-share.ts):
     // with the tag it was enqueued with, a saturated partner's backlog would come back ahead of
     // every other organisation's newer jobs, again and again.
     data.organisationId ? takeFairPriorities(queueNames.webhookDelivery, data.organisationId, 1).then(([priority]) => job.changePriority({ priority })) : undefined,
   ]);
-  await job.moveToDelayed(Date.now() + destinationPostponementMs(destination, ahead, postponed), token);
-  await addDestinationWaiter(destination, job.id!);
+  updated.catch(() => {});
+  await slots.postpone(destination, job.id!, postponed, async (delayMs) => {
+    await updated;
+    await job.moveToDelayed(Date.now() + delayMs, token);
+  });
   throw new DelayedError();
 }
 
@@ -122,11 +118,11 @@ async function waitForPredecessor(job: Job, token: string | undefined): Promise<
  * worker-webhooks: one attempt of one delivery. The row is the truth: it counts the attempts (also
  * those cut short by a crash), holds the body, and is updated before the job is retried or failed.
  */
-export async function deliverWebhookJob(job: Job, token?: string, log: Logger = logger): Promise<void> {
+export async function deliverWebhookJob(slots: DestinationSlots, job: Job, token?: string, log: Logger = logger): Promise<void> {
   const { deliveryId, destination: expected, after, next } = webhookDeliveryJobSchema.parse(job.data);
   // The destination it went to last time, or was enqueued for: saturated, and no room to wait for a
   // slot here, the job is postponed before it reads the database.
-  if (expected && !mayWaitForSlotHere(expected) && !(await destinationHasFreeSlot(expected))) await postpone(job, token, expected);
+  if (expected && (await slots.isSaturated(expected))) await postpone(slots, job, token, expected);
   const context = await readDeliveryContext(deliveryId);
   if (!context) return;
   // Not pending: delivered or annulled (nothing to do), or discarded after its last attempt and
@@ -137,8 +133,8 @@ export async function deliverWebhookJob(job: Job, token?: string, log: Logger = 
   const destination = await resolveDestination(context);
   const origin = 'error' in destination ? null : destinationOf(destination.url ?? '');
   // An unusable destination fails at once and takes no slot.
-  const slot = origin ? await acquireDestinationSlot(origin) : null;
-  if (origin && !slot) await postpone(job, token, origin);
+  const slot = origin ? await slots.acquire(origin) : null;
+  if (origin && !slot) await postpone(slots, job, token, origin);
   let claimed: ClaimedAttempt | undefined;
   let sent: WebhookOutcome;
   try {
@@ -150,7 +146,7 @@ export async function deliverWebhookJob(job: Job, token?: string, log: Logger = 
         ? { ok: false, status: null, error: destination.error, summary: destination.error, durationMs: 0, bodyExcerpt: null }
         : await postWebhook({ url: destination.url ?? '', headers: signedHeaders(destination.secrets, context.delivery.idempotencyKey, body), body });
   } finally {
-    await slot?.release();
+    if (slot) await slots.release(slot);
   }
 
   const attempt = claimed.attempts;

@@ -8,7 +8,7 @@ import { destinationOf } from '../../lib/webhook-destination.js';
 import { takeFairPrioritiesOf } from '../../queues/fair-share.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
-import { addDestinationWaiters, destinationWaiterCount, prepostponedDelayMs, sentAtOncePerDestination } from './destination-slots.js';
+import { DestinationSlots } from './destination-slots.js';
 
 /** The custom backoff of the webhook worker (registered as `settings.backoffStrategy`). */
 export const webhookBackoff = webhookBackoffStrategy(config.WEBHOOK_BACKOFF_SCALE);
@@ -63,7 +63,7 @@ export function deliveryJobName(d: Pick<DeliveryToEnqueue, 'eventType' | 'url'>)
 /**
  * jobId = delivery id, so enqueueing twice is harmless. Of the deliveries due now, only the first
  * few per destination are sent to the workers at once; the others are enqueued already postponed,
- * behind the destination's waiting jobs (addDestinationWaiters): the release of a slot wakes them in
+ * behind the destination's waiting jobs (DestinationSlots.holdBack): the release of a slot wakes them in
  * order, their delay (about their turn) is the fallback.
  */
 export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promise<void> {
@@ -73,16 +73,7 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
   const destinationOfDelivery = new Map(deliveries.map((d) => [d.id, destinationOf(d.url ?? '')]));
   const dueNow = deliveries.filter((d) => destinationOfDelivery.get(d.id) && dueIn(d) === 0);
   const byDestination = new Map([...groupBy(dueNow, (d) => destinationOfDelivery.get(d.id)!)].map(([destination, list]) => [destination, list.map((d) => d.id)]));
-  const postponedDelay = new Map<string, number>();
-  const waiters: Array<[string, string[]]> = [];
-  const connection = getQueueConnection();
-  for (const [destination, ids] of byDestination) {
-    const later = ids.slice(sentAtOncePerDestination());
-    if (!later.length) continue;
-    const ahead = await destinationWaiterCount(connection, destination);
-    later.forEach((id, i) => postponedDelay.set(id, prepostponedDelayMs(ahead + i)));
-    waiters.push([destination, later]);
-  }
+  const heldBack = await DestinationSlots.holdBack(getQueueConnection(), byDestination, { prefix: config.QUEUE_PREFIX, limit: config.WEBHOOK_DESTINATION_CONCURRENCY });
   const priorities = await takeFairPrioritiesOf(queueNames.webhookDelivery, deliveries, (d) => d.organisationId);
   await getQueue(queueNames.webhookDelivery).addBulk(
     deliveries.map((d, i) => {
@@ -92,12 +83,17 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
         name: deliveryJobName(d),
         // Fields left undefined are not written (JSON).
         data: { deliveryId: d.id, ...(destination ? { destination } : {}), ...ids, after: d.after, next: d.next },
-        opts: { ...deliveryJobOptions, jobId: d.id, delay: postponedDelay.get(d.id) ?? dueIn(d), priority: priorities[i] },
+        opts: { ...deliveryJobOptions, jobId: d.id, delay: heldBack.delays.get(d.id) ?? dueIn(d), priority: priorities[i] },
       };
     }),
   );
-  // The delay brings them back should this fail.
-  for (const [destination, ids] of waiters) await addDestinationWaiters(connection, destination, ids).catch(() => {});
+  await heldBack.enlist();
+}
+
+/** Moves a postponed (delayed) delivery job to the waiting list now; false when it is not delayed, or not there. */
+export async function promoteDeliveryJob(id: string): Promise<boolean> {
+  const job = await getQueue(queueNames.webhookDelivery).getJob(id);
+  return job ? job.promote().then(() => true, () => false) : false;
 }
 
 /** Removes waiting or delayed jobs; a job being attempted right now is left to notice the row's state. */

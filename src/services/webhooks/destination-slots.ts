@@ -1,21 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { config } from '../../config.js';
 import { logger } from '../../logger.js';
-import { queueNames } from '../../queues/queue-names.js';
-import { getQueue } from '../../queues/queues.js';
-import { redisKey } from '../../redis.js';
-import { queuedPostponementMs } from '../../lib/webhook-destination.js';
+import { destinationSlotTuning as tuning, queuedPostponementMs } from '../../lib/webhook-destination.js';
 import { webhookTimeoutMs } from './post-webhook.js';
-
-/**
- * The slots of a destination, shared by every worker-webhooks process (docs/webhooks.md "Isolation per destination"): a sorted set
- * per destination whose members are the attempts under way, scored by the end of their lease. A
- * worker that dies holding a slot cannot leak it: the lease ends 10 s after the longest possible
- * attempt, and expired members are dropped at every acquisition. Redis's clock decides, so workers
- * with skewed clocks agree.
- */
-const leaseMs = webhookTimeoutMs + 10_000;
 
 const acquireScript = `
 local now = redis.call('TIME')
@@ -47,146 +34,52 @@ type SlotCommands = Redis & {
   renewDestinationSlot: (key: string, leaseMs: number, token: string) => Promise<number>;
 };
 
-let connection: SlotCommands | undefined;
+/** The slots of a destination: a sorted set of the attempts under way (tokens), scored by the end of their lease. */
+const slotsKey = (prefix: string, destination: string) => `${prefix}:webhook-destination:${destination}`;
+/** The jobs postponed for a destination, scored by when they joined (oldest first). */
+const waitersKey = (prefix: string, destination: string) => `${prefix}:webhook-destination-waiters:${destination}`;
 
 /**
- * Its own connection, without the 250 ms command timeout of the request path: a slot whose answer
- * timed out would be taken without anyone knowing it. Never a blocking command on it. Commands wait while it connects (the first
- * ones of a worker) and fail after one reconnection attempt while Redis is down.
+ * Adds jobs to a destination's waiter list, in the given order, behind those already there; a job
+ * already listed keeps its place.
  */
-function slotRedis(): SlotCommands {
-  if (!connection) {
-    // Auto-pipelining: the commands of the many jobs running at once leave in one write per tick.
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
-    redis.on('error', () => {});
-    redis.defineCommand('acquireDestinationSlot', { numberOfKeys: 1, lua: acquireScript });
-    redis.defineCommand('destinationHasFreeSlot', { numberOfKeys: 1, lua: freeScript });
-    redis.defineCommand('renewDestinationSlot', { numberOfKeys: 1, lua: renewScript });
-    connection = redis as SlotCommands;
-  }
-  return connection;
-}
-
-export async function closeDestinationSlots(): Promise<void> {
-  const redis = connection;
-  connection = undefined;
-  await redis?.quit().catch(() => redis.disconnect());
-}
-
-const slotsKey = (destination: string) => redisKey('webhook-destination', destination);
-const waitersKey = (destination: string) => redisKey('webhook-destination-waiters', destination);
-
-/** A waiter list forgotten by everyone (its destination went quiet) disappears on its own. */
-const waitersTtlSeconds = 120;
-
-/**
- * How many postponed jobs are ahead of this one in its destination's waiter list: its place if it
- * was postponed before (a job keeps its place), else the length of the list. Null when Redis does
- * not answer.
- */
-export async function destinationWaitersAhead(destination: string, jobId: string): Promise<number | null> {
-  try {
-    const replies = await slotRedis().multi().zrank(waitersKey(destination), jobId).zcard(waitersKey(destination)).exec();
-    const [rank, count] = (replies ?? []).map(([, value]) => value as number | null);
-    return rank ?? count ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A postponed job waits in its destination's waiter list (oldest first) as well as in the delayed
- * set: the release of a slot promotes the oldest waiter at once, so that a busy but healthy
- * destination keeps its slots in use; the delay is the fallback if that wake-up is lost. Added once
- * the job is in the delayed set, so that a wake-up never finds it still running.
- */
-export async function addDestinationWaiter(destination: string, jobId: string): Promise<void> {
-  await addDestinationWaiters(slotRedis(), destination, [jobId]).catch(() => {}); // the delay brings the job back anyway
-}
-
-/** How many deliveries due now for one destination go to the workers at once (enqueueDeliveries); the rest are enqueued already postponed. */
-export const sentAtOncePerDestination = () => 2 * config.WEBHOOK_DESTINATION_CONCURRENCY;
-
-/** How long an attempt holds a slot, as assumed where no worker measured it (on the long side: a wake-up comes sooner). */
-const assumedHoldMs = 40;
-
-/** How many jobs wait for the destination already (the first of the new ones waits behind them); 0 when Redis does not say. */
-export async function destinationWaiterCount(connection: Redis, destination: string): Promise<number> {
-  return connection.zcard(waitersKey(destination)).catch(() => 0);
-}
-
-/** The delay of the `rank`-th job enqueued already postponed behind a destination (its turn, assumed). */
-export function prepostponedDelayMs(rank: number): number {
-  return queuedPostponementMs({ waitersAhead: rank, holdMs: assumedHoldMs, slots: config.WEBHOOK_DESTINATION_CONCURRENCY, postponed: 0, random: Math.random() });
-}
-
-/**
- * Adds jobs to the destination's waiter list, in the given order, behind those already there; a
- * job already listed keeps its place. Used for postponed jobs (addDestinationWaiter) and for the
- * deliveries enqueued together for one destination beyond the first few (enqueueDeliveries), which
- * go straight to the delayed set and this list instead of each being fetched by a worker only to
- * find the destination saturated: a backlog of thousands for one partner then costs nothing while
- * it waits, and the jobs of other destinations are not queued behind it. Called once the jobs
- * exist, so that a wake-up finds them delayed. `connection`: the caller's.
- */
-export async function addDestinationWaiters(connection: Redis, destination: string, jobIds: string[]): Promise<void> {
+async function addWaiters(connection: Redis, key: string, jobIds: string[]): Promise<void> {
   if (!jobIds.length) return;
-  const key = waitersKey(destination);
   const now = Date.now();
   await connection
     .multi()
     .zadd(key, 'NX', ...jobIds.flatMap((id, i) => [now + i / 1000, id]))
-    .expire(key, waitersTtlSeconds)
+    .expire(key, tuning.waiterListTtlSeconds)
     .exec();
 }
 
-/** Moves a postponed (delayed) delivery job to the waiting list now; false when it is not delayed, or not there. */
-export async function promoteDeliveryJob(id: string): Promise<boolean> {
-  const job = await getQueue(queueNames.webhookDelivery).getJob(id);
-  return job ? job.promote().then(() => true, () => false) : false;
-}
-
-/** Wakes the oldest waiter still postponed (entries of jobs that came back on their own are skipped). */
-async function wakeWaiter(redis: SlotCommands, destination: string): Promise<void> {
-  for (let tries = 0; tries < 5; tries++) {
-    const [id] = await redis.zpopmin(waitersKey(destination));
-    if (!id) return;
-    if (await promoteDeliveryJob(id)) return;
-  }
-}
-
-export interface DestinationSlot {
-  release: () => Promise<void>;
-}
-
-const log = logger.child({ component: 'destination-slots' });
-
-/** A slot no one holds: the limit is not enforced while Redis does not answer (delivery goes on; Redis is only a helper here). */
-const unlimited: DestinationSlot = { release: async () => {} };
-
 /**
- * Waiting here rather than in the delayed set. A job of a saturated destination that has already read
- * its delivery waits in this process for a slot of that destination to be released, and takes it at
- * once: the destination's slots pass from one attempt to the next without the round trips of a
- * postponement (delayed set, wake-up, fetch, database read) in between. Bounded so that waiting can
- * never hold the worker's concurrency from other destinations (docs/webhooks.md "Isolation per destination"): at most
- * `localWaitersPerDestination` jobs per destination, at most half the worker's concurrency in all,
- * at most `localWaitMs` each, and only for a destination whose attempts end quickly (a slow or
- * timing-out one holds its slots for seconds: its jobs are postponed at once).
+ * An attempt's hold on one of its destination's slots, from acquire to release. `token` is its member
+ * in the destination's sorted set; null when the limit was not checked (Redis did not answer).
  */
-const localWaitMs = 2000;
-/** A waiter not woken by a release of this process (another process released) looks again this often. */
-const localPollMs = 100;
-const quickAttemptMs = 1000;
-const localWaitersPerDestination = () => 2 * config.WEBHOOK_DESTINATION_CONCURRENCY;
-let maxLocalWaiters = 25;
-
-/** The worker's concurrency, of which waiting jobs may hold half. */
-export function configureDestinationWaiting(workerConcurrency: number): void {
-  maxLocalWaiters = Math.max(1, Math.floor(workerConcurrency / 2));
+export interface DestinationSlot {
+  readonly destination: string;
+  readonly token: string | null;
+  /** How many times in a row this slot passed from one attempt to the next in this process. */
+  readonly handOvers: number;
+  readonly acquiredAt: number;
 }
 
-/** A waiting job, woken with the slot handed over to it, or with null to try for one itself. */
+export interface DestinationSlotsOptions {
+  redisUrl: string;
+  /** The key prefix of the deployment (QUEUE_PREFIX). */
+  prefix: string;
+  /** WEBHOOK_DESTINATION_CONCURRENCY: attempts at once per destination, across every process. */
+  limit: number;
+  /** The worker's concurrency, of which jobs waiting in this process for a slot hold at most a share. */
+  workerConcurrency: number;
+  /** Moves a postponed job to the waiting list now; false when it is no longer delayed, or gone. */
+  wake: (jobId: string) => Promise<boolean>;
+  /** How long a slot is held at most: the longest attempt plus leaseMarginMs unless given (tests make it short). */
+  leaseMs?: number;
+}
+
+/** A job waiting in this process, woken with the slot handed over to it, or with null to try for one itself. */
 type Waiter = (handed: DestinationSlot | null) => void;
 
 interface LocalDestination {
@@ -196,125 +89,250 @@ interface LocalDestination {
   holdMs?: number;
 }
 
-const localDestinations = new Map<string, LocalDestination>();
-let localWaiters = 0;
+/** What holdBack decided for the deliveries of one enqueue. */
+export interface HeldBack {
+  /** The delay of each delivery enqueued already postponed (about its turn). */
+  delays: Map<string, number>;
+  /** Adds those deliveries to their destinations' waiter lists; call it once their jobs exist, so that a wake-up finds them delayed. */
+  enlist: () => Promise<void>;
+}
 
-function localOf(destination: string): LocalDestination {
-  let local = localDestinations.get(destination);
-  if (!local) {
-    local = { waiters: [] };
-    localDestinations.set(destination, local);
+/**
+ * At most `limit` attempts at once per destination (docs/webhooks.md "Isolation per destination"),
+ * shared by every worker-webhooks process through Redis; one instance per process (the webhooks
+ * role creates it).
+ *
+ * - **Leases.** A destination's slots are a sorted set whose members are the attempts under way,
+ *   scored by the end of their lease (`leaseMs`). A process that dies holding a slot cannot leak it:
+ *   expired members are dropped at every acquisition. Redis's clock decides, so processes with
+ *   skewed clocks agree. While Redis does not answer, the limit is not enforced (delivery goes on;
+ *   Redis is only a helper here).
+ * - **Waiting in the process, with hand-over.** A job of a saturated but quick destination waits in
+ *   its process (bounded: mayWaitHere) and a slot released here passes straight to the oldest of
+ *   those jobs, its lease renewed: no round trips of a postponement in between.
+ * - **Postponed for about its turn.** Otherwise the job is postponed (delayed set) and joins the
+ *   destination's waiter list; each release wakes the oldest waiters, the delay is the fallback.
+ * - **Enqueued already postponed** (holdBack): a burst for one destination beyond the first few goes
+ *   straight to the delayed set and the waiter list.
+ */
+export class DestinationSlots {
+  private readonly redis: SlotCommands;
+  private readonly prefix: string;
+  private readonly limit: number;
+  private readonly leaseMs: number;
+  private readonly wake: (jobId: string) => Promise<boolean>;
+  private readonly maxLocalWaiters: number;
+  private readonly local = new Map<string, LocalDestination>();
+  private localWaiters = 0;
+  private readonly log = logger.child({ component: 'destination-slots' });
+
+  constructor(options: DestinationSlotsOptions) {
+    this.prefix = options.prefix;
+    this.limit = options.limit;
+    this.leaseMs = options.leaseMs ?? webhookTimeoutMs + tuning.leaseMarginMs;
+    this.wake = options.wake;
+    this.maxLocalWaiters = Math.max(1, Math.floor(options.workerConcurrency * tuning.localWaitersShareOfWorker));
+    // Its own connection, without the 250 ms command timeout of the request path: a slot whose
+    // answer timed out would be taken without anyone knowing it. Never a blocking command on it.
+    // Commands wait while it connects and fail after one reconnection attempt while Redis is down.
+    // Auto-pipelining: the commands of the many jobs running at once leave in one write per tick.
+    const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
+    redis.on('error', () => {});
+    redis.defineCommand('acquireDestinationSlot', { numberOfKeys: 1, lua: acquireScript });
+    redis.defineCommand('destinationHasFreeSlot', { numberOfKeys: 1, lua: freeScript });
+    redis.defineCommand('renewDestinationSlot', { numberOfKeys: 1, lua: renewScript });
+    this.redis = redis as SlotCommands;
   }
-  return local;
-}
 
-/** Whether a job of this destination may wait for its slot in this process (see localWaitMs). */
-export function mayWaitForSlotHere(destination: string): boolean {
-  const local = localDestinations.get(destination);
-  return localWaiters < maxLocalWaiters && (local?.waiters.length ?? 0) < localWaitersPerDestination() && (local?.holdMs ?? 0) < quickAttemptMs;
-}
+  /**
+   * One of the destination's slots, waiting for one in this process while that is allowed
+   * (mayWaitHere, at most localWaitMs); null when they stay taken: the job is then postponed.
+   */
+  async acquire(destination: string): Promise<DestinationSlot | null> {
+    const deadline = Date.now() + tuning.localWaitMs;
+    for (;;) {
+      const slot = await this.tryAcquire(destination);
+      if (slot) return slot;
+      const left = deadline - Date.now();
+      if (left <= 0 || !this.mayWaitHere(destination)) return null;
+      const handed = await this.waitForRelease(destination, Math.min(tuning.localPollMs, left));
+      if (handed) return handed;
+    }
+  }
 
-/** Resolves with a slot handed over by a release of this process, or null after `ms` (to try itself). */
-function waitForRelease(destination: string, ms: number): Promise<DestinationSlot | null> {
-  const local = localOf(destination);
-  return new Promise((resolve) => {
-    const wake: Waiter = (handed) => {
-      clearTimeout(timer);
-      const i = local.waiters.indexOf(wake);
-      if (i >= 0) {
-        local.waiters.splice(i, 1);
-        localWaiters--;
-      }
-      resolve(handed);
+  /**
+   * Ends an attempt's hold: the slot passes straight to the oldest job waiting in this process for the
+   * same destination (at most maxHandOvers times in a row), else it is freed. Either way postponed
+   * jobs are woken to refill the line waiting here. Never throws.
+   */
+  async release(slot: DestinationSlot): Promise<void> {
+    if (slot.token === null) return;
+    const { destination, token } = slot;
+    const local = this.localOf(destination);
+    const held = performance.now() - slot.acquiredAt;
+    local.holdMs = local.holdMs === undefined ? held : (1 - tuning.holdAverageWeight) * local.holdMs + tuning.holdAverageWeight * held;
+    const next = local.waiters[0];
+    if (next && slot.handOvers < tuning.maxHandOvers) {
+      // A failure to renew is harmless: the lease still has at least the rest of its time.
+      void this.redis.renewDestinationSlot(slotsKey(this.prefix, destination), this.leaseMs, token).catch(() => {});
+      next(this.held(destination, token, slot.handOvers + 1));
+    } else {
+      // A failure here is harmless: the lease ends the slot, the delay brings the waiters back.
+      await this.redis.zrem(slotsKey(this.prefix, destination), token).catch(() => {});
+      local.waiters[0]?.(null);
+    }
+    // Postponed jobs are woken to take the places of those that leave, so that the next ones are
+    // ready when the next slots are released. Not awaited: the attempt's outcome is recorded meanwhile.
+    const waiting = local.waiters.length;
+    const wakes = waiting < this.limit ? tuning.wakesWhileShort : waiting < this.localWaitersPerDestination() ? tuning.wakesWhileFilling : 0;
+    void (async () => {
+      for (let i = 0; i < wakes; i++) await this.wakeOldest(destination).catch(() => {});
+    })();
+  }
+
+  /**
+   * Postpones a job of a saturated destination for about its turn among the jobs waiting for it
+   * (from this process's measure of its attempts): `moveToDelayed` is called with the delay, then the
+   * job joins the destination's waiter list (once it is delayed, so that a wake-up never finds it
+   * still running). A job postponed before keeps its place in the list.
+   */
+  async postpone(destination: string, jobId: string, postponed: number, moveToDelayed: (delayMs: number) => Promise<void>): Promise<void> {
+    const ahead = await this.waitersAhead(destination, jobId);
+    const holdMs = tuning.measuredHoldFactor * (this.local.get(destination)?.holdMs ?? 0);
+    await moveToDelayed(queuedPostponementMs({ waitersAhead: ahead, holdMs, slots: this.limit, postponed, random: Math.random() }));
+    await addWaiters(this.redis, waitersKey(this.prefix, destination), [jobId]).catch(() => {}); // the delay brings the job back anyway
+  }
+
+  /**
+   * A cheap look before a job reads its delivery: true when every slot of the destination is taken
+   * right now and the job may not wait for one in this process (it is then postponed at once).
+   */
+  async isSaturated(destination: string): Promise<boolean> {
+    if (this.mayWaitHere(destination)) return false;
+    try {
+      return (await this.redis.destinationHasFreeSlot(slotsKey(this.prefix, destination), this.limit)) === 0;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  /**
+   * enqueueDeliveries' side of the limit, with the caller's connection: of the deliveries due now for
+   * each destination (in order), the first limit × sentAtOncePerSlot go to the workers at once; the
+   * others are enqueued already postponed, behind the destination's waiters, delayed for about their
+   * turn (assumedHoldMs per attempt). A backlog of thousands for one partner then neither passes
+   * through a worker one by one to be postponed nor queues ahead of other partners' jobs.
+   */
+  static async holdBack(connection: Redis, byDestination: Map<string, string[]>, keys: { prefix: string; limit: number }): Promise<HeldBack> {
+    const delays = new Map<string, number>();
+    const lists: Array<[string, string[]]> = [];
+    for (const [destination, ids] of byDestination) {
+      const later = ids.slice(keys.limit * tuning.sentAtOncePerSlot);
+      if (!later.length) continue;
+      const key = waitersKey(keys.prefix, destination);
+      // The first of them waits behind the jobs already listed; 0 when Redis does not say.
+      const ahead = await connection.zcard(key).catch(() => 0);
+      later.forEach((id, i) =>
+        delays.set(id, queuedPostponementMs({ waitersAhead: ahead + i, holdMs: tuning.assumedHoldMs, slots: keys.limit, postponed: 0, random: Math.random() })),
+      );
+      lists.push([key, later]);
+    }
+    return {
+      delays,
+      // The delay brings them back should this fail.
+      enlist: async () => {
+        for (const [key, ids] of lists) await addWaiters(connection, key, ids).catch(() => {});
+      },
     };
-    const timer = setTimeout(() => wake(null), ms);
-    local.waiters.push(wake);
-    localWaiters++;
-  });
-}
-
-/** The postponement of a job of this saturated destination: its turn, from this process's measure of its attempts. */
-export function destinationPostponementMs(destination: string, waitersAhead: number | null, postponed: number): number {
-  // Twice the measured hold: a slot also spends time between attempts, and a wake-up comes sooner anyway.
-  const holdMs = 2 * (localDestinations.get(destination)?.holdMs ?? 0);
-  return queuedPostponementMs({ waitersAhead, holdMs, slots: config.WEBHOOK_DESTINATION_CONCURRENCY, postponed, random: Math.random() });
-}
-
-/**
- * A slot passes straight from the attempt that ends to the oldest job waiting here for the same
- * destination (its lease renewed, without waiting for that), saving the round trips of freeing and
- * taking it again; after this many passes in a row it is freed, so that the jobs of other processes
- * get their share.
- */
-const maxHandOvers = 20;
-
-/** One try at one of the destination's WEBHOOK_DESTINATION_CONCURRENCY slots. */
-async function tryAcquire(destination: string): Promise<DestinationSlot | null> {
-  const key = slotsKey(destination);
-  const token = randomUUID();
-  const redis = slotRedis();
-  try {
-    const acquired = await redis.acquireDestinationSlot(key, config.WEBHOOK_DESTINATION_CONCURRENCY, leaseMs, token);
-    if (!acquired) return null;
-  } catch (err) {
-    log.warn({ destination, err: (err as Error).message }, 'destination limit not checked');
-    return unlimited;
   }
-  return heldSlot(redis, destination, token, 0);
-}
 
-function heldSlot(redis: SlotCommands, destination: string, token: string, handOvers: number): DestinationSlot {
-  const key = slotsKey(destination);
-  const acquiredAt = performance.now();
-  return {
-    release: async () => {
-      const local = localOf(destination);
-      const held = performance.now() - acquiredAt;
-      local.holdMs = local.holdMs === undefined ? held : 0.8 * local.holdMs + 0.2 * held;
-      const next = local.waiters[0];
-      if (next && handOvers < maxHandOvers) {
-        // A failure to renew is harmless: the lease still has at least the rest of its time.
-        void redis.renewDestinationSlot(key, leaseMs, token).catch(() => {});
-        next(heldSlot(redis, destination, token, handOvers + 1));
-      } else {
-        // A failure here is harmless: the lease ends the slot, the delay brings the waiters back.
-        await redis.zrem(key, token).catch(() => {});
-        local.waiters[0]?.(null);
-      }
-      // Postponed jobs are woken to take the places of those that leave, so that the next ones are
-      // ready when the next slots are released: two while fewer than the destination's slots wait
-      // here (the line grows back after it ran dry), one while it is shorter than the most that may
-      // wait here, none when it is full. Not awaited: the attempt's outcome is recorded meanwhile.
-      const waiting = local.waiters.length;
-      const wake = waiting < config.WEBHOOK_DESTINATION_CONCURRENCY ? 2 : waiting < localWaitersPerDestination() ? 1 : 0;
-      void (async () => {
-        for (let i = 0; i < wake; i++) await wakeWaiter(redis, destination).catch(() => {});
-      })();
-    },
-  };
-}
-
-/**
- * One of the destination's WEBHOOK_DESTINATION_CONCURRENCY slots, waiting for one in this process
- * when that is allowed (mayWaitForSlotHere); null when they stay taken: the job is then postponed.
- */
-export async function acquireDestinationSlot(destination: string): Promise<DestinationSlot | null> {
-  const deadline = Date.now() + localWaitMs;
-  for (;;) {
-    const slot = await tryAcquire(destination);
-    if (slot) return slot;
-    const left = deadline - Date.now();
-    if (left <= 0 || !mayWaitForSlotHere(destination)) return null;
-    const handed = await waitForRelease(destination, Math.min(localPollMs, left));
-    if (handed) return handed;
+  private localOf(destination: string): LocalDestination {
+    let local = this.local.get(destination);
+    if (!local) {
+      local = { waiters: [] };
+      this.local.set(destination, local);
+    }
+    return local;
   }
-}
 
-/** A cheap look before the database is read: false when every slot of the destination is taken right now. */
-export async function destinationHasFreeSlot(destination: string): Promise<boolean> {
-  try {
-    return (await slotRedis().destinationHasFreeSlot(slotsKey(destination), config.WEBHOOK_DESTINATION_CONCURRENCY)) === 1;
-  } catch {
-    return true;
+  private localWaitersPerDestination(): number {
+    return tuning.localWaitersPerSlot * this.limit;
+  }
+
+  /**
+   * Whether a job of this destination may wait for its slot in this process: bounded so that waiting
+   * can never hold the worker's concurrency from other destinations (per destination, in all), and
+   * only for a destination whose attempts end quickly.
+   */
+  private mayWaitHere(destination: string): boolean {
+    const local = this.local.get(destination);
+    return (
+      this.localWaiters < this.maxLocalWaiters && (local?.waiters.length ?? 0) < this.localWaitersPerDestination() && (local?.holdMs ?? 0) < tuning.quickAttemptMs
+    );
+  }
+
+  /** One try at one of the destination's slots. */
+  private async tryAcquire(destination: string): Promise<DestinationSlot | null> {
+    const token = randomUUID();
+    try {
+      const acquired = await this.redis.acquireDestinationSlot(slotsKey(this.prefix, destination), this.limit, this.leaseMs, token);
+      if (!acquired) return null;
+    } catch (err) {
+      this.log.warn({ destination, err: (err as Error).message }, 'destination limit not checked');
+      return { destination, token: null, handOvers: 0, acquiredAt: performance.now() };
+    }
+    return this.held(destination, token, 0);
+  }
+
+  private held(destination: string, token: string, handOvers: number): DestinationSlot {
+    return { destination, token, handOvers, acquiredAt: performance.now() };
+  }
+
+  /** Resolves with a slot handed over by a release of this process, or null after `ms` (to try itself). */
+  private waitForRelease(destination: string, ms: number): Promise<DestinationSlot | null> {
+    const local = this.localOf(destination);
+    return new Promise((resolve) => {
+      const wake: Waiter = (handed) => {
+        clearTimeout(timer);
+        const i = local.waiters.indexOf(wake);
+        if (i >= 0) {
+          local.waiters.splice(i, 1);
+          this.localWaiters--;
+        }
+        resolve(handed);
+      };
+      const timer = setTimeout(() => wake(null), ms);
+      local.waiters.push(wake);
+      this.localWaiters++;
+    });
+  }
+
+  /**
+   * How many postponed jobs are ahead of this one in its destination's waiter list: its place if it
+   * was postponed before (a job keeps its place), else the length of the list. Null when Redis does
+   * not answer.
+   */
+  private async waitersAhead(destination: string, jobId: string): Promise<number | null> {
+    try {
+      const key = waitersKey(this.prefix, destination);
+      const replies = await this.redis.multi().zrank(key, jobId).zcard(key).exec();
+      const [rank, count] = (replies ?? []).map(([, value]) => value as number | null);
+      return rank ?? count ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Wakes the oldest waiter still postponed (entries of jobs that came back on their own are skipped). */
+  private async wakeOldest(destination: string): Promise<void> {
+    for (let tries = 0; tries < tuning.wakeTries; tries++) {
+      const [id] = await this.redis.zpopmin(waitersKey(this.prefix, destination));
+      if (!id) return;
+      if (await this.wake(id)) return;
+    }
   }
 }

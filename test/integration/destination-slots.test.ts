@@ -1,0 +1,186 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { config } from '../../src/config.js';
+import { destinationSlotTuning } from '../../src/lib/webhook-destination.js';
+import { DestinationSlots, type DestinationSlot, type DestinationSlotsOptions } from '../../src/services/webhooks/destination-slots.js';
+import { eventually } from '../support/webhook-receiver.js';
+
+// The per-destination limit on its own, against the real Redis: each instance stands for one
+// worker-webhooks process. Keys of its own prefix; a destination of its own per test.
+const prefix = `${config.QUEUE_PREFIX}slots`;
+const redis = new Redis(config.REDIS_URL);
+const instances: DestinationSlots[] = [];
+const children: ChildProcess[] = [];
+let destinations = 0;
+const newDestination = () => `https://partner-${++destinations}.example`;
+const slotsKey = (destination: string) => `${prefix}:webhook-destination:${destination}`;
+const members = (destination: string) => redis.zrange(slotsKey(destination), '0', '-1');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function slotsOf(options: Partial<DestinationSlotsOptions> & { limit: number }): DestinationSlots {
+  const slots = new DestinationSlots({ redisUrl: config.REDIS_URL, prefix, workerConcurrency: 10, wake: async () => false, ...options });
+  instances.push(slots);
+  return slots;
+}
+
+async function acquired(slots: DestinationSlots, destination: string): Promise<DestinationSlot> {
+  const slot = await slots.acquire(destination);
+  if (!slot) throw new Error(`no slot of ${destination}`);
+  return slot;
+}
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await Promise.all(instances.map((s) => s.close()));
+  await redis.quit();
+});
+
+describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolation per destination")', () => {
+  it('saturation: `limit` attempts hold slots at once across processes; another waits, then gets none until one is released', async () => {
+    const destination = newDestination();
+    const first = slotsOf({ limit: 2 });
+    const second = slotsOf({ limit: 2 }); // another worker process
+    const held = [await acquired(first, destination), await acquired(first, destination)];
+    expect(await members(destination)).toHaveLength(2);
+
+    // Saturated: the other process waits (at most localWaitMs, looking again every localPollMs), then gives up: the job is postponed.
+    const started = Date.now();
+    expect(await second.acquire(destination)).toBeNull();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(destinationSlotTuning.localWaitMs - 50);
+    expect(await members(destination)).toHaveLength(2);
+
+    // A release while it waits: it takes the freed slot at its next look.
+    const waiting = second.acquire(destination);
+    await sleep(300);
+    await first.release(held[0]);
+    const taken = await waiting;
+    expect(taken?.token).toBeTruthy();
+    expect((await members(destination)).sort()).toEqual([held[1].token, taken!.token].sort());
+  });
+
+  it('hand-over: a release passes the slot straight to the job waiting in the same process, never freeing it for another', async () => {
+    const destination = newDestination();
+    const here = slotsOf({ limit: 1 });
+    const elsewhere = slotsOf({ limit: 1 });
+    const held = await acquired(here, destination);
+    const [, scoreBefore] = await redis.zrange(slotsKey(destination), '0', '-1', 'WITHSCORES');
+
+    const waiter = here.acquire(destination);
+    const competitor = elsewhere.acquire(destination); // looks every localPollMs for a free slot
+    await sleep(250);
+    const released = Date.now();
+    await here.release(held);
+    const handed = await waiter;
+    expect(Date.now() - released, 'handed over at once, not found at a later look').toBeLessThan(destinationSlotTuning.localPollMs);
+    expect(handed).toMatchObject({ token: held.token, handOvers: 1 });
+    // The same member, its lease renewed: the slot was never free.
+    await eventually(async () => {
+      const [member, score] = await redis.zrange(slotsKey(destination), '0', '-1', 'WITHSCORES');
+      return member === held.token && Number(score) > Number(scoreBefore);
+    }, 2000, 'the lease renewed');
+    expect(await competitor, 'the other process never saw the slot free').toBeNull();
+    await here.release(handed!);
+    expect(await members(destination)).toEqual([]);
+  });
+
+  it('hand-over: after maxHandOvers passes in a row the slot is freed, so that the jobs of other processes get their share', async () => {
+    const destination = newDestination();
+    const slots = slotsOf({ limit: 1 });
+    let slot = await acquired(slots, destination);
+    const first = slot.token;
+    for (let pass = 1; pass <= destinationSlotTuning.maxHandOvers; pass++) {
+      const waiter = slots.acquire(destination);
+      await sleep(50); // the waiter has looked at Redis once and is in line
+      await slots.release(slot);
+      slot = (await waiter)!;
+      expect(slot).toMatchObject({ token: first, handOvers: pass });
+    }
+    const waiter = slots.acquire(destination);
+    await sleep(50);
+    await slots.release(slot);
+    const after = await waiter; // woken to try for itself: a new member of the set
+    expect(after?.token).toBeTruthy();
+    expect(after!.token).not.toBe(first);
+    expect(after!.handOvers).toBe(0);
+    await slots.release(after!);
+  });
+
+  it('lease expiry: the slot of a worker killed while holding it is taken again once its lease ends, the live ones kept', async () => {
+    const destination = newDestination();
+    const leaseMs = 1500;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/hold-destination-slots.ts', prefix, destination, '2', '1', String(leaseMs)], {
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    await once(child.stdout!, 'data'); // `held`
+    const childAcquiredBefore = Date.now();
+    const [orphan] = await members(destination);
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+
+    // A live worker takes the other slot a second later: the destination's key lives on with its lease.
+    await sleep(1000);
+    const live = slotsOf({ limit: 2, leaseMs });
+    const first = await acquired(live, destination);
+    expect((await members(destination)).sort()).toEqual([orphan, first.token].sort());
+
+    // The killed worker's slot comes back when its own lease ends (it is never released).
+    const second = await acquired(live, destination);
+    expect(Date.now() - childAcquiredBefore).toBeGreaterThanOrEqual(leaseMs - 100);
+    expect((await members(destination)).sort()).toEqual([first.token, second.token].sort());
+  });
+
+  it('fairness: jobs waiting in a process get the slot in the order they came, within a look of each other', async () => {
+    const destination = newDestination();
+    const slots = slotsOf({ limit: 2 }); // up to 4 jobs may wait here for its slots
+    const held = [await acquired(slots, destination), await acquired(slots, destination)];
+    const served: number[] = [];
+    const waiters = [1, 2, 3].map(async (n) => {
+      await sleep(n * 10);
+      const slot = await acquired(slots, destination);
+      served.push(n);
+      await slots.release(slot);
+    });
+    await sleep(50);
+    await slots.release(held[0]);
+    await Promise.all(waiters);
+    expect(served).toEqual([1, 2, 3]);
+    await slots.release(held[1]);
+  });
+
+  it('fairness: postponed jobs are woken oldest first, those enqueued already postponed behind them, and a job postponed again keeps its place', async () => {
+    const destination = newDestination();
+    const woken: string[] = [];
+    const slots = slotsOf({
+      limit: 1,
+      wake: async (id) => {
+        woken.push(id);
+        return true;
+      },
+    });
+    const delays: number[] = [];
+    const postpone = (id: string, postponed = 0) => slots.postpone(destination, id, postponed, async (ms) => void delays.push(ms));
+    await postpone('job-1');
+    await postpone('job-2');
+    await postpone('job-3');
+    // An enqueue of four due now: with 1 slot, 2 go to the workers at once, the others wait behind job-3.
+    const heldBack = await DestinationSlots.holdBack(redis, new Map([[destination, ['new-1', 'new-2', 'new-3', 'new-4']]]), { prefix, limit: 1 });
+    expect([...heldBack.delays.keys()]).toEqual(['new-3', 'new-4']);
+    await heldBack.enlist();
+    await postpone('job-1', 1); // came back, found the destination saturated again
+    expect(delays.every((ms) => ms > 0)).toBe(true);
+
+    // Each release wakes two while no job waits in the process.
+    await slots.release(await acquired(slots, destination));
+    await eventually(async () => woken.length >= 2, 2000, 'two wake-ups');
+    await slots.release(await acquired(slots, destination));
+    await eventually(async () => woken.length >= 4, 2000, 'four wake-ups');
+    await slots.release(await acquired(slots, destination));
+    await eventually(async () => woken.length >= 5, 2000, 'five wake-ups');
+    expect(woken).toEqual(['job-1', 'job-2', 'job-3', 'new-3', 'new-4']);
+  });
+});

@@ -1,0 +1,21 @@
+/**
+ * A worker that takes slots of a destination and never releases them: destination-slots.test.ts
+ * SIGKILLs it to prove that its leases end on their own.
+ * Arguments: <prefix> <destination> <limit> <slots to take> <lease ms>; prints `held` once it holds them.
+ */
+import { DestinationSlots } from '../../src/services/webhooks/destination-slots.js';
+
+const [prefix, destination, limit, count, leaseMs] = process.argv.slice(2);
+const slots = new DestinationSlots({
+  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  prefix,
+  limit: Number(limit),
+  workerConcurrency: 10,
+  wake: async () => false,
+  leaseMs: Number(leaseMs),
+});
+for (let i = 0; i < Number(count); i++) {
+  if (!(await slots.acquire(destination))) throw new Error(`slot ${i + 1} of ${destination} not acquired`);
+}
+process.stdout.write('held\n');
+setInterval(() => {}, 60_000); // alive until killed
