@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
+import { describeStages, watchJobStarts, type Booking } from './support/fair-stages.js';
 import { spawnServer } from './support/spawn-server.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' } } });
@@ -71,9 +72,9 @@ try {
 
   const times = ['12:00', '12:15', '12:30', '12:45', '13:00', '13:15', '13:30', '13:45', '14:00', '19:00', '19:15', '19:30', '19:45', '20:00'];
   let booked = 0;
-  /** B books once a second while `until` is false; returns each booking's time to its webhook. */
-  async function bookOncePerSecond(until: () => boolean, minimum: number): Promise<number[]> {
-    const sent: Array<{ id: string; at: number }> = [];
+  /** B books once a second while `until` is false; returns each booking with its webhook's arrival. */
+  async function bookOncePerSecond(until: () => boolean, minimum: number): Promise<Booking[]> {
+    const sent: Booking[] = [];
     while (sent.length < minimum || !until()) {
       const at = Date.now();
       const day = new Date(Date.now() + (2 + Math.floor(booked / times.length)) * 864e5).toISOString().slice(0, 10);
@@ -84,13 +85,16 @@ try {
     }
     const deadline = Date.now() + 120_000;
     while (sent.some((s) => !receiverB.arrivals.has(s.id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    return sent.map((s) => (receiverB.arrivals.get(s.id) ?? Number.POSITIVE_INFINITY) - s.at);
+    return sent.map((s) => ({ ...s, arrivedAt: receiverB.arrivals.get(s.id) }));
   }
+  const latencies = (bookings: Booking[]) => bookings.map((s) => (s.arrivedAt ?? Number.POSITIVE_INFINITY) - s.at);
   const percentile = (list: number[], p: number) => [...list].sort((x, y) => x - y)[Math.min(list.length - 1, Math.ceil((p / 100) * list.length) - 1)];
 
   // Warm-up: the workers compile and connect before the first figure counts.
   await bookOncePerSecond(() => true, 3);
-  const quiet = await bookOncePerSecond(() => true, 20);
+  const watched = await watchJobStarts();
+  const quietBookings = await bookOncePerSecond(() => true, 20);
+  const quiet = latencies(quietBookings);
   const emitted = Date.now();
   const backlogRun = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/support/fair-backlog.ts'), codeDir, a.organisationId, a.venueId, String(backlog)], {
     cwd: codeDir,
@@ -103,13 +107,19 @@ try {
     if (!drainedAt && receiverA.arrivals.size >= backlog) drainedAt = Date.now();
     return drainedAt > 0;
   };
-  const busy = await bookOncePerSecond(drained, 10);
+  const busyBookings = await bookOncePerSecond(drained, 10);
+  const busy = latencies(busyBookings);
   await backlogEmitted;
+  await watched.close();
   console.log(`code: ${codeDir}`);
   console.log(`B, no backlog (${quiet.length} bookings): p50 ${percentile(quiet, 50)} ms, p99 ${percentile(quiet, 99)} ms`);
   console.log(`B, during A's backlog of ${backlog} (${busy.length} bookings): p50 ${percentile(busy, 50)} ms, p99 ${percentile(busy, 99)} ms`);
   console.log(`ratio of p99: ${(percentile(busy, 99) / percentile(quiet, 99)).toFixed(2)} (target ≤ 2)`);
   console.log(`A's ${backlog} webhooks received ${((drainedAt - emitted) / 1000).toFixed(1)} s after the backlog was emitted`);
+  console.log('where B waited, no backlog:');
+  for (const line of await describeStages(quietBookings, watched)) console.log(line);
+  console.log("where B waited, during A's backlog:");
+  for (const line of await describeStages(busyBookings, watched)) console.log(line);
 } finally {
   for (const child of processes) child.kill('SIGTERM');
   receiverA.server.close();

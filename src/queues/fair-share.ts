@@ -16,11 +16,25 @@ export const fairQueues: ReadonlySet<QueueName> = new Set([queueNames.events, qu
  * runs after the jobs already started, not after the backlog; two busy organisations take turns.
  * Within one organisation the tags only grow, so its jobs keep their order.
  *
+ * A tag is a place in the line of jobs ready to run. A job that waits in the delayed set is out of
+ * that line, and BullMQ gives it back its stored priority when it returns: with a tag, it would come
+ * back ahead of every job tagged while it waited, since the virtual time has passed its tag. So a
+ * delivery enqueued delayed, or put in the delayed set to wait for its saturated destination, takes
+ * `behindTheLine` instead: it returns after the jobs in line and does not move the virtual time.
+ *
  * Every job of a fair queue carries a priority: BullMQ runs a job without one before all others.
  */
 
-/** BullMQ's lowest priority (the largest number it accepts). */
-export const lowestPriority = 2 ** 21;
+/** BullMQ's lowest priority (the largest number it accepts: PRIORITY_LIMIT, 2^21 - 1). */
+export const lowestPriority = 2 ** 21 - 1;
+
+/**
+ * The priority of a delivery that waits in the delayed set (enqueued delayed, or postponed by its
+ * saturated destination): when it returns, it runs after the jobs in line, in the order the jobs
+ * came back. Mostly it waits for its destination: a worker taken ahead of the line would only find
+ * the destination saturated again.
+ */
+export const behindTheLine = lowestPriority;
 
 /**
  * An organisation's tag (and a count's virtual time) is forgotten after this long without use: by
@@ -81,10 +95,13 @@ export async function takeFairPrioritiesOf<T>(queue: QueueName, items: readonly 
   return priorities;
 }
 
-/** Called as a job starts: the queue's virtual time moves to its priority. */
+/**
+ * Called as a job starts: the queue's virtual time moves to its priority, read from the job (a
+ * changed priority is not in its options). A job behind the line does not move it.
+ */
 export async function advanceVirtualTime(queue: QueueName, job: Job): Promise<void> {
-  const priority = job.opts.priority ?? 0;
-  if (priority > 0) await (await redisOf(queue)).eval(advanceScript, 1, keyOf(queue), priority, organisationTagSeconds);
+  const priority = Number(job.priority || job.opts.priority || 0);
+  if (priority > 0 && priority < behindTheLine) await (await redisOf(queue)).eval(advanceScript, 1, keyOf(queue), priority, organisationTagSeconds);
 }
 
 /** Past this virtual time, the count starts again at the next moment the queue is empty. */

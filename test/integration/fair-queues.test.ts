@@ -8,12 +8,16 @@ vi.hoisted(() => {
 });
 
 const { addEventJobs } = await import('../../src/services/events/outbox.js');
+const { enqueueDeliveries } = await import('../../src/services/webhooks/delivery-queue.js');
+const { sentAtOncePerDestination } = await import('../../src/services/webhooks/destination-slots.js');
+const { advanceVirtualTime } = await import('../../src/queues/fair-share.js');
 const { queueNames } = await import('../../src/queues/queue-names.js');
 const { closeQueues, getQueue } = await import('../../src/queues/queues.js');
 const { startWorker } = await import('../../src/queues/start-worker.js');
 const { eventually } = await import('../support/webhook-receiver.js');
 
 const events = () => getQueue(queueNames.events);
+const deliveries = () => getQueue(queueNames.webhookDelivery);
 const venueId = randomUUID();
 const eventsOf = (organisationId: string, count: number) =>
   Array.from({ length: count }, () => ({ id: randomUUID(), organisationId, venueId, type: 'reservation_created' }));
@@ -32,7 +36,7 @@ function recordOrder() {
 }
 
 afterEach(async () => {
-  await events().obliterate({ force: true });
+  await Promise.all([events().obliterate({ force: true }), deliveries().obliterate({ force: true })]);
 });
 
 afterAll(async () => {
@@ -87,5 +91,44 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     expect(job?.name).toBe('reservation_created');
     expect(job?.data).toEqual({ eventId: event.id, organisationId: event.organisationId, venueId });
     expect(job?.opts.priority).toBeGreaterThan(0);
+  });
+
+  it("runs a delivery that waited in the delayed set behind the line, not ahead of another organisation's newer job", async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    const deliveriesOf = (organisationId: string, url: string, count: number) =>
+      Array.from({ length: count }, () => ({
+        id: randomUUID(),
+        organisationId,
+        venueId,
+        eventId: randomUUID(),
+        eventType: 'reservation_created',
+        automationId: randomUUID(),
+        endpointId: null,
+        url,
+        nextAttemptAt: null,
+      }));
+    // A's partner gets two batches; beyond the first few of each, the jobs are enqueued delayed.
+    const urlOfA = `https://a-${randomUUID()}.example/hooks`;
+    const firstBatch = deliveriesOf(a, urlOfA, sentAtOncePerDestination() + 12);
+    const secondBatch = deliveriesOf(a, urlOfA, sentAtOncePerDestination() + 12);
+    await enqueueDeliveries(firstBatch);
+    await enqueueDeliveries(secondBatch);
+    // The second batch's first jobs start (the virtual time passes the first batch's tags), then the
+    // first batch's delayed jobs come back, and B's delivery is enqueued.
+    for (const d of secondBatch.slice(0, sentAtOncePerDestination())) await advanceVirtualTime(queueNames.webhookDelivery, (await deliveries().getJob(d.id))!);
+    const returned = firstBatch.slice(sentAtOncePerDestination());
+    for (const d of returned) await (await deliveries().getJob(d.id))!.promote();
+    const [ofB] = deliveriesOf(b, `https://b-${randomUUID()}.example/hooks`, 1);
+    await enqueueDeliveries([ofB]);
+
+    const order: string[] = [];
+    const worker = startWorker(queueNames.webhookDelivery, async (job: Job<{ deliveryId: string }>) => void order.push(job.data.deliveryId), { concurrency: 1 });
+    try {
+      await eventually(async () => order.includes(ofB.id) && returned.every((d) => order.includes(d.id)), 20_000, 'B and the returned jobs to run');
+    } finally {
+      await worker.close();
+    }
+    const returnedFirst = Math.min(...returned.map((d) => order.indexOf(d.id)));
+    expect(order.indexOf(ofB.id)).toBeLessThan(returnedFirst);
   });
 });

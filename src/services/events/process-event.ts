@@ -5,7 +5,7 @@ import { inArray, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { isConnectionError } from '../../lib/connection-errors.js';
-import { createMicroBatcher, type BatchOutcomes } from '../../lib/micro-batch.js';
+import { createMicroBatcher, type BatchOutcomes, type MicroBatcher } from '../../lib/micro-batch.js';
 import { eventJobSchema } from '../../queues/job-payloads.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { isQueueConnectionReady } from '../../queues/queues.js';
@@ -78,10 +78,25 @@ async function processBatch(ids: string[]): Promise<BatchOutcomes<string>> {
 export const eventBatchSize = 100;
 const eventBatchLingerMs = 5;
 
-const batcher = createMicroBatcher(processBatch, { maxSize: eventBatchSize, lingerMs: eventBatchLingerMs });
+/**
+ * One batcher per organisation with jobs running (fair queues, docs/architecture.md): another
+ * organisation's event started beside a backlog's batch of 100 is processed in a batch of its own at
+ * once, not with the backlog's next 99. A batcher is dropped when its last job ends.
+ */
+const batchers = new Map<string, { batcher: MicroBatcher<string>; running: number }>();
 
-/** worker-events: one outbox event, processed in a batch with the jobs running beside it. */
+/** worker-events: one outbox event, processed in a batch with its organisation's jobs running beside it. */
 export async function processEventJob(job: Job, _token?: string, _log: Logger = logger): Promise<void> {
-  const { eventId } = eventJobSchema.parse(job.data);
-  await batcher.submit(eventId);
+  const { eventId, organisationId = '' } = eventJobSchema.parse(job.data);
+  let entry = batchers.get(organisationId);
+  if (!entry) {
+    entry = { batcher: createMicroBatcher(processBatch, { maxSize: eventBatchSize, lingerMs: eventBatchLingerMs }), running: 0 };
+    batchers.set(organisationId, entry);
+  }
+  entry.running++;
+  try {
+    await entry.batcher.submit(eventId);
+  } finally {
+    if (--entry.running === 0) batchers.delete(organisationId);
+  }
 }

@@ -5,9 +5,8 @@ import { config } from '../../config.js';
 import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
 import { countWebhookDelivered, countWebhookFailure } from '../../metrics/metrics.js';
 import { destinationOf, postponementMs } from '../../lib/webhook-destination.js';
-import { takeFairPriorities } from '../../queues/fair-share.js';
+import { behindTheLine } from '../../queues/fair-share.js';
 import { webhookDeliveryJobSchema } from '../../queues/job-payloads.js';
-import { queueNames } from '../../queues/queue-names.js';
 import { reservationViewOf } from '../reservations/reservation-view.js';
 import { getCurrentEventData } from './current-event-data.js';
 import type { DestinationSlots } from './destination-slots.js';
@@ -88,10 +87,10 @@ async function postpone(slots: DestinationSlots, job: Job, token: string | undef
   // Started while the slots look up the job's place; awaited before the move (a failure is thrown there).
   const updated = Promise.all([
     job.updateData({ ...data, destination, postponed: postponed + 1 }),
-    // Back from the delayed set, it takes its organisation's next fair turn (src/queues/fair-share.ts):
-    // with the tag it was enqueued with, a saturated partner's backlog would come back ahead of
-    // every other organisation's newer jobs, again and again.
-    data.organisationId ? takeFairPriorities(queueNames.webhookDelivery, data.organisationId, 1).then(([priority]) => job.changePriority({ priority })) : undefined,
+    // Back from the delayed set, it runs behind the jobs in line (src/queues/fair-share.ts): with a
+    // fair tag, taken now or at enqueue, a saturated partner's backlog would come back ahead of
+    // every job tagged while it waited, again and again.
+    job.changePriority({ priority: behindTheLine }),
   ]);
   updated.catch(() => {});
   await slots.postpone(destination, job.id!, postponed, async (delayMs) => {

@@ -5,7 +5,7 @@ import { mapInChunks } from '../../lib/chunks.js';
 import { maxDeliveryAttempts, webhookBackoffStrategy } from '../../lib/webhook-backoff.js';
 import { groupBy } from '../../lib/group-by.js';
 import { destinationOf } from '../../lib/webhook-destination.js';
-import { takeFairPrioritiesOf } from '../../queues/fair-share.js';
+import { behindTheLine, takeFairPrioritiesOf } from '../../queues/fair-share.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { DestinationSlots } from './destination-slots.js';
@@ -74,16 +74,20 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
   const dueNow = deliveries.filter((d) => destinationOfDelivery.get(d.id) && dueIn(d) === 0);
   const byDestination = new Map([...groupBy(dueNow, (d) => destinationOfDelivery.get(d.id)!)].map(([destination, list]) => [destination, list.map((d) => d.id)]));
   const heldBack = await DestinationSlots.holdBack(getQueueConnection(), byDestination, { prefix: config.QUEUE_PREFIX, limit: config.WEBHOOK_DESTINATION_CONCURRENCY });
-  const priorities = await takeFairPrioritiesOf(queueNames.webhookDelivery, deliveries, (d) => d.organisationId);
+  // Only the jobs that go to the workers now take a place in the line; those enqueued delayed run
+  // behind it when they come back (src/queues/fair-share.ts).
+  const inLine = deliveries.filter((d) => !heldBack.delays.has(d.id) && dueIn(d) === 0);
+  const tags = await takeFairPrioritiesOf(queueNames.webhookDelivery, inLine, (d) => d.organisationId);
+  const priorities = new Map(inLine.map((d, i) => [d.id, tags[i]]));
   await getQueue(queueNames.webhookDelivery).addBulk(
-    deliveries.map((d, i) => {
+    deliveries.map((d) => {
       const destination = destinationOfDelivery.get(d.id);
       const ids = { organisationId: d.organisationId, venueId: d.venueId, eventId: d.eventId, endpointId: d.endpointId, automationId: d.automationId };
       return {
         name: deliveryJobName(d),
         // Fields left undefined are not written (JSON).
         data: { deliveryId: d.id, ...(destination ? { destination } : {}), ...ids, after: d.after, next: d.next },
-        opts: { ...deliveryJobOptions, jobId: d.id, delay: heldBack.delays.get(d.id) ?? dueIn(d), priority: priorities[i] },
+        opts: { ...deliveryJobOptions, jobId: d.id, delay: heldBack.delays.get(d.id) ?? dueIn(d), priority: priorities.get(d.id) ?? behindTheLine },
       };
     }),
   );
