@@ -9,7 +9,10 @@ vi.hoisted(() => {
 
 const { addEventJobs } = await import('../../src/services/events/outbox.js');
 const { enqueueDeliveries } = await import('../../src/services/webhooks/delivery-queue.js');
-const { sentAtOncePerDestination } = await import('../../src/services/webhooks/destination-slots.js');
+const { config } = await import('../../src/config.js');
+const { destinationSlotTuning } = await import('../../src/lib/webhook-destination.js');
+/** What enqueueDeliveries sends to the workers at once for one destination (DestinationSlots.holdBack). */
+const sentAtOncePerDestination = () => config.WEBHOOK_DESTINATION_CONCURRENCY * destinationSlotTuning.sentAtOncePerSlot;
 const { advanceVirtualTime } = await import('../../src/queues/fair-share.js');
 const { queueNames } = await import('../../src/queues/queue-names.js');
 const { closeQueues, getQueue } = await import('../../src/queues/queues.js');
