@@ -15,6 +15,7 @@ const ownDatabase = await vi.hoisted(async () => {
 import { db, sql as pool } from '../../src/db/client.js';
 import { automationRuns, automations, events, webhookDeliveries } from '../../src/db/schema/index.js';
 import { queueNames } from '../../src/queues/queue-names.js';
+import { behindTheLine } from '../../src/queues/fair-share.js';
 import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
 import { timerSchedules, upsertTimerSchedules } from '../../src/roles/timers.js';
@@ -182,6 +183,57 @@ describe('the delivery sweeper after an outage', () => {
     expect(handedBack.filter((s) => s === 'delayed')).toHaveLength(1184);
     expect(states.slice(1200).every((s) => s === 'unknown')).toBe(true);
     expect(await sweepDeliveries()).toBe(0);
+    await db.delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automation.id));
+    await queue.obliterate({ force: true });
+  });
+});
+
+describe('a delivery waiting behind the line', () => {
+  it('takes a fresh place in the line once overdue, so that a queue that never empties cannot starve it', async () => {
+    const tenant = await createTenant();
+    const [automation] = await db
+      .insert(automations)
+      .values({
+        organisationId: tenant.organisationId,
+        venueId: tenant.venueId,
+        name: 'Behind the line',
+        eventTypes: ['reservation_created'],
+        conditions: { partySizeMin: null, partySizeMax: null, sources: null },
+        action: { type: 'partner_notification', url: 'https://partner.example/hooks', endpointId: null, delayMinutes: 0 },
+      })
+      .returning();
+    const eventIds = await strandEvents(tenant, 3, 3, true);
+    await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, eventIds));
+    const runs = await db.insert(automationRuns).values(eventIds.map((eventId) => ({ automationId: automation.id, eventId }))).returning();
+    const deliveries = await db
+      .insert(webhookDeliveries)
+      .values(
+        runs.map((run) => ({
+          organisationId: tenant.organisationId,
+          venueId: tenant.venueId,
+          eventId: run.eventId,
+          eventType: 'reservation_created',
+          automationId: automation.id,
+          runId: run.id,
+          actionIndex: 0,
+          idempotencyKey: `automation:${run.id}:0`,
+          destination: 'url' as const,
+          url: 'https://partner.example/hooks',
+          nextAttemptAt: sql`clock_timestamp() - interval '2 minutes'` as unknown as Date,
+        })),
+      )
+      .returning({ id: webhookDeliveries.id });
+    const queue = getQueue(queueNames.webhookDelivery);
+    await queue.obliterate({ force: true });
+    // Their jobs came back from the delayed set behind the line, and another organisation's work keeps the queue busy.
+    await queue.addBulk(deliveries.map((d) => ({ name: 'delivery', data: { deliveryId: d.id }, opts: { jobId: d.id, priority: behindTheLine } })));
+    await queue.add('delivery', { deliveryId: randomUUID() }, { jobId: randomUUID(), priority: 5 });
+
+    expect(await sweepDeliveries()).toBe(0);
+    const priorities = await Promise.all(deliveries.map(async (d) => Number((await queue.getJob(d.id))!.priority)));
+    for (const priority of priorities) expect(priority).toBeLessThan(behindTheLine);
+    // In their organisation's order.
+    expect([...priorities].sort((a, b) => a - b)).toEqual(priorities);
     await db.delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automation.id));
     await queue.obliterate({ force: true });
   });

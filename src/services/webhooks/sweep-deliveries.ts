@@ -1,6 +1,8 @@
 import { and, asc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { webhookDeliveries } from '../../db/schema/index.js';
+import type { Queue } from 'bullmq';
+import { behindTheLine, takeFairPrioritiesOf } from '../../queues/fair-share.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
@@ -53,9 +55,28 @@ export async function sweepDeliveries(): Promise<number> {
       )
       .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
       .limit(batchSize);
-    if (rows.length) requeued += await requeueUnlessPending(queue, rows, (toAdd) => enqueueDeliveries(toAdd.map((d) => ({ ...d, nextAttemptAt: null }))));
+    if (rows.length) {
+      requeued += await requeueUnlessPending(queue, rows, (toAdd) => enqueueDeliveries(toAdd.map((d) => ({ ...d, nextAttemptAt: null }))));
+      await bringForwardFromBehindTheLine(queue, rows);
+    }
     if (rows.length < batchSize) break;
     after = rows[rows.length - 1];
   }
   return requeued;
+}
+
+/**
+ * A delivery back from the delayed set waits behind the line (src/queues/fair-share.ts): after every
+ * job tagged in the meantime. In a queue that never empties (other organisations' work arriving as
+ * fast as it is done) it would wait for good, and its job exists, so the requeue above leaves it
+ * alone. Overdue by 30 s, it takes a fresh place in the line instead, in its organisation's turn: the
+ * wait behind the line is bounded by the sweep's period.
+ */
+async function bringForwardFromBehindTheLine(queue: Queue, rows: readonly { id: string; organisationId: string }[]): Promise<void> {
+  const jobs = await Promise.all(rows.map((row) => queue.getJob(row.id)));
+  const waiting = await Promise.all(jobs.map(async (job) => (job && Number(job.priority) === behindTheLine && (await job.getState()) === 'prioritized' ? job : null)));
+  const behind = rows.flatMap((row, i) => (waiting[i] ? [{ row, job: waiting[i] }] : []));
+  if (!behind.length) return;
+  const tags = await takeFairPrioritiesOf(queueNames.webhookDelivery, behind, ({ row }) => row.organisationId);
+  await Promise.all(behind.map(({ job }, i) => job.changePriority({ priority: tags[i] }).catch(() => {})));
 }
