@@ -230,9 +230,15 @@ describe('a delivery waiting behind the line', () => {
     await queue.add('delivery', { deliveryId: randomUUID() }, { jobId: randomUUID(), priority: 5 });
 
     expect(await sweepDeliveries()).toBe(0);
-    const priorities = await Promise.all(deliveries.map(async (d) => Number((await queue.getJob(d.id))!.priority)));
+    // In the order the sweep reads them (their organisation's order of attempts).
+    const inSweepOrder = await db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.automationId, automation.id))
+      .orderBy(webhookDeliveries.nextAttemptAt, webhookDeliveries.id);
+    expect(inSweepOrder).toHaveLength(deliveries.length);
+    const priorities = await Promise.all(inSweepOrder.map(async (d) => Number((await queue.getJob(d.id))!.priority)));
     for (const priority of priorities) expect(priority).toBeLessThan(behindTheLine);
-    // In their organisation's order.
     expect([...priorities].sort((a, b) => a - b)).toEqual(priorities);
     await db.delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automation.id));
     await queue.obliterate({ force: true });
