@@ -135,43 +135,52 @@ describe('the catch-up sweep', () => {
   });
 });
 
-describe('the delivery sweeper after an outage', () => {
-  it('hands back every overdue delivery in bulk but not one whose attempt may still be under way', async () => {
-    const tenant = await createTenant();
-    const [automation] = await db
-      .insert(automations)
-      .values({
-        organisationId: tenant.organisationId,
-        venueId: tenant.venueId,
-        name: 'Recovery',
-        eventTypes: ['reservation_created'],
-        conditions: { partySizeMin: null, partySizeMax: null, sources: null },
-        action: { type: 'partner_notification', url: 'https://partner.example/hooks', endpointId: null, delayMinutes: 0 },
-      })
-      .returning();
-    const eventIds = await strandEvents(tenant, 1205, 120, true);
-    await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, eventIds));
-    const runs = await db
-      .insert(automationRuns)
-      .values(eventIds.map((eventId) => ({ automationId: automation.id, eventId })))
-      .returning();
-    const deliveryRows = runs.map((run, i) => ({
+/**
+ * `count` deliveries of one automation to one URL, due two minutes ago, their events dispatched;
+ * those for which `attemptedJustNow` holds began an attempt 5 s ago (a worker may be posting it).
+ */
+async function overdueDeliveries(name: string, count: number, attemptedJustNow: (i: number) => boolean = () => false) {
+  const tenant = await createTenant();
+  const [automation] = await db
+    .insert(automations)
+    .values({
       organisationId: tenant.organisationId,
       venueId: tenant.venueId,
-      eventId: run.eventId,
-      eventType: 'reservation_created',
-      automationId: automation.id,
-      runId: run.id,
-      actionIndex: 0,
-      idempotencyKey: `automation:${run.id}:0`,
-      destination: 'url' as const,
-      url: 'https://partner.example/hooks',
-      nextAttemptAt: sql`clock_timestamp() - interval '2 minutes'` as unknown as Date,
-      // The last five: an attempt began 5 s ago (a worker may be posting it right now).
-      lastAttemptAt: i >= 1200 ? (sql`clock_timestamp() - interval '5 seconds'` as unknown as Date) : null,
-      attempts: i >= 1200 ? 1 : 0,
-    }));
-    const deliveries = await db.insert(webhookDeliveries).values(deliveryRows).returning({ id: webhookDeliveries.id });
+      name,
+      eventTypes: ['reservation_created'],
+      conditions: { partySizeMin: null, partySizeMax: null, sources: null },
+      action: { type: 'partner_notification', url: 'https://partner.example/hooks', endpointId: null, delayMinutes: 0 },
+    })
+    .returning();
+  const eventIds = await strandEvents(tenant, count, 120, true);
+  await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, eventIds));
+  const runs = await db
+    .insert(automationRuns)
+    .values(eventIds.map((eventId) => ({ automationId: automation.id, eventId })))
+    .returning();
+  const deliveryRows = runs.map((run, i) => ({
+    organisationId: tenant.organisationId,
+    venueId: tenant.venueId,
+    eventId: run.eventId,
+    eventType: 'reservation_created',
+    automationId: automation.id,
+    runId: run.id,
+    actionIndex: 0,
+    idempotencyKey: `automation:${run.id}:0`,
+    destination: 'url' as const,
+    url: 'https://partner.example/hooks',
+    nextAttemptAt: sql`clock_timestamp() - interval '2 minutes'` as unknown as Date,
+    lastAttemptAt: attemptedJustNow(i) ? (sql`clock_timestamp() - interval '5 seconds'` as unknown as Date) : null,
+    attempts: attemptedJustNow(i) ? 1 : 0,
+  }));
+  const deliveries = await db.insert(webhookDeliveries).values(deliveryRows).returning({ id: webhookDeliveries.id });
+  return { automationId: automation.id, deliveries };
+}
+
+describe('the delivery sweeper after an outage', () => {
+  it('hands back every overdue delivery in bulk but not one whose attempt may still be under way', async () => {
+    // The last five: an attempt began 5 s ago.
+    const { automationId, deliveries } = await overdueDeliveries('Recovery', 1205, (i) => i >= 1200);
     const queue = getQueue(queueNames.webhookDelivery);
 
     expect(await sweepDeliveries()).toBe(1200);
@@ -183,46 +192,14 @@ describe('the delivery sweeper after an outage', () => {
     expect(handedBack.filter((s) => s === 'delayed')).toHaveLength(1184);
     expect(states.slice(1200).every((s) => s === 'unknown')).toBe(true);
     expect(await sweepDeliveries()).toBe(0);
-    await db.delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automation.id));
+    await db.delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automationId));
     await queue.obliterate({ force: true });
   });
 });
 
 describe('a delivery waiting behind the line', () => {
   it('takes a fresh place in the line once overdue, so that a queue that never empties cannot starve it', async () => {
-    const tenant = await createTenant();
-    const [automation] = await db
-      .insert(automations)
-      .values({
-        organisationId: tenant.organisationId,
-        venueId: tenant.venueId,
-        name: 'Behind the line',
-        eventTypes: ['reservation_created'],
-        conditions: { partySizeMin: null, partySizeMax: null, sources: null },
-        action: { type: 'partner_notification', url: 'https://partner.example/hooks', endpointId: null, delayMinutes: 0 },
-      })
-      .returning();
-    const eventIds = await strandEvents(tenant, 3, 3, true);
-    await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, eventIds));
-    const runs = await db.insert(automationRuns).values(eventIds.map((eventId) => ({ automationId: automation.id, eventId }))).returning();
-    const deliveries = await db
-      .insert(webhookDeliveries)
-      .values(
-        runs.map((run) => ({
-          organisationId: tenant.organisationId,
-          venueId: tenant.venueId,
-          eventId: run.eventId,
-          eventType: 'reservation_created',
-          automationId: automation.id,
-          runId: run.id,
-          actionIndex: 0,
-          idempotencyKey: `automation:${run.id}:0`,
-          destination: 'url' as const,
-          url: 'https://partner.example/hooks',
-          nextAttemptAt: sql`clock_timestamp() - interval '2 minutes'` as unknown as Date,
-        })),
-      )
-      .returning({ id: webhookDeliveries.id });
+    const { automationId, deliveries } = await overdueDeliveries('Behind the line', 3);
     const queue = getQueue(queueNames.webhookDelivery);
     await queue.obliterate({ force: true });
     // Their jobs came back from the delayed set behind the line, and another organisation's work keeps the queue busy.
@@ -234,13 +211,13 @@ describe('a delivery waiting behind the line', () => {
     const inSweepOrder = await db
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.automationId, automation.id))
+      .where(eq(webhookDeliveries.automationId, automationId))
       .orderBy(webhookDeliveries.nextAttemptAt, webhookDeliveries.id);
     expect(inSweepOrder).toHaveLength(deliveries.length);
     const priorities = await Promise.all(inSweepOrder.map(async (d) => Number((await queue.getJob(d.id))!.priority)));
     for (const priority of priorities) expect(priority).toBeLessThan(behindTheLine);
     expect([...priorities].sort((a, b) => a - b)).toEqual(priorities);
-    await db.delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automation.id));
+    await db.delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automationId));
     await queue.obliterate({ force: true });
   });
 });
