@@ -1,13 +1,18 @@
 // Writes of one organisation never queue behind each other (issue 24): bookings that succeed, spread
 // over 12 venues of ONE organisation vs 12 venues of 12 organisations, 32 connections, against one
 // server, in alternating rounds (medians). Target: one organisation / twelve >= 0.9.
-// Usage: npx tsx bench/organisation-writes.ts [seconds=8] [rounds=3]
+// Usage: npx tsx bench/organisation-writes.ts [seconds=8] [rounds=3] [--code DIR]
+//   --code DIR also serves the same database with another checkout (e.g. a worktree of the code
+//   before the live stream, its node_modules linked), measured in the same alternating rounds.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { prepareBenchDatabase } from './support/bench-database.js';
 import { spawnServer } from './support/spawn-server.js';
 
-const seconds = Number(process.argv[2] ?? 8);
-const rounds = Number(process.argv[3] ?? 3);
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' } } });
+const seconds = Number(positionals[0] ?? 8);
+const rounds = Number(positionals[1] ?? 3);
 await prepareBenchDatabase('floorline_bench_organisation_writes');
 const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
 const { createVenue } = await import('../src/services/venues/venue-service.js');
@@ -38,14 +43,16 @@ for (let i = 0; i < 12; i++) {
   twelveOrganisations.push({ venueId: await venueOf(org.id, `Independent ${i}`), key: await benchKey(org.id) });
 }
 
-const port = 3946;
-const server = await spawnServer('src/server.ts', { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' }, port);
+const serverEnv = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' };
+const codes = [{ label: 'this code', dir: path.resolve('.'), port: 3946 }];
+if (values.code) codes.push({ label: values.code, dir: path.resolve(values.code), port: 3947 });
+const servers = await Promise.all(codes.map((code) => spawnServer(path.join(code.dir, 'src/server.ts'), serverEnv, code.port)));
 const today = instantToLocal('Europe/Rome', Date.now()).date;
 const times = [12, 13, 19, 20, 21].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`));
 const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
 
 /** Bookings per second that succeeded, over `tenants`, each request on a random venue, day (1–60 days ahead) and time. */
-async function bookingsPerSecond(tenants: Tenant[]): Promise<number> {
+async function bookingsPerSecond(port: number, tenants: Tenant[]): Promise<number> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: 32,
@@ -68,18 +75,22 @@ async function bookingsPerSecond(tenants: Tenant[]): Promise<number> {
 
 try {
   // Warm-up: JIT, pools, key cache, the venues' configuration caches.
-  await bookingsPerSecond([...oneOrganisation, ...twelveOrganisations]);
-  const one: number[] = [];
-  const twelve: number[] = [];
+  for (const code of codes) await bookingsPerSecond(code.port, [...oneOrganisation, ...twelveOrganisations]);
+  const figures = codes.map(() => ({ one: [] as number[], twelve: [] as number[] }));
   for (let round = 0; round < rounds; round++) {
-    one.push(await bookingsPerSecond(oneOrganisation));
-    twelve.push(await bookingsPerSecond(twelveOrganisations));
+    for (const [i, code] of codes.entries()) {
+      figures[i].one.push(await bookingsPerSecond(code.port, oneOrganisation));
+      figures[i].twelve.push(await bookingsPerSecond(code.port, twelveOrganisations));
+    }
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  console.log(`rounds, bookings/s: one organisation ${one.map((v) => v.toFixed(0)).join(' ')}; twelve organisations ${twelve.map((v) => v.toFixed(0)).join(' ')}`);
-  console.log(`12 venues of one organisation:   ${median(one).toFixed(0)} bookings/s (median)`);
-  console.log(`12 venues of 12 organisations:   ${median(twelve).toFixed(0)} bookings/s (median)`);
-  console.log(`ratio one/twelve: ${(median(one) / median(twelve)).toFixed(2)} (target >= 0.9)`);
+  const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  for (const [i, code] of codes.entries()) {
+    const { one, twelve } = figures[i];
+    console.log(`${code.label}: rounds, bookings/s: one organisation ${one.map((v) => v.toFixed(0)).join(' ')}; twelve organisations ${twelve.map((v) => v.toFixed(0)).join(' ')}`);
+    console.log(`  12 venues of one organisation:   ${median(one).toFixed(0)} bookings/s (median)`);
+    console.log(`  12 venues of 12 organisations:   ${median(twelve).toFixed(0)} bookings/s (median)`);
+    console.log(`  ratio one/twelve: ${(median(one) / median(twelve)).toFixed(2)} (target >= 0.9)`);
+  }
   const [{ doubles }] = await sql`
     select count(*)::int as doubles from reservation_tables a
     join reservation_tables b on a.table_id = b.table_id and a.reservation_id < b.reservation_id
@@ -87,6 +98,6 @@ try {
   const [{ unnumbered }] = await sql`select count(*)::int as unnumbered from events where published and position is null`;
   console.log(`double bookings: ${doubles}   published events without a stream position after the run: ${unnumbered}`);
 } finally {
-  server.kill('SIGTERM');
+  for (const server of servers) server.kill('SIGTERM');
   await sql.end();
 }
