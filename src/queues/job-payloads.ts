@@ -2,7 +2,6 @@ import { z } from 'zod';
 
 /** Job payloads are validated when consumed: a job written by an older release must not crash a worker. */
 // The ids besides the job's own are for operators searching Bull Board (jobs of older releases lack them).
-export const eventJobSchema = z.object({ eventId: z.uuid(), organisationId: z.uuid().optional(), venueId: z.uuid().optional() });
 export const webhookDeliveryJobSchema = z.object({
   deliveryId: z.uuid(),
   // The destination the delivery was enqueued for (a hint, see enqueueDeliveries), or where it was
@@ -25,7 +24,6 @@ export const timerJobSchema = z.object({
   task: z.enum(['late-no-show', 'outbox-sweep', 'daily-purge', 'waitlist-expiry']),
 });
 
-export type EventJob = z.infer<typeof eventJobSchema>;
 export type WebhookDeliveryJob = z.infer<typeof webhookDeliveryJobSchema>;
 export type ImportJob = z.infer<typeof importJobSchema>;
 export type TimerJob = z.infer<typeof timerJobSchema>;

@@ -6,6 +6,7 @@ import { logger } from '../logger.js';
 import { jobOutcomeOf, observeJob } from '../metrics/metrics.js';
 import { createQueueConnection } from '../redis.js';
 import { advanceVirtualTime, fairQueues, restartVirtualTimeIfHigh } from './fair-share.js';
+import type { JobDefinition, JobHandler } from './job-definition.js';
 import type { QueueName } from './queue-names.js';
 
 /** A BullMQ worker with the platform's prefix, its own connection and failure logging by job id. */
@@ -37,13 +38,13 @@ async function postponeWhileUnavailable(job: Job, token: string | undefined, err
  * Runs the processor with its job logger, postpones it while the database is unreachable, and
  * records its duration and outcome (job_duration_seconds).
  */
-function instrument<T>(name: QueueName, processor: JobProcessor<T>): Processor<T> {
+function instrument<T>(name: string, fair: boolean, processor: JobProcessor<T>): Processor<T> {
   return async (job, token) => {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     const log = logger.child({ queue: name, jobId: job.id });
     try {
-      if (fairQueues.has(name)) await advanceVirtualTime(name, job);
+      if (fair) await advanceVirtualTime(name, job);
       const result = await processor(job, token, log);
       observeJob(name, 'completed', seconds());
       return result;
@@ -56,9 +57,22 @@ function instrument<T>(name: QueueName, processor: JobProcessor<T>): Processor<T
 }
 
 export function startWorker<T>(name: QueueName, processor: JobProcessor<T>, options: Partial<WorkerOptions> = {}): RunningWorker<T> {
+  return runWorker(name, fairQueues.has(name), processor, options);
+}
+
+/**
+ * A worker of the definition's queue, with its worker options (`overrides` on top: tests run fewer
+ * jobs at once); each job's data is checked by the definition's schema before `handler` sees it.
+ */
+export function startJobWorker<T>(definition: JobDefinition<T>, handler: JobHandler<T>, overrides: Partial<WorkerOptions> = {}): RunningWorker<T> {
+  const processor: JobProcessor<T> = (job, token, log) => handler(definition.schema.parse(job.data), job, log, token);
+  return runWorker(definition.queueName, definition.fair, processor, { ...definition.workerOptions, ...overrides });
+}
+
+function runWorker<T>(name: string, fair: boolean, processor: JobProcessor<T>, options: Partial<WorkerOptions>): RunningWorker<T> {
   const connection = createQueueConnection();
   connection.on('error', () => {});
-  const worker = new Worker<T>(name, instrument(name, processor), {
+  const worker = new Worker<T>(name, instrument(name, fair, processor), {
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: 10,
@@ -69,7 +83,7 @@ export function startWorker<T>(name: QueueName, processor: JobProcessor<T>, opti
     log.warn({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'job failed');
   });
   worker.on('error', (err) => log.error({ err: err.message }, 'worker error'));
-  if (fairQueues.has(name)) worker.on('drained', () => void restartVirtualTimeIfHigh(name).catch(() => {}));
+  if (fair) worker.on('drained', () => void restartVirtualTimeIfHigh(name).catch(() => {}));
   return {
     worker,
     close: async () => {

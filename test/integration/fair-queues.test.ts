@@ -7,7 +7,7 @@ vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `{fair-${process.pid}-${Date.now()}}`;
 });
 
-const { addEventJobs } = await import('../../src/services/events/outbox.js');
+const { addEventJobs, eventJob } = await import('../../src/jobs/event-job.js');
 const { enqueueDeliveries } = await import('../../src/services/webhooks/delivery-queue.js');
 const { config } = await import('../../src/config.js');
 const { destinationSlotTuning } = await import('../../src/lib/webhook-destination.js');
@@ -16,7 +16,7 @@ const sentAtOncePerDestination = () => config.WEBHOOK_DESTINATION_CONCURRENCY * 
 const { advanceVirtualTime } = await import('../../src/queues/fair-share.js');
 const { queueNames } = await import('../../src/queues/queue-names.js');
 const { closeQueues, getQueue } = await import('../../src/queues/queues.js');
-const { startWorker } = await import('../../src/queues/start-worker.js');
+const { startJobWorker, startWorker } = await import('../../src/queues/start-worker.js');
 const { eventually } = await import('../support/webhook-receiver.js');
 
 const events = () => getQueue(queueNames.events);
@@ -28,13 +28,7 @@ const eventsOf = (organisationId: string, count: number) =>
 /** Runs the events queue one job at a time, as a worker role does, recording the order. */
 function recordOrder() {
   const order: Array<{ organisationId: string; eventId: string }> = [];
-  const running = startWorker(
-    queueNames.events,
-    async (job: Job<{ eventId: string; organisationId: string }>) => {
-      order.push({ organisationId: job.data.organisationId, eventId: job.data.eventId });
-    },
-    { concurrency: 1 },
-  );
+  const running = startJobWorker(eventJob, async ({ organisationId = '', eventId }) => void order.push({ organisationId, eventId }), { concurrency: 1 });
   return { order, close: running.close };
 }
 

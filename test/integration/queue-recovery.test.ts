@@ -22,7 +22,7 @@ import { timerSchedules, upsertTimerSchedules } from '../../src/roles/timers.js'
 import { catchUpSweepJobId, sweepOutbox } from '../../src/services/events/sweep-outbox.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
 import { createTenant } from '../support/harness.js';
-import { addEventJobs } from '../../src/services/events/outbox.js';
+import { addEventJobs } from '../../src/jobs/event-job.js';
 import { eventually } from '../support/webhook-receiver.js';
 
 afterAll(async () => {

@@ -1,12 +1,12 @@
 import { and, asc, gte, isNull, lt, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
+import { addEventJobs, eventJob } from '../../jobs/event-job.js';
 import { queueNames } from '../../queues/queue-names.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
 import { sweepDeliveries } from '../webhooks/sweep-deliveries.js';
 import { findUnsequencedOrganisations, sequenceEvents } from './event-sequencer.js';
-import { addEventJobs } from './outbox.js';
 
 /** docs/architecture.md: the process that committed an event enqueues it itself; after 30 s it is the sweeper's. */
 const sweepAfterSeconds = 30;
@@ -21,7 +21,7 @@ const unsequencedAfterSeconds = 5;
  * waits or runs is left alone; one whose job ended is given a fresh job.
  */
 export async function sweepOutbox(): Promise<number> {
-  const queue = getQueue(queueNames.events);
+  const queue = getQueue(eventJob.queueName);
   let requeued = 0;
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {
@@ -78,7 +78,7 @@ async function scheduleCatchUpSweep(): Promise<void> {
     .orderBy(asc(events.createdAt))
     .limit(catchUpLookahead);
   if (!oldest.length) return;
-  const queue = getQueue(queueNames.events);
+  const queue = getQueue(eventJob.queueName);
   const pipeline = getQueueConnection().pipeline();
   for (const { id } of oldest) pipeline.exists(queue.toKey(id));
   const exists = (await pipeline.exec()) ?? [];
