@@ -19,11 +19,9 @@ export const webhookDeliveryJobSchema = z.object({
   after: z.uuid().optional(),
   next: z.uuid().optional(),
 });
-export const importJobSchema = z.object({ importId: z.uuid(), organisationId: z.uuid().optional() });
 export const timerJobSchema = z.object({
   task: z.enum(['late-no-show', 'outbox-sweep', 'daily-purge', 'waitlist-expiry']),
 });
 
 export type WebhookDeliveryJob = z.infer<typeof webhookDeliveryJobSchema>;
-export type ImportJob = z.infer<typeof importJobSchema>;
 export type TimerJob = z.infer<typeof timerJobSchema>;
