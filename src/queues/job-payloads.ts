@@ -19,9 +19,5 @@ export const webhookDeliveryJobSchema = z.object({
   after: z.uuid().optional(),
   next: z.uuid().optional(),
 });
-export const timerJobSchema = z.object({
-  task: z.enum(['late-no-show', 'outbox-sweep', 'daily-purge', 'waitlist-expiry']),
-});
 
 export type WebhookDeliveryJob = z.infer<typeof webhookDeliveryJobSchema>;
-export type TimerJob = z.infer<typeof timerJobSchema>;

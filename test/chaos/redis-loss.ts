@@ -9,7 +9,7 @@ import { inArray, isNull, sql } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { queueNames } from '../../src/queues/queue-names.js';
-import { timerSchedules } from '../../src/roles/timers.js';
+import { timerSchedules } from '../../src/jobs/timer-job.js';
 import { awaitWebhooks, bookSteadily, describeTraffic, chaosQueuePrefix, committedEventIds, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
 import { endProcess, startOwnRedis, startRole, type Role, type RoleProcess } from './own-processes.js';
 

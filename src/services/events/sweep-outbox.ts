@@ -2,7 +2,7 @@ import { and, asc, gte, isNull, lt, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { addEventJobs, eventJob } from '../../jobs/event-job.js';
-import { queueNames } from '../../queues/queue-names.js';
+import { addCatchUpSweepJob } from '../../jobs/timer-job.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
 import { sweepDeliveries } from '../webhooks/sweep-deliveries.js';
@@ -54,7 +54,6 @@ const unattendedAfterSeconds = 5;
 const catchUpLookahead = 1000;
 /** Catch-up sweeps come at least this far apart. */
 const catchUpSpacingMs = 5000;
-export const catchUpSweepJobId = 'outbox-sweep-catch-up';
 
 /**
  * After an outage, the events committed while Redis was away by processes that then died turn 30 s
@@ -84,9 +83,5 @@ async function scheduleCatchUpSweep(): Promise<void> {
   const exists = (await pipeline.exec()) ?? [];
   const stranded = oldest.find((_, i) => exists[i]?.[1] !== 1);
   if (!stranded) return;
-  await getQueue(queueNames.timers).add(
-    'outbox-sweep',
-    { task: 'outbox-sweep' },
-    { jobId: catchUpSweepJobId, delay: Math.max(catchUpSpacingMs, stranded.dueInMs + 500), attempts: 1, removeOnComplete: true, removeOnFail: true },
-  );
+  await addCatchUpSweepJob(Math.max(catchUpSpacingMs, stranded.dueInMs + 500));
 }
