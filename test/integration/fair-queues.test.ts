@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Job } from 'bullmq';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 
 // A queue prefix of this file alone: its workers must not take the jobs of other files, nor theirs.
@@ -8,7 +7,7 @@ vi.hoisted(() => {
 });
 
 const { addEventJobs, eventJob } = await import('../../src/jobs/event-job.js');
-const { enqueueDeliveries } = await import('../../src/services/webhooks/delivery-queue.js');
+const { enqueueDeliveries, webhookDeliveryJob } = await import('../../src/jobs/webhook-delivery-job.js');
 const { config } = await import('../../src/config.js');
 const { destinationSlotTuning } = await import('../../src/lib/webhook-destination.js');
 /** What enqueueDeliveries sends to the workers at once for one destination (DestinationSlots.holdBack). */
@@ -16,7 +15,7 @@ const sentAtOncePerDestination = () => config.WEBHOOK_DESTINATION_CONCURRENCY * 
 const { advanceVirtualTime } = await import('../../src/queues/fair-share.js');
 const { queueNames } = await import('../../src/queues/queue-names.js');
 const { closeQueues, getQueue } = await import('../../src/queues/queues.js');
-const { startJobWorker, startWorker } = await import('../../src/queues/start-worker.js');
+const { startJobWorker } = await import('../../src/queues/start-worker.js');
 const { eventually } = await import('../support/webhook-receiver.js');
 
 const events = () => getQueue(queueNames.events);
@@ -119,7 +118,7 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     await enqueueDeliveries([ofB]);
 
     const order: string[] = [];
-    const worker = startWorker(queueNames.webhookDelivery, async (job: Job<{ deliveryId: string }>) => void order.push(job.data.deliveryId), { concurrency: 1 });
+    const worker = startJobWorker(webhookDeliveryJob, async ({ deliveryId }) => void order.push(deliveryId), { concurrency: 1 });
     try {
       await eventually(async () => order.includes(ofB.id) && returned.every((d) => order.includes(d.id)), 20_000, 'B and the returned jobs to run');
     } finally {

@@ -10,7 +10,7 @@ import { localToInstant } from '../../src/lib/local-time.js';
 import { queueNames } from '../../src/queues/queue-names.js';
 import { closeQueues, getQueueConnection } from '../../src/queues/queues.js';
 import { checkInvariants, overdueDeliverySeconds } from '../../src/services/invariants/check-invariants.js';
-import { enqueueDeliveries } from '../../src/services/webhooks/delivery-queue.js';
+import { enqueueDeliveries } from '../../src/jobs/webhook-delivery-job.js';
 import { createTenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 

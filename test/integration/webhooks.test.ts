@@ -10,7 +10,7 @@ vi.hoisted(() => {
 import { config } from '../../src/config.js';
 import { queueNames } from '../../src/queues/queue-names.js';
 import { getQueue } from '../../src/queues/queues.js';
-import { webhookBackoff } from '../../src/services/webhooks/delivery-queue.js';
+import { webhookBackoff } from '../../src/jobs/webhook-delivery-job.js';
 import { destinationNotAllowed, postWebhook } from '../../src/services/webhooks/post-webhook.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
 import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
