@@ -2,10 +2,6 @@ import type { Job } from 'bullmq';
 import { config } from '../config.js';
 import { groupBy } from '../lib/group-by.js';
 import { getQueue, getQueueConnection } from './queues.js';
-import { queueNames } from './queue-names.js';
-
-/** The shared queues served fairly between organisations (the timers' queue holds the platform's own jobs). */
-export const fairQueues: ReadonlySet<string> = new Set([queueNames.events, queueNames.webhookDelivery, queueNames.imports]);
 
 /**
  * Fair queues (docs/architecture.md "Fair queues"): start-time fair queuing on BullMQ's open-source

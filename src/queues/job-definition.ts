@@ -17,8 +17,8 @@ export interface JobDefinition<T> {
   readonly fair: boolean;
   /** The options each job is enqueued with (its own jobId, delay and priority added). */
   readonly jobOptions: JobsOptions;
-  /** The options of the queue's workers: concurrency, lock, stall check, backoff strategy. */
-  readonly workerOptions: Partial<WorkerOptions>;
+  /** The options of the queue's workers: how many jobs each runs at once, and lock, stall check, backoff strategy. */
+  readonly workerOptions: Partial<WorkerOptions> & Pick<WorkerOptions, 'concurrency'>;
 }
 
 /** Runs one job: `payload` is its data checked by the definition's schema; `log` is the job's logger (queue, job id). */

@@ -2,7 +2,6 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { config } from '../config.js';
 import { createProducerConnection } from '../redis.js';
-import { allQueueNames } from './queue-names.js';
 
 /** Completed jobs are kept briefly for Bull Board; PostgreSQL is where history lives. */
 export const defaultJobOptions: JobsOptions = {
@@ -49,10 +48,6 @@ export function getQueue(name: string): Queue {
     queues.set(name, queue);
   }
   return queue;
-}
-
-export function getAllQueues(): Queue[] {
-  return allQueueNames.map(getQueue);
 }
 
 export async function closeQueues(): Promise<void> {

@@ -13,13 +13,12 @@ const { destinationSlotTuning } = await import('../../src/lib/webhook-destinatio
 /** What enqueueDeliveries sends to the workers at once for one destination (DestinationSlots.holdBack). */
 const sentAtOncePerDestination = () => config.WEBHOOK_DESTINATION_CONCURRENCY * destinationSlotTuning.sentAtOncePerSlot;
 const { advanceVirtualTime } = await import('../../src/queues/fair-share.js');
-const { queueNames } = await import('../../src/queues/queue-names.js');
 const { closeQueues, getQueue } = await import('../../src/queues/queues.js');
 const { startJobWorker } = await import('../../src/queues/start-worker.js');
 const { eventually } = await import('../support/webhook-receiver.js');
 
-const events = () => getQueue(queueNames.events);
-const deliveries = () => getQueue(queueNames.webhookDelivery);
+const events = () => getQueue(eventJob.queueName);
+const deliveries = () => getQueue(webhookDeliveryJob.queueName);
 const venueId = randomUUID();
 const eventsOf = (organisationId: string, count: number) =>
   Array.from({ length: count }, () => ({ id: randomUUID(), organisationId, venueId, type: 'reservation_created' }));
@@ -111,7 +110,7 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     await enqueueDeliveries(secondBatch);
     // The second batch's first jobs start (the virtual time passes the first batch's tags), then the
     // first batch's delayed jobs come back, and B's delivery is enqueued.
-    for (const d of secondBatch.slice(0, sentAtOncePerDestination())) await advanceVirtualTime(queueNames.webhookDelivery, (await deliveries().getJob(d.id))!);
+    for (const d of secondBatch.slice(0, sentAtOncePerDestination())) await advanceVirtualTime(webhookDeliveryJob.queueName, (await deliveries().getJob(d.id))!);
     const returned = firstBatch.slice(sentAtOncePerDestination());
     for (const d of returned) await (await deliveries().getJob(d.id))!.promote();
     const [ofB] = deliveriesOf(b, `https://b-${randomUUID()}.example/hooks`, 1);

@@ -2,7 +2,6 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { automationRuns, automations, events, guests, reservations, waitlistEntries, webhookDeliveries } from '../../src/db/schema/index.js';
-import { queueNames } from '../../src/queues/queue-names.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { startJobWorker } from '../../src/queues/start-worker.js';
 import { handleTimerJob } from '../../src/jobs/timer-handler.js';
@@ -35,7 +34,7 @@ async function reservationStartedAgo(minutesAgo: number, venue: { noShowToleranc
 }
 
 async function runTimerJobsConcurrently(task: 'late-no-show' | 'daily-purge', count: number): Promise<void> {
-  const queue = getQueue(queueNames.timers);
+  const queue = getQueue(timerJob.queueName);
   // Two workers of the timers queue, as two worker-timers processes would run them.
   const workers = [startJobWorker(timerJob, handleTimerJob, { concurrency: 1 }), startJobWorker(timerJob, handleTimerJob, { concurrency: 1 })];
   try {

@@ -8,9 +8,8 @@ vi.hoisted(() => {
 });
 
 import { config } from '../../src/config.js';
-import { queueNames } from '../../src/queues/queue-names.js';
 import { getQueue } from '../../src/queues/queues.js';
-import { webhookBackoff } from '../../src/jobs/webhook-delivery-job.js';
+import { webhookBackoff, webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { destinationNotAllowed, postWebhook } from '../../src/services/webhooks/post-webhook.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
 import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
@@ -103,7 +102,7 @@ describe('webhook delivery', () => {
     expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(60_000 * config.WEBHOOK_BACKOFF_SCALE);
     expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeLessThan(60_000 * config.WEBHOOK_BACKOFF_SCALE + 1000);
     // The waiting job carries the custom strategy, whose unscaled delays are the production schedule.
-    const queue = getQueue(queueNames.webhookDelivery);
+    const queue = getQueue(webhookDeliveryJob.queueName);
     expect((await queue.getJob(pending.id))?.opts).toMatchObject({ attempts: 5, backoff: { type: 'webhook' } });
     const production = [1, 2, 3, 4, 5].map((failed) => webhookBackoff(failed, 'webhook') / config.WEBHOOK_BACKOFF_SCALE);
     expect(production).toEqual([60_000, 300_000, 900_000, 3_600_000, -1 / config.WEBHOOK_BACKOFF_SCALE]);
@@ -317,7 +316,7 @@ describe('exactly once', () => {
     const { tenant } = await setUp({ receiverUrl: r.url, action: { delayMinutes: 60 } });
     const { eventId } = await emitReservationEvent(tenant);
     const waiting = await waitForDelivery(eventId, () => true);
-    const queue = getQueue(queueNames.webhookDelivery);
+    const queue = getQueue(webhookDeliveryJob.queueName);
     expect(await (await queue.getJob(waiting.id))?.isDelayed()).toBe(true);
     // Redis loses the job; the row says the attempt is long overdue.
     await queue.remove(waiting.id);
