@@ -33,7 +33,8 @@ const { checkInvariants } = await import('../src/services/invariants/check-invar
 const { ApiError } = await import('../src/core/errors.js');
 const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
 const { sql } = await import('../src/db/client.js');
-const { getAllQueues, closeQueues } = await import('../src/queues/queues.js');
+const { closeQueues } = await import('../src/queues/queues.js');
+const { getAllQueues } = await import('../src/jobs/all-jobs.js');
 type AuthContext = import('../src/core/auth-context.js').AuthContext;
 
 interface FloorSpec {

@@ -26,7 +26,8 @@ const { db, sql } = await import('../src/db/client.js');
 const { automations, floorTables, guests, reservations, reservationTables, webhookEndpoints } = await import('../src/db/schema/index.js');
 const { systemActor, transactionWithEvents } = await import('../src/services/events/outbox.js');
 const { getQueue, getQueueConnection, closeQueues } = await import('../src/queues/queues.js');
-const { queueNames } = await import('../src/queues/queue-names.js');
+const { eventJob } = await import('../src/jobs/event-job.js');
+const { webhookDeliveryJob } = await import('../src/jobs/webhook-delivery-job.js');
 const { closeRedis } = await import('../src/redis.js');
 
 // The receiver: records when each reservation's webhook arrives.
@@ -170,7 +171,7 @@ function cpuSince(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaite
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-const queue = getQueue(queueNames.webhookDelivery);
+const queue = getQueue(webhookDeliveryJob.queueName);
 const queueConnection = getQueueConnection();
 try {
   // Warm-up: the three processes are up, connected and past their first JIT.
@@ -212,7 +213,7 @@ try {
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
   await queue.obliterate({ force: true }).catch(() => {});
-  await getQueue(queueNames.events).obliterate({ force: true }).catch(() => {});
+  await getQueue(eventJob.queueName).obliterate({ force: true }).catch(() => {});
   await closeQueues();
   await closeRedis();
   await sql.end();

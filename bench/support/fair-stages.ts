@@ -3,7 +3,6 @@
 // postponed) and the rows (when the event and the delivery were written, when the attempt began).
 // The app's modules are imported when used: prepareBenchDatabase must have set their environment first.
 import { QueueEvents } from 'bullmq';
-import { queueNames } from '../../src/queues/queue-names.js';
 
 interface JobWatch {
   /** When each job first became active (ms). */
@@ -16,6 +15,8 @@ interface JobWatch {
 export async function watchJobStarts(): Promise<{ events: JobWatch; deliveries: JobWatch; close: () => Promise<void> }> {
   const { config } = await import('../../src/config.js');
   const { createQueueConnection } = await import('../../src/redis.js');
+  const { eventJob } = await import('../../src/jobs/event-job.js');
+  const { webhookDeliveryJob } = await import('../../src/jobs/webhook-delivery-job.js');
   const watch = async (name: string) => {
     const queueEvents = new QueueEvents(name, { connection: createQueueConnection(), prefix: config.QUEUE_PREFIX });
     const jobs: JobWatch = { started: new Map(), delayed: new Map() };
@@ -26,7 +27,7 @@ export async function watchJobStarts(): Promise<{ events: JobWatch; deliveries: 
     await queueEvents.waitUntilReady();
     return { jobs, queueEvents };
   };
-  const [events, deliveries] = await Promise.all([watch(queueNames.events), watch(queueNames.webhookDelivery)]);
+  const [events, deliveries] = await Promise.all([watch(eventJob.queueName), watch(webhookDeliveryJob.queueName)]);
   return {
     events: events.jobs,
     deliveries: deliveries.jobs,

@@ -6,7 +6,7 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import { config } from '../config.js';
 import { safeEqual } from '../lib/safe-equal.js';
 import { logger } from '../logger.js';
-import { getAllQueues } from '../queues/queues.js';
+import { getAllQueues } from '../jobs/all-jobs.js';
 
 const basePath = '/admin/queues';
 

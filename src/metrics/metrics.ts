@@ -2,7 +2,7 @@ import { DelayedError, RateLimitError, WaitingChildrenError } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { sql } from '../db/client.js';
 import { endpointHealthStates } from '../db/schema/index.js';
-import { allQueueNames } from '../queues/queue-names.js';
+import { allQueueNames } from '../jobs/all-jobs.js';
 import { getQueue } from '../queues/queues.js';
 
 /**

@@ -2,10 +2,6 @@ import type { Job } from 'bullmq';
 import { config } from '../config.js';
 import { groupBy } from '../lib/group-by.js';
 import { getQueue, getQueueConnection } from './queues.js';
-import { queueNames, type QueueName } from './queue-names.js';
-
-/** The shared queues served fairly between organisations (the timers' queue holds the platform's own jobs). */
-export const fairQueues: ReadonlySet<QueueName> = new Set([queueNames.events, queueNames.webhookDelivery, queueNames.imports]);
 
 /**
  * Fair queues (docs/architecture.md "Fair queues"): start-time fair queuing on BullMQ's open-source
@@ -44,12 +40,12 @@ export const behindTheLine = lowestPriority;
 const organisationTagSeconds = 3600;
 
 /** The queues' connection once ready: it queues no command while connecting. */
-async function redisOf(queue: QueueName) {
+async function redisOf(queue: string) {
   await getQueue(queue).waitUntilReady();
   return getQueueConnection();
 }
 
-const keyOf = (queue: QueueName) => `${config.QUEUE_PREFIX}:fair:${queue}`;
+const keyOf = (queue: string) => `${config.QUEUE_PREFIX}:fair:${queue}`;
 
 // The keys of one count are `<base>:<epoch>:…`: restarting the count is one INCR, and the keys of
 // the old count expire by themselves. KEYS: the queue's base key. ARGV: how many jobs, the tag's
@@ -75,14 +71,14 @@ return 0`;
  * range they stay at its lowest priority, where BullMQ keeps insertion order: a queue that never
  * drains over two million jobs degrades to first come, first served, never to disorder.
  */
-export async function takeFairPriorities(queue: QueueName, organisationId: string, count: number): Promise<number[]> {
+export async function takeFairPriorities(queue: string, organisationId: string, count: number): Promise<number[]> {
   if (count === 0) return [];
   const first = Number(await (await redisOf(queue)).eval(takeTagsScript, 1, keyOf(queue), count, organisationTagSeconds, organisationId));
   return Array.from({ length: count }, (_, i) => Math.min(lowestPriority, first + i));
 }
 
 /** The priorities of jobs of several organisations, each organisation's in the order given. */
-export async function takeFairPrioritiesOf<T>(queue: QueueName, items: readonly T[], organisationOf: (item: T) => string): Promise<number[]> {
+export async function takeFairPrioritiesOf<T>(queue: string, items: readonly T[], organisationOf: (item: T) => string): Promise<number[]> {
   // Indexes grouped, not copied per item: one batch may hold an organisation's 20,000 jobs.
   const byOrganisation = groupBy(items.map((_, i) => i), (i) => organisationOf(items[i]));
   const priorities = new Array<number>(items.length);
@@ -99,7 +95,7 @@ export async function takeFairPrioritiesOf<T>(queue: QueueName, items: readonly 
  * Called as a job starts: the queue's virtual time moves to its priority, read from the job (a
  * changed priority is not in its options). A job behind the line does not move it.
  */
-export async function advanceVirtualTime(queue: QueueName, job: Job): Promise<void> {
+export async function advanceVirtualTime(queue: string, job: Job): Promise<void> {
   const priority = Number(job.priority || job.opts.priority || 0);
   if (priority > 0 && priority < behindTheLine) await (await redisOf(queue)).eval(advanceScript, 1, keyOf(queue), priority, organisationTagSeconds);
 }
@@ -119,6 +115,6 @@ return 0`;
  * only waits a little longer once it is due). Rarely, so that the keys of old counts, which expire
  * by themselves, stay few.
  */
-export async function restartVirtualTimeIfHigh(queue: QueueName): Promise<void> {
+export async function restartVirtualTimeIfHigh(queue: string): Promise<void> {
   await (await redisOf(queue)).eval(restartScript, 1, keyOf(queue), restartAfter);
 }

@@ -2,7 +2,6 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { config } from '../config.js';
 import { createProducerConnection } from '../redis.js';
-import { allQueueNames, type QueueName } from './queue-names.js';
 
 /** Completed jobs are kept briefly for Bull Board; PostgreSQL is where history lives. */
 export const defaultJobOptions: JobsOptions = {
@@ -14,7 +13,7 @@ export const defaultJobOptions: JobsOptions = {
 
 let connection: Redis | undefined;
 const readyListeners = new Set<() => void>();
-const queues = new Map<QueueName, Queue>();
+const queues = new Map<string, Queue>();
 
 export function getQueueConnection(): Redis {
   if (!connection) {
@@ -41,7 +40,7 @@ export function isQueueConnectionReady(): boolean {
   return getQueueConnection().status === 'ready';
 }
 
-export function getQueue(name: QueueName): Queue {
+export function getQueue(name: string): Queue {
   let queue = queues.get(name);
   if (!queue) {
     queue = new Queue(name, { connection: getQueueConnection(), prefix: config.QUEUE_PREFIX, defaultJobOptions });
@@ -49,10 +48,6 @@ export function getQueue(name: QueueName): Queue {
     queues.set(name, queue);
   }
   return queue;
-}
-
-export function getAllQueues(): Queue[] {
-  return allQueueNames.map(getQueue);
 }
 
 export async function closeQueues(): Promise<void> {

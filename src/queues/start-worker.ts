@@ -5,8 +5,8 @@ import { isConnectionError } from '../lib/connection-errors.js';
 import { logger } from '../logger.js';
 import { jobOutcomeOf, observeJob } from '../metrics/metrics.js';
 import { createQueueConnection } from '../redis.js';
-import { advanceVirtualTime, fairQueues, restartVirtualTimeIfHigh } from './fair-share.js';
-import type { QueueName } from './queue-names.js';
+import { advanceVirtualTime, restartVirtualTimeIfHigh } from './fair-share.js';
+import type { JobDefinition, JobHandler } from './job-definition.js';
 
 /** A BullMQ worker with the platform's prefix, its own connection and failure logging by job id. */
 export interface RunningWorker<T> {
@@ -14,9 +14,6 @@ export interface RunningWorker<T> {
   /** Waits for the running jobs, then frees the worker's own connection. */
   close: () => Promise<void>;
 }
-
-/** A job processor; `log` is a child logger of this job, whose lines carry its queue and job id. */
-export type JobProcessor<T> = (job: Job<T>, token: string | undefined, log: Logger) => Promise<unknown>;
 
 /** How long a job that met an unreachable database waits before it runs again. */
 const unavailableRetryMs = 5000;
@@ -34,17 +31,19 @@ async function postponeWhileUnavailable(job: Job, token: string | undefined, err
 }
 
 /**
- * Runs the processor with its job logger, postpones it while the database is unreachable, and
- * records its duration and outcome (job_duration_seconds).
+ * Runs the handler on the job's data checked by the definition's schema (a payload it rejects fails
+ * the job), with the job's logger; postpones the job while the database is unreachable; moves a fair
+ * queue's virtual time; records the job's duration and outcome (job_duration_seconds).
  */
-function instrument<T>(name: QueueName, processor: JobProcessor<T>): Processor<T> {
+function instrument<T>({ queueName: name, schema, fair }: JobDefinition<T>, handler: JobHandler<T>): Processor<T> {
   return async (job, token) => {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    // A child logger of this job: its lines carry the queue and the job id.
     const log = logger.child({ queue: name, jobId: job.id });
     try {
-      if (fairQueues.has(name)) await advanceVirtualTime(name, job);
-      const result = await processor(job, token, log);
+      if (fair) await advanceVirtualTime(name, job);
+      const result = await handler(schema.parse(job.data), job, log, token);
       observeJob(name, 'completed', seconds());
       return result;
     } catch (err) {
@@ -55,21 +54,23 @@ function instrument<T>(name: QueueName, processor: JobProcessor<T>): Processor<T
   };
 }
 
-export function startWorker<T>(name: QueueName, processor: JobProcessor<T>, options: Partial<WorkerOptions> = {}): RunningWorker<T> {
+/** A worker of the definition's queue with its worker options (`overrides` on top: tests run fewer jobs at once). */
+export function startJobWorker<T>(definition: JobDefinition<T>, handler: JobHandler<T>, overrides: Partial<WorkerOptions> = {}): RunningWorker<T> {
+  const name = definition.queueName;
   const connection = createQueueConnection();
   connection.on('error', () => {});
-  const worker = new Worker<T>(name, instrument(name, processor), {
+  const worker = new Worker<T>(name, instrument(definition, handler), {
     connection,
     prefix: config.QUEUE_PREFIX,
-    concurrency: 10,
-    ...options,
+    ...definition.workerOptions,
+    ...overrides,
   });
   const log = logger.child({ queue: name });
   worker.on('failed', (job: Job<T> | undefined, err: Error) => {
     log.warn({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'job failed');
   });
   worker.on('error', (err) => log.error({ err: err.message }, 'worker error'));
-  if (fairQueues.has(name)) worker.on('drained', () => void restartVirtualTimeIfHigh(name).catch(() => {}));
+  if (definition.fair) worker.on('drained', () => void restartVirtualTimeIfHigh(name).catch(() => {}));
   return {
     worker,
     close: async () => {

@@ -1,13 +1,7 @@
-import { config } from '../config.js';
-import { startWorker } from '../queues/start-worker.js';
-import { queueNames } from '../queues/queue-names.js';
-import { processImportJob } from '../services/imports/process-import-job.js';
+import { handleImportJob } from '../jobs/import-handler.js';
+import { importJob } from '../jobs/import-job.js';
+import { startJobWorker } from '../queues/start-worker.js';
 
 export async function startImportsRole(): Promise<() => Promise<void>> {
-  const { close } = startWorker(queueNames.imports, processImportJob, {
-    concurrency: 2,
-    lockDuration: config.IMPORT_WORKER_LOCK_MS,
-    stalledInterval: config.IMPORT_WORKER_LOCK_MS,
-  });
-  return close;
+  return startJobWorker(importJob, handleImportJob).close;
 }

@@ -1,9 +1,8 @@
 import { config } from '../config.js';
-import { startWorker } from '../queues/start-worker.js';
-import { queueNames } from '../queues/queue-names.js';
+import { createWebhookDeliveryHandler } from '../jobs/webhook-delivery-handler.js';
+import { promoteDeliveryJob, webhookDeliveryJob } from '../jobs/webhook-delivery-job.js';
+import { startJobWorker } from '../queues/start-worker.js';
 import { DestinationSlots } from '../services/webhooks/destination-slots.js';
-import { deliverWebhookJob } from '../services/webhooks/deliver-webhook-job.js';
-import { promoteDeliveryJob, webhookBackoff } from '../services/webhooks/delivery-queue.js';
 
 export async function startWebhooksRole(): Promise<() => Promise<void>> {
   // The per-destination limit of this process (docs/webhooks.md "Isolation per destination").
@@ -14,13 +13,7 @@ export async function startWebhooksRole(): Promise<() => Promise<void>> {
     workerConcurrency: config.WEBHOOK_WORKER_CONCURRENCY,
     wake: promoteDeliveryJob,
   });
-  const { close } = startWorker(queueNames.webhookDelivery, (job, token, log) => deliverWebhookJob(slots, job, token, log), {
-    concurrency: config.WEBHOOK_WORKER_CONCURRENCY,
-    settings: { backoffStrategy: webhookBackoff },
-    // A worker that dies mid-delivery loses its lock; another worker takes the job over once it expires.
-    lockDuration: config.WEBHOOK_WORKER_LOCK_MS,
-    stalledInterval: config.WEBHOOK_WORKER_LOCK_MS,
-  });
+  const { close } = startJobWorker(webhookDeliveryJob, createWebhookDeliveryHandler(slots));
   return async () => {
     await close();
     await slots.close();

@@ -5,7 +5,8 @@ import { Queue } from 'bullmq';
 import { and, eq } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { webhookDeliveries } from '../../src/db/schema/index.js';
-import { queueNames } from '../../src/queues/queue-names.js';
+import { eventJob } from '../../src/jobs/event-job.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { awaitWebhooks, bookingBody, callApi, chaosQueuePrefix, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
 import type { OwnPostgres } from '../support/own-postgres.js';
 import { endProcess, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
@@ -83,7 +84,7 @@ export async function runPostgresOutage(options: PostgresOutageOptions): Promise
     await Promise.all(clients);
 
     const webhooks = await awaitWebhooks(destination, tenant.venueId, Date.now() + deadlineMs);
-    const failedJobs = async (name: (typeof queueNames)[keyof typeof queueNames]) => {
+    const failedJobs = async (name: string) => {
       const queue = new Queue(name, { connection: { host: '127.0.0.1', port: redis.port }, prefix: chaosQueuePrefix });
       try {
         return await queue.getFailedCount();
@@ -98,7 +99,7 @@ export async function runPostgresOutage(options: PostgresOutageOptions): Promise
     return {
       ...trafficFigures(tally, destination, webhooks, processes),
       unexpected: tally.count((s) => typeof s !== 'number' || !((s >= 200 && s < 300) || (s >= 400 && s < 500) || s === 503)),
-      discarded: (await failedJobs(queueNames.events)) + (await failedJobs(queueNames.webhookDelivery)) + discardedRows.length,
+      discarded: (await failedJobs(eventJob.queueName)) + (await failedJobs(webhookDeliveryJob.queueName)) + discardedRows.length,
       recoveryMs: firstBookingAfterReturn,
     };
   } finally {

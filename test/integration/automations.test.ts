@@ -6,7 +6,7 @@ vi.hoisted(() => {
   process.env.WEBHOOK_BACKOFF_SCALE = '0.05';
 });
 
-import { queueNames } from '../../src/queues/queue-names.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createKey, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
@@ -134,7 +134,7 @@ describe('deactivating or archiving an automation', () => {
     const listed = (await api.get(`/webhook-deliveries?automationId=${automation.id}`)).body.data;
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ id: waiting.id, status: 'discarded', discardReason: 'automation_inactive', attempts: 1, nextAttemptAt: null });
-    expect(await getQueue(queueNames.webhookDelivery).getJob(waiting.id)).toBeUndefined();
+    expect(await getQueue(webhookDeliveryJob.queueName).getJob(waiting.id)).toBeUndefined();
     // Attempt 2 was due 3 s after the failure: it never comes.
     await new Promise((resolve) => setTimeout(resolve, 4000));
     expect(pipeline.receiver.received.length).toBe(requestsBefore);
@@ -145,9 +145,9 @@ describe('deactivating or archiving an automation', () => {
     const waiting = await waitForDelivery(eventId, () => true);
     expect(waiting).toMatchObject({ status: 'pending', attempts: 0 });
     expect(waiting.nextAttemptAt!.getTime() - waiting.createdAt.getTime()).toBeGreaterThan(29 * 60_000);
-    expect(await (await getQueue(queueNames.webhookDelivery).getJob(waiting.id))?.isDelayed()).toBe(true);
+    expect(await (await getQueue(webhookDeliveryJob.queueName).getJob(waiting.id))?.isDelayed()).toBe(true);
     await api.patch(`/automations/${automation.id}`, { status: 'inactive' });
     expect((await waitForDelivery(eventId, () => true)).discardReason).toBe('automation_inactive');
-    expect(await getQueue(queueNames.webhookDelivery).getJob(waiting.id)).toBeUndefined();
+    expect(await getQueue(webhookDeliveryJob.queueName).getJob(waiting.id)).toBeUndefined();
   });
 });

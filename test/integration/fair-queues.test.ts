@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Job } from 'bullmq';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 
 // A queue prefix of this file alone: its workers must not take the jobs of other files, nor theirs.
@@ -7,20 +6,19 @@ vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `{fair-${process.pid}-${Date.now()}}`;
 });
 
-const { addEventJobs } = await import('../../src/services/events/outbox.js');
-const { enqueueDeliveries } = await import('../../src/services/webhooks/delivery-queue.js');
+const { addEventJobs, eventJob } = await import('../../src/jobs/event-job.js');
+const { enqueueDeliveries, webhookDeliveryJob } = await import('../../src/jobs/webhook-delivery-job.js');
 const { config } = await import('../../src/config.js');
 const { destinationSlotTuning } = await import('../../src/lib/webhook-destination.js');
 /** What enqueueDeliveries sends to the workers at once for one destination (DestinationSlots.holdBack). */
 const sentAtOncePerDestination = () => config.WEBHOOK_DESTINATION_CONCURRENCY * destinationSlotTuning.sentAtOncePerSlot;
 const { advanceVirtualTime } = await import('../../src/queues/fair-share.js');
-const { queueNames } = await import('../../src/queues/queue-names.js');
 const { closeQueues, getQueue } = await import('../../src/queues/queues.js');
-const { startWorker } = await import('../../src/queues/start-worker.js');
+const { startJobWorker } = await import('../../src/queues/start-worker.js');
 const { eventually } = await import('../support/webhook-receiver.js');
 
-const events = () => getQueue(queueNames.events);
-const deliveries = () => getQueue(queueNames.webhookDelivery);
+const events = () => getQueue(eventJob.queueName);
+const deliveries = () => getQueue(webhookDeliveryJob.queueName);
 const venueId = randomUUID();
 const eventsOf = (organisationId: string, count: number) =>
   Array.from({ length: count }, () => ({ id: randomUUID(), organisationId, venueId, type: 'reservation_created' }));
@@ -28,13 +26,7 @@ const eventsOf = (organisationId: string, count: number) =>
 /** Runs the events queue one job at a time, as a worker role does, recording the order. */
 function recordOrder() {
   const order: Array<{ organisationId: string; eventId: string }> = [];
-  const running = startWorker(
-    queueNames.events,
-    async (job: Job<{ eventId: string; organisationId: string }>) => {
-      order.push({ organisationId: job.data.organisationId, eventId: job.data.eventId });
-    },
-    { concurrency: 1 },
-  );
+  const running = startJobWorker(eventJob, async ({ organisationId = '', eventId }) => void order.push({ organisationId, eventId }), { concurrency: 1 });
   return { order, close: running.close };
 }
 
@@ -118,14 +110,14 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     await enqueueDeliveries(secondBatch);
     // The second batch's first jobs start (the virtual time passes the first batch's tags), then the
     // first batch's delayed jobs come back, and B's delivery is enqueued.
-    for (const d of secondBatch.slice(0, sentAtOncePerDestination())) await advanceVirtualTime(queueNames.webhookDelivery, (await deliveries().getJob(d.id))!);
+    for (const d of secondBatch.slice(0, sentAtOncePerDestination())) await advanceVirtualTime(webhookDeliveryJob.queueName, (await deliveries().getJob(d.id))!);
     const returned = firstBatch.slice(sentAtOncePerDestination());
     for (const d of returned) await (await deliveries().getJob(d.id))!.promote();
     const [ofB] = deliveriesOf(b, `https://b-${randomUUID()}.example/hooks`, 1);
     await enqueueDeliveries([ofB]);
 
     const order: string[] = [];
-    const worker = startWorker(queueNames.webhookDelivery, async (job: Job<{ deliveryId: string }>) => void order.push(job.data.deliveryId), { concurrency: 1 });
+    const worker = startJobWorker(webhookDeliveryJob, async ({ deliveryId }) => void order.push(deliveryId), { concurrency: 1 });
     try {
       await eventually(async () => order.includes(ofB.id) && returned.every((d) => order.includes(d.id)), 20_000, 'B and the returned jobs to run');
     } finally {

@@ -2,17 +2,18 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events, guests, imports } from '../../src/db/schema/index.js';
-import { queueNames } from '../../src/queues/queue-names.js';
-import { startWorker, type RunningWorker } from '../../src/queues/start-worker.js';
+import { handleImportJob } from '../../src/jobs/import-handler.js';
+import { importJob, type ImportJob } from '../../src/jobs/import-job.js';
+import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { prepareGuestImport } from '../../src/services/guests/guest-import.js';
 import { enqueueImport, requeueStalledImports } from '../../src/services/imports/import-service.js';
-import { processImportJob, processNextChunk } from '../../src/services/imports/process-import-job.js';
+import { processNextChunk } from '../../src/services/imports/process-import-job.js';
 import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 
 const server = useTestServer();
-let worker: RunningWorker<unknown>;
+let worker: RunningWorker<ImportJob>;
 beforeAll(async () => {
-  worker = startWorker(queueNames.imports, processImportJob, { concurrency: 2 });
+  worker = startJobWorker(importJob, handleImportJob, { concurrency: 2 });
 });
 afterAll(async () => {
   await worker.close();

@@ -6,7 +6,7 @@ vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}joblogs`;
 });
 
-import { queueNames } from '../../src/queues/queue-names.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { client, createTenant } from '../support/harness.js';
 import { collectLogLines } from '../support/log-lines.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
@@ -32,8 +32,8 @@ describe('worker logs', () => {
     const { eventId } = await emitReservationEvent(tenant);
     const delivery = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 500, 30_000);
     const failed = await eventually(async () => lines.find((l) => l.msg === 'job failed'), 10_000, 'the job failed line');
-    expect(failed).toMatchObject({ queue: queueNames.webhookDelivery, jobId: delivery.id, attemptsMade: 1 });
+    expect(failed).toMatchObject({ queue: webhookDeliveryJob.queueName, jobId: delivery.id, attemptsMade: 1 });
     // Every line of the worker that names a job also names its queue.
-    for (const line of lines.filter((l) => 'jobId' in l)) expect(line.queue, JSON.stringify(line)).toBe(queueNames.webhookDelivery);
+    for (const line of lines.filter((l) => 'jobId' in l)) expect(line.queue, JSON.stringify(line)).toBe(webhookDeliveryJob.queueName);
   }, 60_000);
 });

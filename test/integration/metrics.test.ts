@@ -14,7 +14,8 @@ import { eq, sql } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { startMetricsServer } from '../../src/metrics/metrics-server.js';
-import { queueNames } from '../../src/queues/queue-names.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
+import { importJob } from '../../src/jobs/import-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, freePort } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
@@ -86,11 +87,11 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
       await waitForDelivery(delivered.eventId, (d) => d.status === 'delivered');
       await waitForDelivery(discarded.eventId, (d) => d.status === 'discarded', 30_000);
       expect(failingReceiver.received).toHaveLength(5);
-      const deliveryQueue = getQueue(queueNames.webhookDelivery);
+      const deliveryQueue = getQueue(webhookDeliveryJob.queueName);
       await eventually(async () => (await deliveryQueue.getJobCounts('failed')).failed === 1, 5000, 'the discarded job failed');
 
       // Queue depths: jobs nobody consumes in this process (no imports worker here).
-      const imports = getQueue(queueNames.imports);
+      const imports = getQueue(importJob.queueName);
       for (let i = 0; i < 3; i++) await imports.add('import', { importId: randomUUID() });
       await imports.add('import', { importId: randomUUID() }, { delay: 3600_000 });
 

@@ -14,15 +14,15 @@ const ownDatabase = await vi.hoisted(async () => {
 
 import { db, sql as pool } from '../../src/db/client.js';
 import { automationRuns, automations, events, webhookDeliveries } from '../../src/db/schema/index.js';
-import { queueNames } from '../../src/queues/queue-names.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { behindTheLine } from '../../src/queues/fair-share.js';
 import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
-import { timerSchedules, upsertTimerSchedules } from '../../src/roles/timers.js';
-import { catchUpSweepJobId, sweepOutbox } from '../../src/services/events/sweep-outbox.js';
+import { catchUpSweepJobId, timerJob, timerSchedules, upsertTimerSchedules } from '../../src/jobs/timer-job.js';
+import { sweepOutbox } from '../../src/services/events/sweep-outbox.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
 import { createTenant } from '../support/harness.js';
-import { addEventJobs } from '../../src/services/events/outbox.js';
+import { addEventJobs, eventJob } from '../../src/jobs/event-job.js';
 import { eventually } from '../support/webhook-receiver.js';
 
 afterAll(async () => {
@@ -55,7 +55,7 @@ describe('the outbox sweeper after an outage', () => {
     const tenant = await createTenant({ test: true });
     const stranded = await strandEvents(tenant, 2500, 60);
     const recent = await strandEvents(tenant, 5, 1);
-    const queue = getQueue(queueNames.events);
+    const queue = getQueue(eventJob.queueName);
 
     expect(await sweepOutbox()).toBe(2500);
     expect(await queue.getPrioritizedCount()).toBe(2500);
@@ -87,7 +87,7 @@ describe('the outbox sweeper after an outage', () => {
 describe('the catch-up sweep', () => {
   it('is scheduled for the moment stranded events committed 5 to 30 s ago turn 30 s old, once, not for events queued behind others', async () => {
     const tenant = await createTenant({ test: true });
-    const timers = getQueue(queueNames.timers);
+    const timers = getQueue(timerJob.queueName);
     await timers.obliterate({ force: true });
     const young = await strandEvents(tenant, 3, 10);
     try {
@@ -112,7 +112,7 @@ describe('the catch-up sweep', () => {
       await addEventJobs(await db.select().from(events).where(inArray(events.id, young)));
       await sweepOutbox();
       expect(await timers.getJob(catchUpSweepJobId)).toBeUndefined();
-      await getQueue(queueNames.events).obliterate({ force: true });
+      await getQueue(eventJob.queueName).obliterate({ force: true });
     } finally {
       await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, young));
       await timers.obliterate({ force: true });
@@ -121,7 +121,7 @@ describe('the catch-up sweep', () => {
 
   it('is not scheduled when no event is left undispatched for more than a few seconds', async () => {
     const tenant = await createTenant({ test: true });
-    const timers = getQueue(queueNames.timers);
+    const timers = getQueue(timerJob.queueName);
     await timers.obliterate({ force: true });
     // What the tests above left undispatched (their "recent" events) is seconds old by now.
     await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(isNull(events.dispatchedAt));
@@ -181,7 +181,7 @@ describe('the delivery sweeper after an outage', () => {
   it('hands back every overdue delivery in bulk but not one whose attempt may still be under way', async () => {
     // The last five: an attempt began 5 s ago.
     const { automationId, deliveries } = await overdueDeliveries('Recovery', 1205, (i) => i >= 1200);
-    const queue = getQueue(queueNames.webhookDelivery);
+    const queue = getQueue(webhookDeliveryJob.queueName);
 
     expect(await sweepDeliveries()).toBe(1200);
     const states = await Promise.all(deliveries.map((d) => queue.getJobState(d.id)));
@@ -200,7 +200,7 @@ describe('the delivery sweeper after an outage', () => {
 describe('a delivery waiting behind the line', () => {
   it('takes a fresh place in the line once overdue, so that a queue that never empties cannot starve it', async () => {
     const { automationId, deliveries } = await overdueDeliveries('Behind the line', 3);
-    const queue = getQueue(queueNames.webhookDelivery);
+    const queue = getQueue(webhookDeliveryJob.queueName);
     await queue.obliterate({ force: true });
     // Their jobs came back from the delayed set behind the line, and another organisation's work keeps the queue busy.
     await queue.addBulk(deliveries.map((d) => ({ name: 'delivery', data: { deliveryId: d.id }, opts: { jobId: d.id, priority: behindTheLine } })));
@@ -224,7 +224,7 @@ describe('a delivery waiting behind the line', () => {
 
 describe('timer schedules', () => {
   it('are upserted again without moving their next run, and come back when Redis has lost them', async () => {
-    const queue = getQueue(queueNames.timers);
+    const queue = getQueue(timerJob.queueName);
     await upsertTimerSchedules(queue);
     const nextRuns = async () => Object.fromEntries((await queue.getJobSchedulers()).map((s) => [s.key, s.next]));
     const first = await nextRuns();

@@ -10,11 +10,11 @@ vi.hoisted(() => {
 
 import { db } from '../../src/db/client.js';
 import { events, guests, imports, reservations, reservationTables } from '../../src/db/schema/index.js';
-import { queueNames } from '../../src/queues/queue-names.js';
 import { closeQueues } from '../../src/queues/queues.js';
-import { startWorker, type RunningWorker } from '../../src/queues/start-worker.js';
+import { handleImportJob } from '../../src/jobs/import-handler.js';
+import { importJob, type ImportJob } from '../../src/jobs/import-job.js';
+import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { importChunkSize } from '../../src/services/imports/import-contract.js';
-import { processImportJob } from '../../src/services/imports/process-import-job.js';
 import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
@@ -79,9 +79,9 @@ async function importedReservations(venueId: string) {
 }
 
 describe('POST /imports/reservations with worker-imports running', () => {
-  let worker: RunningWorker<unknown>;
+  let worker: RunningWorker<ImportJob>;
   beforeAll(() => {
-    worker = startWorker(queueNames.imports, processImportJob, { concurrency: 2 });
+    worker = startJobWorker(importJob, handleImportJob, { concurrency: 2 });
   });
   afterAll(async () => worker.close());
 

@@ -8,18 +8,18 @@ vi.hoisted(() => {
 
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
-import { queueNames } from '../../src/queues/queue-names.js';
 import { closeQueues } from '../../src/queues/queues.js';
-import { startWorker, type RunningWorker } from '../../src/queues/start-worker.js';
-import { processImportJob } from '../../src/services/imports/process-import-job.js';
+import { handleImportJob } from '../../src/jobs/import-handler.js';
+import { importJob, type ImportJob } from '../../src/jobs/import-job.js';
+import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';
 import { configureVenue, localDate, type TableFixture } from '../support/venue-fixtures.js';
 
 const server = useTestServer();
-let worker: RunningWorker<unknown>;
+let worker: RunningWorker<ImportJob>;
 beforeAll(async () => {
-  worker = startWorker(queueNames.imports, processImportJob, { concurrency: 1 });
+  worker = startJobWorker(importJob, handleImportJob, { concurrency: 1 });
 });
 afterAll(async () => {
   await worker.close();

@@ -2,11 +2,11 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { automationRuns, automations, events, guests, reservations, waitlistEntries, webhookDeliveries } from '../../src/db/schema/index.js';
-import { queueNames } from '../../src/queues/queue-names.js';
 import { getQueue } from '../../src/queues/queues.js';
-import { startWorker } from '../../src/queues/start-worker.js';
+import { startJobWorker } from '../../src/queues/start-worker.js';
+import { handleTimerJob } from '../../src/jobs/timer-handler.js';
+import { timerJob } from '../../src/jobs/timer-job.js';
 import { markNoShows, notifyLateReservations } from '../../src/services/timers/late-reservations.js';
-import { runTimerJob } from '../../src/services/timers/run-timer-task.js';
 import { client, createTenant, useTestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
@@ -34,9 +34,9 @@ async function reservationStartedAgo(minutesAgo: number, venue: { noShowToleranc
 }
 
 async function runTimerJobsConcurrently(task: 'late-no-show' | 'daily-purge', count: number): Promise<void> {
-  const queue = getQueue(queueNames.timers);
+  const queue = getQueue(timerJob.queueName);
   // Two workers of the timers queue, as two worker-timers processes would run them.
-  const workers = [startWorker(queueNames.timers, runTimerJob, { concurrency: 1 }), startWorker(queueNames.timers, runTimerJob, { concurrency: 1 })];
+  const workers = [startJobWorker(timerJob, handleTimerJob, { concurrency: 1 }), startJobWorker(timerJob, handleTimerJob, { concurrency: 1 })];
   try {
     const jobs = await queue.addBulk(Array.from({ length: count }, () => ({ name: task, data: { task } })));
     for (let i = 0; i < 200; i++) {

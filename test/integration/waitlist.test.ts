@@ -8,17 +8,18 @@ vi.hoisted(() => {
 
 import { db } from '../../src/db/client.js';
 import { events, guests, waitlistOffers } from '../../src/db/schema/index.js';
-import { queueNames } from '../../src/queues/queue-names.js';
 import { closeQueues } from '../../src/queues/queues.js';
-import { startWorker, type RunningWorker } from '../../src/queues/start-worker.js';
-import { processEventJob } from '../../src/services/events/process-event.js';
+import { handleEventJob } from '../../src/jobs/event-handler.js';
+import { eventJob, type EventJob } from '../../src/jobs/event-job.js';
+import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
+import { processEventInBatch } from '../../src/services/events/process-event.js';
 import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
 const server = useTestServer();
-let eventsWorker: RunningWorker<unknown>;
+let eventsWorker: RunningWorker<EventJob>;
 beforeAll(async () => {
-  eventsWorker = startWorker(queueNames.events, processEventJob, { concurrency: 5 });
+  eventsWorker = startJobWorker(eventJob, handleEventJob, { concurrency: 5 });
 });
 afterAll(async () => {
   await eventsWorker.close();
@@ -233,7 +234,7 @@ describe('compatible_table_freed', () => {
     // worker-events handling the same event again (a crash before its mark) offers nothing more.
     const [cancelled] = await db.select().from(events).where(and(eq(events.subjectId, booked.id), eq(events.type, 'reservation_cancelled')));
     await db.update(events).set({ dispatchedAt: null }).where(eq(events.id, cancelled.id));
-    await processEventJob({ data: { eventId: cancelled.id } } as never);
+    await processEventInBatch({ eventId: cancelled.id });
     expect(await offersOf(venueId)).toEqual([fits.id]);
     expect(await db.select().from(waitlistOffers).where(eq(waitlistOffers.freedByEventId, cancelled.id))).toEqual([
       expect.objectContaining({ waitlistEntryId: fits.id, tableIds: [fixture.tableIds.T4] }),

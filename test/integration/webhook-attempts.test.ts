@@ -6,7 +6,7 @@ vi.hoisted(() => {
   process.env.WEBHOOK_BACKOFF_SCALE = '0.001';
 });
 
-import { queueNames } from '../../src/queues/queue-names.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, freePort, type Client } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
@@ -70,23 +70,23 @@ describe('attempt log', () => {
     expect(sinceRedelivery.body.data.map((a: { attempt: number }) => a.attempt)).toEqual([3, 4, 5, 6, 7]);
 
     // The failed job: one-line errors without a stack trace, and one log line per attempt.
-    const job = (await getQueue(queueNames.webhookDelivery).getJob(delivered.id))!;
+    const job = (await getQueue(webhookDeliveryJob.queueName).getJob(delivered.id))!;
     const refused = `connection refused by 127.0.0.1:${closedPort}`;
     expect(job.failedReason).toBe(`${refused} (attempt 5 of 5)`);
     const stacks = job.stacktrace ?? [];
     expect(stacks.slice(0, 4)).toEqual([1, 2, 3, 4].map((n) => expect.stringMatching(new RegExp(`^${refused} \\(attempt ${n} of 5, next at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`))));
     expect(stacks[4]).toBe(`${refused} (attempt 5 of 5)`);
-    const { logs } = await getQueue(queueNames.webhookDelivery).getJobLogs(delivered.id);
+    const { logs } = await getQueue(webhookDeliveryJob.queueName).getJobLogs(delivered.id);
     expect(logs).toEqual([1, 2, 3, 4, 5].map((n) => expect.stringMatching(new RegExp(`^attempt ${n} of 5: ${refused} in \\d+ ms$`))));
 
     // As an operator reads it, through Bull Board's own API: named after what it is about, with
     // the ids to search by, a one-line reason and no stack trace.
-    const board = await fetch(`${pipeline.url}/admin/queues/api/queues?activeQueue=${queueNames.webhookDelivery}&status=failed&page=1`, {
+    const board = await fetch(`${pipeline.url}/admin/queues/api/queues?activeQueue=${webhookDeliveryJob.queueName}&status=failed&page=1`, {
       headers: { authorization: `Basic ${Buffer.from('admin:test-admin-password').toString('base64')}` },
     });
     expect(board.status).toBe(200);
     const { queues } = (await board.json()) as { queues: Array<{ name: string; jobs: Array<Record<string, any>> }> };
-    const shown = queues.find((q) => q.name === queueNames.webhookDelivery)!.jobs.find((j) => j.id === delivered.id)!;
+    const shown = queues.find((q) => q.name === webhookDeliveryJob.queueName)!.jobs.find((j) => j.id === delivered.id)!;
     // Named when the cycle was enqueued, after the address the delivery last went to.
     expect(shown.name).toBe(`reservation_created → ${partnerHost}`);
     expect(shown.data).toMatchObject({ deliveryId: delivered.id, organisationId: tenant.organisationId, venueId: tenant.venueId, eventId, endpointId, automationId: delivered.automationId });

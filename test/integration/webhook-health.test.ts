@@ -13,7 +13,7 @@ import { asc, eq, inArray } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events, webhookDeliveries } from '../../src/db/schema/index.js';
 import { metricsRegistry } from '../../src/metrics/metrics.js';
-import { queueNames } from '../../src/queues/queue-names.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, type Client } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
@@ -63,7 +63,7 @@ describe('endpoint health', () => {
     expect(disabled.health.disabledAt).not.toBeNull();
 
     // Their jobs are gone (removed, or ended on finding the row discarded), and nothing more is sent.
-    const queue = getQueue(queueNames.webhookDelivery);
+    const queue = getQueue(webhookDeliveryJob.queueName);
     await eventually(async () => (await Promise.all(deliveries.map((d) => queue.getJob(d.id)))).every((job) => !job), 10_000, 'the jobs removed');
     const sentBeforeRecovery = pipeline.receiver.received.length;
     await new Promise((r) => setTimeout(r, 500));

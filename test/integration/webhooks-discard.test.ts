@@ -6,7 +6,7 @@ vi.hoisted(() => {
   process.env.WEBHOOK_BACKOFF_SCALE = '0.001';
 });
 
-import { queueNames } from '../../src/queues/queue-names.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
@@ -32,7 +32,7 @@ describe('discarded deliveries', () => {
     const gaps = pipeline.receiver.received.slice(1).map((q, i) => q.receivedAt - pipeline.receiver.received[i].receivedAt);
     [60, 300, 900, 3600].forEach((wait, i) => expect(gaps[i]).toBeGreaterThanOrEqual(wait - 5));
 
-    const queue = getQueue(queueNames.webhookDelivery);
+    const queue = getQueue(webhookDeliveryJob.queueName);
     const job = await eventually(async () => {
       const j = await queue.getJob(discarded.id);
       return j && (await j.isFailed()) ? j : undefined;

@@ -7,7 +7,7 @@ vi.hoisted(() => {
 
 import { config } from '../../src/config.js';
 import { logger } from '../../src/logger.js';
-import { queueNames } from '../../src/queues/queue-names.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { destinationNotAllowed } from '../../src/services/webhooks/post-webhook.js';
 import { client, createTenant } from '../support/harness.js';
@@ -85,7 +85,7 @@ describe('concurrent redeliveries', () => {
     const { eventId } = await emitReservationEvent(tenant);
     const delivered = await waitForDelivery(eventId, (d) => d.status === 'delivered');
     await r.waitFor(1);
-    const queue = getQueue(queueNames.webhookDelivery);
+    const queue = getQueue(webhookDeliveryJob.queueName);
     /** The last attempt has finished too (its row is concluded a moment before its job): the delivery can be redelivered. */
     const lastAttemptFinished = () => eventually(async () => ((await queue.getJobState(delivered.id)) === 'unknown' ? true : undefined), 10_000, 'the finished job of the last attempt');
 

@@ -8,7 +8,7 @@ vi.hoisted(() => {
 
 import { db } from '../../src/db/client.js';
 import { webhookDeliveries } from '../../src/db/schema/index.js';
-import { queueNames } from '../../src/queues/queue-names.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline } from '../support/webhook-fixtures.js';
@@ -85,7 +85,7 @@ describe('delivery isolation per destination (docs/webhooks.md "Isolation per de
     );
     const rows = await slowDeliveries();
     expect(rows.every((d) => d.status === 'pending' && d.attempts <= 1)).toBe(true);
-    const jobs = await Promise.all(rows.filter((d) => d.attempts === 0).map((d) => getQueue(queueNames.webhookDelivery).getJob(d.id)));
+    const jobs = await Promise.all(rows.filter((d) => d.attempts === 0).map((d) => getQueue(webhookDeliveryJob.queueName).getJob(d.id)));
     const postponed = jobs.filter((j) => j && (j.data as { postponed?: number }).postponed);
     expect(postponed.length).toBeGreaterThan(0);
     expect(postponed.every((j) => j!.attemptsMade === 0)).toBe(true);

@@ -8,17 +8,15 @@ vi.hoisted(() => {
 });
 
 import { config } from '../../src/config.js';
-import { queueNames } from '../../src/queues/queue-names.js';
 import { getQueue } from '../../src/queues/queues.js';
-import { webhookBackoff } from '../../src/services/webhooks/delivery-queue.js';
+import { webhookBackoff, webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { destinationNotAllowed, postWebhook } from '../../src/services/webhooks/post-webhook.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
 import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
-import { processEventJob, processEvents } from '../../src/services/events/process-event.js';
+import { processEventInBatch, processEvents } from '../../src/services/events/process-event.js';
 import { db } from '../../src/db/client.js';
 import { automationRuns, events, webhookDeliveries } from '../../src/db/schema/index.js';
 import { eq, inArray, sql } from 'drizzle-orm';
-import type { Job } from 'bullmq';
 import net, { type AddressInfo } from 'node:net';
 import { client, createKey, createTenant, type Tenant } from '../support/harness.js';
 import { afterAttempt, deliveriesOfEvent, emitReservationEvent, useWebhookPipeline, waitForDelivery, waitForDispatch } from '../support/webhook-fixtures.js';
@@ -104,7 +102,7 @@ describe('webhook delivery', () => {
     expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(60_000 * config.WEBHOOK_BACKOFF_SCALE);
     expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeLessThan(60_000 * config.WEBHOOK_BACKOFF_SCALE + 1000);
     // The waiting job carries the custom strategy, whose unscaled delays are the production schedule.
-    const queue = getQueue(queueNames.webhookDelivery);
+    const queue = getQueue(webhookDeliveryJob.queueName);
     expect((await queue.getJob(pending.id))?.opts).toMatchObject({ attempts: 5, backoff: { type: 'webhook' } });
     const production = [1, 2, 3, 4, 5].map((failed) => webhookBackoff(failed, 'webhook') / config.WEBHOOK_BACKOFF_SCALE);
     expect(production).toEqual([60_000, 300_000, 900_000, 3_600_000, -1 / config.WEBHOOK_BACKOFF_SCALE]);
@@ -285,8 +283,7 @@ describe('exactly once', () => {
     const { eventId } = await emitReservationEvent(tenant);
     await waitForDelivery(eventId, (d) => d.status === 'delivered');
     await db.update(events).set({ dispatchedAt: null }).where(eq(events.id, eventId));
-    const replay = { data: { eventId } } as Job;
-    await Promise.all([processEventJob(replay), processEventJob(replay), processEventJob(replay)]);
+    await Promise.all([processEventInBatch({ eventId }), processEventInBatch({ eventId }), processEventInBatch({ eventId })]);
     expect(await db.select().from(automationRuns).where(eq(automationRuns.eventId, eventId))).toHaveLength(1);
     expect(await deliveriesOfEvent(eventId)).toHaveLength(1);
     expect((await waitForDispatch(eventId)).dispatchedAt).not.toBeNull();
@@ -319,7 +316,7 @@ describe('exactly once', () => {
     const { tenant } = await setUp({ receiverUrl: r.url, action: { delayMinutes: 60 } });
     const { eventId } = await emitReservationEvent(tenant);
     const waiting = await waitForDelivery(eventId, () => true);
-    const queue = getQueue(queueNames.webhookDelivery);
+    const queue = getQueue(webhookDeliveryJob.queueName);
     expect(await (await queue.getJob(waiting.id))?.isDelayed()).toBe(true);
     // Redis loses the job; the row says the attempt is long overdue.
     await queue.remove(waiting.id);

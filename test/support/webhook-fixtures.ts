@@ -3,7 +3,7 @@ import { and, desc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events, organisations, webhookDeliveries } from '../../src/db/schema/index.js';
-import { queueNames } from '../../src/queues/queue-names.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
@@ -65,7 +65,7 @@ export function useWebhookPipeline(options: { policy?: ReceiverPolicy; webhooksR
  * check after the suite counts that delivery (pendingDeliveriesWithoutJob), as it should.
  */
 async function concludeDeliveriesInFlight(apiUrl: string): Promise<void> {
-  const jobs = await getQueue(queueNames.webhookDelivery).getJobs(['waiting', 'prioritized', 'delayed', 'active', 'waiting-children']);
+  const jobs = await getQueue(webhookDeliveryJob.queueName).getJobs(['waiting', 'prioritized', 'delayed', 'active', 'waiting-children']);
   const inFlight = new Set(jobs.map((job) => job.id));
   if (!inFlight.size) return;
   const automationsInFlight = db

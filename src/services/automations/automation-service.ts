@@ -10,7 +10,7 @@ import { logger } from '../../logger.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { annulPendingDeliveries } from '../webhooks/delivery-state.js';
-import { dropAnnulledJobs } from '../webhooks/delivery-queue.js';
+import { dropAnnulledJobs } from '../../jobs/webhook-delivery-job.js';
 import type { AutomationRow } from './automation-json.js';
 
 export interface AutomationInput {

@@ -5,9 +5,8 @@ import { mapInChunks } from '../../lib/chunks.js';
 import { sequenceEventsSoon } from './event-sequencer.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
-import { queueNames } from '../../queues/queue-names.js';
-import { takeFairPrioritiesOf } from '../../queues/fair-share.js';
-import { getQueue, onQueueConnectionReady } from '../../queues/queues.js';
+import { addEventJobs, type EventToEnqueue } from '../../jobs/event-job.js';
+import { onQueueConnectionReady } from '../../queues/queues.js';
 import type { EventType, HistoryOnlyEventType } from '../../lib/event-catalogue.js';
 import { isPublishable, type AuthContext } from '../../core/auth-context.js';
 
@@ -92,35 +91,12 @@ const unsentEvents = new Map<string, EventToEnqueue>();
 const maxUnsentEvents = 100_000;
 let resendingOnReady = false;
 
-/** What an event's job is named after and carries: what an operator looks for in Bull Board. */
-export interface EventToEnqueue {
-  id: string;
-  organisationId: string;
-  venueId: string;
-  type: string;
-}
-
 /** jobId = event id: enqueueing the same event twice is harmless. `log`: the request's or job's logger. */
 export function enqueueEvents(rows: EventToEnqueue[], log: Logger = logger): void {
   addEventJobs(rows).catch((err: unknown) => {
     enqueueEventsWhenRedisIsBack(rows);
     log.warn({ err: (err as Error).message, eventIds: rows.map((e) => e.id) }, 'events not enqueued; they are sent again when Redis is back');
   });
-}
-
-/**
- * Adds the jobs of these events in one call (jobId = event id), named after the event type, each
- * organisation's in its fair turn (src/queues/fair-share.ts).
- */
-export async function addEventJobs(rows: EventToEnqueue[]) {
-  const priorities = await takeFairPrioritiesOf(queueNames.events, rows, (e) => e.organisationId);
-  return getQueue(queueNames.events).addBulk(
-    rows.map((e, i) => ({
-      name: e.type,
-      data: { eventId: e.id, organisationId: e.organisationId, venueId: e.venueId },
-      opts: { jobId: e.id, priority: priorities[i] },
-    })),
-  );
 }
 
 /** Remembers events to enqueue again at the next (re)connection to Redis; a duplicate job id is ignored then. */

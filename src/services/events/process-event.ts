@@ -1,13 +1,10 @@
-import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
-import type { Job } from 'bullmq';
 import { inArray, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { isConnectionError } from '../../lib/connection-errors.js';
 import { createMicroBatcher, type BatchOutcomes, type MicroBatcher } from '../../lib/micro-batch.js';
-import { eventJobSchema } from '../../queues/job-payloads.js';
-import { queueNames } from '../../queues/queue-names.js';
+import { eventBatchSize, eventJob, type EventJob } from '../../jobs/event-job.js';
 import { isQueueConnectionReady } from '../../queues/queues.js';
 import { runAutomations } from '../automations/run-automations.js';
 import { offerFreedTable } from '../waitlist/offer-freed-table.js';
@@ -34,7 +31,7 @@ export async function processEvents(ids: string[]): Promise<BatchOutcomes<string
   }
   // Waiting list: a reservation event that freed a table may offer it to a waiting party.
   // Each offer logs as its own job would (an event's job id is the event id): the batch has no single job.
-  const offered = await Promise.allSettled(rows.map((event) => offerFreedTable(event, logger.child({ queue: queueNames.events, jobId: event.id }))));
+  const offered = await Promise.allSettled(rows.map((event) => offerFreedTable(event, logger.child({ queue: eventJob.queueName, jobId: event.id }))));
   const done = rows.filter((event, i) => {
     const result = offered[i];
     if (result.status === 'rejected') outcomes.set(event.id, result.reason instanceof Error ? result.reason : new Error(String(result.reason)));
@@ -70,12 +67,7 @@ async function processBatch(ids: string[]): Promise<BatchOutcomes<string>> {
   }
 }
 
-/**
- * How many event jobs are processed together at most, and how long the first waits for others:
- * worker-events runs this many jobs at once (roles/events.ts), so a backlog goes through in batches
- * of this size while a lone event waits a few milliseconds at most.
- */
-export const eventBatchSize = 100;
+/** How long the first event job of a batch waits for others (eventBatchSize at most): a lone event waits a few milliseconds. */
 const eventBatchLingerMs = 5;
 
 /**
@@ -86,8 +78,7 @@ const eventBatchLingerMs = 5;
 const batchers = new Map<string, { batcher: MicroBatcher<string>; running: number }>();
 
 /** worker-events: one outbox event, processed in a batch with its organisation's jobs running beside it. */
-export async function processEventJob(job: Job, _token?: string, _log: Logger = logger): Promise<void> {
-  const { eventId, organisationId = '' } = eventJobSchema.parse(job.data);
+export async function processEventInBatch({ eventId, organisationId = '' }: EventJob): Promise<void> {
   let entry = batchers.get(organisationId);
   if (!entry) {
     entry = { batcher: createMicroBatcher(processBatch, { maxSize: eventBatchSize, lingerMs: eventBatchLingerMs }), running: 0 };

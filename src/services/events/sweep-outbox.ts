@@ -1,12 +1,12 @@
 import { and, asc, gte, isNull, lt, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
-import { queueNames } from '../../queues/queue-names.js';
+import { addEventJobs, eventJob } from '../../jobs/event-job.js';
+import { addCatchUpSweepJob } from '../../jobs/timer-job.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
 import { sweepDeliveries } from '../webhooks/sweep-deliveries.js';
 import { findUnsequencedOrganisations, sequenceEvents } from './event-sequencer.js';
-import { addEventJobs } from './outbox.js';
 
 /** docs/architecture.md: the process that committed an event enqueues it itself; after 30 s it is the sweeper's. */
 const sweepAfterSeconds = 30;
@@ -21,7 +21,7 @@ const unsequencedAfterSeconds = 5;
  * waits or runs is left alone; one whose job ended is given a fresh job.
  */
 export async function sweepOutbox(): Promise<number> {
-  const queue = getQueue(queueNames.events);
+  const queue = getQueue(eventJob.queueName);
   let requeued = 0;
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {
@@ -54,7 +54,6 @@ const unattendedAfterSeconds = 5;
 const catchUpLookahead = 1000;
 /** Catch-up sweeps come at least this far apart. */
 const catchUpSpacingMs = 5000;
-export const catchUpSweepJobId = 'outbox-sweep-catch-up';
 
 /**
  * After an outage, the events committed while Redis was away by processes that then died turn 30 s
@@ -78,15 +77,11 @@ async function scheduleCatchUpSweep(): Promise<void> {
     .orderBy(asc(events.createdAt))
     .limit(catchUpLookahead);
   if (!oldest.length) return;
-  const queue = getQueue(queueNames.events);
+  const queue = getQueue(eventJob.queueName);
   const pipeline = getQueueConnection().pipeline();
   for (const { id } of oldest) pipeline.exists(queue.toKey(id));
   const exists = (await pipeline.exec()) ?? [];
   const stranded = oldest.find((_, i) => exists[i]?.[1] !== 1);
   if (!stranded) return;
-  await getQueue(queueNames.timers).add(
-    'outbox-sweep',
-    { task: 'outbox-sweep' },
-    { jobId: catchUpSweepJobId, delay: Math.max(catchUpSpacingMs, stranded.dueInMs + 500), attempts: 1, removeOnComplete: true, removeOnFail: true },
-  );
+  await addCatchUpSweepJob(Math.max(catchUpSpacingMs, stranded.dueInMs + 500));
 }

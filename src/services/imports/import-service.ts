@@ -7,8 +7,7 @@ import { checkIdempotencyKey } from '../../core/route-definition.js';
 import { ApiError } from '../../core/errors.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
-import { queueNames } from '../../queues/queue-names.js';
-import { takeFairPriorities } from '../../queues/fair-share.js';
+import { addImportJob, importJob, type ImportToEnqueue } from '../../jobs/import-job.js';
 import { getQueue } from '../../queues/queues.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../idempotency/idempotency-store.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
@@ -44,21 +43,6 @@ function replayOrRefuse(existing: ImportRow, submission: ImportSubmission): Impo
     throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used for another import.');
   }
   return existing;
-}
-
-type ImportToEnqueue = Pick<ImportRow, 'id' | 'organisationId' | 'kind' | 'totalRows'>;
-
-/**
- * jobId = import id: enqueueing twice is harmless. Named `<kind> import (<rows> rows)` for operators,
- * in its organisation's fair turn (src/queues/fair-share.ts).
- */
-async function addImportJob(row: ImportToEnqueue): Promise<void> {
-  const [priority] = await takeFairPriorities(queueNames.imports, row.organisationId, 1);
-  await getQueue(queueNames.imports).add(
-    `${row.kind} import (${row.totalRows} rows)`,
-    { importId: row.id, organisationId: row.organisationId },
-    { jobId: row.id, priority },
-  );
 }
 
 /** Best effort: requeueStalledImports catches what Redis missed. */
@@ -191,7 +175,7 @@ export async function requeueStalledImports(): Promise<number> {
     .from(imports)
     .where(and(eq(imports.status, 'processing'), lt(imports.updatedAt, sql`statement_timestamp() - make_interval(secs => ${stalledAfterSeconds})`)))
     .limit(100);
-  const queue = getQueue(queueNames.imports);
+  const queue = getQueue(importJob.queueName);
   let requeued = 0;
   for (const row of stalled) {
     const job = await queue.getJob(row.id);

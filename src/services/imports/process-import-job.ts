@@ -1,29 +1,16 @@
-import type { Job } from 'bullmq';
 import { and, eq, sql } from 'drizzle-orm';
 import { db, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { imports, type ImportRejection } from '../../db/schema/index.js';
-import { importJobSchema } from '../../queues/job-payloads.js';
 import type { ImportRow } from './import-json.js';
 import { importChunkSize, type PreparedImport } from './import-contract.js';
 import { importProcessors } from './import-processors.js';
 
 /**
- * worker-imports: runs an import to its end. Each chunk of rows is written in one transaction
- * together with the progress (`processedRows`) and counts, so a crashed run resumes where the
- * last committed chunk ended, without duplicates. When the last attempt fails, the import is
- * marked `failed`.
+ * Runs an import to its end. Each chunk of rows is written in one transaction together with the
+ * progress (`processedRows`) and counts, so a crashed run resumes where the last committed chunk
+ * ended, without duplicates.
  */
-export async function processImportJob(job: Job): Promise<void> {
-  const { importId } = importJobSchema.parse(job.data);
-  try {
-    await runImport(importId);
-  } catch (err) {
-    if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) await markImportFailed(importId);
-    throw err;
-  }
-}
-
 export async function runImport(importId: string): Promise<void> {
   const [record] = await db.select().from(imports).where(eq(imports.id, importId));
   if (!record || record.status !== 'processing') return;
@@ -112,7 +99,8 @@ export async function planImport(record: ImportRow): Promise<ChunkTally> {
   return total;
 }
 
-async function markImportFailed(importId: string): Promise<void> {
+/** An import whose last attempt failed; one already concluded is left as it is. */
+export async function markImportFailed(importId: string): Promise<void> {
   await db
     .update(imports)
     .set({ status: 'failed', completedAt: sql`clock_timestamp()`, updatedAt: nextUpdatedAt(imports.updatedAt) })

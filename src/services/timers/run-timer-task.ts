@@ -1,7 +1,5 @@
-import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { logger } from '../../logger.js';
-import { timerJobSchema, type TimerJob } from '../../queues/job-payloads.js';
+import type { TimerTask } from '../../jobs/timer-job.js';
 import { sweepOutbox } from '../events/sweep-outbox.js';
 import { purgeExpiredIdempotencyKeys } from '../idempotency/idempotency-store.js';
 import { purgeTrashedGuests } from '../guests/guest-service.js';
@@ -11,7 +9,7 @@ import { expireWaitlistEntries } from '../waitlist/waitlist-service.js';
 import { markNoShows, notifyLateReservations } from './late-reservations.js';
 import { purgeConcludedDeliveries } from './purge-deliveries.js';
 
-const tasks: Record<TimerJob['task'], (log: Logger) => Promise<unknown>> = {
+const tasks: Record<TimerTask, (log: Logger) => Promise<unknown>> = {
   'outbox-sweep': async () => ({
     events: await sweepOutbox(),
     stalledImports: await requeueStalledImports(),
@@ -29,8 +27,7 @@ const tasks: Record<TimerJob['task'], (log: Logger) => Promise<unknown>> = {
   'waitlist-expiry': async () => ({ expiredWaitlistEntries: await expireWaitlistEntries() }),
 };
 
-export async function runTimerJob(job: Job, _token?: string, log: Logger = logger): Promise<void> {
-  const { task } = timerJobSchema.parse(job.data);
+export async function runTimerTask(task: TimerTask, log: Logger): Promise<void> {
   const result = await tasks[task](log);
   log.debug({ task, result }, 'timer task done');
 }

@@ -1,16 +1,14 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { logger } from '../../logger.js';
 import { config } from '../../config.js';
 import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
 import { countWebhookDelivered, countWebhookFailure } from '../../metrics/metrics.js';
 import { destinationOf, postponementMs } from '../../lib/webhook-destination.js';
 import { behindTheLine } from '../../queues/fair-share.js';
-import { webhookDeliveryJobSchema } from '../../queues/job-payloads.js';
+import { promoteDeliveryJob, type WebhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
 import { reservationViewOf } from '../reservations/reservation-view.js';
 import { getCurrentEventData } from './current-event-data.js';
 import type { DestinationSlots } from './destination-slots.js';
-import { promoteDeliveryJob } from './delivery-queue.js';
 import { claimAttempt, hasAttemptOutcome, readDeliveryContext, recordDelivered, recordFailure, reopenDeliveries, type AttemptRecord, type ClaimedAttempt, type DeliveryContext } from './delivery-state.js';
 import { disableFailingEndpoint } from './endpoint-health.js';
 import { serialiseEnvelope, signedHeaders } from './envelope.js';
@@ -81,8 +79,7 @@ async function buildBody(context: DeliveryContext): Promise<string> {
  * waiting for that destination (DestinationSlots.postpone); the release of a slot wakes the oldest
  * sooner. The job remembers its destination so that its next run looks at the slots first.
  */
-async function postpone(slots: DestinationSlots, job: Job, token: string | undefined, destination: string): Promise<never> {
-  const data = webhookDeliveryJobSchema.parse(job.data);
+async function postpone(slots: DestinationSlots, data: WebhookDeliveryJob, job: Job, token: string | undefined, destination: string): Promise<never> {
   const postponed = data.postponed ?? 0;
   // Started while the slots look up the job's place; awaited before the move (a failure is thrown there).
   const updated = Promise.all([
@@ -105,8 +102,7 @@ async function postpone(slots: DestinationSlots, job: Job, token: string | undef
  * delayed set without consuming an attempt, until the predecessor's job wakes it (or the doubling
  * wait of postponementMs ends, should that wake-up be lost).
  */
-async function waitForPredecessor(job: Job, token: string | undefined): Promise<never> {
-  const data = webhookDeliveryJobSchema.parse(job.data);
+async function waitForPredecessor(data: WebhookDeliveryJob, job: Job, token: string | undefined): Promise<never> {
   const postponed = data.postponed ?? 0;
   await job.updateData({ ...data, postponed: postponed + 1 });
   await job.moveToDelayed(Date.now() + postponementMs(postponed, Math.random()), token);
@@ -117,23 +113,23 @@ async function waitForPredecessor(job: Job, token: string | undefined): Promise<
  * worker-webhooks: one attempt of one delivery. The row is the truth: it counts the attempts (also
  * those cut short by a crash), holds the body, and is updated before the job is retried or failed.
  */
-export async function deliverWebhookJob(slots: DestinationSlots, job: Job, token?: string, log: Logger = logger): Promise<void> {
-  const { deliveryId, destination: expected, after, next } = webhookDeliveryJobSchema.parse(job.data);
+export async function deliverWebhookJob(slots: DestinationSlots, data: WebhookDeliveryJob, job: Job, log: Logger, token: string | undefined): Promise<void> {
+  const { deliveryId, destination: expected, after, next } = data;
   // The destination it went to last time, or was enqueued for: saturated, and no room to wait for a
   // slot here, the job is postponed before it reads the database.
-  if (expected && (await slots.isSaturated(expected))) await postpone(slots, job, token, expected);
+  if (expected && (await slots.isSaturated(expected))) await postpone(slots, data, job, token, expected);
   const context = await readDeliveryContext(deliveryId);
   if (!context) return;
   // Not pending: delivered or annulled (nothing to do), or discarded after its last attempt and
   // retried from Bull Board, which is a redelivery.
   if (context.delivery.status !== 'pending' && !(await reopenDeliveries([deliveryId], 'exhausted')).length) return;
-  if (after && context.delivery.attempts === 0 && !(await hasAttemptOutcome(after))) await waitForPredecessor(job, token);
+  if (after && context.delivery.attempts === 0 && !(await hasAttemptOutcome(after))) await waitForPredecessor(data, job, token);
 
   const destination = await resolveDestination(context);
   const origin = 'error' in destination ? null : destinationOf(destination.url ?? '');
   // An unusable destination fails at once and takes no slot.
   const slot = origin ? await slots.acquire(origin) : null;
-  if (origin && !slot) await postpone(slots, job, token, origin);
+  if (origin && !slot) await postpone(slots, data, job, token, origin);
   let claimed: ClaimedAttempt | undefined;
   let sent: WebhookOutcome;
   try {

@@ -9,7 +9,7 @@ import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { mapInChunks } from '../../lib/chunks.js';
 import type { AttemptRow, DeliveryRow } from './delivery-json.js';
-import { clearFinishedDeliveryJob, clearFinishedDeliveryJobs, enqueueDeliveries } from './delivery-queue.js';
+import { clearFinishedDeliveryJob, clearFinishedDeliveryJobs, enqueueDeliveries } from '../../jobs/webhook-delivery-job.js';
 import { reopenDeliveries } from './delivery-state.js';
 import type { WebhookEndpointRow } from './webhook-endpoint-json.js';
 import { getVisibleEndpoint } from './webhook-endpoint-service.js';

@@ -6,7 +6,7 @@ import { organisations, webhookEndpoints } from '../../db/schema/index.js';
 import type { OperatorEventType } from '../../lib/event-catalogue.js';
 import { logger } from '../../logger.js';
 import { systemActor, transactionWithEvents, type Emit } from '../events/outbox.js';
-import { dropAnnulledJobs } from './delivery-queue.js';
+import { dropAnnulledJobs } from '../../jobs/webhook-delivery-job.js';
 import { annulPendingDeliveries, failingTooLong } from './delivery-state.js';
 import { webhookEndpointJson, type WebhookEndpointRow } from './webhook-endpoint-json.js';
 

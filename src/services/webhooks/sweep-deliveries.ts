@@ -3,10 +3,9 @@ import { db } from '../../db/client.js';
 import { webhookDeliveries } from '../../db/schema/index.js';
 import type { Queue } from 'bullmq';
 import { behindTheLine, takeFairPrioritiesOf } from '../../queues/fair-share.js';
-import { queueNames } from '../../queues/queue-names.js';
 import { getQueue } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
-import { enqueueDeliveries } from './delivery-queue.js';
+import { enqueueDeliveries, webhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
 
 /**
  * As for events (docs/architecture.md), 30 s: longer than any attempt in flight (10 s), so a row whose job
@@ -25,7 +24,7 @@ const overdue = sql`statement_timestamp() - make_interval(secs => ${deliveryOver
  * Batches follow each other until none is left, so an outage's backlog is handed back at once.
  */
 export async function sweepDeliveries(): Promise<number> {
-  const queue = getQueue(queueNames.webhookDelivery);
+  const queue = getQueue(webhookDeliveryJob.queueName);
   let requeued = 0;
   let after: { nextAttemptAt: Date | null; id: string } | undefined;
   for (;;) {
@@ -77,6 +76,6 @@ async function bringForwardFromBehindTheLine(queue: Queue, rows: readonly { id: 
   const waiting = await Promise.all(jobs.map(async (job) => (job && Number(job.priority) === behindTheLine && (await job.getState()) === 'prioritized' ? job : null)));
   const behind = rows.flatMap((row, i) => (waiting[i] ? [{ row, job: waiting[i] }] : []));
   if (!behind.length) return;
-  const tags = await takeFairPrioritiesOf(queueNames.webhookDelivery, behind, ({ row }) => row.organisationId);
+  const tags = await takeFairPrioritiesOf(webhookDeliveryJob.queueName, behind, ({ row }) => row.organisationId);
   await Promise.all(behind.map(({ job }, i) => job.changePriority({ priority: tags[i] }).catch(() => {})));
 }

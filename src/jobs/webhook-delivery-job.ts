@@ -1,30 +1,61 @@
-import type { JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
-import { config } from '../../config.js';
-import { mapInChunks } from '../../lib/chunks.js';
-import { maxDeliveryAttempts, webhookBackoffStrategy } from '../../lib/webhook-backoff.js';
-import { groupBy } from '../../lib/group-by.js';
-import { destinationOf } from '../../lib/webhook-destination.js';
-import { behindTheLine, takeFairPrioritiesOf } from '../../queues/fair-share.js';
-import { queueNames } from '../../queues/queue-names.js';
-import { getQueue, getQueueConnection } from '../../queues/queues.js';
-import { DestinationSlots } from './destination-slots.js';
+import { z } from 'zod';
+import { config } from '../config.js';
+import { mapInChunks } from '../lib/chunks.js';
+import { maxDeliveryAttempts, webhookBackoffStrategy } from '../lib/webhook-backoff.js';
+import { groupBy } from '../lib/group-by.js';
+import { destinationOf } from '../lib/webhook-destination.js';
+import { behindTheLine, takeFairPrioritiesOf } from '../queues/fair-share.js';
+import type { JobDefinition } from '../queues/job-definition.js';
+import { getQueue, getQueueConnection } from '../queues/queues.js';
+import { DestinationSlots } from '../services/webhooks/destination-slots.js';
+
+/** worker-webhooks: one attempt of one delivery (src/services/webhooks/deliver-webhook-job.ts). */
+// The ids besides the delivery's own are for operators searching Bull Board (jobs of older releases lack them).
+const webhookDeliveryJobSchema = z.object({
+  deliveryId: z.uuid(),
+  // The destination the delivery was enqueued for (a hint, see enqueueDeliveries), or where it was
+  // postponed because that destination was saturated: the next run looks at the destination's slots
+  // before reading the database.
+  destination: z.string().optional(),
+  postponed: z.number().int().min(0).optional(),
+  organisationId: z.uuid().optional(),
+  venueId: z.uuid().optional(),
+  eventId: z.uuid().optional(),
+  endpointId: z.uuid().nullable().optional(),
+  automationId: z.uuid().optional(),
+  // A recovery sent in event order (docs/webhooks.md "Recovery"): the first attempt waits for the
+  // outcome of the `after` delivery's, and wakes the `next` one once its own outcome is known.
+  after: z.uuid().optional(),
+  next: z.uuid().optional(),
+});
+export type WebhookDeliveryJob = z.infer<typeof webhookDeliveryJobSchema>;
 
 /** The custom backoff of the webhook worker (registered as `settings.backoffStrategy`). */
 export const webhookBackoff = webhookBackoffStrategy(config.WEBHOOK_BACKOFF_SCALE);
 
 const thirtyDaysSeconds = 30 * 24 * 3600;
 
-/**
- * Five attempts on the schedule of docs/webhooks.md; failed jobs stay as the discard list of Bull
- * Board. A completed job is removed at once: the delivery row is its history, and keeping jobs
- * costs Redis work at every completion.
- */
-export const deliveryJobOptions: JobsOptions = {
-  attempts: maxDeliveryAttempts,
-  backoff: { type: 'webhook' },
-  removeOnComplete: true,
-  removeOnFail: { age: thirtyDaysSeconds },
+export const webhookDeliveryJob: JobDefinition<WebhookDeliveryJob> = {
+  queueName: 'webhook-delivery',
+  schema: webhookDeliveryJobSchema,
+  fair: true,
+  // Five attempts on the schedule of docs/webhooks.md; failed jobs stay as the discard list of Bull
+  // Board. A completed job is removed at once: the delivery row is its history, and keeping jobs
+  // costs Redis work at every completion.
+  jobOptions: {
+    attempts: maxDeliveryAttempts,
+    backoff: { type: 'webhook' },
+    removeOnComplete: true,
+    removeOnFail: { age: thirtyDaysSeconds },
+  },
+  workerOptions: {
+    concurrency: config.WEBHOOK_WORKER_CONCURRENCY,
+    settings: { backoffStrategy: webhookBackoff },
+    // A worker that dies mid-delivery loses its lock; another worker takes the job over once it expires.
+    lockDuration: config.WEBHOOK_WORKER_LOCK_MS,
+    stalledInterval: config.WEBHOOK_WORKER_LOCK_MS,
+  },
 };
 
 /** The columns of a delivery row its job is made from. */
@@ -77,17 +108,17 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
   // Only the jobs that go to the workers now take a place in the line; those enqueued delayed run
   // behind it when they come back (src/queues/fair-share.ts).
   const inLine = deliveries.filter((d) => !heldBack.delays.has(d.id) && dueIn(d) === 0);
-  const tags = await takeFairPrioritiesOf(queueNames.webhookDelivery, inLine, (d) => d.organisationId);
+  const tags = await takeFairPrioritiesOf(webhookDeliveryJob.queueName, inLine, (d) => d.organisationId);
   const priorities = new Map(inLine.map((d, i) => [d.id, tags[i]]));
-  await getQueue(queueNames.webhookDelivery).addBulk(
+  await getQueue(webhookDeliveryJob.queueName).addBulk(
     deliveries.map((d) => {
       const destination = destinationOfDelivery.get(d.id);
       const ids = { organisationId: d.organisationId, venueId: d.venueId, eventId: d.eventId, endpointId: d.endpointId, automationId: d.automationId };
       return {
         name: deliveryJobName(d),
         // Fields left undefined are not written (JSON).
-        data: { deliveryId: d.id, ...(destination ? { destination } : {}), ...ids, after: d.after, next: d.next },
-        opts: { ...deliveryJobOptions, jobId: d.id, delay: heldBack.delays.get(d.id) ?? dueIn(d), priority: priorities.get(d.id) ?? behindTheLine },
+        data: { deliveryId: d.id, ...(destination ? { destination } : {}), ...ids, after: d.after, next: d.next } satisfies WebhookDeliveryJob,
+        opts: { ...webhookDeliveryJob.jobOptions, jobId: d.id, delay: heldBack.delays.get(d.id) ?? dueIn(d), priority: priorities.get(d.id) ?? behindTheLine },
       };
     }),
   );
@@ -96,13 +127,13 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
 
 /** Moves a postponed (delayed) delivery job to the waiting list now; false when it is not delayed, or not there. */
 export async function promoteDeliveryJob(id: string): Promise<boolean> {
-  const job = await getQueue(queueNames.webhookDelivery).getJob(id);
+  const job = await getQueue(webhookDeliveryJob.queueName).getJob(id);
   return job ? job.promote().then(() => true, () => false) : false;
 }
 
 /** Removes waiting or delayed jobs; a job being attempted right now is left to notice the row's state. */
 export async function removeDeliveryJobs(ids: string[]): Promise<void> {
-  const queue = getQueue(queueNames.webhookDelivery);
+  const queue = getQueue(webhookDeliveryJob.queueName);
   await Promise.all(ids.map((id) => queue.remove(id)));
 }
 
@@ -114,7 +145,7 @@ export function dropAnnulledJobs(ids: string[], log: Logger): void {
 
 /** Clears the finished job of a delivery so that a new cycle can start under the same jobId; false while an attempt runs. */
 export async function clearFinishedDeliveryJob(id: string): Promise<boolean> {
-  const queue = getQueue(queueNames.webhookDelivery);
+  const queue = getQueue(webhookDeliveryJob.queueName);
   const job = await queue.getJob(id);
   if (!job) return true;
   // Only a finished job: a waiting one is the new cycle a concurrent redelivery has just enqueued

@@ -1,0 +1,25 @@
+import type { Job, JobsOptions, WorkerOptions } from 'bullmq';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+
+/**
+ * One kind of job (docs/architecture.md "Jobs"): what producers need to enqueue it and what a
+ * worker needs to run it, in one place (src/jobs/<kind>-job.ts). Its handler lives in a file of its
+ * own (src/jobs/<kind>-handler.ts): the handler reaches the services that enqueue, and a producer
+ * that imported it with the definition would close an import cycle.
+ */
+export interface JobDefinition<T> {
+  /** The BullMQ queue; one worker role consumes it. */
+  readonly queueName: string;
+  /** Checks a job's data when a worker takes it: a job written by an older release must not crash a worker. */
+  readonly schema: z.ZodType<T>;
+  /** Served fairly between organisations (src/queues/fair-share.ts): every job of the queue carries a fair priority. */
+  readonly fair: boolean;
+  /** The options each job is enqueued with (its own jobId, delay and priority added). */
+  readonly jobOptions: JobsOptions;
+  /** The options of the queue's workers: how many jobs each runs at once, and lock, stall check, backoff strategy. */
+  readonly workerOptions: Partial<WorkerOptions> & Pick<WorkerOptions, 'concurrency'>;
+}
+
+/** Runs one job: `payload` is its data checked by the definition's schema; `log` is the job's logger (queue, job id). */
+export type JobHandler<T> = (payload: T, job: Job<T>, log: Logger, token: string | undefined) => Promise<unknown>;
