@@ -1,0 +1,2 @@
+CREATE INDEX IF NOT EXISTS "reservations_venue_status_starts_idx" ON "reservations" USING btree ("venue_id","status","starts_at","id");--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "reservations_org_status_starts_idx" ON "reservations" USING btree ("organisation_id","status","starts_at","id");
