@@ -89,7 +89,9 @@ async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
     { name: 'GET /reservations (venue, second page)', path: await secondPage(`/api/v1/reservations?venueId=${venueId}&limit=50`) },
     { name: 'GET /reservations (organisation)', path: `/api/v1/reservations?limit=50` },
     { name: 'GET /reservations (venue, one day)', path: `/api/v1/reservations?venueId=${venueId}&from=${localDate(-2)}&to=${localDate(-2)}&limit=50` },
-    { name: 'GET /reservations (status=cancelled)', path: `/api/v1/reservations?venueId=${venueId}&status=cancelled&limit=50` },
+    // Full pages on both sides: a venue's week holds ~10 cancelled reservations, the organisation's ~2,000.
+    { name: 'GET /reservations (venue, status=confirmed)', path: `/api/v1/reservations?venueId=${venueId}&status=confirmed&limit=50` },
+    { name: 'GET /reservations (organisation, status=cancelled)', path: `/api/v1/reservations?status=cancelled&limit=50` },
     { name: 'GET /reservations (guest)', path: `/api/v1/reservations?guestId=${guest.id}&limit=50` },
     { name: 'GET /reservations/{id}', path: `/api/v1/reservations/${reservation.id}` },
     { name: 'GET /reservations/{id}/history', path: `/api/v1/reservations/${reservation.id}/history` },
