@@ -182,7 +182,7 @@ try {
   await queue.pause();
   for (let i = 0; i < deliveries; i += 250) await emit(Math.min(250, deliveries - i));
   // Jobs carry fair priorities (docs/architecture.md "Fair queues"): they wait in BullMQ's prioritized set.
-  const queued = async () => Object.values(await queue.getJobCounts('wait', 'paused', 'prioritized')).reduce((a, b) => a + b, 0);
+  const queued = async () => Object.values(await queue.getJobCounts('wait', 'prioritized')).reduce((a, b) => a + b, 0);
   await waitFor(async () => (await queued()) >= deliveries, 60_000, 'deliveries to be queued');
   const before = arrived;
   const cpuBefore = await cpuSnapshot();
