@@ -498,4 +498,39 @@ describe('isolation and lists', () => {
     expect(list).toHaveProperty('table');
     expect((await api.get('/reservations?status=bogus')).body.error.details.fields).toEqual(['status']);
   });
+
+  // The list bounds startsAt by the dates as well (so that the window is read by index): a service
+  // date's first and past-midnight minutes, in the zones furthest from UTC, stay inside it.
+  it('lists a service date whole by from/to, first minute and past midnight, in UTC+14 and UTC-11', async () => {
+    const t = await createTenant({ venue: { timezone: 'Pacific/Kiritimati', countryCode: 'KI' } });
+    const api = client(server.url, t.key);
+    const west = (await api.post('/venues', { name: 'West', timezone: 'Pacific/Pago_Pago', countryCode: 'AS' })).body.venue.id as string;
+    // 00:00 is the date's first minute (Early); 01:30 only Late offers, the night after the date.
+    const night: VenueFixtureOptions = {
+      shifts: [
+        { name: 'Early', startTime: '00:00', lastSeatingTime: '01:00', endTime: '03:00' },
+        { name: 'Late', startTime: '22:00', lastSeatingTime: '01:30', endTime: '03:30' },
+      ],
+    };
+    await configureVenue(t.venueId, night);
+    await configureVenue(west, night);
+    const ids: string[] = [];
+    for (const [venueId, zone] of [[t.venueId, 'Pacific/Kiritimati'], [west, 'Pacific/Pago_Pago']]) {
+      const serviceDate = localDate(3, zone);
+      const starts: number[] = [];
+      for (const time of ['00:00', '01:30']) {
+        const created = await api.post('/reservations', { venueId, serviceDate, time, partySize: 2 });
+        expect(created.status, `${zone} ${time}`).toBe(201);
+        ids.push(created.body.reservation.id);
+        starts.push(Date.parse(created.body.reservation.startsAt));
+      }
+      expect(starts[1] - starts[0], 'the 01:30 party sits the night after the date').toBe(25.5 * 3600_000);
+    }
+    const listed = async (from: string, to: string) => (await api.get(`/reservations?from=${from}&to=${to}&limit=50`)).body.data.map((r: { id: string }) => r.id);
+    const east = localDate(3, 'Pacific/Kiritimati');
+    const westDate = localDate(3, 'Pacific/Pago_Pago');
+    expect(await listed(east, east)).toEqual(expect.arrayContaining(ids.slice(0, 2)));
+    expect(await listed(westDate, westDate)).toEqual(expect.arrayContaining(ids.slice(2)));
+    expect((await listed(east < westDate ? east : westDate, east < westDate ? westDate : east)).sort()).toEqual([...ids].sort());
+  });
 });

@@ -1,9 +1,10 @@
-import { and, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { reservations } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
 import type { ReservationStatus } from '../../lib/availability/types.js';
+import { addDays } from '../../lib/local-time.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import type { ReservationParts, ReservationRow } from './reservation-json.js';
@@ -19,19 +20,31 @@ export interface ReservationListQuery extends ListQuery {
   externalRef?: string;
 }
 
-/** GET /reservations: by startsAt (or by updatedAt with changedAfter), within the key's venues. */
-export async function listReservations(auth: AuthContext, query: ReservationListQuery): Promise<{ parts: ReservationParts[]; nextCursor: string | null }> {
-  if (query.venueId) await getVisibleVenue(auth, query.venueId);
-  const filters: (SQL | undefined)[] = [
+/** The conditions of GET /reservations (the key's visibility included); exported for the plan test. */
+export function reservationListFilters(auth: AuthContext, query: ReservationListQuery): (SQL | undefined)[] {
+  return [
     eq(reservations.organisationId, auth.organisationId),
     visibleVenueIds(auth, reservations.venueId),
     query.venueId ? eq(reservations.venueId, query.venueId) : undefined,
     query.from ? gte(reservations.serviceDate, query.from) : undefined,
     query.to ? lte(reservations.serviceDate, query.to) : undefined,
+    // The same window as instants, always true of the rows above: a service date's minutes run from
+    // its local midnight to two days later (past-midnight service), in any zone from UTC-12 to
+    // UTC+14, so a day either side covers them. It lets the page be read from the (…, startsAt, id)
+    // indexes at the window; by serviceDate alone an organisation's page read every earlier
+    // reservation first (14.6 s on two years of history).
+    query.from ? gte(reservations.startsAt, new Date(`${addDays(query.from, -1)}T00:00:00Z`)) : undefined,
+    query.to ? lt(reservations.startsAt, new Date(`${addDays(query.to, 3)}T00:00:00Z`)) : undefined,
     query.status?.length ? inArray(reservations.status, query.status) : undefined,
     query.guestId ? eq(reservations.guestId, query.guestId) : undefined,
     query.externalRef ? eq(reservations.externalRef, query.externalRef) : undefined,
   ];
+}
+
+/** GET /reservations: by startsAt (or by updatedAt with changedAfter), within the key's venues. */
+export async function listReservations(auth: AuthContext, query: ReservationListQuery): Promise<{ parts: ReservationParts[]; nextCursor: string | null }> {
+  if (query.venueId) await getVisibleVenue(auth, query.venueId);
+  const filters = reservationListFilters(auth, query);
   const page = await fetchPage<ReservationRow>({
     query,
     idColumn: reservations.id,
