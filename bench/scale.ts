@@ -89,6 +89,7 @@ async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
     { name: 'GET /reservations (venue, second page)', path: await secondPage(`/api/v1/reservations?venueId=${venueId}&limit=50`) },
     { name: 'GET /reservations (organisation)', path: `/api/v1/reservations?limit=50` },
     { name: 'GET /reservations (venue, one day)', path: `/api/v1/reservations?venueId=${venueId}&from=${localDate(-2)}&to=${localDate(-2)}&limit=50` },
+    { name: 'GET /reservations (organisation, two days)', path: `/api/v1/reservations?from=${localDate(2)}&to=${localDate(3)}&limit=50` },
     // Full pages on both sides: a venue's week holds ~10 cancelled reservations, the organisation's ~2,000.
     { name: 'GET /reservations (venue, status=confirmed)', path: `/api/v1/reservations?venueId=${venueId}&status=confirmed&limit=50` },
     { name: 'GET /reservations (organisation, status=cancelled)', path: `/api/v1/reservations?status=cancelled&limit=50` },
@@ -113,6 +114,7 @@ async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
     { name: 'GET /events?venueId=', path: `/api/v1/events?venueId=${venueId}&limit=50` },
     { name: 'GET /webhook-deliveries', path: `/api/v1/webhook-deliveries?limit=50` },
     { name: 'GET /webhook-deliveries?status=discarded', path: `/api/v1/webhook-deliveries?status=discarded&limit=50` },
+    { name: 'GET /webhook-deliveries?venueId=', path: `/api/v1/webhook-deliveries?venueId=${venueId}&limit=50` },
     { name: 'GET /exports/reservations (7 days, one venue)', path: `/api/v1/exports/reservations?venueId=${venueId}&from=${localDate(-7)}&to=${localDate(-1)}` },
     { name: 'GET /reports/summary (7 days)', path: `/api/v1/reports/summary?venueId=${venueId}&from=${localDate(-7)}&to=${localDate(-1)}` },
     { name: 'GET /reports/occupancy', path: `/api/v1/reports/occupancy?venueId=${venueId}&serviceDate=${future}` },

@@ -5,6 +5,7 @@ import { db } from '../../src/db/client.js';
 import { events, idempotencyKeys, reservations, webhookDeliveries, webhookDeliveryAttempts } from '../../src/db/schema/index.js';
 import { expiredIdempotencyKeys } from '../../src/services/idempotency/idempotency-store.js';
 import { reservationListFilters, type ReservationListQuery } from '../../src/services/reservations/list-reservations.js';
+import { deliveryListFilters } from '../../src/services/webhooks/delivery-service.js';
 import { selectDueLate, selectDueNoShows } from '../../src/services/timers/late-reservations.js';
 import { concludedLongAgo } from '../../src/services/timers/purge-deliveries.js';
 
@@ -135,6 +136,21 @@ describe('statements of the request and timer paths read large tables by index',
     ['of a venue', { venueId: someId }],
   ])('GET /reservations?from=&to= %s reads from the window on, in page order', async (_name, scope) => {
     expect(readByIndexOn(await planOf(reservationPage({ ...scope, limit: 50, from: '2026-11-20', to: '2026-11-21' })), 'starts_at')).toBe(true);
+  });
+
+  // By the organisation's index alone, a page read every other venue's or automation's deliveries first.
+  it.each([
+    ['venueId', 'venue_id', { venueId: someId }],
+    ['automationId', 'automation_id', { automationId: someId }],
+  ])('GET /webhook-deliveries?%s= reads that one\'s deliveries only', async (_name, column, filter) => {
+    const page = db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(...deliveryListFilters(anyKey, filter)))
+      .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
+      .limit(51);
+    const nodes = nodesOf(await planOf(page));
+    expect(nodes.some((node) => node['Index Cond']?.includes(column))).toBe(true);
   });
 
   it('detects a statement no index serves', async () => {

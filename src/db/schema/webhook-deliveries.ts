@@ -56,6 +56,10 @@ export const webhookDeliveries = pgTable(
     unique('webhook_deliveries_run_action_key').on(t.runId, t.actionIndex),
     index('webhook_deliveries_org_created_idx').on(t.organisationId, t.createdAt, t.id),
     index('webhook_deliveries_org_updated_idx').on(t.organisationId, t.updatedAt, t.id),
+    // GET /webhook-deliveries?venueId= / ?automationId=: by the organisation's index alone a page read
+    // every other venue's or automation's deliveries before it (75 / 261 ms on a group of 200 venues).
+    index('webhook_deliveries_venue_created_idx').on(t.venueId, t.createdAt, t.id),
+    index('webhook_deliveries_automation_created_idx').on(t.automationId, t.createdAt, t.id),
     index('webhook_deliveries_pending_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_automation_pending_idx').on(t.automationId).where(sql`${t.status} = 'pending'`),
     // Disabling a destination discards its pending deliveries; a recovery reads its deliveries by creation time.

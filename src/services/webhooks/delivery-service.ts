@@ -22,9 +22,9 @@ export interface DeliveryFilters {
   endpointId?: string;
 }
 
-export async function listDeliveries(auth: AuthContext, query: ListQuery & DeliveryFilters) {
-  if (query.venueId) await getVisibleVenue(auth, query.venueId);
-  const filters: Array<SQL | undefined> = [
+/** The conditions of GET /webhook-deliveries (the key's visibility included); exported for the plan test. */
+export function deliveryListFilters(auth: AuthContext, query: DeliveryFilters): Array<SQL | undefined> {
+  return [
     eq(webhookDeliveries.organisationId, auth.organisationId),
     visibleVenueIds(auth, webhookDeliveries.venueId),
     query.venueId ? eq(webhookDeliveries.venueId, query.venueId) : undefined,
@@ -33,6 +33,11 @@ export async function listDeliveries(auth: AuthContext, query: ListQuery & Deliv
     query.automationId ? eq(webhookDeliveries.automationId, query.automationId) : undefined,
     query.endpointId ? eq(webhookDeliveries.endpointId, query.endpointId) : undefined,
   ];
+}
+
+export async function listDeliveries(auth: AuthContext, query: ListQuery & DeliveryFilters) {
+  if (query.venueId) await getVisibleVenue(auth, query.venueId);
+  const filters = deliveryListFilters(auth, query);
   return fetchPage<DeliveryRow>({
     query,
     idColumn: webhookDeliveries.id,

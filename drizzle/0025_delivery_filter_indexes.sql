@@ -1,0 +1,2 @@
+CREATE INDEX IF NOT EXISTS "webhook_deliveries_venue_created_idx" ON "webhook_deliveries" USING btree ("venue_id","created_at","id");--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "webhook_deliveries_automation_created_idx" ON "webhook_deliveries" USING btree ("automation_id","created_at","id");
