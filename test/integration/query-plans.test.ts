@@ -130,12 +130,14 @@ describe('statements of the request and timer paths read large tables by index',
     expect(readByIndexOn(await planOf(reservationPage({ ...scope, limit: 50, status: ['cancelled'] })), 'status')).toBe(true);
   });
 
-  // By serviceDate alone, an organisation's page read every reservation before the window first.
+  // By serviceDate alone, an organisation's page read every reservation before the window first. A
+  // venue's window may also be read by (venue, serviceDate) and sorted: bounded by the window too.
   it.each([
     ['of an organisation', {}],
     ['of a venue', { venueId: someId }],
-  ])('GET /reservations?from=&to= %s reads from the window on, in page order', async (_name, scope) => {
-    expect(readByIndexOn(await planOf(reservationPage({ ...scope, limit: 50, from: '2026-11-20', to: '2026-11-21' })), 'starts_at')).toBe(true);
+  ])('GET /reservations?from=&to= %s reads the window only', async (_name, scope) => {
+    const nodes = nodesOf(await planOf(reservationPage({ ...scope, limit: 50, from: '2026-11-20', to: '2026-11-21' })));
+    expect(nodes.some((node) => /starts_at >=|service_date >=/.test(node['Index Cond'] ?? ''))).toBe(true);
   });
 
   // By the organisation's index alone, a page read every other venue's or automation's deliveries first.
