@@ -1,4 +1,4 @@
-import { findInCauses } from './error-causes.js';
+import { hasSqlState } from './error-causes.js';
 
 /**
  * Errors that mean a dependency (PostgreSQL) could not be reached or dropped the connection, as
@@ -33,5 +33,5 @@ export function isConnectionError(err: unknown): boolean {
 
 /** PostgreSQL stopped the statement: it ran past statement_timeout, or its request's client left (query_canceled). */
 export function isStatementCancelled(err: unknown): boolean {
-  return findInCauses(err, ({ code }) => (code === '57014' ? true : undefined)) ?? false;
+  return hasSqlState(err, '57014');
 }

@@ -9,3 +9,8 @@ export function findInCauses<T>(err: unknown, pick: (e: { code?: unknown; constr
   }
   return undefined;
 }
+
+/** Whether PostgreSQL answered with this SQLSTATE anywhere in the chain of causes. */
+export function hasSqlState(err: unknown, sqlState: string): boolean {
+  return findInCauses(err, ({ code }) => (code === sqlState ? true : undefined)) ?? false;
+}

@@ -2,14 +2,14 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { reservationTables } from '../../db/schema/index.js';
 import { ApiError } from '../../core/errors.js';
-import { findInCauses } from '../../lib/error-causes.js';
+import { hasSqlState } from '../../lib/error-causes.js';
 import type { Seating } from '../../lib/availability/seatings.js';
 import type { Proposal, UnavailableReason, VenueConfig } from '../../lib/availability/types.js';
 import type { SeatedTable } from './reservation-json.js';
 
 /** The PostgreSQL error of the occupancy exclusion constraint: another live reservation holds the table then. */
 export function isExclusionViolation(err: unknown): boolean {
-  return findInCauses(err, ({ code }) => (code === '23P01' ? true : undefined)) ?? false;
+  return hasSqlState(err, '23P01');
 }
 
 export function duringRange(startsAt: Date | number, endsAt: Date | number): string {

@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { reservations, reservationTables } from '../../db/schema/index.js';
 import { MOVABLE_NOTICE_MINUTES, type TableMove } from '../../lib/availability/table-optimiser.js';
-import { findInCauses } from '../../lib/error-causes.js';
+import { hasSqlState } from '../../lib/error-causes.js';
 import { systemActor, type Emit } from '../events/outbox.js';
 import { reservationEventFields } from './reservation-events.js';
 import { loadReservationParts } from './reservation-view.js';
@@ -36,7 +36,7 @@ const MAX_ATTEMPTS = 3;
  * of one of them waiting on those can deadlock with it, and PostgreSQL then rolls one of the two
  * back. The booking's transaction is whole, so running it again is safe.
  */
-const isDeadlock = (err: unknown) => findInCauses(err, ({ code }) => (code === '40P01' ? true : undefined)) ?? false;
+const isDeadlock = (err: unknown) => hasSqlState(err, '40P01');
 
 /** Runs a booking transaction again while its table moves went stale (or deadlocked); then 409 no_availability, reason conflict. */
 export async function retryStaleMoves<T>(run: () => Promise<T>): Promise<T> {
