@@ -1,16 +1,17 @@
 // Writes of one organisation never queue behind each other (issue 24): bookings that succeed, spread
 // over 12 venues of ONE organisation vs 12 venues of 12 organisations, 32 connections, against one
 // server, in alternating rounds (medians). Target: one organisation / twelve >= 0.9.
-// Usage: npx tsx bench/organisation-writes.ts [seconds=8] [rounds=3] [--code DIR]
+// Usage: npx tsx bench/organisation-writes.ts [seconds=8] [rounds=3] [--code DIR] [--cpu-prof DIR]
 //   --code DIR also serves the same database with another checkout (e.g. a worktree of the code
 //   before the live stream, its node_modules linked), measured in the same alternating rounds.
+//   --cpu-prof DIR writes a CPU profile of each server into DIR when it stops (open in Chrome's DevTools).
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { prepareBenchDatabase } from './support/bench-database.js';
 import { spawnServer } from './support/spawn-server.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' }, 'cpu-prof': { type: 'string' } } });
 const seconds = Number(positionals[0] ?? 8);
 const rounds = Number(positionals[1] ?? 3);
 await prepareBenchDatabase('floorline_bench_organisation_writes');
@@ -33,20 +34,28 @@ async function venueOf(organisationId: string, name: string): Promise<string> {
 const benchKey = async (organisationId: string) =>
   (await createApiKey({ organisationId, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 })).key;
 
-const group = await createOrganisation('Group', false);
-const groupKey = await benchKey(group.id);
-const oneOrganisation: Tenant[] = [];
-for (let i = 0; i < 12; i++) oneOrganisation.push({ venueId: await venueOf(group.id, `Group venue ${i}`), key: groupKey });
-const twelveOrganisations: Tenant[] = [];
-for (let i = 0; i < 12; i++) {
-  const org = await createOrganisation(`Independent ${i}`, false);
-  twelveOrganisations.push({ venueId: await venueOf(org.id, `Independent ${i}`), key: await benchKey(org.id) });
+/** 12 venues of one organisation and 12 venues of 12 organisations. */
+async function createTenants(label: string): Promise<{ one: Tenant[]; twelve: Tenant[] }> {
+  const group = await createOrganisation(`Group ${label}`, false);
+  const groupKey = await benchKey(group.id);
+  const one: Tenant[] = [];
+  for (let i = 0; i < 12; i++) one.push({ venueId: await venueOf(group.id, `Group venue ${i}`), key: groupKey });
+  const twelve: Tenant[] = [];
+  for (let i = 0; i < 12; i++) {
+    const org = await createOrganisation(`Independent ${label} ${i}`, false);
+    twelve.push({ venueId: await venueOf(org.id, `Independent ${i}`), key: await benchKey(org.id) });
+  }
+  return { one, twelve };
 }
 
 const serverEnv = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' };
 const codes = [{ label: 'this code', dir: path.resolve('.'), port: 3946 }];
 if (values.code) codes.push({ label: values.code, dir: path.resolve(values.code), port: 3947 });
-const servers = await Promise.all(codes.map((code) => spawnServer(path.join(code.dir, 'src/server.ts'), serverEnv, code.port)));
+// Each code books its own venues: venues fill as a run goes on (fewer bookings succeed), so codes
+// sharing venues would be measured on unequal days.
+const tenants = await Promise.all(codes.map((code) => createTenants(code.label)));
+const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [];
+const servers = await Promise.all(codes.map((code) => spawnServer(path.join(code.dir, 'src/server.ts'), serverEnv, code.port, profile)));
 const today = instantToLocal('Europe/Rome', Date.now()).date;
 const times = [12, 13, 19, 20, 21].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`));
 const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
@@ -75,12 +84,13 @@ async function bookingsPerSecond(port: number, tenants: Tenant[]): Promise<numbe
 
 try {
   // Warm-up: JIT, pools, key cache, the venues' configuration caches.
-  for (const code of codes) await bookingsPerSecond(code.port, [...oneOrganisation, ...twelveOrganisations]);
+  for (const [i, code] of codes.entries()) await bookingsPerSecond(code.port, [...tenants[i].one, ...tenants[i].twelve]);
   const figures = codes.map(() => ({ one: [] as number[], twelve: [] as number[] }));
   for (let round = 0; round < rounds; round++) {
-    for (const [i, code] of codes.entries()) {
-      figures[i].one.push(await bookingsPerSecond(code.port, oneOrganisation));
-      figures[i].twelve.push(await bookingsPerSecond(code.port, twelveOrganisations));
+    // Each code goes first in every other round.
+    for (const [i, code] of round % 2 ? [...codes.entries()].reverse() : codes.entries()) {
+      figures[i].one.push(await bookingsPerSecond(code.port, tenants[i].one));
+      figures[i].twelve.push(await bookingsPerSecond(code.port, tenants[i].twelve));
     }
   }
   const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
@@ -99,5 +109,6 @@ try {
   console.log(`double bookings: ${doubles}   published events without a stream position after the run: ${unnumbered}`);
 } finally {
   for (const server of servers) server.kill('SIGTERM');
+  await Promise.all(servers.map((server) => new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve(null)))));
   await sql.end();
 }
