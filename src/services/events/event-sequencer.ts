@@ -1,5 +1,5 @@
 import { and, isNotNull, isNull, lt, max, eq, sql } from 'drizzle-orm';
-import { db, runDetached } from '../../db/client.js';
+import { db, runDetached, sql as pg } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { logger } from '../../logger.js';
 
@@ -27,38 +27,12 @@ const runSize = 5000;
  */
 export async function sequenceEvents(organisationId: string): Promise<boolean> {
   for (;;) {
-    const outcome = await db.transaction(async (tx) => {
-      const [lock] = await tx.execute<{ ok: boolean }>(
-        sql`select pg_try_advisory_xact_lock(hashtext('event-sequencer'), hashtext(${organisationId})) as ok`,
-      );
+    const outcome = await pg.begin(async (tx) => {
+      const [lock] = await tx.unsafe<Array<{ ok: boolean }>>(takeLockStatement, [organisationId], { prepare: true });
       if (!lock.ok) return 'busy';
-      const [run] = await tx.execute<{ numbered: number }>(sql`
-        with head as (
-          select coalesce(
-            (select position from event_stream_heads where organisation_id = ${organisationId}),
-            (select max(position) from events where organisation_id = ${organisationId} and position is not null),
-            0) as position
-        ), locked as (
-          -- SKIP LOCKED: a row worker-events is marking dispatched waits for the next run, so a run
-          -- never waits for (nor deadlocks with) another statement's row locks.
-          select id, created_at
-          from events
-          where organisation_id = ${organisationId} and published and position is null
-          order by created_at, id
-          limit ${runSize}
-          for update skip locked
-        ), todo as (
-          select id, row_number() over (order by created_at, id) as n from locked
-        ), numbered as (
-          update events e set position = (select position from head) + todo.n from todo where e.id = todo.id returning e.position
-        ), moved as (
-          insert into event_stream_heads (organisation_id, position)
-          select ${organisationId}, max(position) from numbered having count(*) > 0
-          on conflict (organisation_id) do update set position = excluded.position
-        )
-        select count(*)::int as numbered from numbered`);
+      const [run] = await tx.unsafe<Array<{ numbered: number }>>(numberStatement, [organisationId, runSize], { prepare: true });
       // Delivered at commit, when the positions are visible.
-      if (run.numbered > 0) await tx.execute(sql`select pg_notify(${eventStreamChannel}, ${organisationId})`);
+      if (run.numbered > 0) await tx.unsafe(notifyStatement, [eventStreamChannel, organisationId], { prepare: true });
       return run.numbered === runSize ? 'more' : run.numbered > 0 ? 'done' : 'nothing';
     });
     if (outcome === 'busy') return false;
@@ -69,16 +43,42 @@ export async function sequenceEvents(organisationId: string): Promise<boolean> {
   }
 }
 
-/** Published and not numbered yet: what the partial index events_unsequenced_idx holds. */
+// A run's statements go to the driver as prepared statements (planned once per connection): a run
+// follows nearly every commit, and planning the numbering statement each time cost PostgreSQL about
+// as much as running it (docs/architecture.md "Write path"). $1 is the organisation.
+const takeLockStatement = `select pg_try_advisory_xact_lock(hashtext('event-sequencer'), hashtext($1)) as ok`;
+const numberStatement = `
+  with head as (
+    select coalesce(
+      (select position from event_stream_heads where organisation_id = $1),
+      (select max(position) from events where organisation_id = $1 and position is not null),
+      0) as position
+  ), locked as (
+    -- SKIP LOCKED: a row worker-events is marking dispatched waits for the next run, so a run
+    -- never waits for (nor deadlocks with) another statement's row locks.
+    select id, created_at
+    from events
+    where organisation_id = $1 and published and position is null
+    order by created_at, id
+    limit $2
+    for update skip locked
+  ), todo as (
+    select id, row_number() over (order by created_at, id) as n from locked
+  ), numbered as (
+    update events e set position = (select position from head) + todo.n from todo where e.id = todo.id returning e.position
+  ), moved as (
+    insert into event_stream_heads (organisation_id, position)
+    select $1, max(position) from numbered having count(*) > 0
+    on conflict (organisation_id) do update set position = excluded.position
+  )
+  select count(*)::int as numbered from numbered`;
+const notifyStatement = 'select pg_notify($1, $2)';
+// Published and not numbered yet: what the partial index events_unsequenced_idx holds.
 const unsequenced = and(eq(events.published, true), isNull(events.position));
+const unsequencedStatement = 'select 1 from events where organisation_id = $1 and published and position is null limit 1';
 
-function hasUnsequenced(organisationId: string): Promise<boolean> {
-  return db
-    .select({ id: events.id })
-    .from(events)
-    .where(and(eq(events.organisationId, organisationId), unsequenced))
-    .limit(1)
-    .then((rows) => rows.length > 0);
+async function hasUnsequenced(organisationId: string): Promise<boolean> {
+  return (await pg.unsafe(unsequencedStatement, [organisationId], { prepare: true })).length > 0;
 }
 
 /** Failed runs in a row (PostgreSQL unreachable, a statement cancelled) before a commit's numbering is left to the next commit or the sweeper. */

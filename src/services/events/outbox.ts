@@ -60,9 +60,12 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
       actor: event.actor ?? actor,
       createdAt: sql`clock_timestamp() + make_interval(secs => ${i / 1000})`,
     }));
-    const inserted = await mapInChunks(rows, (chunk) =>
-      tx.insert(events).values(chunk).returning({ id: events.id, organisationId: events.organisationId, venueId: events.venueId, type: events.type, published: events.published }),
-    );
+    const inserted = await mapInChunks(rows, (chunk) => {
+      const insert = tx.insert(events).values(chunk).returning({ id: events.id, organisationId: events.organisationId, venueId: events.venueId, type: events.type, published: events.published });
+      // A change's few events (a booking's one) as a prepared statement, planned once per connection;
+      // a bulk change's chunks are not, so that each connection keeps a bounded set of statements.
+      return chunk.length <= preparedEventRows ? insert.prepare('insert_events').execute() : insert;
+    });
     return { result, ids: inserted.filter((r) => r.published) };
   });
   if (ids.length) {
@@ -79,6 +82,9 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
 export async function recordHistoryOnlyEvent(tx: Tx, event: NewEvent, actor: Actor): Promise<void> {
   await tx.insert(events).values({ ...event, ...historyOnlyFields, actor });
 }
+
+/** Up to this many events per statement are inserted by a prepared statement. */
+const preparedEventRows = 4;
 
 /** Never listed or streamed (published), never dispatched (dispatchedAt set at once). */
 const historyOnlyFields = { published: false, dispatchedAt: sql`clock_timestamp()` };
