@@ -1,4 +1,5 @@
 import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { config } from '../config.js';
 import { groupBy } from '../lib/group-by.js';
 import { getQueue, getQueueConnection } from './queues.js';
@@ -39,10 +40,28 @@ export const behindTheLine = lowestPriority;
  */
 const organisationTagSeconds = 3600;
 
-/** The queues' connection once ready: it queues no command while connecting. */
-async function redisOf(queue: string) {
+interface FairCommands {
+  takeFairTags: (key: string, count: number, lifetimeSeconds: number, organisationId: string) => Promise<number>;
+  advanceFairVirtualTime: (key: string, priority: number, lifetimeSeconds: number) => Promise<number>;
+  restartFairCountIfHigh: (key: string, after: number) => Promise<number>;
+}
+const withCommands = new WeakSet<Redis>();
+
+/**
+ * The queues' connection once ready (it queues no command while connecting), with the scripts below
+ * as commands: ioredis sends a script's hash (EVALSHA), and its text only when Redis does not know
+ * it (after a restart), where EVAL sent the text with every job.
+ */
+async function redisOf(queue: string): Promise<Redis & FairCommands> {
   await getQueue(queue).waitUntilReady();
-  return getQueueConnection();
+  const redis = getQueueConnection();
+  if (!withCommands.has(redis)) {
+    redis.defineCommand('takeFairTags', { numberOfKeys: 1, lua: takeTagsScript });
+    redis.defineCommand('advanceFairVirtualTime', { numberOfKeys: 1, lua: advanceScript });
+    redis.defineCommand('restartFairCountIfHigh', { numberOfKeys: 1, lua: restartScript });
+    withCommands.add(redis);
+  }
+  return redis as Redis & FairCommands;
 }
 
 const keyOf = (queue: string) => `${config.QUEUE_PREFIX}:fair:${queue}`;
@@ -73,7 +92,7 @@ return 0`;
  */
 export async function takeFairPriorities(queue: string, organisationId: string, count: number): Promise<number[]> {
   if (count === 0) return [];
-  const first = Number(await (await redisOf(queue)).eval(takeTagsScript, 1, keyOf(queue), count, organisationTagSeconds, organisationId));
+  const first = Number(await (await redisOf(queue)).takeFairTags(keyOf(queue), count, organisationTagSeconds, organisationId));
   return Array.from({ length: count }, (_, i) => Math.min(lowestPriority, first + i));
 }
 
@@ -97,7 +116,7 @@ export async function takeFairPrioritiesOf<T>(queue: string, items: readonly T[]
  */
 export async function advanceVirtualTime(queue: string, job: Job): Promise<void> {
   const priority = Number(job.priority || job.opts.priority || 0);
-  if (priority > 0 && priority < behindTheLine) await (await redisOf(queue)).eval(advanceScript, 1, keyOf(queue), priority, organisationTagSeconds);
+  if (priority > 0 && priority < behindTheLine) await (await redisOf(queue)).advanceFairVirtualTime(keyOf(queue), priority, organisationTagSeconds);
 }
 
 /** Past this virtual time, the count starts again at the next moment the queue is empty. */
@@ -116,5 +135,5 @@ return 0`;
  * by themselves, stay few.
  */
 export async function restartVirtualTimeIfHigh(queue: string): Promise<void> {
-  await (await redisOf(queue)).eval(restartScript, 1, keyOf(queue), restartAfter);
+  await (await redisOf(queue)).restartFairCountIfHigh(keyOf(queue), restartAfter);
 }
