@@ -1,8 +1,8 @@
-import { fillPlaceholders, sql as sqlTag, type SQL } from 'drizzle-orm';
+import { fillPlaceholders, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import postgres, { type TransactionSql } from 'postgres';
+import postgres, { type Sql, type TransactionSql } from 'postgres';
 import { config } from '../config.js';
 import * as schema from './schema/index.js';
 
@@ -42,39 +42,74 @@ function clientGone(): Error {
 }
 
 /**
- * The pool as drizzle and the services see it: the driver itself, except that a transaction opened
- * inside a request's cancellation scope records which backend runs it (one statement, pipelined
- * before the transaction's own), and is refused once the client has gone.
+ * The driver's transaction that each drizzle transaction runs in, for the code inside it (driverOf):
+ * drizzle does not expose its transaction's connection.
  */
-function cancellable<S extends object>(client: S): S {
+const driverTransactions = new AsyncLocalStorage<TransactionSql>();
+
+/**
+ * `client` with its method `method`, which takes a callback last (the driver's `begin` and
+ * `savepoint`), calling `around(callback, ...)` instead; `around` may also refuse to start by throwing.
+ */
+function wrapCallbackMethod<S extends object>(client: S, method: 'begin' | 'savepoint', around: (work: (tx: TransactionSql) => unknown) => (tx: TransactionSql) => unknown): S {
   return new Proxy(client, {
     get(target, property) {
       const value = Reflect.get(target, property);
-      if (property !== 'begin') return value;
+      if (property !== method) return value;
       return (...args: unknown[]) => {
         const work = args.pop() as (tx: TransactionSql) => unknown;
-        const scope = scopes.getStore();
-        if (!scope) return (value as (...a: unknown[]) => unknown).apply(target, [...args, work]);
-        if (scope.cancelled) return Promise.reject(clientGone());
-        return (value as (...a: unknown[]) => unknown).apply(target, [
-          ...args,
-          async (tx: TransactionSql) => {
-            // The connection may have come only after the client left (the request waited for one).
-            if (scope.cancelled) throw clientGone();
-            const session = tx
-              .unsafe<TransactionSession[]>('select pg_backend_pid() as pid, now()::text as started')
-              .then(([row]) => row, () => null);
-            scope.transactions.add(session);
-            try {
-              return await work(tx);
-            } finally {
-              scope.transactions.delete(session);
-            }
-          },
-        ]);
+        try {
+          return (value as (...a: unknown[]) => unknown).apply(target, [...args, around(work)]);
+        } catch (err) {
+          return Promise.reject(err);
+        }
       };
     },
   });
+}
+
+/**
+ * The driver's transaction (or savepoint: drizzle's nested transactions) as the code inside it sees
+ * it: recorded for driverOf, and its savepoints likewise, so that inside a savepoint a statement's
+ * error fails the savepoint PostgreSQL has aborted (and which rolls back to it), not the transaction
+ * around it.
+ */
+function trackSavepoints(tx: TransactionSql): TransactionSql {
+  return wrapCallbackMethod(tx, 'savepoint', (work) => (sp) => {
+    const tracked = trackSavepoints(sp);
+    return driverTransactions.run(tracked, () => work(tracked));
+  });
+}
+
+/**
+ * The pool as drizzle and the services see it: the driver itself, except that a transaction records
+ * its driver transaction for the code it runs (driverOf), and one opened inside a request's
+ * cancellation scope records which backend runs it (one statement, pipelined before the
+ * transaction's own), and is refused once the client has gone.
+ */
+function cancellable<S extends object>(client: S): S {
+  return wrapCallbackMethod(client, 'begin', (work) => {
+    const scope = scopes.getStore();
+    if (scope?.cancelled) throw clientGone();
+    return (tx) => {
+      const tracked = trackSavepoints(tx);
+      return driverTransactions.run(tracked, () => (scope ? runInScope(scope, tracked, work) : work(tracked)));
+    };
+  });
+}
+
+async function runInScope(scope: CancellationScope, tx: TransactionSql, work: (tx: TransactionSql) => unknown): Promise<unknown> {
+  // The connection may have come only after the client left (the request waited for one).
+  if (scope.cancelled) throw clientGone();
+  const session = tx
+    .unsafe<TransactionSession[]>('select pg_backend_pid() as pid, now()::text as started', [], { prepare: true })
+    .then(([row]) => row, () => null);
+  scope.transactions.add(session);
+  try {
+    return await work(tx);
+  } finally {
+    scope.transactions.delete(session);
+  }
 }
 
 export const sql = cancellable(pool);
@@ -143,23 +178,24 @@ export function prepareSql<T>(statement: SQL): (values: Record<string, unknown>)
 }
 
 /**
+ * The driver under `conn`: the pool, or the driver's transaction that `conn` (a drizzle transaction
+ * or one of its savepoints, which share its connection) runs in. For statements sent to the driver
+ * itself (runSql, insertRows): prepared, planned once per connection.
+ */
+export function driverOf(conn: DbOrTx): Sql | TransactionSql {
+  if (conn === db) return sql;
+  const tx = driverTransactions.getStore();
+  if (!tx) throw new Error('a transaction used outside the function it was given to');
+  return tx;
+}
+
+/**
  * Runs a hand-written statement (the engine's loads, its lock statements) and returns its rows, as a
  * prepared statement: planned once per connection, where a statement drizzle's `execute` sends is
- * parsed and planned each time (for the engine's venue-day load that halved bookings per second). On
- * the pool it goes to the driver through drizzle's documented `db.$client`. In a transaction, whose
- * connection drizzle does not expose, it is the subquery of a prepared drizzle select that returns
- * each row as JSON: its columns must be JSON-safe (text, numbers, booleans, json), which the engine's
- * are. Statements given together (Promise.all) are still pipelined on the connection.
+ * parsed and planned each time (for the engine's venue-day load that halved bookings per second).
+ * Statements given together (Promise.all) are still pipelined on the connection.
  */
 export async function runSql<T>(conn: DbOrTx, statement: SQL): Promise<T[]> {
-  if (conn === db) {
-    const query = dialect.sqlToQuery(statement);
-    return (await db.$client.unsafe(query.sql, query.params as never[], { prepare: true })) as unknown as T[];
-  }
-  const rows = await conn
-    .select({ row: sqlTag<T>`to_json(q)` })
-    .from(sqlTag`(${statement}) q`)
-    .prepare('run_sql')
-    .execute();
-  return rows.map((r) => r.row);
+  const query = dialect.sqlToQuery(statement);
+  return (await driverOf(conn).unsafe(query.sql, query.params as never[], { prepare: true })) as unknown as T[];
 }

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
+import { insertRows } from '../../db/insert-rows.js';
 import { reservationTables } from '../../db/schema/index.js';
 import { ApiError } from '../../core/errors.js';
 import { hasSqlState } from '../../lib/error-causes.js';
@@ -37,14 +38,8 @@ export async function occupySeating(tx: Tx, owner: OccupancyOwner, venueId: stri
   const during = duringRange(startsAt, endsAt);
   const columns = ownerColumns(owner);
   const rows = [...seating.tableIds].sort().map((tableId) => ({ ...columns, tableId, venueId, during, live: true }));
-  // Prepared (planned once per connection): the hot path of every booking.
-  const inserted = await tx
-    .insert(reservationTables)
-    .values(rows)
-    .onConflictDoNothing()
-    .returning({ tableId: reservationTables.tableId })
-    .prepare('occupy_seating')
-    .execute();
+  // The hot path of every booking: a prepared statement on the driver.
+  const inserted = await insertRows(tx, reservationTables, rows, { onConflictDoNothing: true });
   if (inserted.length === rows.length) return true;
   if (inserted.length) {
     await tx

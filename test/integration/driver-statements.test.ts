@@ -1,0 +1,75 @@
+import { eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { db, runSql } from '../../src/db/client.js';
+import { insertRows } from '../../src/db/insert-rows.js';
+import { events } from '../../src/db/schema/index.js';
+import { newId } from '../../src/lib/uuid-v7.js';
+import { createTenant } from '../support/harness.js';
+
+/**
+ * Statements sent straight to the driver (insertRows, runSql) on the hot write path: they must run
+ * in the transaction (or savepoint) they are given, and return what drizzle itself would.
+ */
+async function historyEvent(overrides: Partial<typeof events.$inferInsert> = {}): Promise<typeof events.$inferInsert> {
+  const t = await createTenant();
+  // A history-only event: never dispatched or streamed, so nothing else touches it.
+  return {
+    organisationId: t.organisationId,
+    venueId: t.venueId,
+    type: 'reservation_created',
+    subjectType: 'reservation',
+    subjectId: newId(),
+    data: { reservation: { partySize: 2, tags: ['vip', 'window'] }, note: 'ü "quoted"' },
+    livemode: true,
+    actor: { kind: 'system', name: 'test' },
+    published: false,
+    position: 2 ** 40,
+    dispatchedAt: new Date('2026-11-25T10:00:00.123Z'),
+    ...overrides,
+  };
+}
+
+const readBack = async (id: string) => db.select().from(events).where(eq(events.id, id));
+
+describe('insertRows and runSql (statements on the driver)', () => {
+  it('insert the row and return it as drizzle reads it back, the id from its default function', async () => {
+    const [row] = await insertRows(db, events, [await historyEvent()]);
+    expect(row.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(row.createdAt).toBeInstanceOf(Date);
+    expect(await readBack(row.id)).toEqual([row]);
+  });
+
+  it('leave out a row a constraint refused with onConflictDoNothing', async () => {
+    const values = await historyEvent({ id: newId() });
+    expect(await insertRows(db, events, [values], { onConflictDoNothing: true })).toHaveLength(1);
+    expect(await insertRows(db, events, [values], { onConflictDoNothing: true })).toEqual([]);
+  });
+
+  it('run in the transaction they are given: rolled back with it', async () => {
+    const values = await historyEvent({ id: newId() });
+    await expect(
+      db.transaction(async (tx) => {
+        await insertRows(tx, events, [values]);
+        // Seen inside the transaction by drizzle's own statements on it.
+        expect(await tx.select().from(events).where(eq(events.id, values.id!))).toHaveLength(1);
+        const [{ inTransaction }] = await runSql<{ inTransaction: boolean }>(tx, sql`select txid_current_if_assigned() is not null as "inTransaction"`);
+        expect(inTransaction).toBe(true);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await readBack(values.id!)).toEqual([]);
+  });
+
+  it('fail only the savepoint they run in: the transaction around it goes on and commits', async () => {
+    const first = await historyEvent({ id: newId() });
+    const second = await historyEvent({ id: newId() });
+    await db.transaction(async (tx) => {
+      await insertRows(tx, events, [first]);
+      // The same id again, in a savepoint: a unique violation that the savepoint absorbs.
+      await expect(tx.transaction((sp) => insertRows(sp, events, [first]))).rejects.toMatchObject({ code: '23505' });
+      await insertRows(tx, events, [second]);
+    });
+    expect(await readBack(first.id!)).toHaveLength(1);
+    expect(await readBack(second.id!)).toHaveLength(1);
+  });
+});
