@@ -1,6 +1,9 @@
 // Emits an organisation's backlog through the outbox of the code under test (bench/fair-queues.ts):
 // N reservation events in one transaction, enqueued after commit as that code enqueues them.
 // Usage: node --import tsx bench/support/fair-backlog.ts <code dir> <organisationId> <venueId> <count>
+// It loads the code and connects first, prints "ready", and emits when it reads a line on stdin: the
+// backlog arises in a process already running, as it would in a server, and starting this one (tsx
+// compiling the code) is not measured as part of it.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,6 +13,11 @@ const load = (file: string) => import(pathToFileURL(path.join(codeDir, file)).hr
 const { transactionWithEvents, systemActor } = await load('src/services/events/outbox.ts');
 const { closeQueues } = await load('src/queues/queues.ts');
 const { sql } = await load('src/db/client.ts');
+
+await sql`select 1`;
+process.stdout.write('ready\n');
+await new Promise((resolve) => process.stdin.once('data', resolve));
+process.stdin.pause();
 
 const startsAt = new Date(Date.now() + 3 * 864e5);
 await transactionWithEvents(systemActor('fair-queues bench'), async (_tx: unknown, emit: (event: Record<string, unknown>) => void) => {
