@@ -34,7 +34,10 @@ await transactionWithEvents(systemActor('fair-queues bench'), async (_tx: unknow
     });
   }
 });
-// The jobs are added after commit, in the background: wait for the queue to hold them.
-await new Promise((resolve) => setTimeout(resolve, 3000));
+// The jobs are added after commit, in the background: this process stays (as a server would) until
+// worker-events has processed every event, so that no job is left unsent when it closes.
+while ((await sql`select 1 from events where organisation_id = ${organisationId} and dispatched_at is null limit 1`).length) {
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
 await closeQueues();
 await sql.end();
