@@ -48,8 +48,8 @@ function clientGone(): Error {
 const driverTransactions = new AsyncLocalStorage<TransactionSql>();
 
 /**
- * `client` with its method `method`, which takes a callback last (the driver's `begin` and
- * `savepoint`), calling `around(callback, ...)` instead; `around` may also refuse to start by throwing.
+ * `client` whose method `method` (the driver's `begin` or `savepoint`, which take their callback
+ * last) is called with `around(callback)` in place of the callback; `around` may throw to refuse.
  */
 function wrapCallbackMethod<S extends object>(client: S, method: 'begin' | 'savepoint', around: (work: (tx: TransactionSql) => unknown) => (tx: TransactionSql) => unknown): S {
   return new Proxy(client, {

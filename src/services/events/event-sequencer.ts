@@ -1,5 +1,5 @@
-import { and, isNotNull, isNull, lt, max, eq, sql } from 'drizzle-orm';
-import { db, runDetached, sql as pg } from '../../db/client.js';
+import { and, isNotNull, lt, max, eq, sql } from 'drizzle-orm';
+import { db, prepareSql, runDetached, sql as pg } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { logger } from '../../logger.js';
 
@@ -73,12 +73,15 @@ const numberStatement = `
   )
   select count(*)::int as numbered from numbered`;
 const notifyStatement = 'select pg_notify($1, $2)';
-// Published and not numbered yet: what the partial index events_unsequenced_idx holds.
-const unsequenced = and(eq(events.published, true), isNull(events.position));
-const unsequencedStatement = 'select 1 from events where organisation_id = $1 and published and position is null limit 1';
+// Published and not numbered yet: the predicate of the partial index events_unsequenced_idx, written
+// as the index is (no parameter), so that a prepared statement's generic plan can use the index too.
+const unsequenced = sql`${events.published} and ${events.position} is null`;
+const selectUnsequenced = prepareSql<{ id: string }>(
+  db.select({ id: events.id }).from(events).where(and(eq(events.organisationId, sql.placeholder('organisationId')), unsequenced)).limit(1).getSQL(),
+);
 
 async function hasUnsequenced(organisationId: string): Promise<boolean> {
-  return (await pg.unsafe(unsequencedStatement, [organisationId], { prepare: true })).length > 0;
+  return (await selectUnsequenced({ organisationId })).length > 0;
 }
 
 /** Failed runs in a row (PostgreSQL unreachable, a statement cancelled) before a commit's numbering is left to the next commit or the sweeper. */
