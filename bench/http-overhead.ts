@@ -6,10 +6,10 @@
 // Usage: npx tsx bench/http-overhead.ts [seconds=10] [rounds=3]
 // The two servers are measured in alternating rounds and each figure is the median of its rounds: on a
 // shared machine a neighbour's burst then spoils one round of each, not the whole comparison.
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
+import { processCpuMs } from './support/process-cpu.js';
 import { spawnServer } from './support/spawn-server.js';
 
 const seconds = Number(process.argv[2] ?? 10);
@@ -24,22 +24,14 @@ const env = benchServerEnv('info');
 const full = await spawnServer('src/server.ts', { ...env, METRICS_PORT: '3903' }, 3901);
 const bare = await spawnServer('bench/support/bare-venue-server.ts', env, 3902);
 
-const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** CPU seconds (user + system) the process has used so far, from /proc (Linux). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
-}
-
 /**
  * Throughput and latency, and the server's CPU time per request: on a machine shared with other work
  * the throughput ratio swings with the neighbours' load, the CPU a request costs the server much less.
  */
 async function measure(url: string, connections: number, headers: Record<string, string>, server: ChildProcess) {
-  const cpuBefore = cpuSeconds(server.pid!);
+  const cpuBefore = processCpuMs(server.pid!);
   const result = await autocannon({ url, connections, duration: seconds, headers });
-  const cpuMicros = ((cpuSeconds(server.pid!) - cpuBefore) * 1e6) / result.requests.total;
+  const cpuMicros = ((processCpuMs(server.pid!) - cpuBefore) * 1e3) / result.requests.total;
   if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuMicros };
 }

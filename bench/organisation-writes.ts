@@ -5,10 +5,12 @@
 //   --code DIR also serves the same database with another checkout (e.g. a worktree of the code
 //   before the live stream, its node_modules linked), measured in the same alternating rounds.
 //   --cpu-prof DIR writes a CPU profile of each server into DIR when it stops (open in Chrome's DevTools).
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { prepareBenchDatabase } from './support/bench-database.js';
+import { cpuSnapshot, cpuUsedSince, processCpuMs } from './support/process-cpu.js';
 import { spawnServer } from './support/spawn-server.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' }, 'cpu-prof': { type: 'string' } } });
@@ -48,20 +50,37 @@ async function createTenants(label: string): Promise<{ one: Tenant[]; twelve: Te
   return { one, twelve };
 }
 
-const serverEnv = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' };
+// No metrics listener: two servers of this code would both take its port.
+const serverEnv = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench', METRICS_PORT: '0' };
 const codes = [{ label: 'this code', dir: path.resolve('.'), port: 3946 }];
 if (values.code) codes.push({ label: values.code, dir: path.resolve(values.code), port: 3947 });
 // Each code books its own venues: venues fill as a run goes on (fewer bookings succeed), so codes
 // sharing venues would be measured on unequal days.
 const tenants = await Promise.all(codes.map((code) => createTenants(code.label)));
 const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [];
-const servers = await Promise.all(codes.map((code) => spawnServer(path.join(code.dir, 'src/server.ts'), serverEnv, code.port, profile)));
+const started = await Promise.allSettled(codes.map((code) => spawnServer(path.join(code.dir, 'src/server.ts'), serverEnv, code.port, profile)));
+const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+if (servers.length < codes.length) {
+  for (const server of servers) server.kill('SIGTERM');
+  throw (started.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason;
+}
 const today = instantToLocal('Europe/Rome', Date.now()).date;
 const times = [12, 13, 19, 20, 21].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`));
 const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
 
-/** Bookings per second that succeeded, over `tenants`, each request on a random venue, day (1–60 days ahead) and time. */
-async function bookingsPerSecond(port: number, tenants: Tenant[]): Promise<number> {
+const postgresBackends = async () => (await sql<Array<{ pid: number }>>`select pid from pg_stat_activity where datname = current_database()`).map((r) => r.pid);
+
+interface Phase {
+  /** Bookings that succeeded, per second. */
+  perSecond: number;
+  /** CPU milliseconds per booking that succeeded: the server's, and PostgreSQL's backends' (Linux /proc). */
+  serverCpu: number;
+  postgresCpu: number;
+}
+
+/** Bookings that succeeded over `tenants`, each request on a random venue, day (1–60 days ahead) and time. */
+async function book(port: number, server: ChildProcess, tenants: Tenant[]): Promise<Phase> {
+  const [serverBefore, postgresBefore] = [processCpuMs(server.pid!), cpuSnapshot(await postgresBackends())];
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: 32,
@@ -79,27 +98,34 @@ async function bookingsPerSecond(port: number, tenants: Tenant[]): Promise<numbe
     ],
   });
   const created = (result.statusCodeStats as unknown as Record<string, { count: number }>)['201']?.count ?? 0;
-  return created / seconds;
+  return {
+    perSecond: created / seconds,
+    serverCpu: (processCpuMs(server.pid!) - serverBefore) / created,
+    postgresCpu: cpuUsedSince(postgresBefore, cpuSnapshot(await postgresBackends())) / created,
+  };
 }
 
 try {
   // Warm-up: JIT, pools, key cache, the venues' configuration caches.
-  for (const [i, code] of codes.entries()) await bookingsPerSecond(code.port, [...tenants[i].one, ...tenants[i].twelve]);
-  const figures = codes.map(() => ({ one: [] as number[], twelve: [] as number[] }));
+  for (const [i, code] of codes.entries()) await book(code.port, servers[i], [...tenants[i].one, ...tenants[i].twelve]);
+  const figures = codes.map(() => ({ one: [] as Phase[], twelve: [] as Phase[] }));
   for (let round = 0; round < rounds; round++) {
     // Each code goes first in every other round.
     for (const [i, code] of round % 2 ? [...codes.entries()].reverse() : codes.entries()) {
-      figures[i].one.push(await bookingsPerSecond(code.port, tenants[i].one));
-      figures[i].twelve.push(await bookingsPerSecond(code.port, tenants[i].twelve));
+      figures[i].one.push(await book(code.port, servers[i], tenants[i].one));
+      figures[i].twelve.push(await book(code.port, servers[i], tenants[i].twelve));
     }
   }
   const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const rates = (phases: Phase[]) => phases.map((p) => p.perSecond.toFixed(0)).join(' ');
+  const cpu = (phases: Phase[]) => `server ${median(phases.map((p) => p.serverCpu)).toFixed(2)} ms, PostgreSQL ${median(phases.map((p) => p.postgresCpu)).toFixed(2)} ms`;
   for (const [i, code] of codes.entries()) {
     const { one, twelve } = figures[i];
-    console.log(`${code.label}: rounds, bookings/s: one organisation ${one.map((v) => v.toFixed(0)).join(' ')}; twelve organisations ${twelve.map((v) => v.toFixed(0)).join(' ')}`);
-    console.log(`  12 venues of one organisation:   ${median(one).toFixed(0)} bookings/s (median)`);
-    console.log(`  12 venues of 12 organisations:   ${median(twelve).toFixed(0)} bookings/s (median)`);
-    console.log(`  ratio one/twelve: ${(median(one) / median(twelve)).toFixed(2)} (target >= 0.9)`);
+    const [oneRate, twelveRate] = [median(one.map((p) => p.perSecond)), median(twelve.map((p) => p.perSecond))];
+    console.log(`${code.label}: rounds, bookings/s: one organisation ${rates(one)}; twelve organisations ${rates(twelve)}`);
+    console.log(`  12 venues of one organisation:   ${oneRate.toFixed(0)} bookings/s (median); CPU per booking: ${cpu(one)}`);
+    console.log(`  12 venues of 12 organisations:   ${twelveRate.toFixed(0)} bookings/s (median); CPU per booking: ${cpu(twelve)}`);
+    console.log(`  ratio one/twelve: ${(oneRate / twelveRate).toFixed(2)} (target >= 0.9)`);
   }
   const [{ doubles }] = await sql`
     select count(*)::int as doubles from reservation_tables a

@@ -9,11 +9,11 @@
 // Usage: npx tsx bench/webhooks.ts [deliveries=3000] [lagEventsPerSecond=100] [lagSeconds=5]
 // (WEBHOOKS_DB_POOL_SIZE=n: the database pool of the worker-webhooks processes, 4 by default)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
+import { processCpuMs } from './support/process-cpu.js';
 
 const deliveries = Number(process.argv[2] ?? 3000);
 const lagRate = Number(process.argv[3] ?? 100);
@@ -142,15 +142,6 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: n
  * database, this process (the receiver), and the Redis server (all of it: other users of the same
  * server are counted too, so on a shared machine this figure is an upper bound).
  */
-const clockTicksPerSecond = 100;
-function processCpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
-  } catch {
-    return 0; // exited
-  }
-}
 async function cpuSnapshot() {
   const backends = await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database()`;
   const own = process.cpuUsage();
