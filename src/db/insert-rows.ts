@@ -13,25 +13,47 @@ function columnsOf(table: PgTable): Array<[string, Column]> {
   return columns;
 }
 
+export interface InsertRowsOptions<T extends PgTable, K extends keyof T['$inferSelect'] & string> {
+  /** Leaves out the rows a constraint refused. */
+  onConflictDoNothing?: boolean;
+  /**
+   * Columns whose value PostgreSQL computes, as SQL text without parameters, per row (e.g.
+   * `clock_timestamp()`, or `default`): what the database's clock must decide.
+   */
+  computed?: { [C in keyof T['$inferInsert'] & string]?: (row: T['$inferInsert'], index: number) => string };
+  /** The columns to return (all by default): a row's large columns need not travel back. */
+  returning?: readonly K[];
+  /**
+   * false: the statement is not prepared. For bulk writes, whose many texts (one per row count)
+   * would each stay prepared on the connection.
+   */
+  prepare?: boolean;
+}
+
 /**
- * Inserts rows with one prepared statement sent straight to the driver (planned once per connection)
- * and returns them as drizzle's insert … returning() would: values encoded and rows decoded by the
- * table's own columns, a missing id taken from its default function. For the hot write path
- * (bookings, holds, their tables): drizzle's insert builder cost about a quarter of a millisecond of
- * CPU per booking (docs/architecture.md "Write path"). `onConflictDoNothing` leaves out the rows a
- * constraint refused. Statements given together (Promise.all) are pipelined on the connection.
+ * Inserts rows with one statement sent straight to the driver (prepared: planned once per
+ * connection) and returns them as drizzle's insert … returning() would: values encoded and rows
+ * decoded by the table's own columns, a missing id taken from its default function. For the hot
+ * write path (bookings, holds, their tables, events): drizzle's insert builder cost about a quarter
+ * of a millisecond of CPU per statement (docs/architecture.md "Write path"). Statements given
+ * together (Promise.all) are pipelined on the connection.
  */
-export async function insertRows<T extends PgTable>(
+export async function insertRows<T extends PgTable, K extends keyof T['$inferSelect'] & string = keyof T['$inferSelect'] & string>(
   conn: DbOrTx,
   table: T,
   rows: readonly T['$inferInsert'][],
-  options: { onConflictDoNothing?: boolean } = {},
-): Promise<T['$inferSelect'][]> {
+  options: InsertRowsOptions<T, K> = {},
+): Promise<Array<Pick<T['$inferSelect'], K>>> {
   const columns = columnsOf(table);
-  const given = columns.filter(([key, column]) => column.defaultFn || rows.some((row) => (row as Record<string, unknown>)[key] !== undefined));
+  const computed = (options.computed ?? {}) as Record<string, ((row: T['$inferInsert'], index: number) => string) | undefined>;
+  const given = columns.filter(
+    ([key, column]) => column.defaultFn || computed[key] || rows.some((row) => (row as Record<string, unknown>)[key] !== undefined),
+  );
   const params: unknown[] = [];
-  const tuples = rows.map((row) => {
+  const tuples = rows.map((row, index) => {
     const values = given.map(([key, column]) => {
+      const compute = computed[key];
+      if (compute) return compute(row, index);
       let value = (row as Record<string, unknown>)[key];
       if (value === undefined && column.defaultFn) value = column.defaultFn();
       if (value === undefined) return 'default';
@@ -40,13 +62,14 @@ export async function insertRows<T extends PgTable>(
     });
     return `(${values.join(', ')})`;
   });
+  const returned = options.returning ? columns.filter(([key]) => options.returning!.includes(key as K)) : columns;
   const text =
     `insert into "${getTableName(table)}" (${given.map(([, column]) => `"${column.name}"`).join(', ')}) values ${tuples.join(', ')}` +
-    `${options.onConflictDoNothing ? ' on conflict do nothing' : ''} returning *`;
-  const inserted = await driverOf(conn).unsafe<Array<Record<string, unknown>>>(text, params as never[], { prepare: true });
+    `${options.onConflictDoNothing ? ' on conflict do nothing' : ''} returning ${returned.map(([, column]) => `"${column.name}"`).join(', ')}`;
+  const inserted = await driverOf(conn).unsafe<Array<Record<string, unknown>>>(text, params as never[], { prepare: options.prepare ?? true });
   return inserted.map((raw) => {
     const row: Record<string, unknown> = {};
-    for (const [key, column] of columns) row[key] = raw[column.name] === null ? null : column.mapFromDriverValue(raw[column.name]);
-    return row as T['$inferSelect'];
+    for (const [key, column] of returned) row[key] = raw[column.name] === null ? null : column.mapFromDriverValue(raw[column.name]);
+    return row as Pick<T['$inferSelect'], K>;
   });
 }

@@ -71,4 +71,20 @@ describe('insertRows', () => {
     expect(await readBack(first.id!)).toHaveLength(1);
     expect(await readBack(second.id!)).toHaveLength(1);
   });
+
+  it('lets PostgreSQL compute the columns given as SQL and returns only the columns asked for', async () => {
+    const rows = [await historyEvent({ id: newId() }), await historyEvent({ id: newId() })];
+    const inserted = await insertRows(db, events, rows, {
+      computed: { createdAt: (_, i) => `timestamptz '2026-11-25T10:00:00Z' + interval '${i} days'`, dispatchedAt: () => 'default' },
+      returning: ['id', 'createdAt', 'dispatchedAt'],
+      prepare: false,
+    });
+    expect(inserted).toEqual([
+      { id: rows[0].id, createdAt: new Date('2026-11-25T10:00:00Z'), dispatchedAt: null },
+      { id: rows[1].id, createdAt: new Date('2026-11-26T10:00:00Z'), dispatchedAt: null },
+    ]);
+    // The other columns were written as given.
+    const [stored] = await readBack(rows[1].id!);
+    expect(stored).toMatchObject({ data: rows[1].data, actor: rows[1].actor, published: false, createdAt: new Date('2026-11-26T10:00:00Z') });
+  });
 });

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
 import { db, type Tx } from '../../db/client.js';
+import { insertRows } from '../../db/insert-rows.js';
 import { events } from '../../db/schema/index.js';
 import { mapInChunks } from '../../lib/chunks.js';
 import { sequenceEventsSoon } from './event-sequencer.js';
@@ -53,19 +53,10 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
   const pending: NewEvent[] = [];
   const { result, ids } = await db.transaction(async (tx) => {
     const result = await work(tx, (event) => pending.push(event));
-    // Events of one change are 1 ms apart, so that GET /events lists them in the order they were emitted.
-    const rows = pending.map((event, i) => ({
-      ...(event.published === false ? historyOnlyFields : {}),
-      ...event,
-      actor: event.actor ?? actor,
-      createdAt: sql`clock_timestamp() + make_interval(secs => ${i / 1000})`,
-    }));
-    const inserted = await mapInChunks(rows, (chunk) => {
-      const insert = tx.insert(events).values(chunk).returning({ id: events.id, organisationId: events.organisationId, venueId: events.venueId, type: events.type, published: events.published });
-      // A change's few events (a booking's one) as a prepared statement, planned once per connection;
-      // a bulk change's chunks are not, so that each connection keeps a bounded set of statements.
-      return chunk.length <= preparedEventRows ? insert.prepare('insert_events').execute() : insert;
-    });
+    const inserted = await insertEventRows(
+      tx,
+      pending.map(({ actor: eventActor, ...event }) => ({ ...event, actor: eventActor ?? actor })),
+    );
     return { result, ids: inserted.filter((r) => r.published) };
   });
   if (ids.length) {
@@ -80,14 +71,31 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
  * what an import did. The row is never dispatched (dispatchedAt set), listed or streamed.
  */
 export async function recordHistoryOnlyEvent(tx: Tx, event: NewEvent, actor: Actor): Promise<void> {
-  await tx.insert(events).values({ ...event, ...historyOnlyFields, actor });
+  await insertEventRows(tx, [{ ...event, published: false, actor }]);
+}
+
+/**
+ * Inserts a change's events in bounded chunks. Events of one change are 1 ms apart, so that GET
+ * /events lists them in the order they were emitted; a history-only row (published false) is never
+ * listed, streamed or dispatched (dispatchedAt set at once).
+ */
+function insertEventRows(tx: Tx, rows: Array<typeof events.$inferInsert>) {
+  return mapInChunks(rows, (chunk, start) =>
+    insertRows(tx, events, chunk, {
+      computed: {
+        createdAt: (_, i) => `clock_timestamp() + interval '${start + i} milliseconds'`,
+        dispatchedAt: (row) => (row.published === false ? 'clock_timestamp()' : 'default'),
+      },
+      returning: ['id', 'organisationId', 'venueId', 'type', 'published'],
+      // A change's few events (a booking's one) as a prepared statement, planned once per connection;
+      // a bulk change's chunks are not, so that each connection keeps a bounded set of statements.
+      prepare: chunk.length <= preparedEventRows,
+    }),
+  );
 }
 
 /** Up to this many events per statement are inserted by a prepared statement. */
 const preparedEventRows = 4;
-
-/** Never listed or streamed (published), never dispatched (dispatchedAt set at once). */
-const historyOnlyFields = { published: false, dispatchedAt: sql`clock_timestamp()` };
 
 /**
  * Events this process committed, or was processing, but could not enqueue (Redis down), sent again as soon as Redis is
@@ -97,11 +105,27 @@ const unsentEvents = new Map<string, EventToEnqueue>();
 const maxUnsentEvents = 100_000;
 let resendingOnReady = false;
 
-/** jobId = event id: enqueueing the same event twice is harmless. `log`: the request's or job's logger. */
+/**
+ * jobId = event id: enqueueing the same event twice is harmless. `log`: the request's or job's logger.
+ * The events of the commits that end in one turn of the event loop go to Redis together (one fair
+ * turn per organisation and one round trip for the jobs): under load many commits end together, and
+ * each round trip costs the process a socket write and a read (docs/architecture.md "Write path").
+ */
 export function enqueueEvents(rows: EventToEnqueue[], log: Logger = logger): void {
-  addEventJobs(rows).catch((err: unknown) => {
-    enqueueEventsWhenRedisIsBack(rows);
-    log.warn({ err: (err as Error).message, eventIds: rows.map((e) => e.id) }, 'events not enqueued; they are sent again when Redis is back');
+  if (!nextBatch.length) setImmediate(sendBatch);
+  nextBatch.push({ rows, log });
+}
+
+let nextBatch: Array<{ rows: EventToEnqueue[]; log: Logger }> = [];
+
+function sendBatch(): void {
+  const batch = nextBatch;
+  nextBatch = [];
+  addEventJobs(batch.flatMap((b) => b.rows)).catch((err: unknown) => {
+    for (const { rows, log } of batch) {
+      enqueueEventsWhenRedisIsBack(rows);
+      log.warn({ err: (err as Error).message, eventIds: rows.map((e) => e.id) }, 'events not enqueued; they are sent again when Redis is back');
+    }
   });
 }
 
