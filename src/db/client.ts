@@ -34,7 +34,6 @@ interface TransactionSession {
   pid: number;
   started: string;
 }
-const scopes = new AsyncLocalStorage<CancellationScope>();
 
 /** The error a request's new transaction fails with once its client has left. */
 function clientGone(): Error {
@@ -42,10 +41,11 @@ function clientGone(): Error {
 }
 
 /**
- * The driver's transaction that each drizzle transaction runs in, for the code inside it (driverOf):
- * drizzle does not expose its transaction's connection.
+ * What the code running sees: its request's cancellation scope, and the driver's transaction that the
+ * drizzle transaction it runs in uses (driverOf: drizzle does not expose its transaction's
+ * connection). One store for both: each store costs every promise created in the process.
  */
-const driverTransactions = new AsyncLocalStorage<TransactionSql>();
+const context = new AsyncLocalStorage<{ scope?: CancellationScope; tx?: TransactionSql }>();
 
 /**
  * `client` whose method `method` (the driver's `begin` or `savepoint`, which take their callback
@@ -77,7 +77,7 @@ function wrapCallbackMethod<S extends object>(client: S, method: 'begin' | 'save
 function trackSavepoints(tx: TransactionSql): TransactionSql {
   return wrapCallbackMethod(tx, 'savepoint', (work) => (sp) => {
     const tracked = trackSavepoints(sp);
-    return driverTransactions.run(tracked, () => work(tracked));
+    return context.run({ scope: context.getStore()?.scope, tx: tracked }, () => work(tracked));
   });
 }
 
@@ -89,11 +89,11 @@ function trackSavepoints(tx: TransactionSql): TransactionSql {
  */
 function cancellable<S extends object>(client: S): S {
   return wrapCallbackMethod(client, 'begin', (work) => {
-    const scope = scopes.getStore();
+    const scope = context.getStore()?.scope;
     if (scope?.cancelled) throw clientGone();
     return (tx) => {
       const tracked = trackSavepoints(tx);
-      return driverTransactions.run(tracked, () => (scope ? runInScope(scope, tracked, work) : work(tracked)));
+      return context.run({ scope, tx: tracked }, () => (scope ? runInScope(scope, tracked, work) : work(tracked)));
     };
   });
 }
@@ -120,7 +120,8 @@ export const sql = cancellable(pool);
  * serves every client of an organisation).
  */
 export function runDetached<T>(work: () => T): T {
-  return scopes.exit(work);
+  const tx = context.getStore()?.tx;
+  return tx ? context.run({ tx }, work) : context.exit(work);
 }
 
 /**
@@ -133,7 +134,7 @@ export function runDetached<T>(work: () => T): T {
  */
 export function runCancellable<T>(work: () => T): { result: T; cancel: () => void } {
   const scope: CancellationScope = { cancelled: false, transactions: new Set() };
-  const result = scopes.run(scope, work);
+  const result = context.run({ scope }, work);
   return {
     result,
     cancel: () => {
@@ -184,7 +185,7 @@ export function prepareSql<T>(statement: SQL): (values: Record<string, unknown>)
  */
 export function driverOf(conn: DbOrTx): Sql | TransactionSql {
   if (conn === db) return sql;
-  const tx = driverTransactions.getStore();
+  const tx = context.getStore()?.tx;
   if (!tx) throw new Error('a transaction used outside the function it was given to');
   return tx;
 }

@@ -25,19 +25,18 @@ const runSize = 5000;
  *
  * Returns false when another run held the lock.
  */
-export async function sequenceEvents(organisationId: string): Promise<boolean> {
+export async function sequenceEvents(organisationId: string, { goesAgain = () => false }: { goesAgain?: () => boolean } = {}): Promise<boolean> {
   for (;;) {
     const outcome = await pg.begin(async (tx) => {
       const [lock] = await tx.unsafe<Array<{ ok: boolean }>>(takeLockStatement, [organisationId], { prepare: true });
       if (!lock.ok) return 'busy';
-      const [run] = await tx.unsafe<Array<{ numbered: number }>>(numberStatement, [organisationId, runSize], { prepare: true });
-      // Delivered at commit, when the positions are visible.
-      if (run.numbered > 0) await tx.unsafe(notifyStatement, [eventStreamChannel, organisationId], { prepare: true });
+      const [run] = await tx.unsafe<Array<{ numbered: number }>>(numberStatement, [organisationId, runSize, eventStreamChannel], { prepare: true });
       return run.numbered === runSize ? 'more' : run.numbered > 0 ? 'done' : 'nothing';
     });
     if (outcome === 'busy') return false;
     if (outcome === 'more') continue;
-    if (!(await hasUnsequenced(organisationId))) return true;
+    // A caller that runs once more anyway (more was committed meanwhile) leaves the check to that run.
+    if (goesAgain() || !(await hasUnsequenced(organisationId))) return true;
     // Only rows another statement holds are left: let it finish.
     if (outcome === 'nothing') await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -45,7 +44,9 @@ export async function sequenceEvents(organisationId: string): Promise<boolean> {
 
 // A run's statements go to the driver as prepared statements (planned once per connection): a run
 // follows nearly every commit, and planning the numbering statement each time cost PostgreSQL about
-// as much as running it (docs/architecture.md "Write path"). $1 is the organisation.
+// as much as running it (docs/architecture.md "Write path"). $1 is the organisation. The numbering
+// statement notifies the streams ($3: the channel) when it numbered events: delivered at commit, when
+// the positions are visible.
 const takeLockStatement = `select pg_try_advisory_xact_lock(hashtext('event-sequencer'), hashtext($1)) as ok`;
 const numberStatement = `
   with head as (
@@ -71,8 +72,7 @@ const numberStatement = `
     select $1, max(position) from numbered having count(*) > 0
     on conflict (organisation_id) do update set position = excluded.position
   )
-  select count(*)::int as numbered from numbered`;
-const notifyStatement = 'select pg_notify($1, $2)';
+  select count(*)::int as numbered, case when count(*) > 0 then pg_notify($3::text, $1::text) end as notified from numbered`;
 // Published and not numbered yet: the predicate of the partial index events_unsequenced_idx, written
 // as the index is (no parameter), so that a prepared statement's generic plan can use the index too.
 const unsequenced = sql`${events.published} and ${events.position} is null`;
@@ -86,6 +86,14 @@ async function hasUnsequenced(organisationId: string): Promise<boolean> {
 
 /** Failed runs in a row (PostgreSQL unreachable, a statement cancelled) before a commit's numbering is left to the next commit or the sweeper. */
 const maxFailures = 5;
+
+/**
+ * A run follows the previous run of its organisation in this process by at least this long: under
+ * load an organisation's commits follow each other closely, and a run per commit cost PostgreSQL a
+ * transaction (and a WAL flush) each; what commits meanwhile is numbered together, well within the
+ * stream's second (docs/architecture.md "Write path"). After a quiet moment a run starts at once.
+ */
+const runSpacingMs = 50;
 
 /** Per organisation: the run of this process, and whether more was committed while it ran. */
 const running = new Map<string, { again: boolean }>();
@@ -112,7 +120,9 @@ export function sequenceEventsSoon(organisationIds: Iterable<string>): void {
           try {
             do {
               state.again = false;
-              await sequenceEvents(organisationId);
+              const started = Date.now();
+              await sequenceEvents(organisationId, { goesAgain: () => state.again });
+              if (state.again) await new Promise((resolve) => setTimeout(resolve, runSpacingMs - (Date.now() - started)));
             } while (state.again);
             return;
           } catch (err) {
