@@ -192,7 +192,7 @@ export async function seedScaleHistory(options: ScaleSeedOptions): Promise<Scale
     // the completed ones were late first (a rare type). Each event carries the reservation as of then.
     await step('events (numbered in commit order)', () =>
       tx.unsafe(
-        `insert into events (organisation_id, venue_id, type, subject_type, subject_id, data, livemode, actor, published, position, created_at, dispatched_at)
+        `insert into events (organisation_id, venue_id, type, subject_type, subject_id, data, livemode, actor, published, created_at, dispatched_at)
          select organisation_id, venue_id, type, 'reservation', id,
            jsonb_build_object('reservation', jsonb_build_object(
              'id', id, 'venueId', venue_id, 'serviceDate', service_date, 'time', time,
@@ -204,8 +204,7 @@ export async function seedScaleHistory(options: ScaleSeedOptions): Promise<Scale
              'guest', jsonb_build_object('name', trim(first_name || ' ' || last_name), 'allergies', null, 'allergens', '[]'::jsonb),
              'table', jsonb_build_object('tableId', table_id, 'tableCombinationId', null,
                'tables', jsonb_build_array(jsonb_build_object('id', table_id, 'name', table_name, 'minSeats', min_seats, 'maxSeats', max_seats))))),
-           true, '{"kind": "api_key", "name": "scale seed"}'::jsonb, true,
-           row_number() over (order by at, id, ord), at, at
+           true, '{"kind": "api_key", "name": "scale seed"}'::jsonb, true, at, at
          from (
            select r.*, e.type, e.status_then, e.at, e.ord, g.first_name, g.last_name, t.name as table_name, t.min_seats, t.max_seats
            from reservations r
@@ -225,7 +224,16 @@ export async function seedScaleHistory(options: ScaleSeedOptions): Promise<Scale
         [org.id],
       ),
     );
-    await tx.unsafe(`insert into event_stream_heads (organisation_id, position) select $1, coalesce(max(position), 0) from events where organisation_id = $1`, [org.id]);
+    // The trigger on events queued them for the sequencer: numbered here at once, in commit order.
+    await step('event positions', () =>
+      tx.unsafe(
+        `with taken as (delete from unsequenced_events where organisation_id = $1 returning created_at, event_id)
+         insert into event_positions (organisation_id, position, event_id)
+         select $1, row_number() over (order by created_at, event_id), event_id from taken`,
+        [org.id],
+      ),
+    );
+    await tx.unsafe(`insert into event_stream_heads (organisation_id, position) select $1, coalesce(max(position), 0) from event_positions where organisation_id = $1`, [org.id]);
 
     // What retention keeps: the deliveries of the last 30 days, one per partner automation and event;
     // 2 % were discarded after five failed attempts.

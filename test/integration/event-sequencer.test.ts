@@ -1,7 +1,7 @@
-import { and, asc, eq, gt, isNotNull, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
-import { events } from '../../src/db/schema/index.js';
+import { eventPositions, events, unsequencedEvents } from '../../src/db/schema/index.js';
 import { sequenceEvents } from '../../src/services/events/event-sequencer.js';
 import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
 import { createTenant } from '../support/harness.js';
@@ -18,6 +18,16 @@ async function numberAll(organisationId: string): Promise<void> {
   while (!(await sequenceEvents(organisationId))) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
+/** Every event of the organisation with its position (null: not numbered), in position order. */
+function positionsOf(organisationId: string) {
+  return db
+    .select({ id: events.id, position: eventPositions.position })
+    .from(events)
+    .leftJoin(eventPositions, eq(eventPositions.eventId, events.id))
+    .where(eq(events.organisationId, organisationId))
+    .orderBy(asc(eventPositions.position));
+}
+
 describe('event sequencer under concurrent writers of one organisation', () => {
   it('gives a reader every event once, in position order, with no gap', async () => {
     const t = await createTenant();
@@ -28,13 +38,13 @@ describe('event sequencer under concurrent writers of one organisation', () => {
       let position = 0;
       for (;;) {
         const rows = await db
-          .select({ id: events.id, position: events.position })
-          .from(events)
-          .where(and(eq(events.organisationId, t.organisationId), isNotNull(events.position), gt(events.position, position)))
-          .orderBy(asc(events.position))
+          .select({ id: eventPositions.eventId, position: eventPositions.position })
+          .from(eventPositions)
+          .where(and(eq(eventPositions.organisationId, t.organisationId), gt(eventPositions.position, position)))
+          .orderBy(asc(eventPositions.position))
           .limit(500);
-        for (const row of rows) seen.push({ id: row.id, position: row.position! });
-        if (rows.length) position = rows[rows.length - 1].position!;
+        seen.push(...rows);
+        if (rows.length) position = rows[rows.length - 1].position;
         else if (!writing) return;
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
@@ -66,14 +76,10 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     await Promise.all(numberers);
     await reader;
 
-    const unnumbered = await db.select({ id: events.id }).from(events).where(and(eq(events.organisationId, t.organisationId), isNull(events.position)));
-    expect(unnumbered).toEqual([]);
-    const all = await db
-      .select({ id: events.id, position: events.position })
-      .from(events)
-      .where(eq(events.organisationId, t.organisationId))
-      .orderBy(asc(events.position));
+    expect(await db.select().from(unsequencedEvents).where(eq(unsequencedEvents.organisationId, t.organisationId))).toEqual([]);
+    const all = await positionsOf(t.organisationId);
     expect(all).toHaveLength(emitted);
+    expect(all.every((e) => e.position !== null)).toBe(true);
     // No gap, no repeat: the positions run on by one; the reader saw exactly that sequence.
     expect(all.map((e) => e.position)).toEqual(all.map((_, i) => all[0].position! + i));
     expect(seen).toEqual(all);
@@ -85,14 +91,14 @@ describe('event sequencer under concurrent writers of one organisation', () => {
       emit({ organisationId: t.organisationId, venueId: t.venueId, livemode: true, type: 'webhook_test', subjectType: 'none', subjectId: null, data: {} });
     });
     await numberAll(t.organisationId);
-    const [first] = await db.select({ position: events.position }).from(events).where(eq(events.organisationId, t.organisationId));
+    const [first] = await positionsOf(t.organisationId);
     expect(first.position).toBeGreaterThan(0);
     await transactionWithEvents(systemActor('test'), async (_tx, emit) => {
       emit({ organisationId: t.organisationId, venueId: t.venueId, livemode: true, type: 'webhook_test', subjectType: 'none', subjectId: null, data: {} });
       emit({ organisationId: t.organisationId, venueId: t.venueId, livemode: true, type: 'webhook_test', subjectType: 'none', subjectId: null, data: {} });
     });
     await numberAll(t.organisationId);
-    const positions = (await db.select({ position: events.position }).from(events).where(eq(events.organisationId, t.organisationId)).orderBy(asc(events.position))).map((r) => r.position);
+    const positions = (await positionsOf(t.organisationId)).map((r) => r.position);
     expect(positions).toEqual([first.position, first.position! + 1, first.position! + 2]);
   });
 });

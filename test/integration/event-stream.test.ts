@@ -1,7 +1,7 @@
-import { and, asc, eq, isNotNull } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
-import { events } from '../../src/db/schema/index.js';
+import { eventPositions, events } from '../../src/db/schema/index.js';
 import { createVenue } from '../../src/services/venues/venue-service.js';
 import { eventStreams } from '../../src/services/events/event-stream.js';
 import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
@@ -34,10 +34,11 @@ async function stream(base: string, key: string, query = '', headers: Record<str
 /** The organisation's published events in commit order (position). */
 async function committed(organisationId: string) {
   return db
-    .select({ id: events.id, type: events.type, position: events.position })
-    .from(events)
-    .where(and(eq(events.organisationId, organisationId), isNotNull(events.position)))
-    .orderBy(asc(events.position));
+    .select({ id: events.id, type: events.type, position: eventPositions.position })
+    .from(eventPositions)
+    .innerJoin(events, eq(events.id, eventPositions.eventId))
+    .where(eq(eventPositions.organisationId, organisationId))
+    .orderBy(asc(eventPositions.position));
 }
 
 const day = localDate(3);

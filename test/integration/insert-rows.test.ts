@@ -24,7 +24,6 @@ async function historyEvent(overrides: Partial<typeof events.$inferInsert> = {})
     livemode: true,
     actor: { kind: 'system', name: 'test' },
     published: false,
-    position: 2 ** 40,
     dispatchedAt: new Date('2026-11-25T10:00:00.123Z'),
     ...overrides,
   };

@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAtColumn, idColumn, instant } from './columns.js';
 
 /**
  * The outbox and the event history in one table: rows are written in the transaction of the
- * change they describe; `dispatchedAt` is set once worker-events has processed them.
+ * change they describe; `dispatchedAt` is set once worker-events has processed them. A published
+ * event's stream position is in `event_positions`.
  */
 export const events = pgTable(
   'events',
@@ -26,11 +27,6 @@ export const events = pgTable(
      * streamed, read by the reservation history alone.
      */
     published: boolean('published').notNull().default(true),
-    /**
-     * Commit order within the organisation (GET /events/stream), given after commit by the event
-     * sequencer: null until then, and for history-only rows.
-     */
-    position: bigint('position', { mode: 'number' }),
     createdAt: createdAtColumn(),
     dispatchedAt: instant('dispatched_at'),
   },
@@ -40,10 +36,7 @@ export const events = pgTable(
     // GET /events?type=…: a rare type must not scan the organisation's whole history.
     index('events_org_type_created_idx').on(t.organisationId, t.type, t.createdAt, t.id),
     index('events_venue_type_created_idx').on(t.venueId, t.type, t.createdAt, t.id),
-    index('events_org_position_idx').on(t.organisationId, t.position).where(sql`${t.position} is not null`),
     index('events_subject_created_idx').on(t.subjectId, t.createdAt, t.id),
     index('events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
-    // What the sequencer still has to number: a handful of rows at any time.
-    index('events_unsequenced_idx').on(t.organisationId, t.createdAt, t.id).where(sql`${t.published} and ${t.position} is null`),
   ],
 );

@@ -26,5 +26,7 @@ export * from './reservation-tables.js';
 export * from './waitlist-entries.js';
 export * from './waitlist-offers.js';
 export * from './event-stream-heads.js';
+export * from './event-positions.js';
+export * from './unsequenced-events.js';
 export * from './webhook-delivery-attempts.js';
 export * from './webhook-recoveries.js';

@@ -1,6 +1,6 @@
-import { and, isNotNull, lt, max, eq, sql } from 'drizzle-orm';
+import { lt, max, eq, sql } from 'drizzle-orm';
 import { db, prepareSql, runDetached, sql as pg } from '../../db/client.js';
-import { events } from '../../db/schema/index.js';
+import { eventPositions, unsequencedEvents } from '../../db/schema/index.js';
 import { logger } from '../../logger.js';
 
 /** The channel of the notifications the web processes' event streams listen to (one per run that numbered events). */
@@ -11,9 +11,10 @@ const runSize = 5000;
 
 /**
  * Gives stream positions (GET /events/stream) to an organisation's committed, published events that
- * have none, in (createdAt, id) order, and notifies the streams. Writers never wait for it: their
- * transactions commit side by side, and positions are given after commit, one run at a time per
- * organisation.
+ * have none (those in `unsequenced_events`), in (createdAt, id) order, and notifies the streams.
+ * Writers never wait for it: their transactions commit side by side, and positions are given after
+ * commit, one run at a time per organisation. A run adds narrow rows to `event_positions` and never
+ * rewrites an event row.
  *
  * Why a reader never misses an event: a run takes the organisation's lock with a try (a writer never
  * queues behind another's numbering) and numbers in a statement of its own, whose snapshot is taken
@@ -37,8 +38,6 @@ export async function sequenceEvents(organisationId: string, { goesAgain = () =>
     if (outcome === 'more') continue;
     // A caller that runs once more anyway (more was committed meanwhile) leaves the check to that run.
     if (goesAgain() || !(await hasUnsequenced(organisationId))) return true;
-    // Only rows another statement holds are left: let it finish.
-    if (outcome === 'nothing') await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
@@ -52,32 +51,30 @@ const numberStatement = `
   with head as (
     select coalesce(
       (select position from event_stream_heads where organisation_id = $1),
-      (select max(position) from events where organisation_id = $1 and position is not null),
+      (select max(position) from event_positions where organisation_id = $1),
       0) as position
-  ), locked as (
-    -- SKIP LOCKED: a row worker-events is marking dispatched waits for the next run, so a run
-    -- never waits for (nor deadlocks with) another statement's row locks.
-    select id, created_at
-    from events
-    where organisation_id = $1 and published and position is null
-    order by created_at, id
-    limit $2
-    for update skip locked
-  ), todo as (
-    select id, row_number() over (order by created_at, id) as n from locked
+  ), taken as (
+    delete from unsequenced_events u
+    using (select created_at, event_id from unsequenced_events where organisation_id = $1 order by created_at, event_id limit $2) oldest
+    where u.organisation_id = $1 and u.created_at = oldest.created_at and u.event_id = oldest.event_id
+    returning u.created_at, u.event_id
   ), numbered as (
-    update events e set position = (select position from head) + todo.n from todo where e.id = todo.id returning e.position
+    insert into event_positions (organisation_id, position, event_id)
+    select $1, (select position from head) + row_number() over (order by created_at, event_id), event_id from taken
+    returning position
   ), moved as (
     insert into event_stream_heads (organisation_id, position)
     select $1, max(position) from numbered having count(*) > 0
     on conflict (organisation_id) do update set position = excluded.position
   )
   select count(*)::int as numbered, case when count(*) > 0 then pg_notify($3::text, $1::text) end as notified from numbered`;
-// Published and not numbered yet: the predicate of the partial index events_unsequenced_idx, written
-// as the index is (no parameter), so that a prepared statement's generic plan can use the index too.
-const unsequenced = sql`${events.published} and ${events.position} is null`;
-const selectUnsequenced = prepareSql<{ id: string }>(
-  db.select({ id: events.id }).from(events).where(and(eq(events.organisationId, sql.placeholder('organisationId')), unsequenced)).limit(1).getSQL(),
+const selectUnsequenced = prepareSql<{ eventId: string }>(
+  db
+    .select({ eventId: unsequencedEvents.eventId })
+    .from(unsequencedEvents)
+    .where(eq(unsequencedEvents.organisationId, sql.placeholder('organisationId')))
+    .limit(1)
+    .getSQL(),
 );
 
 async function hasUnsequenced(organisationId: string): Promise<boolean> {
@@ -145,17 +142,14 @@ export function sequenceEventsSoon(organisationIds: Iterable<string>): void {
  */
 export async function findUnsequencedOrganisations(olderThanSeconds: number): Promise<string[]> {
   const rows = await db
-    .selectDistinct({ organisationId: events.organisationId })
-    .from(events)
-    .where(and(unsequenced, lt(events.createdAt, sql`statement_timestamp() - make_interval(secs => ${olderThanSeconds})`)));
+    .selectDistinct({ organisationId: unsequencedEvents.organisationId })
+    .from(unsequencedEvents)
+    .where(lt(unsequencedEvents.createdAt, sql`statement_timestamp() - make_interval(secs => ${olderThanSeconds})`));
   return rows.map((r) => r.organisationId);
 }
 
 /** The highest position an organisation's events have (where a new stream starts). */
 export async function lastPosition(organisationId: string): Promise<number> {
-  const [row] = await db
-    .select({ position: max(events.position) })
-    .from(events)
-    .where(and(eq(events.organisationId, organisationId), isNotNull(events.position)));
+  const [row] = await db.select({ position: max(eventPositions.position) }).from(eventPositions).where(eq(eventPositions.organisationId, organisationId));
   return row?.position ?? 0;
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { and, asc, eq, gt, isNotNull } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt } from 'drizzle-orm';
 import { db, runDetached, sql as pg } from '../../db/client.js';
-import { events } from '../../db/schema/index.js';
+import { eventPositions, events } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
 import { logger } from '../../logger.js';
@@ -9,7 +9,8 @@ import { getVisibleVenue } from '../venues/venue-service.js';
 import { eventJson } from './event-service.js';
 import { eventStreamChannel, lastPosition, sequenceEvents } from './event-sequencer.js';
 
-type EventRow = typeof events.$inferSelect;
+/** A published event with its stream position. */
+type EventRow = typeof events.$inferSelect & { position: number };
 
 /** docs/webhooks.md "Live event stream": a comment line every 15 s keeps proxies and clients from timing out an idle stream. */
 export const keepAliveMs = 15_000;
@@ -34,10 +35,11 @@ interface StreamClient {
 
 function readAfter(organisationId: string, position: number): Promise<EventRow[]> {
   return db
-    .select()
-    .from(events)
-    .where(and(eq(events.organisationId, organisationId), isNotNull(events.position), gt(events.position, position)))
-    .orderBy(asc(events.position))
+    .select({ ...getTableColumns(events), position: eventPositions.position })
+    .from(eventPositions)
+    .innerJoin(events, eq(events.id, eventPositions.eventId))
+    .where(and(eq(eventPositions.organisationId, organisationId), gt(eventPositions.position, position)))
+    .orderBy(asc(eventPositions.position))
     .limit(pageSize);
 }
 
@@ -84,7 +86,7 @@ class OrganisationFeed {
       for (;;) {
         const rows = await readAfter(this.organisationId, this.position);
         for (const row of rows) {
-          this.position = row.position!;
+          this.position = row.position;
           for (const client of this.clients) this.streams.offer(client, row);
         }
         if (rows.length < pageSize) return;
@@ -169,7 +171,7 @@ export class EventStreams {
       for (const row of rows) this.send(client, row);
       if (rows.length < pageSize || isGone(res)) break;
     }
-    for (const row of client.backlog) if (row.position! > client.position) this.send(client, row);
+    for (const row of client.backlog) if (row.position > client.position) this.send(client, row);
     client.backlog = [];
     client.live = true;
   }
@@ -178,13 +180,13 @@ export class EventStreams {
     // A feed that started behind a client's catch-up (events are numbered just after their commit, so a
     // new feed's starting position can trail what the client already read) offers it events it has sent.
     if (client.live) {
-      if (event.position! > client.position) this.send(client, event);
+      if (event.position > client.position) this.send(client, event);
     } else client.backlog.push(event);
   }
 
   private send(client: StreamClient, event: EventRow): void {
     if (isGone(client.res)) return;
-    client.position = event.position!;
+    client.position = event.position;
     if (client.venueIds && !client.venueIds.has(event.venueId)) return;
     if (client.res.writableLength > maxUnsentBytes) {
       logger.warn({ organisationId: client.organisationId }, 'event stream client too slow; closing it (it resumes with Last-Event-ID)');
@@ -235,8 +237,9 @@ export class EventStreams {
 async function positionOf(organisationId: string, after: { id: string; field: string }): Promise<number> {
   const find = () =>
     db
-      .select({ position: events.position, published: events.published })
+      .select({ position: eventPositions.position, published: events.published })
       .from(events)
+      .leftJoin(eventPositions, eq(eventPositions.eventId, events.id))
       .where(and(eq(events.id, after.id), eq(events.organisationId, organisationId)));
   let [row] = await find();
   // Numbered here, or by the run that holds the organisation's lock within moments.
