@@ -2,7 +2,8 @@ import { and, asc, between, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/core/auth-context.js';
 import { db } from '../../src/db/client.js';
-import { events, idempotencyKeys, reservations, webhookDeliveries, webhookDeliveryAttempts } from '../../src/db/schema/index.js';
+import { eventPositions, events, idempotencyKeys, reservations, webhookDeliveries, webhookDeliveryAttempts } from '../../src/db/schema/index.js';
+import { selectEventsAfter } from '../../src/services/events/event-stream.js';
 import { expiredIdempotencyKeys } from '../../src/services/idempotency/idempotency-store.js';
 import { reservationListFilters, type ReservationListQuery } from '../../src/services/reservations/list-reservations.js';
 import { deliveryListFilters } from '../../src/services/webhooks/delivery-service.js';
@@ -10,7 +11,7 @@ import { selectDueLate, selectDueNoShows } from '../../src/services/timers/late-
 import { concludedLongAgo } from '../../src/services/timers/purge-deliveries.js';
 
 /** The tables that grow with history: no request or timer statement may read them whole. */
-const largeTables = new Set(['reservations', 'events', 'webhook_deliveries', 'webhook_delivery_attempts', 'idempotency_keys', 'guests', 'reservation_tables']);
+const largeTables = new Set(['reservations', 'events', 'event_positions', 'webhook_deliveries', 'webhook_delivery_attempts', 'idempotency_keys', 'guests', 'reservation_tables']);
 const someId = '00000000-0000-4000-8000-000000000000';
 
 interface PlanNode {
@@ -70,6 +71,11 @@ describe('statements of the request and timer paths read large tables by index',
           .where(and(eq(events.organisationId, someId), eq(events.published, true), eq(events.type, 'webhook_test')))
           .orderBy(asc(events.createdAt), asc(events.id))
           .limit(50),
+    ],
+    ['GET /events/stream: the events after a position', () => selectEventsAfter(someId, 1000)],
+    [
+      'GET /events/stream?after=: the position of an event',
+      () => db.select({ position: eventPositions.position }).from(eventPositions).where(eq(eventPositions.eventId, someId)),
     ],
     [
       'GET /webhook-deliveries/{id}/attempts',

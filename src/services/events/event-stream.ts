@@ -33,7 +33,8 @@ interface StreamClient {
   backlog: EventRow[];
 }
 
-function readAfter(organisationId: string, position: number): Promise<EventRow[]> {
+/** An organisation's events after `position`, in position order (a page): the stream's one read of history. */
+export function selectEventsAfter(organisationId: string, position: number) {
   return db
     .select({ ...getTableColumns(events), position: eventPositions.position })
     .from(eventPositions)
@@ -84,7 +85,7 @@ class OrganisationFeed {
   private async readNew(): Promise<void> {
     try {
       for (;;) {
-        const rows = await readAfter(this.organisationId, this.position);
+        const rows = await selectEventsAfter(this.organisationId, this.position);
         for (const row of rows) {
           this.position = row.position;
           for (const client of this.clients) this.streams.offer(client, row);
@@ -167,7 +168,7 @@ export class EventStreams {
     this.clients.add(client);
     this.startKeepAlive();
     for (;;) {
-      const rows = await readAfter(client.organisationId, client.position);
+      const rows = await selectEventsAfter(client.organisationId, client.position);
       for (const row of rows) this.send(client, row);
       if (rows.length < pageSize || isGone(res)) break;
     }
