@@ -21,6 +21,7 @@ export async function prepareBenchDatabase(name: string): Promise<string> {
   });
   const { runMigrations } = await import('../../src/db/migrate.js');
   await runMigrations(url.toString());
+  await dropRedisKeys(process.env.QUEUE_PREFIX!);
   return url.toString();
 }
 
@@ -49,4 +50,23 @@ export async function createBenchTenant(options: { tableCount?: number } = {}): 
  */
 export function benchServerEnv(logLevel = 'warn'): Record<string, string> {
   return { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: logLevel, ADMIN_PASSWORD: 'bench', METRICS_PORT: '0' };
+}
+
+/**
+ * The keys an earlier run left under this prefix (jobs of the dropped database, fair-queue counts):
+ * a run's queues start empty, as its database does.
+ */
+async function dropRedisKeys(prefix: string): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 10_000);
+      if (keys.length) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }
