@@ -1,6 +1,7 @@
 // Writes of one organisation never queue behind each other (issue 24): bookings that succeed, spread
 // over 12 venues of ONE organisation vs 12 venues of 12 organisations, 32 connections, against one
-// server, in alternating rounds (medians). Target: one organisation / twelve >= 0.9.
+// server, in alternating rounds (medians), with the CPU per booking of the server and of PostgreSQL.
+// Target: one organisation / twelve >= 0.9.
 // Usage: npx tsx bench/organisation-writes.ts [seconds=8] [rounds=3] [--code DIR] [--cpu-prof DIR]
 //   --code DIR also serves the same database with another checkout (e.g. a worktree of the code
 //   before the live stream, its node_modules linked), measured in the same alternating rounds.
