@@ -1,9 +1,10 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { db } from '../../src/db/client.js';
+import { db, sql } from '../../src/db/client.js';
 import { eventPositions, events, unsequencedEvents } from '../../src/db/schema/index.js';
 import { sequenceEvents } from '../../src/services/events/event-sequencer.js';
 import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
+import { sweepOutbox } from '../../src/services/events/sweep-outbox.js';
 import { createTenant } from '../support/harness.js';
 
 /**
@@ -100,5 +101,17 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     await numberAll(t.organisationId);
     const positions = (await positionsOf(t.organisationId)).map((r) => r.position);
     expect(positions).toEqual([first.position, first.position! + 1, first.position! + 2]);
+  });
+
+  it('has the outbox sweeper vacuum the numbering queue, which autovacuum may never reach', async () => {
+    const vacuums = async () => {
+      const [row] = await sql<{ n: number }[]>`select vacuum_count::int as n from pg_stat_user_tables where relname = 'unsequenced_events'`;
+      return row.n;
+    };
+    const before = await vacuums();
+    await sweepOutbox();
+    // Statistics reach pg_stat_user_tables within about a second.
+    for (let i = 0; i < 40 && (await vacuums()) === before; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await vacuums()).toBeGreaterThan(before);
   });
 });

@@ -148,6 +148,16 @@ export async function findUnsequencedOrganisations(olderThanSeconds: number): Pr
   return rows.map((r) => r.organisationId);
 }
 
+/**
+ * Vacuums the numbering queue: every numbered event leaves a deleted row in `unsequenced_events`,
+ * which only VACUUM reclaims. The outbox sweeper calls this every 30 s, so that the queue stays a
+ * few pages whether or not autovacuum runs on the server (it may be turned off); SKIP_LOCKED: a
+ * vacuum already running elsewhere does the same.
+ */
+export async function vacuumUnsequencedEvents(): Promise<void> {
+  await pg.unsafe('vacuum (skip_locked) unsequenced_events');
+}
+
 /** The highest position an organisation's events have (where a new stream starts). */
 export async function lastPosition(organisationId: string): Promise<number> {
   const [row] = await db.select({ position: max(eventPositions.position) }).from(eventPositions).where(eq(eventPositions.organisationId, organisationId));
