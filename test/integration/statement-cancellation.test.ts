@@ -10,11 +10,19 @@ import { configureVenue, localDate } from '../support/venue-fixtures.js';
 const own = postgres(config.DATABASE_URL, { max: 2, onnotice: () => {} });
 afterAll(() => own.end());
 
-/** Statements of other sessions of this database waiting for a lock: the server's, since the test's own session is idle. */
+/** The test session that holds the venue's row lock (whileVenueLocked). */
+let holderPid = 0;
+
+/**
+ * Statements waiting for the lock the test holds, directly or behind another waiter (the server's:
+ * the test's own session is idle); other test files' lock waits in the same database do not count.
+ */
 async function waitingStatements(): Promise<number> {
   const [{ count }] = await own<{ count: number }[]>`
-    select count(*)::int as count from pg_stat_activity
-    where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock' and state = 'active'`;
+    select count(*)::int as count from pg_stat_activity a
+    where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock' and state = 'active'
+      and (${holderPid}::int = any(pg_blocking_pids(a.pid))
+        or exists (select 1 from unnest(pg_blocking_pids(a.pid)) b where ${holderPid}::int = any(pg_blocking_pids(b))))`;
   return count;
 }
 
@@ -31,6 +39,7 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<number>
 async function whileVenueLocked(venueId: string, during: () => Promise<void>): Promise<void> {
   const reserved = await own.reserve();
   try {
+    [{ pid: holderPid }] = await reserved<{ pid: number }[]>`select pg_backend_pid() as pid`;
     await reserved`begin`;
     await reserved`select id from venues where id = ${venueId} for update`;
     await during();

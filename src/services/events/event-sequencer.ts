@@ -152,10 +152,12 @@ export async function findUnsequencedOrganisations(olderThanSeconds: number): Pr
  * Vacuums the numbering queue: every numbered event leaves a deleted row in `unsequenced_events`,
  * which only VACUUM reclaims. The outbox sweeper calls this every 30 s, so that the queue stays a
  * few pages whether or not autovacuum runs on the server (it may be turned off); SKIP_LOCKED: a
- * vacuum already running elsewhere does the same.
+ * vacuum already running elsewhere does the same. TRUNCATE false: giving empty pages back to the
+ * file system would take the table's exclusive lock (waiting up to 5 s for it), and with it hold
+ * back every event insert, whose trigger writes here; the freed space is reused instead.
  */
 export async function vacuumUnsequencedEvents(): Promise<void> {
-  await pg.unsafe('vacuum (skip_locked) unsequenced_events');
+  await pg.unsafe('vacuum (skip_locked, truncate false) unsequenced_events');
 }
 
 /** The highest position an organisation's events have (where a new stream starts). */
