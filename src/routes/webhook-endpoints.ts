@@ -79,6 +79,8 @@ const recoverBody = z
     until: instantParam.optional(),
   })
   .superRefine((body, ctx) => {
+    // zod runs this even when a field failed (it then holds what was sent): compare instants only.
+    if (!(body.since instanceof Date) || (body.until !== undefined && !(body.until instanceof Date))) return;
     // `until` defaults to now (in the handler).
     if (body.until && body.until < body.since) ctx.addIssue({ code: 'custom', path: ['until'], message: 'must not be before since' });
     if (!body.until && body.since.getTime() > Date.now()) ctx.addIssue({ code: 'custom', path: ['since'], message: 'must not be in the future without until' });
