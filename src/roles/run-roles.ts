@@ -4,6 +4,7 @@ import { logger } from '../logger.js';
 import { closeQueues } from '../queues/queues.js';
 import { startMetricsServer } from '../metrics/metrics-server.js';
 import { closeRedis } from '../redis.js';
+import { settleEnqueuedEvents } from '../services/events/outbox.js';
 import { allRoles, roleStarters, type RoleName } from './role-starters.js';
 
 /** Starts the given roles in this process and drains them on SIGTERM/SIGINT. */
@@ -33,6 +34,7 @@ export async function runRoles(roles: RoleName[]): Promise<void> {
     await Promise.all(stops.filter((s) => s.role !== 'web').map(stopRole));
     // Last: a supervisor keeps seeing the process alive while it drains.
     await metrics?.close();
+    await settleEnqueuedEvents();
     await closeQueues();
     await closeRedis();
     await sql.end({ timeout: 5 });

@@ -117,16 +117,33 @@ export function enqueueEvents(rows: EventToEnqueue[], log: Logger = logger): voi
 }
 
 let nextBatch: Array<{ rows: EventToEnqueue[]; log: Logger }> = [];
+const sending = new Set<Promise<void>>();
 
 function sendBatch(): void {
   const batch = nextBatch;
   nextBatch = [];
-  addEventJobs(batch.flatMap((b) => b.rows)).catch((err: unknown) => {
-    for (const { rows, log } of batch) {
-      enqueueEventsWhenRedisIsBack(rows);
-      log.warn({ err: (err as Error).message, eventIds: rows.map((e) => e.id) }, 'events not enqueued; they are sent again when Redis is back');
-    }
-  });
+  if (!batch.length) return;
+  const sent = addEventJobs(batch.flatMap((b) => b.rows)).then(
+    () => {},
+    (err: unknown) => {
+      for (const { rows, log } of batch) {
+        enqueueEventsWhenRedisIsBack(rows);
+        log.warn({ err: (err as Error).message, eventIds: rows.map((e) => e.id) }, 'events not enqueued; they are sent again when Redis is back');
+      }
+    },
+  );
+  sending.add(sent);
+  void sent.finally(() => sending.delete(sent));
+}
+
+/**
+ * Resolves once the events enqueued so far have reached Redis (or failed to): a stopping process
+ * waits for it before it closes its queue connection, so that the jobs of its last commits are not
+ * left to the sweeper's 30 s.
+ */
+export async function settleEnqueuedEvents(): Promise<void> {
+  sendBatch();
+  await Promise.all(sending);
 }
 
 /** Remembers events to enqueue again at the next (re)connection to Redis; a duplicate job id is ignored then. */
