@@ -13,7 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
-import { processCpuMs } from './support/process-cpu.js';
+import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
 
 const deliveries = Number(process.argv[2] ?? 3000);
 const lagRate = Number(process.argv[3] ?? 100);
@@ -143,21 +143,18 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: n
  * server are counted too, so on a shared machine this figure is an upper bound).
  */
 async function cpuSnapshot() {
-  const backends = await sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database()`;
   const own = process.cpuUsage();
   const redisInfo = await queueConnection.info('cpu');
   const redisSeconds = ['used_cpu_user', 'used_cpu_sys'].reduce((sum, field) => sum + Number(new RegExp(`^${field}:([0-9.]+)`, 'm').exec(redisInfo)?.[1] ?? 0), 0);
   return {
     redis: redisSeconds * 1000,
     workers: children.reduce((sum, c) => sum + processCpuMs(c.pid!), 0),
-    postgres: new Map(backends.map(({ pid }) => [pid, processCpuMs(pid)])),
+    postgres: await postgresCpuSnapshot(sql),
     receiver: (own.user + own.system) / 1000,
   };
 }
 function cpuSince(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaited<ReturnType<typeof cpuSnapshot>>) {
-  let postgres = 0;
-  for (const [pid, ms] of after.postgres) postgres += ms - (before.postgres.get(pid) ?? 0);
-  return { workers: after.workers - before.workers, postgres, receiver: after.receiver - before.receiver, redis: after.redis - before.redis };
+  return { workers: after.workers - before.workers, postgres: cpuUsedSince(before.postgres, after.postgres), receiver: after.receiver - before.receiver, redis: after.redis - before.redis };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import type { Sql } from 'postgres';
 
 const clockTicksPerSecond = (() => {
   try {
@@ -19,12 +20,16 @@ export function processCpuMs(pid: number): number {
   }
 }
 
-/** CPU milliseconds used by each of these processes so far. */
-export function cpuSnapshot(pids: Iterable<number>): Map<number, number> {
-  return new Map([...pids].map((pid) => [pid, processCpuMs(pid)]));
+/**
+ * CPU milliseconds used so far by each PostgreSQL backend of the database `sql` is connected to (its
+ * own session included).
+ */
+export async function postgresCpuSnapshot(sql: Sql): Promise<Map<number, number>> {
+  const backends = await sql<Array<{ pid: number }>>`select pid from pg_stat_activity where datname = current_database()`;
+  return new Map(backends.map(({ pid }) => [pid, processCpuMs(pid)]));
 }
 
-/** CPU milliseconds used since `before` by the processes of `after` (one that started since counts from 0). */
+/** CPU milliseconds used since `before` by the backends of `after` (one that started since counts from 0). */
 export function cpuUsedSince(before: Map<number, number>, after: Map<number, number>): number {
   let sum = 0;
   for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? 0);

@@ -34,8 +34,8 @@ export interface InsertRowsOptions<T extends PgTable, K extends keyof T['$inferS
  * Inserts rows with one statement sent straight to the driver (prepared: planned once per
  * connection) and returns them as drizzle's insert … returning() would: values encoded and rows
  * decoded by the table's own columns, a missing id taken from its default function. For the hot
- * write path (bookings, holds, their tables, events): drizzle's insert builder cost about a quarter
- * of a millisecond of CPU per statement (docs/architecture.md "Write path"). Statements given
+ * write path (bookings, holds, their tables, events): drizzle's insert builder cost 0.28 ms of CPU
+ * per booking for its row and tables and 0.18 ms for its event (docs/architecture.md "Write path"). Statements given
  * together (Promise.all) are pipelined on the connection.
  */
 export async function insertRows<T extends PgTable, K extends keyof T['$inferSelect'] & string = keyof T['$inferSelect'] & string>(
