@@ -1,6 +1,8 @@
 // The background paths of worker-timers and the invariant check, each run as its timer runs it, on
 // the database of DATABASE_URL; prints {name: median ms} as JSON. Spawned by bench/scale.ts once
-// per database, so that the service modules load with that database's URL.
+// per database, so that the service modules load with that database's URL. With them, the live
+// stream's reads (a page after a position, one run of the sequencer), which every commit and every
+// resuming client cause.
 const runs = Number(process.argv[2] ?? 7);
 const { db, sql } = await import('../../src/db/client.js');
 const { notifyLateReservations, markNoShows, selectDueLate, selectDueNoShows } = await import('../../src/services/timers/late-reservations.js');
@@ -10,9 +12,14 @@ const { purgeTrashedGuests } = await import('../../src/services/guests/guest-ser
 const { purgeExpiredHolds } = await import('../../src/services/holds/hold-service.js');
 const { sweepOutbox } = await import('../../src/services/events/sweep-outbox.js');
 const { sweepDeliveries } = await import('../../src/services/webhooks/sweep-deliveries.js');
-const { findUnsequencedOrganisations } = await import('../../src/services/events/event-sequencer.js');
+const { findUnsequencedOrganisations, sequenceEvents } = await import('../../src/services/events/event-sequencer.js');
+const { selectEventsAfter } = await import('../../src/services/events/event-stream.js');
 const { checkInvariants } = await import('../../src/services/invariants/check-invariants.js');
 const { closeQueues } = await import('../../src/queues/queues.js');
+
+// The organisation with the most numbered events: the seeded group.
+const [{ organisationId, head }] = await sql<{ organisationId: string; head: number }[]>`
+  select organisation_id as "organisationId", position::int as head from event_stream_heads order by position desc limit 1`;
 
 const tasks: Record<string, () => Promise<unknown>> = {
   'timer: late scan (statement)': () => selectDueLate(db),
@@ -26,6 +33,9 @@ const tasks: Record<string, () => Promise<unknown>> = {
   'sweep: outbox': () => sweepOutbox(),
   'sweep: deliveries': () => sweepDeliveries(),
   'sweep: unnumbered events': () => findUnsequencedOrganisations(0),
+  'stream: a page from the first event': () => selectEventsAfter(organisationId, 0),
+  'stream: a page 1,000 events back': () => selectEventsAfter(organisationId, head - 1000),
+  'stream: a sequencer run (nothing new)': () => sequenceEvents(organisationId),
   'cli check': () => checkInvariants(),
 };
 
