@@ -1,4 +1,4 @@
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { db, sql } from '../../src/db/client.js';
 import { eventPositions, events, unsequencedEvents } from '../../src/db/schema/index.js';
@@ -84,6 +84,63 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     // No gap, no repeat: the positions run on by one; the reader saw exactly that sequence.
     expect(all.map((e) => e.position)).toEqual(all.map((_, i) => all[0].position! + i));
     expect(seen).toEqual(all);
+  });
+
+  it('numbers many organisations committing at once, each in one sequence a reader sees whole', async () => {
+    // Each commit asks this process's run loop to number its organisation (transactionWithEvents);
+    // one run numbers every pending organisation in one transaction, beside a racing numberer per organisation.
+    const tenants = await Promise.all(Array.from({ length: 6 }, () => createTenant()));
+    let writing = true;
+    const seen = new Map<string, { id: string; position: number }[]>(tenants.map((t) => [t.organisationId, []]));
+    const readers = tenants.map(async ({ organisationId }) => {
+      let position = 0;
+      for (;;) {
+        const rows = await db
+          .select({ id: eventPositions.eventId, position: eventPositions.position })
+          .from(eventPositions)
+          .where(and(eq(eventPositions.organisationId, organisationId), gt(eventPositions.position, position)))
+          .orderBy(asc(eventPositions.position))
+          .limit(500);
+        seen.get(organisationId)!.push(...rows);
+        if (rows.length) position = rows[rows.length - 1].position;
+        else if (!writing) return;
+        await new Promise((resolve) => setTimeout(resolve, 3));
+      }
+    });
+    let racing = true;
+    const numberers = tenants.map(async ({ organisationId }) => {
+      while (racing) {
+        await numberAll(organisationId);
+        await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+      }
+    });
+    const commit = (t: (typeof tenants)[number], data: Record<string, number>) =>
+      transactionWithEvents(systemActor('race'), async (_tx, emit) => {
+        emit({ organisationId: t.organisationId, venueId: t.venueId, livemode: true, type: 'webhook_test', subjectType: 'none', subjectId: null, data });
+      });
+    const writers = tenants.flatMap((t) =>
+      Array.from({ length: 3 }, async (_, w) => {
+        for (let i = 0; i < 15; i++) await commit(t, { w, i });
+      }),
+    );
+    await Promise.all(writers);
+    racing = false;
+    await Promise.all(numberers);
+    // The last commit of each organisation is numbered by the run loop alone, within the stream's second.
+    await Promise.all(tenants.map((t) => commit(t, { last: 1 })));
+    const ids = tenants.map((t) => t.organisationId);
+    for (let i = 0; i < 50 && (await db.select().from(unsequencedEvents).where(inArray(unsequencedEvents.organisationId, ids))).length; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await db.select().from(unsequencedEvents).where(inArray(unsequencedEvents.organisationId, ids))).toEqual([]);
+    writing = false;
+    await Promise.all(readers);
+    for (const { organisationId } of tenants) {
+      const all = await positionsOf(organisationId);
+      expect(all).toHaveLength(46);
+      expect(all.map((e) => e.position)).toEqual(all.map((_, i) => i + 1));
+      expect(seen.get(organisationId)).toEqual(all);
+    }
   });
 
   it('numbers an organisation after the position its events already have', async () => {

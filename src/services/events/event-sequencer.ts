@@ -1,5 +1,5 @@
 import { lt, max, eq, sql } from 'drizzle-orm';
-import { db, prepareSql, runDetached, sql as pg } from '../../db/client.js';
+import { db, runDetached, sql as pg } from '../../db/client.js';
 import { eventPositions, unsequencedEvents } from '../../db/schema/index.js';
 import { logger } from '../../logger.js';
 
@@ -26,19 +26,36 @@ const runSize = 5000;
  *
  * Returns false when another run held the lock.
  */
-export async function sequenceEvents(organisationId: string, { goesAgain = () => false }: { goesAgain?: () => boolean } = {}): Promise<boolean> {
+export async function sequenceEvents(organisationId: string): Promise<boolean> {
   for (;;) {
-    const outcome = await pg.begin(async (tx) => {
-      const [lock] = await tx.unsafe<Array<{ ok: boolean }>>(takeLockStatement, [organisationId], { prepare: true });
-      if (!lock.ok) return 'busy';
-      const [run] = await tx.unsafe<Array<{ numbered: number }>>(numberStatement, [organisationId, runSize, eventStreamChannel], { prepare: true });
-      return run.numbered === runSize ? 'more' : run.numbered > 0 ? 'done' : 'nothing';
-    });
-    if (outcome === 'busy') return false;
-    if (outcome === 'more') continue;
-    // A caller that runs once more anyway (more was committed meanwhile) leaves the check to that run.
-    if (goesAgain() || !(await hasUnsequenced(organisationId))) return true;
+    const { busy, more, numbered } = await numberOrganisations([organisationId]);
+    if (busy.length) return false;
+    if (more.length) continue;
+    if (!(await withUnsequenced(numbered)).length) return true;
   }
+}
+
+/**
+ * One transaction that numbers several organisations' events: each organisation's try-lock first
+ * (pipelined), then the numbering statement of each whose lock was taken, so that each statement's
+ * snapshot is taken with its organisation's lock held, as the proof above needs. Many organisations
+ * with a few commits each are numbered by one transaction, not one each.
+ */
+async function numberOrganisations(organisationIds: string[]): Promise<{ busy: string[]; more: string[]; numbered: string[] }> {
+  return pg.begin(async (tx) => {
+    const locks = await Promise.all(
+      organisationIds.map((id) => tx.unsafe<Array<{ ok: boolean }>>(takeLockStatement, [id], { prepare: true }).then(([lock]) => lock.ok)),
+    );
+    const held = organisationIds.filter((_, i) => locks[i]);
+    const runs = await Promise.all(
+      held.map((id) => tx.unsafe<Array<{ numbered: number }>>(numberStatement, [id, runSize, eventStreamChannel], { prepare: true }).then(([run]) => run.numbered)),
+    );
+    return {
+      busy: organisationIds.filter((_, i) => !locks[i]),
+      more: held.filter((_, i) => runs[i] === runSize),
+      numbered: held.filter((_, i) => runs[i] < runSize),
+    };
+  });
 }
 
 // A run's statements go to the driver as prepared statements (planned once per connection): a run
@@ -68,73 +85,79 @@ const numberStatement = `
     on conflict (organisation_id) do update set position = excluded.position
   )
   select count(*)::int as numbered, case when count(*) > 0 then pg_notify($3::text, $1::text) end as notified from numbered`;
-const selectUnsequenced = prepareSql<{ eventId: string }>(
-  db
-    .select({ eventId: unsequencedEvents.eventId })
-    .from(unsequencedEvents)
-    .where(eq(unsequencedEvents.organisationId, sql.placeholder('organisationId')))
-    .limit(1)
-    .getSQL(),
-);
-
-async function hasUnsequenced(organisationId: string): Promise<boolean> {
-  return (await selectUnsequenced({ organisationId })).length > 0;
+/** Of these organisations, those with events still to number. */
+async function withUnsequenced(organisationIds: string[]): Promise<string[]> {
+  if (!organisationIds.length) return [];
+  const rows = await pg.unsafe<Array<{ organisationId: string }>>(
+    `select o.id as "organisationId" from unnest($1::uuid[]) o(id)
+      where exists (select 1 from unsequenced_events u where u.organisation_id = o.id)`,
+    [organisationIds] as never[],
+    { prepare: true },
+  );
+  return rows.map((r) => r.organisationId);
 }
 
-/** Failed runs in a row (PostgreSQL unreachable, a statement cancelled) before a commit's numbering is left to the next commit or the sweeper. */
+/** Failed runs in a row (PostgreSQL unreachable, a statement cancelled) before the numbering of what is pending is left to the next commit or the sweeper. */
 const maxFailures = 5;
 
 /**
- * A run follows the previous run of its organisation in this process by at least this long: under
- * load an organisation's commits follow each other closely, and a run per commit cost PostgreSQL a
- * transaction (and a WAL flush) each; what commits meanwhile is numbered together, well within the
- * stream's second (docs/architecture.md "Write path"). After a quiet moment a run starts at once.
+ * A run follows the previous run of this process by at least this long: under load commits follow
+ * each other closely, and a run per commit cost PostgreSQL a transaction (and a WAL flush) each; what
+ * commits meanwhile is numbered together, well within the stream's second (docs/architecture.md
+ * "Write path"). After a quiet moment a run starts at once.
  */
 const runSpacingMs = 50;
 
-/** Per organisation: the run of this process, and whether more was committed while it ran. */
-const running = new Map<string, { again: boolean }>();
+/** Organisations in one run's transaction at most (a statement pair each); the rest go in the next run at once. */
+const organisationsPerRun = 100;
+
+/** Organisations whose commits this process has still to number, and whether its run loop is on. */
+const pending = new Set<string>();
+let looping = false;
 
 /**
  * After a commit that wrote published events: numbers them in the background (the request does not
- * wait). One run per organisation in this process; a commit during a run makes it go once more. A
- * failed run (PostgreSQL unreachable) leaves the events to the next commit of the organisation or
- * to the outbox sweeper.
+ * wait). One loop per process numbers every organisation with commits pending in one transaction
+ * per run; a commit during a run makes the loop run once more. A failed run (PostgreSQL unreachable)
+ * leaves the events to the next commit of the organisation or to the outbox sweeper.
  */
 export function sequenceEventsSoon(organisationIds: Iterable<string>): void {
-  for (const organisationId of organisationIds) {
-    const run = running.get(organisationId);
-    if (run) {
-      run.again = true;
-      continue;
-    }
-    const state = { again: false };
-    running.set(organisationId, state);
-    // Detached: numbering what committed must not stop because the request's client left.
-    void runDetached(async () => {
+  for (const organisationId of organisationIds) pending.add(organisationId);
+  if (looping || !pending.size) return;
+  looping = true;
+  // Detached: numbering what committed must not stop because the request's client left.
+  void runDetached(runPendingLoop);
+}
+
+async function runPendingLoop(): Promise<void> {
+  try {
+    for (let failures = 0; pending.size; ) {
+      const started = Date.now();
+      const batch = [...pending].slice(0, organisationsPerRun);
+      for (const id of batch) pending.delete(id);
       try {
-        for (let failures = 0; ; ) {
-          try {
-            do {
-              state.again = false;
-              const started = Date.now();
-              await sequenceEvents(organisationId, { goesAgain: () => state.again });
-              if (state.again) await new Promise((resolve) => setTimeout(resolve, runSpacingMs - (Date.now() - started)));
-            } while (state.again);
-            return;
-          } catch (err) {
-            if (++failures >= maxFailures) throw err;
-            await new Promise((resolve) => setTimeout(resolve, 100 * failures));
-          }
-        }
+        const { more, numbered } = await numberOrganisations(batch);
+        // An organisation committed to again meanwhile is numbered by the next run anyway; the others
+        // are looked at once more for what was committed by callers that found their lock taken.
+        const again = [...more, ...(await withUnsequenced(numbered.filter((id) => !pending.has(id))))];
+        for (const id of again) pending.add(id);
+        failures = 0;
+        if (!more.length && pending.size) await sleep(runSpacingMs - (Date.now() - started));
       } catch (err) {
-        logger.warn({ err: (err as Error).message, organisationId }, 'events not numbered for the stream yet; the next commit or the sweeper will');
-      } finally {
-        running.delete(organisationId);
+        for (const id of batch) pending.add(id);
+        if (++failures >= maxFailures) {
+          logger.warn({ err: (err as Error).message, organisationIds: [...pending] }, 'events not numbered for the stream yet; the next commit or the sweeper will');
+          pending.clear();
+          failures = 0;
+        } else await sleep(100 * failures);
       }
-    });
+    }
+  } finally {
+    looping = false;
   }
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
  * The organisations with published events still unnumbered `olderThanSeconds` after their commit
