@@ -2,24 +2,28 @@
 // endpoint; organisation B books once a second meanwhile. Prints B's booking-to-webhook-received
 // p50/p99 with no backlog and during A's, and A's drain time. Target: B's p99 during the backlog
 // within 2× its p99 without.
-// Usage: npx tsx bench/fair-queues.ts [backlog=20000] [--code DIR]
+// Usage: npx tsx bench/fair-queues.ts [backlog=20000] [--code DIR] [--stages]
 //   --code DIR runs the server, workers and outbox of another checkout (e.g. a worktree of the commit
 //   before fair queues, its node_modules linked), to measure the before and after on this machine.
+//   --stages also prints where each of B's webhooks waited, from the queues' event streams: this
+//   process then reads an event for each of A's 40,000 jobs, which delays its own timing of B.
+// A's partner endpoint runs in a process of its own (bench/support/fair-receiver.ts); B's is here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { describeStages, watchJobStarts, type Booking } from './support/fair-stages.js';
 import { spawnServer } from './support/spawn-server.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' }, stages: { type: 'boolean', default: false } } });
 const backlog = Number(positionals[0] ?? 20_000);
 const codeDir = path.resolve(values.code ?? '.');
 await prepareBenchDatabase('floorline_bench_fair_queues');
 const env = { ...benchServerEnv(), WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' };
 
-/** A partner endpoint answering 200 at once; records when each reservation's webhook arrived. */
+/** B's partner endpoint answering 200 at once; records when each reservation's webhook arrived. */
 async function startReceiver(): Promise<{ server: Server; url: string; arrivals: Map<string, number> }> {
   const arrivals = new Map<string, number>();
   const server = createServer((req, res) => {
@@ -48,7 +52,15 @@ const port = 3957;
 const base = `http://127.0.0.1:${port}/api/v1`;
 const a = await createBenchTenant({ tableCount: 24 });
 const b = await createBenchTenant({ tableCount: 24 });
-const receiverA = await startReceiver();
+const receiverA = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/support/fair-receiver.ts'), String(backlog)], { stdio: ['ignore', 'pipe', 'inherit'] });
+let drainedAt = 0;
+const receiverAUrl = await new Promise<string>((resolve) => {
+  createInterface({ input: receiverA.stdout! }).on('line', (line) => {
+    const [word, value] = line.split(' ');
+    if (word === 'url') resolve(value);
+    if (word === 'drained') drainedAt = Number(value);
+  });
+});
 const receiverB = await startReceiver();
 const processes: ChildProcess[] = [];
 const call = async (key: string, method: string, p: string, body?: unknown) => {
@@ -60,8 +72,8 @@ const call = async (key: string, method: string, p: string, body?: unknown) => {
 try {
   processes.push(await spawnServer(path.join(codeDir, 'src/server.ts'), env, port));
   processes.push(spawnCode('workers/events.ts'), spawnCode('workers/webhooks.ts'));
-  for (const [tenant, receiver] of [[a, receiverA], [b, receiverB]] as const) {
-    const endpoint = await call(tenant.key, 'POST', '/webhook-endpoints', { venueId: tenant.venueId, url: receiver.url });
+  for (const [tenant, url] of [[a, receiverAUrl], [b, receiverB.url]] as const) {
+    const endpoint = await call(tenant.key, 'POST', '/webhook-endpoints', { venueId: tenant.venueId, url });
     await call(tenant.key, 'POST', '/automations', {
       venueId: tenant.venueId,
       name: 'Partner',
@@ -99,21 +111,17 @@ try {
   await new Promise((resolve) => backlogRun.stdout!.once('data', resolve));
   // Warm-up: the workers compile and connect before the first figure counts.
   await bookOncePerSecond(() => true, 3);
-  const watched = await watchJobStarts();
+  const watched = values.stages ? await watchJobStarts() : undefined;
   const quietBookings = await bookOncePerSecond(() => true, 20);
   const quiet = latencies(quietBookings);
   const emitted = Date.now();
   backlogRun.stdin!.end('go\n');
   const backlogEmitted = new Promise((resolve) => backlogRun.on('exit', resolve));
-  let drainedAt = 0;
-  const drained = () => {
-    if (!drainedAt && receiverA.arrivals.size >= backlog) drainedAt = Date.now();
-    return drainedAt > 0;
-  };
+  const drained = () => drainedAt > 0;
   const busyBookings = await bookOncePerSecond(drained, 10);
   const busy = latencies(busyBookings);
   await backlogEmitted;
-  await watched.close();
+  await watched?.close();
   console.log(`code: ${codeDir}`);
   console.log(`B, no backlog (${quiet.length} bookings): p50 ${percentile(quiet, 50)} ms, p99 ${percentile(quiet, 99)} ms`);
   console.log(`B, during A's backlog of ${backlog} (${busy.length} bookings): p50 ${percentile(busy, 50)} ms, p99 ${percentile(busy, 99)} ms`);
@@ -125,13 +133,15 @@ try {
     worstByWindow.set(window, Math.max(worstByWindow.get(window) ?? 0, busy[i]));
   }
   console.log(`B's slowest webhook by 10 s of the backlog: ${[...worstByWindow].map(([s, ms]) => `${s} s: ${ms} ms`).join(', ')}`);
-  console.log('where B waited, no backlog:');
-  for (const line of await describeStages(quietBookings, watched)) console.log(line);
-  console.log("where B waited, during A's backlog:");
-  for (const line of await describeStages(busyBookings, watched)) console.log(line);
+  if (watched) {
+    console.log('where B waited, no backlog:');
+    for (const line of await describeStages(quietBookings, watched)) console.log(line);
+    console.log("where B waited, during A's backlog:");
+    for (const line of await describeStages(busyBookings, watched)) console.log(line);
+  }
 } finally {
   for (const child of processes) child.kill('SIGTERM');
-  receiverA.server.close();
+  receiverA.kill('SIGTERM');
   receiverB.server.close();
   const { sql } = await import('../src/db/client.js');
   await sql.end();
