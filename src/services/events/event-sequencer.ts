@@ -135,6 +135,8 @@ async function runPendingLoop(): Promise<void> {
       const started = Date.now();
       const batch = [...pending].slice(0, organisationsPerRun);
       for (const id of batch) pending.delete(id);
+      // Organisations beyond this run's limit were waiting already: the next run takes them at once.
+      const waiting = pending.size > 0;
       try {
         const { more, numbered } = await numberOrganisations(batch);
         // An organisation committed to again meanwhile is numbered by the next run anyway; the others
@@ -142,7 +144,7 @@ async function runPendingLoop(): Promise<void> {
         const again = [...more, ...(await withUnsequenced(numbered.filter((id) => !pending.has(id))))];
         for (const id of again) pending.add(id);
         failures = 0;
-        if (!more.length && pending.size) await sleep(runSpacingMs - (Date.now() - started));
+        if (!more.length && !waiting && pending.size) await sleep(runSpacingMs - (Date.now() - started));
       } catch (err) {
         for (const id of batch) pending.add(id);
         if (++failures >= maxFailures) {
