@@ -7,9 +7,8 @@
 //   before fair queues, its node_modules linked), to measure the before and after on this machine.
 //   --stages also prints where each of B's webhooks waited, from the queues' event streams: this
 //   process then reads an event for each of A's 40,000 jobs, which delays its own timing of B.
-// A's partner endpoint runs in a process of its own (bench/support/fair-receiver.ts); B's is here.
+// A's and B's partner endpoints run in processes of their own (bench/support/fair-receiver.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,21 +22,20 @@ const codeDir = path.resolve(values.code ?? '.');
 await prepareBenchDatabase('floorline_bench_fair_queues');
 const env = { ...benchServerEnv(), WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' };
 
-/** B's partner endpoint answering 200 at once; records when each reservation's webhook arrived. */
-async function startReceiver(): Promise<{ server: Server; url: string; arrivals: Map<string, number> }> {
+/** A partner endpoint in a process of its own (bench/support/fair-receiver.ts): `each` records every reservation's arrival, a count when that many arrived. */
+async function startReceiver(mode: 'each' | number): Promise<{ process: ChildProcess; url: string; arrivals: Map<string, number>; drainedAt: () => number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/support/fair-receiver.ts'), String(mode)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const arrivals = new Map<string, number>();
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const id = (JSON.parse(body) as { data: { reservation?: { id: string } } }).data.reservation?.id;
-      if (id && !arrivals.has(id)) arrivals.set(id, Date.now());
-      res.end('ok');
+  let drainedAt = 0;
+  const url = await new Promise<string>((resolve) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const [word, ...values] = line.split(' ');
+      if (word === 'url') resolve(values[0]);
+      if (word === 'arrived') arrivals.set(values[0], Number(values[1]));
+      if (word === 'drained') drainedAt = Number(values[0]);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return { server, url: `http://127.0.0.1:${port}/hooks`, arrivals };
+  return { process: child, url, arrivals, drainedAt: () => drainedAt };
 }
 
 function spawnCode(script: string): ChildProcess {
@@ -52,16 +50,8 @@ const port = 3957;
 const base = `http://127.0.0.1:${port}/api/v1`;
 const a = await createBenchTenant({ tableCount: 24 });
 const b = await createBenchTenant({ tableCount: 24 });
-const receiverA = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/support/fair-receiver.ts'), String(backlog)], { stdio: ['ignore', 'pipe', 'inherit'] });
-let drainedAt = 0;
-const receiverAUrl = await new Promise<string>((resolve) => {
-  createInterface({ input: receiverA.stdout! }).on('line', (line) => {
-    const [word, value] = line.split(' ');
-    if (word === 'url') resolve(value);
-    if (word === 'drained') drainedAt = Number(value);
-  });
-});
-const receiverB = await startReceiver();
+const receiverA = await startReceiver(backlog);
+const receiverB = await startReceiver('each');
 const processes: ChildProcess[] = [];
 const call = async (key: string, method: string, p: string, body?: unknown) => {
   const res = await fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
@@ -72,8 +62,8 @@ const call = async (key: string, method: string, p: string, body?: unknown) => {
 try {
   processes.push(await spawnServer(path.join(codeDir, 'src/server.ts'), env, port));
   processes.push(spawnCode('workers/events.ts'), spawnCode('workers/webhooks.ts'));
-  for (const [tenant, url] of [[a, receiverAUrl], [b, receiverB.url]] as const) {
-    const endpoint = await call(tenant.key, 'POST', '/webhook-endpoints', { venueId: tenant.venueId, url });
+  for (const [tenant, receiver] of [[a, receiverA], [b, receiverB]] as const) {
+    const endpoint = await call(tenant.key, 'POST', '/webhook-endpoints', { venueId: tenant.venueId, url: receiver.url });
     await call(tenant.key, 'POST', '/automations', {
       venueId: tenant.venueId,
       name: 'Partner',
@@ -117,7 +107,7 @@ try {
   const emitted = Date.now();
   backlogRun.stdin!.end('go\n');
   const backlogEmitted = new Promise((resolve) => backlogRun.on('exit', resolve));
-  const drained = () => drainedAt > 0;
+  const drained = () => receiverA.drainedAt() > 0;
   const busyBookings = await bookOncePerSecond(drained, 10);
   const busy = latencies(busyBookings);
   await backlogEmitted;
@@ -126,7 +116,7 @@ try {
   console.log(`B, no backlog (${quiet.length} bookings): p50 ${percentile(quiet, 50)} ms, p99 ${percentile(quiet, 99)} ms`);
   console.log(`B, during A's backlog of ${backlog} (${busy.length} bookings): p50 ${percentile(busy, 50)} ms, p99 ${percentile(busy, 99)} ms`);
   console.log(`ratio of p99: ${(percentile(busy, 99) / percentile(quiet, 99)).toFixed(2)} (target ≤ 2)`);
-  console.log(`A's ${backlog} webhooks received ${((drainedAt - emitted) / 1000).toFixed(1)} s after the backlog was emitted`);
+  console.log(`A's ${backlog} webhooks received ${((receiverA.drainedAt() - emitted) / 1000).toFixed(1)} s after the backlog was emitted`);
   const worstByWindow = new Map<number, number>();
   for (const [i, booking] of busyBookings.entries()) {
     const window = Math.floor((booking.at - emitted) / 10_000) * 10;
@@ -141,8 +131,8 @@ try {
   }
 } finally {
   for (const child of processes) child.kill('SIGTERM');
-  receiverA.kill('SIGTERM');
-  receiverB.server.close();
+  receiverA.process.kill('SIGTERM');
+  receiverB.process.kill('SIGTERM');
   const { sql } = await import('../src/db/client.js');
   await sql.end();
 }

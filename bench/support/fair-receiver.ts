@@ -1,11 +1,13 @@
-// Organisation A's partner endpoint for bench/fair-queues.ts, in a process of its own (A's and B's
-// partners are different servers; in the bench's process A's 20,000 webhooks delayed the clock
-// that times B's). Answers 200 at once; prints "url <url>" when listening and "drained <epoch ms>"
-// when the given number of distinct reservations' webhooks have arrived.
-// Usage: node --import tsx bench/support/fair-receiver.ts <count>
+// A partner endpoint for bench/fair-queues.ts, in a process of its own (A's and B's partners are
+// different servers; in the bench's process A's 20,000 webhooks delayed the clock that times B's).
+// Answers 200 at once. Prints "url <url>" when listening, then either "arrived <reservation id>
+// <epoch ms>" for each reservation's first webhook ("each"), or "drained <epoch ms>" once that many
+// distinct reservations' webhooks have arrived (a count).
+// Usage: node --import tsx bench/support/fair-receiver.ts each|<count>
 import { createServer } from 'node:http';
 
-const expected = Number(process.argv[2]);
+const mode = process.argv[2];
+const expected = Number(mode);
 const arrived = new Set<string>();
 const server = createServer((req, res) => {
   let body = '';
@@ -14,7 +16,8 @@ const server = createServer((req, res) => {
     const id = (JSON.parse(body) as { data: { reservation?: { id: string } } }).data.reservation?.id;
     if (id && !arrived.has(id)) {
       arrived.add(id);
-      if (arrived.size === expected) process.stdout.write(`drained ${Date.now()}\n`);
+      if (mode === 'each') process.stdout.write(`arrived ${id} ${Date.now()}\n`);
+      else if (arrived.size === expected) process.stdout.write(`drained ${Date.now()}\n`);
     }
     res.end('ok');
   });
