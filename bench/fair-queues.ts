@@ -82,7 +82,7 @@ try {
       const day = new Date(Date.now() + (2 + Math.floor(booked / times.length)) * 864e5).toISOString().slice(0, 10);
       const created = await call(b.key, 'POST', '/reservations', { venueId: b.venueId, serviceDate: day, time: times[booked % times.length], partySize: 2 });
       booked++;
-      sent.push({ id: created.reservation.id, at });
+      sent.push({ id: created.reservation.id, at, answeredAt: Date.now() });
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - at))));
     }
     const deadline = Date.now() + 120_000;
@@ -122,6 +122,8 @@ try {
     const window = Math.floor((booking.at - emitted) / 10_000) * 10;
     worstByWindow.set(window, Math.max(worstByWindow.get(window) ?? 0, busy[i]));
   }
+  const firstSeconds = busyBookings.filter((booking) => booking.at - emitted < 10_000);
+  console.log(`B's bookings in the first 10 s of the backlog (sent at, request, webhook): ${firstSeconds.map((s) => `+${((s.at - emitted) / 1000).toFixed(1)} s ${s.answeredAt - s.at}/${(s.arrivedAt ?? Infinity) - s.at} ms`).join(', ')}`);
   console.log(`B's slowest webhook by 10 s of the backlog: ${[...worstByWindow].map(([s, ms]) => `${s} s: ${ms} ms`).join(', ')}`);
   if (watched) {
     console.log('where B waited, no backlog:');

@@ -10,7 +10,8 @@ import { pathToFileURL } from 'node:url';
 
 const [codeDir, organisationId, venueId, count] = process.argv.slice(2);
 const load = (file: string) => import(pathToFileURL(path.join(codeDir, file)).href);
-const { transactionWithEvents, systemActor } = await load('src/services/events/outbox.ts');
+// settleEnqueuedEvents is absent from older code (--code): the time to add the jobs is then not told apart.
+const { transactionWithEvents, systemActor, settleEnqueuedEvents } = await load('src/services/events/outbox.ts');
 const { closeQueues } = await load('src/queues/queues.ts');
 const { sql } = await load('src/db/client.ts');
 
@@ -19,6 +20,7 @@ process.stdout.write('ready\n');
 await new Promise((resolve) => process.stdin.once('data', resolve));
 process.stdin.pause();
 
+const emittedAt = Date.now();
 const startsAt = new Date(Date.now() + 3 * 864e5);
 await transactionWithEvents(systemActor('fair-queues bench'), async (_tx: unknown, emit: (event: Record<string, unknown>) => void) => {
   for (let i = 0; i < Number(count); i++) {
@@ -34,6 +36,9 @@ await transactionWithEvents(systemActor('fair-queues bench'), async (_tx: unknow
     });
   }
 });
+const committedAt = Date.now();
+await settleEnqueuedEvents?.();
+process.stderr.write(`A's backlog: committed ${committedAt - emittedAt} ms after it was asked for, its jobs added ${Date.now() - committedAt} ms after that\n`);
 // The jobs are added after commit, in the background: this process stays (as a server would) until
 // worker-events has processed every event, so that no job is left unsent when it closes.
 while ((await sql`select 1 from events where organisation_id = ${organisationId} and dispatched_at is null limit 1`).length) {

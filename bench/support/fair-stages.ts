@@ -40,6 +40,8 @@ export async function watchJobStarts(): Promise<{ events: JobWatch; deliveries: 
 export interface Booking {
   id: string;
   at: number;
+  /** When the booking's request was answered. */
+  answeredAt: number;
   arrivedAt?: number;
 }
 

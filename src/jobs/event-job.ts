@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { takeFairPrioritiesOf } from '../queues/fair-share.js';
+import { config } from '../config.js';
+import { takeFairTurnsOf } from '../queues/fair-share.js';
 import type { JobDefinition } from '../queues/job-definition.js';
 import { defaultJobOptions, getQueue } from '../queues/queues.js';
 
@@ -31,17 +33,31 @@ export interface EventToEnqueue {
   type: string;
 }
 
+/** A larger enqueue is added in chunks of this many jobs, each followed by a pause three times as long as it took. */
+const enqueueChunk = 500;
+
 /**
- * Adds the jobs of these events in one call (jobId = event id: enqueueing the same event twice is
- * harmless), named after the event type, each organisation's in its fair turn (src/queues/fair-share.ts).
+ * Adds the jobs of these events (jobId = event id: enqueueing the same event twice is harmless),
+ * named after the event type, each organisation's in its fair turn and at its pace
+ * (src/queues/fair-share.ts). A bulk of thousands goes in chunks with pauses between them: added at
+ * once, the jobs of 20,000 events took both cores (this process's and Redis's) for two seconds,
+ * stalling every other organisation's work, though most of them are not due for a minute.
  */
-export async function addEventJobs(rows: EventToEnqueue[]) {
-  const priorities = await takeFairPrioritiesOf(eventJob.queueName, rows, (e) => e.organisationId);
-  return getQueue(eventJob.queueName).addBulk(
-    rows.map((e, i) => ({
-      name: e.type,
-      data: { eventId: e.id, organisationId: e.organisationId, venueId: e.venueId } satisfies EventJob,
-      opts: { ...eventJob.jobOptions, jobId: e.id, priority: priorities[i] },
-    })),
-  );
+export async function addEventJobs(rows: EventToEnqueue[]): Promise<void> {
+  const pace = config.EVENT_PACING_RATE > 0 ? { perSecond: config.EVENT_PACING_RATE, burst: config.EVENT_PACING_BURST } : undefined;
+  let pause = 0;
+  for (let start = 0; start < rows.length; start += enqueueChunk) {
+    if (pause) await sleep(pause);
+    const startedAt = Date.now();
+    const chunk = rows.slice(start, start + enqueueChunk);
+    const turns = await takeFairTurnsOf(eventJob.queueName, chunk, (e) => e.organisationId, pace);
+    await getQueue(eventJob.queueName).addBulk(
+      chunk.map((e, i) => ({
+        name: e.type,
+        data: { eventId: e.id, organisationId: e.organisationId, venueId: e.venueId } satisfies EventJob,
+        opts: { ...eventJob.jobOptions, jobId: e.id, ...turns[i] },
+      })),
+    );
+    pause = 3 * (Date.now() - startedAt);
+  }
 }

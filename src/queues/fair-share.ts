@@ -41,7 +41,7 @@ export const behindTheLine = lowestPriority;
 const organisationTagSeconds = 3600;
 
 interface FairCommands {
-  takeFairTags: (key: string, count: number, lifetimeSeconds: number, organisationId: string) => Promise<number>;
+  takeFairTags: (key: string, count: number, lifetimeSeconds: number, organisationId: string, perSecond: number, burst: number) => Promise<[number, number, number]>;
   advanceFairVirtualTime: (key: string, priority: number, lifetimeSeconds: number) => Promise<number>;
   restartFairCountIfHigh: (key: string, after: number) => Promise<number>;
 }
@@ -68,16 +68,32 @@ const keyOf = (queue: string) => `${config.QUEUE_PREFIX}:fair:${queue}`;
 
 // The keys of one count are `<base>:<epoch>:…`: restarting the count is one INCR, and the keys of
 // the old count expire by themselves. KEYS: the queue's base key. ARGV: how many jobs, the tag's
-// lifetime, the organisation. Returns the first tag of the batch; the batch takes it and the next
-// count - 1.
+// lifetime, the organisation, the pace (jobs per second, 0: none) and its burst. Returns the first
+// tag of the batch (the batch takes it and the next count - 1) and, when paced, how many
+// milliseconds from now the first job is due (negative: that much ahead of its pace).
+// The pace is a generic cell rate: the organisation's theoretical time of its next job moves on by
+// 1/rate per job; a job is held back by how far that time runs ahead of now beyond `burst` jobs.
+// Its key is outside the epoch: a restarted count must not let later jobs overtake held-back ones.
 const takeTagsScript = `
 local base = KEYS[1] .. ':' .. (redis.call('GET', KEYS[1] .. ':epoch') or '0')
 local vt = tonumber(redis.call('GET', base .. ':virtual-time') or '0')
 local organisation = base .. ':organisation:' .. ARGV[3]
 local last = tonumber(redis.call('GET', organisation) or '0')
 local first = math.max(vt, last) + 1
-redis.call('SET', organisation, first + tonumber(ARGV[1]) - 1, 'EX', ARGV[2])
-return first`;
+local count = tonumber(ARGV[1])
+redis.call('SET', organisation, first + count - 1, 'EX', ARGV[2])
+local rate = tonumber(ARGV[4])
+if rate <= 0 then return {first, 0, 0} end
+local interval = 1000 / rate
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local paceKey = KEYS[1] .. ':pace:' .. ARGV[3]
+local next = math.max(tonumber(redis.call('GET', paceKey) or '0'), now)
+local after = next + count * interval
+redis.call('SET', paceKey, string.format('%.3f', after), 'PX', math.ceil(after - now) + 1000)
+local pacedUntil = KEYS[1] .. ':paced-until'
+if after > tonumber(redis.call('GET', pacedUntil) or '0') then redis.call('SET', pacedUntil, string.format('%.3f', after), 'PX', math.ceil(after - now) + 1000) end
+return {first, math.floor(next - now - tonumber(ARGV[5]) * interval), now}`;
 
 // KEYS: the queue's base key. ARGV: the priority of a job that starts, the key's lifetime.
 const advanceScript = `
@@ -86,28 +102,72 @@ if tonumber(ARGV[1]) > tonumber(redis.call('GET', key) or '0') then redis.call('
 return 0`;
 
 /**
- * The priorities of `count` jobs of one organisation, in the order they are to run. Past BullMQ's
- * range they stay at its lowest priority, where BullMQ keeps insertion order: a queue that never
- * drains over two million jobs degrades to first come, first served, never to disorder.
+ * How fast one organisation's jobs are let into the line beyond a burst: what keeps one
+ * organisation's bulk (20,000 events of a floor-plan switch) from taking the whole machine, which
+ * the order of the line alone does not (docs/architecture.md "Fair queues", pacing).
  */
-export async function takeFairPriorities(queue: string, organisationId: string, count: number): Promise<number[]> {
-  if (count === 0) return [];
-  const first = Number(await (await redisOf(queue)).takeFairTags(keyOf(queue), count, organisationTagSeconds, organisationId));
-  return Array.from({ length: count }, (_, i) => Math.min(lowestPriority, first + i));
+export interface Pace {
+  perSecond: number;
+  burst: number;
 }
 
-/** The priorities of jobs of several organisations, each organisation's in the order given. */
-export async function takeFairPrioritiesOf<T>(queue: string, items: readonly T[], organisationOf: (item: T) => string): Promise<number[]> {
+/** Held-back jobs come due at multiples of this many milliseconds of Redis's clock. */
+const paceStepMs = 100;
+
+/**
+ * A job's place in the line and, when paced, how long it is held back (ms) from `timestamp`, Redis's
+ * clock when the turn was taken: the job's timestamp, so that BullMQ's due time (timestamp + delay)
+ * is the grid's and held-back jobs stay in order whatever this process's clock says.
+ */
+export interface FairTurn {
+  priority: number;
+  delay: number;
+  timestamp?: number;
+}
+
+/**
+ * The turns of `count` jobs of one organisation, in the order they are to run. Priorities past
+ * BullMQ's range stay at its lowest, where BullMQ keeps insertion order: a queue that never drains
+ * over two million jobs degrades to first come, first served, never to disorder. Held-back jobs are
+ * due at the pace, one after the other, so an organisation's later jobs stay behind them.
+ */
+export async function takeFairTurns(queue: string, organisationId: string, count: number, pace?: Pace): Promise<FairTurn[]> {
+  if (count === 0) return [];
+  const perSecond = pace?.perSecond ?? 0;
+  const [first, firstDue, now] = (await (await redisOf(queue)).takeFairTags(keyOf(queue), count, organisationTagSeconds, organisationId, perSecond, pace?.burst ?? 0)).map(Number);
+  const interval = perSecond > 0 ? 1000 / perSecond : 0;
+  // Held-back jobs come due together on a grid of Redis's clock, so that a worker takes them as a
+  // batch (one job at a time costs far more per job); the grid keeps them in order across calls.
+  const dueIn = (i: number) => {
+    const due = firstDue + i * interval;
+    return due <= 0 ? 0 : Math.ceil((now + due) / paceStepMs) * paceStepMs - now;
+  };
+  const timestamp = perSecond > 0 ? now : undefined;
+  return Array.from({ length: count }, (_, i) => ({ priority: Math.min(lowestPriority, first + i), delay: dueIn(i), timestamp }));
+}
+
+/** The priorities of `count` jobs of one organisation, in the order they are to run (no pace). */
+export async function takeFairPriorities(queue: string, organisationId: string, count: number): Promise<number[]> {
+  return (await takeFairTurns(queue, organisationId, count)).map((turn) => turn.priority);
+}
+
+/** The turns of jobs of several organisations, each organisation's in the order given. */
+export async function takeFairTurnsOf<T>(queue: string, items: readonly T[], organisationOf: (item: T) => string, pace?: Pace): Promise<FairTurn[]> {
   // Indexes grouped, not copied per item: one batch may hold an organisation's 20,000 jobs.
   const byOrganisation = groupBy(items.map((_, i) => i), (i) => organisationOf(items[i]));
-  const priorities = new Array<number>(items.length);
+  const turns = new Array<FairTurn>(items.length);
   await Promise.all(
     [...byOrganisation].map(async ([organisationId, indexes]) => {
-      const taken = await takeFairPriorities(queue, organisationId, indexes.length);
-      indexes.forEach((index, k) => (priorities[index] = taken[k]));
+      const taken = await takeFairTurns(queue, organisationId, indexes.length, pace);
+      indexes.forEach((index, k) => (turns[index] = taken[k]));
     }),
   );
-  return priorities;
+  return turns;
+}
+
+/** The priorities of jobs of several organisations, each organisation's in the order given (no pace). */
+export async function takeFairPrioritiesOf<T>(queue: string, items: readonly T[], organisationOf: (item: T) => string): Promise<number[]> {
+  return (await takeFairTurnsOf(queue, items, organisationOf)).map((turn) => turn.priority);
 }
 
 /**
@@ -122,8 +182,13 @@ export async function advanceVirtualTime(queue: string, job: Job): Promise<void>
 /** Past this virtual time, the count starts again at the next moment the queue is empty. */
 const restartAfter = 100_000;
 
-// KEYS: the queue's base key. ARGV: the virtual time past which the count restarts.
+// KEYS: the queue's base key. ARGV: the virtual time past which the count restarts. Not while an
+// organisation's jobs are held back by its pace: they keep the old count's tags, and the
+// organisation's later jobs would come back with smaller ones.
 const restartScript = `
+local pacedUntil = tonumber(redis.call('GET', KEYS[1] .. ':paced-until') or '0')
+local time = redis.call('TIME')
+if pacedUntil > tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) then return 0 end
 local epoch = redis.call('GET', KEYS[1] .. ':epoch') or '0'
 if tonumber(redis.call('GET', KEYS[1] .. ':' .. epoch .. ':virtual-time') or '0') > tonumber(ARGV[1]) then redis.call('INCR', KEYS[1] .. ':epoch') end
 return 0`;

@@ -4,6 +4,9 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 // A queue prefix of this file alone: its workers must not take the jobs of other files, nor theirs.
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `{fair-${process.pid}-${Date.now()}}`;
+  // A pace small enough to see: 50 events of an organisation at once, then 100 a second.
+  process.env.EVENT_PACING_RATE = '100';
+  process.env.EVENT_PACING_BURST = '50';
 });
 
 const { addEventJobs, eventJob } = await import('../../src/jobs/event-job.js');
@@ -12,7 +15,7 @@ const { config } = await import('../../src/config.js');
 const { destinationSlotTuning } = await import('../../src/lib/webhook-destination.js');
 /** What enqueueDeliveries sends to the workers at once for one destination (DestinationSlots.holdBack). */
 const sentAtOncePerDestination = () => config.WEBHOOK_DESTINATION_CONCURRENCY * destinationSlotTuning.sentAtOncePerSlot;
-const { advanceVirtualTime } = await import('../../src/queues/fair-share.js');
+const { advanceVirtualTime, restartVirtualTimeIfHigh } = await import('../../src/queues/fair-share.js');
 const { closeQueues, getQueue } = await import('../../src/queues/queues.js');
 const { startJobWorker } = await import('../../src/queues/start-worker.js');
 const { eventually } = await import('../support/webhook-receiver.js');
@@ -125,5 +128,72 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     }
     const returnedFirst = Math.min(...returned.map((d) => order.indexOf(d.id)));
     expect(order.indexOf(ofB.id)).toBeLessThan(returnedFirst);
+  });
+
+  it("holds back an organisation's bulk beyond its burst at its pace, keeps its order and its later events behind it, and does not hold back another organisation", async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    // 1,100 events: three chunks of the bulk enqueue, whose turns continue from one chunk to the next.
+    const bulk = eventsOf(a, 1100);
+    await addEventJobs(bulk);
+    const [ofB] = eventsOf(b, 1);
+    await addEventJobs([ofB]);
+    const [laterOfA] = eventsOf(a, 1);
+    await addEventJobs([laterOfA]);
+
+    const jobsOfA = await Promise.all([...bulk, laterOfA].map(async (e) => (await events().getJob(e.id))!));
+    const dueAt = (job: (typeof jobsOfA)[number]) => job.timestamp + (job.delay ?? 0);
+    const delays = jobsOfA.map((job) => job.delay ?? 0);
+    // The burst goes to the line at once; the rest at 100 a second (on a 100 ms grid): the last of
+    // 1,100 is due about 10.5 s after the first, however long the chunks took to add.
+    expect(delays.slice(0, 51).every((delay) => delay === 0)).toBe(true);
+    expect(delays[51]).toBeGreaterThan(0);
+    expect(dueAt(jobsOfA[1099]) - dueAt(jobsOfA[0])).toBeGreaterThan(10_000);
+    expect(dueAt(jobsOfA[1099]) - dueAt(jobsOfA[0])).toBeLessThan(11_000);
+    for (let i = 1; i < jobsOfA.length; i++) {
+      expect(dueAt(jobsOfA[i])).toBeGreaterThanOrEqual(dueAt(jobsOfA[i - 1]));
+      expect(jobsOfA[i].opts.priority).toBeGreaterThan(jobsOfA[i - 1].opts.priority!);
+    }
+    expect(await events().getJobState(laterOfA.id)).toBe('delayed');
+    const jobOfB = (await events().getJob(ofB.id))!;
+    expect(jobOfB.delay ?? 0).toBe(0);
+    expect(await events().getJobState(ofB.id)).toBe('prioritized');
+  });
+
+  it("runs a paced bulk in its order, no faster than its pace, with another organisation's job served at once", async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    const bulk = eventsOf(a, 250);
+    const enqueuedAt = Date.now();
+    await addEventJobs(bulk);
+    const worker = recordOrder();
+    try {
+      await eventually(async () => worker.order.length >= 50, 20_000, 'the burst to run');
+      const [ofB] = eventsOf(b, 1);
+      await addEventJobs([ofB]);
+      await eventually(async () => worker.order.some((o) => o.eventId === ofB.id), 20_000, "B's job to run");
+      // B ran while most of A's bulk still waited for its pace.
+      expect(worker.order.length).toBeLessThan(200);
+      await eventually(async () => worker.order.length === 251, 20_000, "A's bulk to drain");
+    } finally {
+      await worker.close();
+    }
+    // 200 events beyond the burst at 100 a second: about 2 s; without the pace they run in a fraction of it.
+    expect(Date.now() - enqueuedAt).toBeGreaterThanOrEqual(1900);
+    expect(worker.order.filter((o) => o.organisationId === a).map((o) => o.eventId)).toEqual(bulk.map((e) => e.id));
+  });
+
+  it("does not restart the count while an organisation's jobs are held back, so its later jobs stay behind them", async () => {
+    const a = randomUUID();
+    // The count is past its restart point (a job with a high tag started).
+    const high = { priority: 150_000, opts: {} } as Parameters<typeof advanceVirtualTime>[1];
+    await advanceVirtualTime(eventJob.queueName, high);
+    const bulk = eventsOf(a, 200);
+    await addEventJobs(bulk);
+    // The queue looks empty to a worker between two paced steps: it would restart the count there.
+    await restartVirtualTimeIfHigh(eventJob.queueName);
+    const [later] = eventsOf(a, 1);
+    await addEventJobs([later]);
+    const lastOfBulk = (await events().getJob(bulk[199].id))!;
+    const laterJob = (await events().getJob(later.id))!;
+    expect(laterJob.opts.priority).toBeGreaterThan(lastOfBulk.opts.priority!);
   });
 });
