@@ -66,6 +66,10 @@ async function redisOf(queue: string): Promise<Redis & FairCommands> {
 
 const keyOf = (queue: string) => `${config.QUEUE_PREFIX}:fair:${queue}`;
 
+/** Lua: `now`, Redis's clock in milliseconds (the pace and its restart guard read the same clock). */
+const redisNowMs = `local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)`;
+
 // The keys of one count are `<base>:<epoch>:…`: restarting the count is one INCR, and the keys of
 // the old count expire by themselves. KEYS: the queue's base key. ARGV: how many jobs, the tag's
 // lifetime, the organisation, the pace (jobs per second, 0: none) and its burst. Returns the first
@@ -85,14 +89,14 @@ redis.call('SET', organisation, first + count - 1, 'EX', ARGV[2])
 local rate = tonumber(ARGV[4])
 if rate <= 0 then return {first, 0, 0} end
 local interval = 1000 / rate
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+${redisNowMs}
 local paceKey = KEYS[1] .. ':pace:' .. ARGV[3]
 local next = math.max(tonumber(redis.call('GET', paceKey) or '0'), now)
 local after = next + count * interval
-redis.call('SET', paceKey, string.format('%.3f', after), 'PX', math.ceil(after - now) + 1000)
+local lifetime = math.ceil(after - now) + 1000
+redis.call('SET', paceKey, string.format('%.3f', after), 'PX', lifetime)
 local pacedUntil = KEYS[1] .. ':paced-until'
-if after > tonumber(redis.call('GET', pacedUntil) or '0') then redis.call('SET', pacedUntil, string.format('%.3f', after), 'PX', math.ceil(after - now) + 1000) end
+if after > tonumber(redis.call('GET', pacedUntil) or '0') then redis.call('SET', pacedUntil, string.format('%.3f', after), 'PX', lifetime) end
 return {first, math.floor(next - now - tonumber(ARGV[5]) * interval), now}`;
 
 // KEYS: the queue's base key. ARGV: the priority of a job that starts, the key's lifetime.
@@ -187,8 +191,8 @@ const restartAfter = 100_000;
 // organisation's later jobs would come back with smaller ones.
 const restartScript = `
 local pacedUntil = tonumber(redis.call('GET', KEYS[1] .. ':paced-until') or '0')
-local time = redis.call('TIME')
-if pacedUntil > tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) then return 0 end
+${redisNowMs}
+if pacedUntil > now then return 0 end
 local epoch = redis.call('GET', KEYS[1] .. ':epoch') or '0'
 if tonumber(redis.call('GET', KEYS[1] .. ':' .. epoch .. ':virtual-time') or '0') > tonumber(ARGV[1]) then redis.call('INCR', KEYS[1] .. ':epoch') end
 return 0`;

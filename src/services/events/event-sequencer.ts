@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { lt, max, eq, sql } from 'drizzle-orm';
 import { db, runDetached, sql as pg } from '../../db/client.js';
 import { eventPositions, unsequencedEvents } from '../../db/schema/index.js';
@@ -144,7 +145,7 @@ async function runPendingLoop(): Promise<void> {
         const again = [...more, ...(await withUnsequenced(numbered.filter((id) => !pending.has(id))))];
         for (const id of again) pending.add(id);
         failures = 0;
-        if (!more.length && !waiting && pending.size) await sleep(runSpacingMs - (Date.now() - started));
+        if (!more.length && !waiting && pending.size) await sleep(Math.max(0, runSpacingMs - (Date.now() - started)));
       } catch (err) {
         for (const id of batch) pending.add(id);
         if (++failures >= maxFailures) {
@@ -158,8 +159,6 @@ async function runPendingLoop(): Promise<void> {
     looping = false;
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
  * The organisations with published events still unnumbered `olderThanSeconds` after their commit
