@@ -41,7 +41,7 @@ export const behindTheLine = lowestPriority;
 const organisationTagSeconds = 3600;
 
 interface FairCommands {
-  takeFairTags: (key: string, count: number, lifetimeSeconds: number, organisationId: string, perSecond: number, burst: number) => Promise<[number, number, number]>;
+  takeFairTags: (key: string, count: number, lifetimeSeconds: number, organisationId: string, perSecond: number, burst: number, companyMs: number) => Promise<[number, number, number, number]>;
   advanceFairVirtualTime: (key: string, priority: number, lifetimeSeconds: number) => Promise<number>;
   restartFairCountIfHigh: (key: string, after: number) => Promise<number>;
 }
@@ -72,12 +72,15 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)`;
 
 // The keys of one count are `<base>:<epoch>:…`: restarting the count is one INCR, and the keys of
 // the old count expire by themselves. KEYS: the queue's base key. ARGV: how many jobs, the tag's
-// lifetime, the organisation, the pace (jobs per second, 0: none) and its burst. Returns the first
-// tag of the batch (the batch takes it and the next count - 1) and, when paced, how many
-// milliseconds from now the first job is due (negative: that much ahead of its pace).
+// lifetime, the organisation, the pace (jobs per second, 0: none), its burst and its company window
+// (ms). Returns the first tag of the batch (the batch takes it and the next count - 1), how many
+// milliseconds from now the first job is due when paced (negative: that much ahead of its pace),
+// Redis's clock, and 1 when paced.
 // The pace is a generic cell rate: the organisation's theoretical time of its next job moves on by
 // 1/rate per job; a job is held back by how far that time runs ahead of now beyond `burst` jobs.
 // Its key is outside the epoch: a restarted count must not let later jobs overtake held-back ones.
+// It applies only in company: while another organisation took turns within the window, or while
+// this one's theoretical time is still ahead (its later jobs must stay behind its held-back ones).
 const takeTagsScript = `
 local base = KEYS[1] .. ':' .. (redis.call('GET', KEYS[1] .. ':epoch') or '0')
 local vt = tonumber(redis.call('GET', base .. ':virtual-time') or '0')
@@ -87,17 +90,23 @@ local first = math.max(vt, last) + 1
 local count = tonumber(ARGV[1])
 redis.call('SET', organisation, first + count - 1, 'EX', ARGV[2])
 local rate = tonumber(ARGV[4])
-if rate <= 0 then return {first, 0, 0} end
+if rate <= 0 then return {first, 0, 0, 0} end
 local interval = 1000 / rate
 ${redisNowMs}
+local recent = KEYS[1] .. ':recent'
+redis.call('ZADD', recent, now, ARGV[3])
+redis.call('ZREMRANGEBYSCORE', recent, '-inf', now - tonumber(ARGV[6]))
+redis.call('PEXPIRE', recent, ARGV[6])
 local paceKey = KEYS[1] .. ':pace:' .. ARGV[3]
-local next = math.max(tonumber(redis.call('GET', paceKey) or '0'), now)
+local held = tonumber(redis.call('GET', paceKey) or '0')
+if held <= now and redis.call('ZCARD', recent) <= 1 then return {first, 0, now, 0} end
+local next = math.max(held, now)
 local after = next + count * interval
 local lifetime = math.ceil(after - now) + 1000
 redis.call('SET', paceKey, string.format('%.3f', after), 'PX', lifetime)
 local pacedUntil = KEYS[1] .. ':paced-until'
 if after > tonumber(redis.call('GET', pacedUntil) or '0') then redis.call('SET', pacedUntil, string.format('%.3f', after), 'PX', lifetime) end
-return {first, math.floor(next - now - tonumber(ARGV[5]) * interval), now}`;
+return {first, math.floor(next - now - tonumber(ARGV[5]) * interval), now, 1}`;
 
 // KEYS: the queue's base key. ARGV: the priority of a job that starts, the key's lifetime.
 const advanceScript = `
@@ -113,7 +122,16 @@ return 0`;
 export interface Pace {
   perSecond: number;
   burst: number;
+  /**
+   * The pace holds an organisation back only while another organisation took turns in the queue
+   * within this many milliseconds (default a minute): alone, there is no one to be fair to, and its
+   * bulk runs as fast as the workers go. Once held back, it stays paced until its held-back jobs are due.
+   */
+  companyMs?: number;
 }
+
+/** Pace.companyMs by default. */
+const companyMs = 60_000;
 
 /** Held-back jobs come due at multiples of this many milliseconds of Redis's clock. */
 const paceStepMs = 100;
@@ -138,15 +156,17 @@ export interface FairTurn {
 export async function takeFairTurns(queue: string, organisationId: string, count: number, pace?: Pace): Promise<FairTurn[]> {
   if (count === 0) return [];
   const perSecond = pace?.perSecond ?? 0;
-  const [first, firstDue, now] = (await (await redisOf(queue)).takeFairTags(keyOf(queue), count, organisationTagSeconds, organisationId, perSecond, pace?.burst ?? 0)).map(Number);
-  const interval = perSecond > 0 ? 1000 / perSecond : 0;
+  const redis = await redisOf(queue);
+  const taken = await redis.takeFairTags(keyOf(queue), count, organisationTagSeconds, organisationId, perSecond, pace?.burst ?? 0, pace?.companyMs ?? companyMs);
+  const [first, firstDue, now, paced] = taken.map(Number);
+  const interval = paced ? 1000 / perSecond : 0;
   // Held-back jobs come due together on a grid of Redis's clock, so that a worker takes them as a
   // batch (one job at a time costs far more per job); the grid keeps them in order across calls.
   const dueIn = (i: number) => {
     const due = firstDue + i * interval;
-    return due <= 0 ? 0 : Math.ceil((now + due) / paceStepMs) * paceStepMs - now;
+    return !paced || due <= 0 ? 0 : Math.ceil((now + due) / paceStepMs) * paceStepMs - now;
   };
-  const timestamp = perSecond > 0 ? now : undefined;
+  const timestamp = paced ? now : undefined;
   return Array.from({ length: count }, (_, i) => ({ priority: Math.min(lowestPriority, first + i), delay: dueIn(i), timestamp }));
 }
 

@@ -15,7 +15,7 @@ const { config } = await import('../../src/config.js');
 const { destinationSlotTuning } = await import('../../src/lib/webhook-destination.js');
 /** What enqueueDeliveries sends to the workers at once for one destination (DestinationSlots.holdBack). */
 const sentAtOncePerDestination = () => config.WEBHOOK_DESTINATION_CONCURRENCY * destinationSlotTuning.sentAtOncePerSlot;
-const { advanceVirtualTime, restartVirtualTimeIfHigh } = await import('../../src/queues/fair-share.js');
+const { advanceVirtualTime, restartVirtualTimeIfHigh, takeFairTurns } = await import('../../src/queues/fair-share.js');
 const { closeQueues, getQueue } = await import('../../src/queues/queues.js');
 const { startJobWorker } = await import('../../src/queues/start-worker.js');
 const { eventually } = await import('../support/webhook-receiver.js');
@@ -32,6 +32,9 @@ function recordOrder() {
   const running = startJobWorker(eventJob, async ({ organisationId = '', eventId }) => void order.push({ organisationId, eventId }), { concurrency: 1 });
   return { order, close: running.close };
 }
+
+/** Another organisation takes a turn in the events queue (no job): the pace holds back only in company. */
+const joinedByAnother = () => takeFairTurns(eventJob.queueName, randomUUID(), 1, { perSecond: config.EVENT_PACING_RATE, burst: config.EVENT_PACING_BURST });
 
 afterEach(async () => {
   await Promise.all([events().obliterate({ force: true }), deliveries().obliterate({ force: true })]);
@@ -134,6 +137,7 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     const [a, b] = [randomUUID(), randomUUID()];
     // 1,100 events: three chunks of the bulk enqueue, whose turns continue from one chunk to the next.
     const bulk = eventsOf(a, 1100);
+    await joinedByAnother();
     await addEventJobs(bulk);
     const [ofB] = eventsOf(b, 1);
     await addEventJobs([ofB]);
@@ -162,6 +166,7 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
   it("runs a paced bulk in its order, no faster than its pace, with another organisation's job served at once", async () => {
     const [a, b] = [randomUUID(), randomUUID()];
     const bulk = eventsOf(a, 250);
+    await joinedByAnother();
     const enqueuedAt = Date.now();
     await addEventJobs(bulk);
     const worker = recordOrder();
@@ -187,6 +192,7 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     const high = { priority: 150_000, opts: {} } as Parameters<typeof advanceVirtualTime>[1];
     await advanceVirtualTime(eventJob.queueName, high);
     const bulk = eventsOf(a, 200);
+    await joinedByAnother();
     await addEventJobs(bulk);
     // The queue looks empty to a worker between two paced steps: it would restart the count there.
     await restartVirtualTimeIfHigh(eventJob.queueName);
@@ -195,5 +201,41 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     const lastOfBulk = (await events().getJob(bulk[199].id))!;
     const laterJob = (await events().getJob(later.id))!;
     expect(laterJob.opts.priority).toBeGreaterThan(lastOfBulk.opts.priority!);
+  });
+  describe('the pace holds back only in company', () => {
+    // A queue name of each test's own: its keys start empty, with no organisation seen before.
+    const pace = (companyMs?: number) => ({ perSecond: 100, burst: 50, companyMs });
+    const lastDue = (turns: Array<{ delay: number; timestamp?: number }>) => {
+      const last = turns[turns.length - 1];
+      return (last.timestamp ?? 0) + last.delay;
+    };
+
+    it('lets a lone organisation run its bulk at once, and paces it as soon as another organisation takes a turn', async () => {
+      const queue = `pace-${randomUUID()}`;
+      const [a, b] = [randomUUID(), randomUUID()];
+      const alone = await takeFairTurns(queue, a, 300, pace());
+      expect(alone.every((turn) => turn.delay === 0)).toBe(true);
+      const ofB = await takeFairTurns(queue, b, 1, pace());
+      expect(ofB[0].delay).toBe(0);
+      const inCompany = await takeFairTurns(queue, a, 300, pace());
+      // Its full burst, then 100 a second: the last of 300 about 2.5 s from now.
+      expect(inCompany.slice(0, 51).every((turn) => turn.delay === 0)).toBe(true);
+      expect(inCompany[51].delay).toBeGreaterThan(0);
+      expect(inCompany[299].delay).toBeGreaterThan(2300);
+      expect(inCompany[299].priority).toBeGreaterThan(alone[299].priority);
+    });
+
+    it('keeps a held-back organisation paced after the others went quiet, so that its later jobs stay behind', async () => {
+      const queue = `pace-${randomUUID()}`;
+      const [a, b] = [randomUUID(), randomUUID()];
+      await takeFairTurns(queue, b, 1, pace(300));
+      const heldBack = await takeFairTurns(queue, a, 300, pace(300));
+      expect(heldBack[299].delay).toBeGreaterThan(2000);
+      // B's turn is older than the window now: A alone, but still ahead of its pace.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const [later] = await takeFairTurns(queue, a, 1, pace(300));
+      expect(later.delay).toBeGreaterThan(0);
+      expect(lastDue([later])).toBeGreaterThanOrEqual(lastDue(heldBack));
+    });
   });
 });
