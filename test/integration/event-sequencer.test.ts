@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { db, sql } from '../../src/db/client.js';
 import { eventPositions, events, unsequencedEvents } from '../../src/db/schema/index.js';
-import { sequenceEvents } from '../../src/services/events/event-sequencer.js';
+import { sequenceEvents, sequenceEventsOf } from '../../src/services/events/event-sequencer.js';
 import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
 import { sweepOutbox } from '../../src/services/events/sweep-outbox.js';
 import { createTenant } from '../support/harness.js';
@@ -158,6 +159,41 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     await numberAll(t.organisationId);
     const positions = (await positionsOf(t.organisationId)).map((r) => r.position);
     expect(positions).toEqual([first.position, first.position! + 1, first.position! + 2]);
+  });
+
+  it("numbers many organisations left unnumbered (a dead process's, for the sweeper) over several runs, and leaves one whose lock another run holds to that run", async () => {
+    // 130 organisations: more than one run's 100. Rows inserted directly, as a process that died
+    // after its commit leaves them: queued for numbering (the insert trigger), never numbered.
+    const organisations = Array.from({ length: 130 }, () => randomUUID());
+    const venueId = randomUUID();
+    await db.insert(events).values(
+      organisations.flatMap((organisationId) =>
+        [1, 2].map((n) => ({ organisationId, venueId, livemode: true, type: 'webhook_test', subjectType: 'none' as const, subjectId: null, data: { n }, dispatchedAt: new Date() })),
+      ),
+    );
+    const [locked] = organisations;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = () => {};
+    const lockTaken = new Promise<void>((resolve) => (holding = resolve));
+    const holder = sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext('event-sequencer'), hashtext(${locked}))`;
+      holding();
+      await held;
+    });
+    await lockTaken;
+    try {
+      expect(await sequenceEventsOf(organisations)).toEqual([locked]);
+    } finally {
+      release();
+      await holder;
+    }
+    for (const organisationId of organisations.slice(1)) {
+      expect((await positionsOf(organisationId)).map((r) => r.position)).toEqual([1, 2]);
+    }
+    expect((await positionsOf(locked)).map((r) => r.position)).toEqual([null, null]);
+    expect(await sequenceEventsOf([locked])).toEqual([]);
+    expect((await positionsOf(locked)).map((r) => r.position)).toEqual([1, 2]);
   });
 
   it('has the outbox sweeper vacuum the numbering queue, which autovacuum may never reach', async () => {

@@ -28,12 +28,22 @@ const runSize = 5000;
  * Returns false when another run held the lock.
  */
 export async function sequenceEvents(organisationId: string): Promise<boolean> {
-  for (;;) {
-    const { busy, more, numbered } = await numberOrganisations([organisationId]);
-    if (busy.length) return false;
-    if (more.length) continue;
-    if (!(await withUnsequenced(numbered)).length) return true;
+  return !(await sequenceEventsOf([organisationId])).length;
+}
+
+/**
+ * sequenceEvents for many organisations (the outbox sweeper's, after a process died with commits
+ * unnumbered), up to organisationsPerRun of them in one transaction per run. Returns those whose lock
+ * another run held: that run numbers their events.
+ */
+export async function sequenceEventsOf(organisationIds: Iterable<string>): Promise<string[]> {
+  const busy: string[] = [];
+  for (let left = [...new Set(organisationIds)]; left.length; ) {
+    const run = await numberOrganisations(left.slice(0, organisationsPerRun));
+    busy.push(...run.busy);
+    left = [...left.slice(organisationsPerRun), ...run.more, ...(await withUnsequenced(run.numbered))];
   }
+  return busy;
 }
 
 /**

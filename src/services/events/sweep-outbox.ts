@@ -6,7 +6,7 @@ import { addCatchUpSweepJob } from '../../jobs/timer-job.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
 import { sweepDeliveries } from '../webhooks/sweep-deliveries.js';
-import { findUnsequencedOrganisations, sequenceEvents, vacuumUnsequencedEvents } from './event-sequencer.js';
+import { findUnsequencedOrganisations, sequenceEventsOf, vacuumUnsequencedEvents } from './event-sequencer.js';
 
 /** docs/architecture.md: the process that committed an event enqueues it itself; after 30 s it is the sweeper's. */
 const sweepAfterSeconds = 30;
@@ -43,7 +43,7 @@ export async function sweepOutbox(): Promise<number> {
   }
   await scheduleCatchUpSweep();
   // Stream positions of events whose process died between their commit and numbering them.
-  for (const organisationId of await findUnsequencedOrganisations(unsequencedAfterSeconds)) await sequenceEvents(organisationId);
+  await sequenceEventsOf(await findUnsequencedOrganisations(unsequencedAfterSeconds));
   await vacuumUnsequencedEvents();
   // Webhook deliveries are swept on the same beat: their rows are an outbox of their own.
   return requeued + (await sweepDeliveries());
