@@ -33,7 +33,7 @@ export const destinationSlotTuning = {
   /**
    * Of the deliveries due now for one destination in one enqueue, slots × this go to the workers at
    * once (8 for 4 slots): enough to fill the slots and the line waiting in the process behind them;
-   * the others are enqueued already postponed.
+   * the others are enqueued already postponed. None while jobs are listed for a saturated destination.
    */
   sentAtOncePerSlot: 2,
   /**

@@ -25,6 +25,19 @@ function slotsOf(options: Partial<DestinationSlotsOptions> & { limit: number }):
   return slots;
 }
 
+/** Slots of one slot per destination whose wake-ups (promotions of postponed jobs) are recorded in order. */
+function slotsRecordingWakes(): { slots: DestinationSlots; woken: string[] } {
+  const woken: string[] = [];
+  const slots = slotsOf({
+    limit: 1,
+    wake: async (id) => {
+      woken.push(id);
+      return true;
+    },
+  });
+  return { slots, woken };
+}
+
 async function acquired(slots: DestinationSlots, destination: string): Promise<DestinationSlot> {
   const slot = await slots.acquire(destination);
   if (!slot) throw new Error(`no slot of ${destination}`);
@@ -154,14 +167,7 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
 
   it('fairness: postponed jobs are woken oldest first, those enqueued already postponed behind them, and a job postponed again keeps its place', async () => {
     const destination = newDestination();
-    const woken: string[] = [];
-    const slots = slotsOf({
-      limit: 1,
-      wake: async (id) => {
-        woken.push(id);
-        return true;
-      },
-    });
+    const { slots, woken } = slotsRecordingWakes();
     const delays: number[] = [];
     const postpone = (id: string, postponed = 0) => slots.postpone(destination, id, postponed, async (ms) => void delays.push(ms));
     await postpone('job-1');
@@ -182,5 +188,21 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     await slots.release(await acquired(slots, destination));
     await eventually(async () => woken.length >= 5, 2000, 'five wake-ups');
     expect(woken).toEqual(['job-1', 'job-2', 'job-3', 'new-3', 'new-4']);
+  });
+  it('sends nothing of an enqueue at once while jobs wait for a saturated destination: the new ones go behind them, in order', async () => {
+    const destination = newDestination();
+    const { slots, woken } = slotsRecordingWakes();
+    const held = await acquired(slots, destination);
+    await slots.postpone(destination, 'job-1', 0, async () => {});
+    await slots.postpone(destination, 'job-2', 0, async () => {});
+    const heldBack = await DestinationSlots.holdBack(redis, new Map([[destination, ['new-1', 'new-2', 'new-3']]]), { prefix, limit: 1 });
+    expect([...heldBack.delays.keys()]).toEqual(['new-1', 'new-2', 'new-3']);
+    // Each about its turn behind the two listed jobs and the attempt under way (40 ms an attempt on one slot).
+    expect(heldBack.delays.get('new-3')!).toBeGreaterThanOrEqual(4 * destinationSlotTuning.assumedHoldMs);
+    await heldBack.enlist();
+    await slots.release(held);
+    for (let i = 0; i < 4; i++) await slots.release(await acquired(slots, destination));
+    await eventually(async () => woken.length >= 5, 2000, 'five wake-ups');
+    expect(woken).toEqual(['job-1', 'job-2', 'new-1', 'new-2', 'new-3']);
   });
 });

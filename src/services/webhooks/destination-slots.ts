@@ -79,6 +79,16 @@ export interface DestinationSlotsOptions {
   leaseMs?: number;
 }
 
+/** How many jobs wait in a destination's waiter list and how many attempts hold its slots: one round trip. */
+async function lineOf(connection: Redis, waiters: string, slots: string): Promise<[number, number]> {
+  try {
+    const replies = (await connection.multi().zcard(waiters).zcard(slots).exec()) ?? [];
+    return [Number(replies[0]?.[1] ?? 0), Number(replies[1]?.[1] ?? 0)];
+  } catch {
+    return [0, 0];
+  }
+}
+
 /** A job waiting in this process, woken with the slot handed over to it, or with null to try for one itself. */
 type Waiter = (handed: DestinationSlot | null) => void;
 
@@ -231,11 +241,17 @@ export class DestinationSlots {
     const delays = new Map<string, number>();
     const lists: Array<[string, string[]]> = [];
     for (const [destination, ids] of byDestination) {
-      const later = ids.slice(keys.limit * tuning.sentAtOncePerSlot);
-      if (!later.length) continue;
       const key = waitersKey(keys.prefix, destination);
-      // The first of them waits behind the jobs already listed; 0 when Redis does not say.
-      const ahead = await connection.zcard(key).catch(() => 0);
+      // The jobs already listed, and the attempts under way (expired leases included: they go at the
+      // next acquisition); 0 when Redis does not say.
+      const [listed, underWay] = await lineOf(connection, key, slotsKey(keys.prefix, destination));
+      // While jobs wait for a saturated destination, a new one goes behind them: sent now, it would
+      // only find the slots taken and be postponed (or wait in a worker) ahead of older jobs.
+      const sentNow = listed > 0 && underWay >= keys.limit ? 0 : keys.limit * tuning.sentAtOncePerSlot;
+      const later = ids.slice(sentNow);
+      if (!later.length) continue;
+      // Ahead of the first of them: the listed jobs, the attempts under way and those sent now.
+      const ahead = listed + underWay + sentNow;
       later.forEach((id, i) =>
         delays.set(id, queuedPostponementMs({ waitersAhead: ahead + i, holdMs: tuning.assumedHoldMs, slots: keys.limit, postponed: 0, random: Math.random() })),
       );
