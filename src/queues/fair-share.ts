@@ -124,14 +124,14 @@ export interface Pace {
   burst: number;
   /**
    * The pace holds an organisation back only while another organisation took turns in the queue
-   * within this many milliseconds (default a minute): alone, there is no one to be fair to, and its
+   * within this many milliseconds (default 10 s: someone is active now): alone, there is no one to be fair to, and its
    * bulk runs as fast as the workers go. Once held back, it stays paced until its held-back jobs are due.
    */
   companyMs?: number;
 }
 
 /** Pace.companyMs by default. */
-const companyMs = 60_000;
+const companyMs = 10_000;
 
 /** Held-back jobs come due at multiples of this many milliseconds of Redis's clock. */
 const paceStepMs = 100;
