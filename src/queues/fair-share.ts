@@ -124,8 +124,9 @@ export interface Pace {
   burst: number;
   /**
    * The pace holds an organisation back only while another organisation took turns in the queue
-   * within this many milliseconds (default 10 s: someone is active now): alone, there is no one to be fair to, and its
-   * bulk runs as fast as the workers go. Once held back, it stays paced until its held-back jobs are due.
+   * within this many milliseconds (default 10 s: someone is active now): alone, there is no one to
+   * be fair to, and its bulk runs as fast as the workers go. Once held back, it stays paced until
+   * its held-back jobs are due.
    */
   companyMs?: number;
 }
