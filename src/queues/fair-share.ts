@@ -165,7 +165,7 @@ export async function takeFairTurns(queue: string, organisationId: string, count
   // batch (one job at a time costs far more per job); the grid keeps them in order across calls.
   const dueIn = (i: number) => {
     const due = firstDue + i * interval;
-    return !paced || due <= 0 ? 0 : Math.ceil((now + due) / paceStepMs) * paceStepMs - now;
+    return due <= 0 ? 0 : Math.ceil((now + due) / paceStepMs) * paceStepMs - now;
   };
   const timestamp = paced ? now : undefined;
   return Array.from({ length: count }, (_, i) => ({ priority: Math.min(lowestPriority, first + i), delay: dueIn(i), timestamp }));
