@@ -2,7 +2,10 @@
 // endpoint; organisation B books once a second meanwhile. Prints B's booking-to-webhook-received
 // p50/p99 with no backlog and during A's, and A's drain time. Target: B's p99 during the backlog
 // within 2× its p99 without.
-// Usage: npx tsx bench/fair-queues.ts [backlog=20000] [--code DIR] [--stages]
+// Usage: npx tsx bench/fair-queues.ts [backlog=20000] [--quiet SECONDS=120] [--code DIR] [--stages]
+//   --quiet: how long B books with no backlog. A p99 compares only over like samples: of 20 bookings it
+//   is their slowest (about the 97th percentile), of A's ~200 s of backlog the third slowest, so the
+//   quiet phase is long enough for its p99 to be a second-slowest (120 bookings).
 //   --code DIR runs the server, workers and outbox of another checkout (e.g. a worktree of the commit
 //   before fair queues, its node_modules linked), to measure the before and after on this machine.
 //   --stages also prints where each of B's webhooks waited, from the queues' event streams: this
@@ -16,7 +19,7 @@ import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './suppo
 import { describeStages, watchJobStarts, type Booking } from './support/fair-stages.js';
 import { spawnServer } from './support/spawn-server.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' }, stages: { type: 'boolean', default: false } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' }, quiet: { type: 'string', default: '120' }, stages: { type: 'boolean', default: false } } });
 const backlog = Number(positionals[0] ?? 20_000);
 const codeDir = path.resolve(values.code ?? '.');
 await prepareBenchDatabase('floorline_bench_fair_queues');
@@ -102,7 +105,7 @@ try {
   // Warm-up: the workers compile and connect before the first figure counts.
   await bookOncePerSecond(() => true, 3);
   const watched = values.stages ? await watchJobStarts() : undefined;
-  const quietBookings = await bookOncePerSecond(() => true, 20);
+  const quietBookings = await bookOncePerSecond(() => true, Number(values.quiet));
   const quiet = latencies(quietBookings);
   const emitted = Date.now();
   backlogRun.stdin!.end('go\n');

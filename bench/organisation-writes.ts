@@ -104,6 +104,14 @@ async function book(port: number, server: ChildProcess, tenants: Tenant[]): Prom
   };
 }
 
+// What worker-timers does for a deployment every minute on a server without autovacuum (this
+// machine's): analyse the tables the bookings grow, so that the servers' prepared statements are
+// replanned for their size (docs/operations.md "Timers"). Without it each code kept the plans it made
+// on its first bookings: the code whose warm-up came first read whole venues' reservations per booking.
+const { analyzeChangedTables } = await import('../src/services/timers/analyze-tables.js');
+const { timerSchedules } = await import('../src/jobs/timer-job.js');
+const analyzing = setInterval(() => void analyzeChangedTables().catch(() => {}), timerSchedules.find((s) => s.task === 'analyze-tables')!.every);
+
 try {
   // Warm-up: JIT, pools, key cache, the venues' configuration caches.
   for (const [i, code] of codes.entries()) await book(code.port, servers[i], [...tenants[i].one, ...tenants[i].twelve]);
@@ -139,6 +147,7 @@ try {
     where e.venue_id = any(${ownVenues}::uuid[])`;
   console.log(`double bookings: ${doubles}   published events without a stream position after the run: ${unnumbered}`);
 } finally {
+  clearInterval(analyzing);
   for (const server of servers) server.kill('SIGTERM');
   await Promise.all(servers.map((server) => new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve(null)))));
   await sql.end();

@@ -33,7 +33,7 @@ const envSchema = z
     // Events of one organisation taken at once beyond its burst, per second (docs/architecture.md "Fair queues", pacing); 0: no pacing.
     EVENT_PACING_RATE: z.coerce.number().min(0).max(1_000_000).default(100),
     // Events one organisation may have enqueued ahead of its pace before the next are held back.
-    EVENT_PACING_BURST: z.coerce.number().int().min(1).max(1_000_000).default(20),
+    EVENT_PACING_BURST: z.coerce.number().int().min(1).max(1_000_000).default(5),
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     // Longest a single SQL statement may run (PostgreSQL statement_timeout of every pooled connection); 0: no limit.
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000),

@@ -6,6 +6,7 @@ import { purgeTrashedGuests } from '../guests/guest-service.js';
 import { purgeExpiredHolds } from '../holds/hold-service.js';
 import { requeueStalledImports } from '../imports/import-service.js';
 import { expireWaitlistEntries } from '../waitlist/waitlist-service.js';
+import { analyzeChangedTables } from './analyze-tables.js';
 import { markNoShows, notifyLateReservations } from './late-reservations.js';
 import { purgeConcludedDeliveries } from './purge-deliveries.js';
 
@@ -25,6 +26,7 @@ const tasks: Record<TimerTask, (log: Logger) => Promise<unknown>> = {
   // Late first: a reservation past both tolerances (timers were down) is announced late, then no_show.
   'late-no-show': async (log) => ({ late: await notifyLateReservations(log), noShows: await markNoShows(log) }),
   'waitlist-expiry': async () => ({ expiredWaitlistEntries: await expireWaitlistEntries() }),
+  'analyze-tables': async () => ({ analysed: await analyzeChangedTables() }),
 };
 
 export async function runTimerTask(task: TimerTask, log: Logger): Promise<void> {
