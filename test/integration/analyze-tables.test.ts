@@ -8,6 +8,7 @@ import { analyzeChangedTables } from '../../src/services/timers/analyze-tables.j
 // The shape of the booking's day read (src/services/availability/venue-day-loader.ts): indexes that lead
 // with the venue, one of them then with the day.
 const table = `analyze_probe_${randomUUID().slice(0, 8)}`;
+const someVenue = '00000000-0000-4000-8000-000000000001';
 /** One connection that keeps its prepared statement, as a pooled connection of the API does. */
 const connection = postgres(config.DATABASE_URL, { max: 1, onnotice: () => {} });
 
@@ -21,7 +22,6 @@ async function indexOfDayRead(): Promise<string> {
   const plan = JSON.stringify(row['QUERY PLAN']);
   return /"Index Name":"([^"]+)"/.exec(plan)?.[1] ?? plan;
 }
-const someVenue = '00000000-0000-4000-8000-000000000001';
 
 /** Waits until PostgreSQL's statistics system shows the table's changes (backends report them within about a second). */
 async function untilCounted(name: string, changes: number): Promise<void> {
@@ -54,7 +54,9 @@ describe('analyze-tables timer task', () => {
     expect(await indexOfDayRead()).toBe(before);
 
     const [{ autovacuum }] = await sql<Array<{ autovacuum: string }>>`select current_setting('autovacuum') as autovacuum`;
-    const analysed = await analyzeChangedTables();
+    // A run takes the 10 most changed tables: other test files' tables may come before this one.
+    let analysed = await analyzeChangedTables();
+    for (let run = 0; run < 5 && analysed.length && !analysed.includes(`public.${table}`); run++) analysed = await analyzeChangedTables();
     if (autovacuum === 'on') {
       // Autovacuum's own analyze does this on such a server; the task leaves it alone.
       expect(analysed).toEqual([]);
