@@ -42,9 +42,12 @@ export async function sweepOutbox(): Promise<number> {
     after = stale[stale.length - 1];
   }
   await scheduleCatchUpSweep();
+  // The numbering queue's dead rows first: numbering reads past each of them, and a bulk's (millions
+  // after a seed or a migration) made it run past the statement timeout; vacuumed after it, a failed
+  // numbering left them there for good on a server without autovacuum.
+  await vacuumUnsequencedEvents();
   // Stream positions of events whose process died between their commit and numbering them.
   await sequenceEventsOf(await findUnsequencedOrganisations(unsequencedAfterSeconds));
-  await vacuumUnsequencedEvents();
   // Webhook deliveries are swept on the same beat: their rows are an outbox of their own.
   return requeued + (await sweepDeliveries());
 }

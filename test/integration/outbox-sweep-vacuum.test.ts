@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // A queue prefix of this file alone, and a statement timeout short enough to run into.
+  process.env.QUEUE_PREFIX = `{sweep-vacuum-${process.pid}-${Date.now()}}`;
+  process.env.DATABASE_STATEMENT_TIMEOUT_MS = '500';
+});
+
+const { config } = await import('../../src/config.js');
+const { sql } = await import('../../src/db/client.js');
+const { closeQueues } = await import('../../src/queues/queues.js');
+const { sweepOutbox } = await import('../../src/services/events/sweep-outbox.js');
+
+const other = postgres(config.DATABASE_URL, { max: 1, onnotice: () => {} });
+afterAll(async () => {
+  await other.end();
+  await closeQueues();
+});
+
+const lastVacuum = async () =>
+  (await sql<Array<{ at: number }>>`select coalesce(extract(epoch from last_vacuum) * 1000, 0)::float8 as at from pg_stat_user_tables where relname = 'unsequenced_events'`)[0].at;
+
+describe('outbox sweep', () => {
+  it('vacuums the numbering queue even when its numbering fails (a bulk left dead rows that made numbering time out)', async () => {
+    const organisationId = randomUUID();
+    // Dead rows of a numbered bulk, and one event still to number, committed a minute ago.
+    await sql`insert into unsequenced_events (organisation_id, created_at, event_id) select ${organisationId}, now() - interval '1 minute', gen_random_uuid() from generate_series(1, 2000)`;
+    await sql`delete from unsequenced_events where organisation_id = ${organisationId}`;
+    await sql`insert into unsequenced_events (organisation_id, created_at, event_id) values (${organisationId}, now() - interval '1 minute', gen_random_uuid())`;
+    const before = await lastVacuum();
+    // The numbering cannot write positions while another transaction holds this lock: it runs into the
+    // statement timeout (500 ms here), as the bulk's dead rows made it do.
+    const released = other.begin(async (tx) => {
+      await tx`lock table event_positions in share mode`;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(sweepOutbox()).rejects.toThrow(/statement timeout/);
+    await released;
+    expect(await lastVacuum()).toBeGreaterThan(before);
+    // Once the lock is gone the next sweep numbers the event.
+    await sweepOutbox();
+    const [{ left }] = await sql<Array<{ left: number }>>`select count(*)::int as left from unsequenced_events where organisation_id = ${organisationId}`;
+    expect(left).toBe(0);
+  });
+});
