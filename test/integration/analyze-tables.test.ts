@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { config } from '../../src/config.js';
 import { sql } from '../../src/db/client.js';
 import { analyzeChangedTables } from '../../src/services/timers/analyze-tables.js';
+import { eventually } from '../support/webhook-receiver.js';
 
 // The shape of the booking's day read (src/services/availability/venue-day-loader.ts): indexes that lead
 // with the venue, one of them then with the day.
@@ -23,14 +24,10 @@ async function indexOfDayRead(): Promise<string> {
   return /"Index Name":"([^"]+)"/.exec(plan)?.[1] ?? plan;
 }
 
-/** Waits until PostgreSQL's statistics system shows the table's changes (backends report them within about a second). */
-async function untilCounted(name: string, changes: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const [row] = await sql<Array<{ n: number }>>`select coalesce(max(n_mod_since_analyze), 0)::int as n from pg_stat_user_tables where relname = ${name}`;
-    if (row.n >= changes) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${name}: changes never counted`);
+/** The table's changes since its last analysis, as PostgreSQL's statistics system shows them (backends report them within about a second). */
+async function changesOf(name: string): Promise<number> {
+  const [row] = await sql<Array<{ n: number }>>`select coalesce(max(n_mod_since_analyze), 0)::int as n from pg_stat_user_tables where relname = ${name}`;
+  return row.n;
 }
 
 describe('analyze-tables timer task', () => {
@@ -49,7 +46,7 @@ describe('analyze-tables timer task', () => {
     const [{ dayIndex }] = await sql<Array<{ dayIndex: string }>>`select indexname as "dayIndex" from pg_indexes where tablename = ${table} and indexdef like '%(venue_id, service_date)'`;
     // Two years of a venue's days: the day is now what narrows the read.
     await addRows(20_000, 700);
-    await untilCounted(table, 20_000);
+    await eventually(async () => (await changesOf(table)) >= 20_000, 10_000, 'the added rows counted');
     // Nothing replans it while the statistics stay as they were.
     expect(await indexOfDayRead()).toBe(before);
 
