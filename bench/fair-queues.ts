@@ -56,17 +56,17 @@ const b = await createBenchTenant({ tableCount: 24 });
 const receiverA = await startReceiver(backlog);
 const receiverB = await startReceiver('each');
 const processes: ChildProcess[] = [];
-const call = async (key: string, method: string, p: string, body?: unknown) => {
+const call = async <T = unknown>(key: string, method: string, p: string, body?: unknown): Promise<T> => {
   const res = await fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
   if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-  return res.json() as Promise<Record<string, any>>;
+  return (await res.json()) as T;
 };
 
 try {
   processes.push(await spawnServer(path.join(codeDir, 'src/server.ts'), env, port));
   processes.push(spawnCode('workers/events.ts'), spawnCode('workers/webhooks.ts'));
   for (const [tenant, receiver] of [[a, receiverA], [b, receiverB]] as const) {
-    const endpoint = await call(tenant.key, 'POST', '/webhook-endpoints', { venueId: tenant.venueId, url: receiver.url });
+    const endpoint = await call<{ webhookEndpoint: { id: string } }>(tenant.key, 'POST', '/webhook-endpoints', { venueId: tenant.venueId, url: receiver.url });
     await call(tenant.key, 'POST', '/automations', {
       venueId: tenant.venueId,
       name: 'Partner',
@@ -83,7 +83,7 @@ try {
     while (sent.length < minimum || !until()) {
       const at = Date.now();
       const day = new Date(Date.now() + (2 + Math.floor(booked / times.length)) * 864e5).toISOString().slice(0, 10);
-      const created = await call(b.key, 'POST', '/reservations', { venueId: b.venueId, serviceDate: day, time: times[booked % times.length], partySize: 2 });
+      const created = await call<{ reservation: { id: string } }>(b.key, 'POST', '/reservations', { venueId: b.venueId, serviceDate: day, time: times[booked % times.length], partySize: 2 });
       booked++;
       sent.push({ id: created.reservation.id, at, answeredAt: Date.now() });
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - at))));

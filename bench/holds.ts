@@ -22,9 +22,9 @@ const today = instantToLocal('Europe/Rome', Date.now()).date;
 const times = [12, 13, 19, 20, 21].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`)).concat(['14:00', '22:00']);
 const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
 
-async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
+async function post<T>(path: string, body: unknown): Promise<{ status: number; body: T }> {
   const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as T };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
@@ -33,7 +33,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function roundTrip(): Promise<{ hold: number; book: number } | null> {
   const slot = { venueId, serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)), time: pick(times), partySize: 2 + Math.floor(Math.random() * 3) };
   const started = performance.now();
-  const held = await post('/availability/holds', slot);
+  const held = await post<{ hold: { id: string } }>('/availability/holds', slot);
   const heldAt = performance.now();
   if (held.status === 409) return null;
   if (held.status !== 201) throw new Error(`hold: ${held.status} ${JSON.stringify(held.body)}`);

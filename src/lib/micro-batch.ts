@@ -27,7 +27,10 @@ export function createMicroBatcher<K>(run: (keys: K[]) => Promise<BatchOutcomes<
       (outcomes) => {
         for (const [key, callers] of batch) {
           const err = outcomes.get(key);
-          for (const c of callers) (err ? c.reject(err) : c.resolve());
+          for (const c of callers) {
+            if (err) c.reject(err);
+            else c.resolve();
+          }
         }
       },
       (err: unknown) => {

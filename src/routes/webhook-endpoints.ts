@@ -5,7 +5,6 @@ import { canonicalJson, hashCanonical } from '../lib/canonical-json.js';
 import { defaultOverlapMinutes, maxOverlapMinutes } from '../lib/secret-rotation.js';
 import { defineRoute } from '../http/define-route.js';
 import { checkIdempotencyKey, type RouteResult } from '../core/route-definition.js';
-import { ApiError } from '../core/errors.js';
 import { listQuerySchema } from '../services/pagination.js';
 import type { SecretIdempotency } from '../services/webhooks/secret-handout.js';
 import { rotateWebhookSecret, type RotationTarget } from '../services/webhooks/secret-rotation-service.js';

@@ -110,7 +110,7 @@ export function client(baseUrl: string, key?: string): Client {
     const res = await fetch(url, { method, headers, body });
     const text = await res.text();
     checkConformance(method, url, res.status, res.headers, text);
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

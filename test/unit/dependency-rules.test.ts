@@ -57,7 +57,7 @@ const privateReaches = [
   { pattern: /setPrototypeOf/, what: 'sets a prototype' },
   { pattern: /\._\.|\b_\.session\b/, what: "reads drizzle's private `_` member" },
   // Any other `_`-prefixed member of a library object (our own code names nothing so).
-  { pattern: /\.\_[a-z][A-Za-z]*\b/, what: 'reads a `_`-prefixed (private) member' },
+  { pattern: /\._[a-z][A-Za-z]*\b/, what: 'reads a `_`-prefixed (private) member' },
   { pattern: /\bexpress\.(request|response)\b/, what: "changes Express's global request or response" },
 
 ];

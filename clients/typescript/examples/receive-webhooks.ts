@@ -14,7 +14,7 @@ export interface ReceiverOptions {
 export function createWebhookReceiver(options: ReceiverOptions): http.Server {
   // One process: the memory store. Several instances: implement `has(key)` over a shared table or Redis.
   const processed = createMemoryProcessedKeyStore();
-  return http.createServer(async (req, res) => {
+  async function receive(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // The raw bytes, not a parsed body: a re-serialised body does not verify.
     const rawBody = await buffer(req);
     const result = await verifyFloorlineWebhook({ rawBody, headers: req.headers, secrets: options.secrets, store: processed });
@@ -29,6 +29,14 @@ export function createWebhookReceiver(options: ReceiverOptions): http.Server {
       processed.add(result.idempotencyKey);
     }
     res.writeHead(200).end();
+  }
+  // node:http ignores what a handler returns: a failure of onEvent must become a 500 (retried by Floorline), not an
+  // unhandled rejection that ends the receiver.
+  return http.createServer((req, res) => {
+    receive(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
   });
 }
 

@@ -56,7 +56,7 @@ function buildFloor(tableCount: number) {
       [0, 1],
       [2, 3],
       [6, 7],
-    ].filter(([a, b]) => b < ofArea.length);
+    ].filter(([, b]) => b < ofArea.length);
     for (const [a, b] of pairs) combinations.push({ tableIds: [ofArea[a].id!, ofArea[b].id!] });
   });
   return { areas, tables, combinations };

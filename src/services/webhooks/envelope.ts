@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { component, instant, uuid } from '../../core/response-schemas.js';
+import { instant, uuid } from '../../core/response-schemas.js';
 import { signatureHeader } from '../../lib/webhook-signature.js';
-import { eventDataGroups } from '../events/event-service.js';
 
 /** The envelope of one event type, `data` being that type's data. */
 export function envelopeSchemaFor<T extends z.ZodType>(types: readonly [string, ...string[]], data: T) {
