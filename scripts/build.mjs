@@ -30,7 +30,9 @@ if (process.argv.includes('--if-stale') && !isStale()) process.exit(0);
 
 let tsc;
 try {
-  tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+  // TypeScript 7, installed as `@typescript/native`: the name `typescript` is the 6.0 compiler API that typescript-eslint
+  // needs (eslint.config.js).
+  tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('@typescript/native/package.json')), 'bin', 'tsc');
 } catch {
   if (existsSync(stamp)) process.exit(0); // a production install (--omit=dev) runs the dist/ it was shipped with
   console.error('dist/ is missing and TypeScript is not installed: run `npm install` (with dev dependencies), then `npm run build`.');
