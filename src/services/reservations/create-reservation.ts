@@ -21,7 +21,7 @@ import { emitReservationEvents } from './reservation-events.js';
 import type { ReservationParts, ReservationRow } from './reservation-json.js';
 import { insertReservationRow } from './reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatedTablesOf, seatingColumns } from './table-assignment.js';
-import { applyTableMoves, retryStaleMoves, StaleMovesError } from './table-moves.js';
+import { applyTableMoves, evaluateInTurn, retryStaleMoves, StaleMovesError } from './table-moves.js';
 import type { TableMove } from '../../lib/availability/table-optimiser.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
@@ -201,15 +201,11 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
     if (hasPacing(config)) await lockPacingDay(tx, venue.id, slot.serviceDate);
     bookings = await loadBookings(tx, venue.id, slot.serviceDate, slot.serviceDate);
   }
-  const day = new VenueDay(config, slot.serviceDate, bookings, now, { reservationsKey: loaded.reservationsKey });
   // A held seating is booked as held: the hold itself (still in the loaded bookings) does not count against it, and
   // the minutes that passed since it was taken do not count against the booking window.
-  const evaluation: Evaluation = day.evaluate(slot.time, input.partySize, {
-    ignoreBookingWindow: startsNow || hold !== null,
-    requestedSeatingId,
-    allSeatings: true,
-    reservationId: hold?.id,
-  });
+  const evaluate = (day: VenueDay): Evaluation =>
+    day.evaluate(slot.time, input.partySize, { ignoreBookingWindow: startsNow || hold !== null, requestedSeatingId, allSeatings: true, reservationId: hold?.id });
+  const { day, evaluation } = await evaluateInTurn(tx, config, venue.id, new VenueDay(config, slot.serviceDate, bookings, now, { reservationsKey: loaded.reservationsKey }), evaluate);
   let timing: Timing;
   let seatings: readonly Seating[] = [];
   let moves: readonly TableMove[] = [];
