@@ -3,12 +3,10 @@
 // here ("after") and an earlier commit ("before", extracted with git archive and served from a
 // temporary directory against the same database).
 // Usage: npx tsx bench/table-moves-rush.ts <before-commit> [requests=120] [rounds=2]
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
 import { benchServerEnv, prepareBenchDatabase } from './support/bench-database.js';
+import { extractCommit } from './support/earlier-commit.js';
 import { spawnServer } from './support/spawn-server.js';
 
 const beforeRev = process.argv[2];
@@ -29,9 +27,7 @@ const sittings = [
   { early: '21:00', rush: '22:00' },
 ];
 
-const beforeDir = mkdtempSync(join(tmpdir(), 'floorline-before-'));
-execFileSync('sh', ['-c', `git archive ${beforeRev} | tar -x -C ${beforeDir}`]);
-symlinkSync(realpathSync('node_modules'), join(beforeDir, 'node_modules'));
+const before = extractCommit(beforeRev);
 
 await prepareBenchDatabase('floorline_bench_table_moves_rush');
 const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
@@ -149,7 +145,7 @@ async function rush(version: 'before' | 'after', movesNeeded: boolean) {
 }
 
 try {
-  servers.push(await spawnServer(resolve(beforeDir, 'src/server.ts'), benchServerEnv(), ports.before));
+  servers.push(await spawnServer(resolve(before.dir, 'src/server.ts'), benchServerEnv(), ports.before));
   servers.push(await spawnServer('src/server.ts', benchServerEnv(), ports.after));
   console.log(
     `${requestCount} bookings of 4 at once on one venue-day (${CONCURRENCY} at a time, ${TABLES_PER_SIZE} two-tops and ${TABLES_PER_SIZE} four-tops, 5 sittings), before = ${beforeRev}, after = this tree; ${rounds} rounds, interleaved`,
@@ -169,5 +165,5 @@ try {
 } finally {
   for (const server of servers) server.kill('SIGTERM');
   await sql.end();
-  rmSync(beforeDir, { recursive: true, force: true });
+  before.remove();
 }
