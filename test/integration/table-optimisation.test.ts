@@ -149,7 +149,7 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     await expect(retryStaleMoves(() => Promise.reject(new Error('other')))).rejects.toThrow('other');
   });
 
-  it('a rush of concurrent bookings that all need moves seats as many as one by one, and none is refused with conflict', async () => {
+  it('a rush of concurrent bookings and holds that all need moves seats as many as one by one, and none is refused with conflict', async () => {
     const t = await createTenant();
     venueIds.push(t.venueId);
     const names = (prefix: string) => Array.from({ length: 8 }, (_, i) => `${prefix}${i + 1}`);
@@ -165,7 +165,9 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     for (let i = 0; i < 8; i++) expect((await book('19:00', 2)).body.reservation.table.tables[0].name).toMatch(/^F/);
     for (const r of early) expect((await api.delete(`/reservations/${r.body.reservation.id}`)).status).toBe(200);
 
-    const rush = await Promise.all(Array.from({ length: 12 }, (_, i) => book('19:00', 3 + (i % 2))));
+    // Every third request is a slot hold: holds move parties as bookings do, in the same turn.
+    const hold = (partySize: number) => api.post('/availability/holds', { venueId: t.venueId, serviceDate: tomorrow, time: '19:00', partySize });
+    const rush = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? hold(3 + (i % 2)) : book('19:00', 3 + (i % 2)))));
     const reasons = rush.filter((r) => r.status === 409).map((r) => r.body.error.details.reason);
     expect({ seated: rush.filter((r) => r.status === 201).length, reasons }).toEqual({ seated: 8, reasons: Array(4).fill('no_table') });
     await expectInvariantsHold([t.venueId]);
