@@ -3,12 +3,17 @@
 // full, so most questions find no free table and the optimiser searches (issue 21).
 // Targets: GET /availability p50 < 5 ms at 1 connection and >= 1,500 requests/s at 32 connections;
 // GET /availability/days over 62 days < 150 ms; with optimisation on, unchanged within noise.
-// Usage: npx tsx bench/availability.ts [seconds=10]
+// With an earlier commit, that commit is served too (same database) and measured side by side, in turn.
+// Usage: npx tsx bench/availability.ts [seconds=10] [earlier-commit]
 import autocannon from 'autocannon';
+import type { ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
 import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
+import { extractCommit } from './support/earlier-commit.js';
 import { spawnServer } from './support/spawn-server.js';
 
 const seconds = Number(process.argv[2] ?? 10);
+const earlierRev = process.argv[3];
 await prepareBenchDatabase('floorline_bench_availability');
 const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
 const { sql } = await import('../src/db/client.js');
@@ -18,7 +23,10 @@ await sql.end();
 
 const env = benchServerEnv();
 const port = 3941;
-const server = await spawnServer('src/server.ts', env, port);
+const earlierPort = 3943;
+const earlier = earlierRev === undefined ? null : extractCommit(earlierRev);
+const servers: ChildProcess[] = [await spawnServer('src/server.ts', env, port)];
+if (earlier) servers.push(await spawnServer(resolve(earlier.dir, 'src/server.ts'), env, earlierPort));
 const base = `http://127.0.0.1:${port}/api/v1`;
 const headersOf = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 const day = addDays(instantToLocal('Europe/Rome', Date.now()).date, 1);
@@ -42,35 +50,39 @@ try {
   }
   await setOptimisation(venues.on, 'on');
   const times = ['12:30', '13:15', '14:00', '19:00', '19:45', '20:30', '21:15', '22:00'];
-  const run = async ({ venueId, key }: { venueId: string; key: string }, connections: number, duration: number) => {
+  const run = async ({ venueId, key }: { venueId: string; key: string }, connections: number, duration: number, at = port) => {
     const requests = times.flatMap((time) => [2, 4, 6].map((partySize) => ({ method: 'GET' as const, path: `/api/v1/availability?venueId=${venueId}&serviceDate=${day}&time=${time}&partySize=${partySize}` })));
-    const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections, duration, headers: headersOf(key), requests });
+    const result = await autocannon({ url: `http://127.0.0.1:${at}`, connections, duration, headers: headersOf(key), requests });
     if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
     return result;
   };
-  const daysP50 = async ({ venueId, key }: { venueId: string; key: string }) => {
+  const daysP50 = async ({ venueId, key }: { venueId: string; key: string }, at = port) => {
     const durations: number[] = [];
     for (let i = 0; i < 30; i++) {
       const started = performance.now();
-      const res = await fetch(`${base}/availability/days?venueId=${venueId}&from=${day}&to=${addDays(day, 61)}&partySize=${2 + (i % 3)}`, { headers: headersOf(key) });
+      const res = await fetch(`http://127.0.0.1:${at}/api/v1/availability/days?venueId=${venueId}&from=${day}&to=${addDays(day, 61)}&partySize=${2 + (i % 3)}`, { headers: headersOf(key) });
       await res.json();
       if (res.status !== 200) throw new Error(`days: ${res.status}`);
       durations.push(performance.now() - started);
     }
     return durations.sort((a, b) => a - b)[15];
   };
-  for (const venue of Object.values(venues)) await run(venue, 8, 2); // warm-up: JIT, pools, key cache
-  // Alternating: off, on, off, on — the machine's drift weighs on both alike.
+  const versions = earlier ? [{ name: `${earlierRev} `, at: earlierPort }, { name: 'this tree ', at: port }] : [{ name: '', at: port }];
+  for (const { at } of versions) for (const venue of Object.values(venues)) await run(venue, 8, 2, at); // warm-up: JIT, pools, key cache
+  // Alternating: off, on, off, on (each version in turn) — the machine's drift weighs on all alike.
   for (const setting of ['off', 'on', 'off', 'on'] as const) {
-    const c1 = await run(venues[setting], 1, seconds);
-    const c32 = await run(venues[setting], 32, seconds);
-    const days = await daysP50(venues[setting]);
-    console.log(
-      `tableOptimisation ${setting.padEnd(3)}  GET /availability 1 connection: ${c1.requests.average.toFixed(0)} req/s p50 ${c1.latency.p50} ms p99 ${c1.latency.p99} ms` +
-        `   32 connections: ${c32.requests.average.toFixed(0)} req/s p50 ${c32.latency.p50} ms   /days (62 days) p50 ${days.toFixed(1)} ms`,
-    );
+    for (const { name, at } of versions) {
+      const c1 = await run(venues[setting], 1, seconds, at);
+      const c32 = await run(venues[setting], 32, seconds, at);
+      const days = await daysP50(venues[setting], at);
+      console.log(
+        `${name}tableOptimisation ${setting.padEnd(3)}  GET /availability 1 connection: ${c1.requests.average.toFixed(0)} req/s p50 ${c1.latency.p50} ms p99 ${c1.latency.p99} ms` +
+          `   32 connections: ${c32.requests.average.toFixed(0)} req/s p50 ${c32.latency.p50} ms   /days (62 days) p50 ${days.toFixed(1)} ms`,
+      );
+    }
   }
   console.log('targets: p50 < 5 ms at 1 connection, >= 1500 req/s at 32, /days < 150 ms; on within noise of off');
 } finally {
-  server.kill('SIGTERM');
+  for (const server of servers) server.kill('SIGTERM');
+  earlier?.remove();
 }

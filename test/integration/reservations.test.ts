@@ -322,12 +322,13 @@ describe('PATCH /reservations/:id', () => {
       ],
     });
     const first = (await book(api, venueId, { time: '19:00' })).body.reservation;
-    const second = (await book(api, venueId, { time: '21:00' })).body.reservation;
+    // End to end after the first (19:00–20:30): the engine packs it on the same table.
+    const second = (await book(api, venueId, { time: '20:30' })).body.reservation;
     expect(first.table.tableId).toBe(fixture.tableIds.A);
     expect(second.table.tableId).toBe(fixture.tableIds.A);
     const moved = await api.patch(`/reservations/${second.id}`, { time: '19:30' });
     expect(moved.body.reservation.table.tableId).toBe(fixture.tableIds.B);
-    const blocker = await book(api, venueId, { time: '21:00' });
+    const blocker = await book(api, venueId, { time: '21:00', tableId: fixture.tableIds.A });
     expect(blocker.body.reservation.table.tableId).toBe(fixture.tableIds.A);
     const refused = await api.patch(`/reservations/${first.id}`, { time: '20:15' });
     expect(refused.status).toBe(409);

@@ -149,6 +149,30 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     await expect(retryStaleMoves(() => Promise.reject(new Error('other')))).rejects.toThrow('other');
   });
 
+  it('a rush of concurrent bookings and holds that all need moves seats as many as one by one, and none is refused with conflict', async () => {
+    const t = await createTenant();
+    venueIds.push(t.venueId);
+    const names = (prefix: string) => Array.from({ length: 8 }, (_, i) => `${prefix}${i + 1}`);
+    await configureVenue(t.venueId, {
+      tables: [...names('A').map((name) => ({ name, minSeats: 1, maxSeats: 2 })), ...names('F').map((name) => ({ name, minSeats: 2, maxSeats: 4 }))],
+    });
+    const api = client(server.url, t.key);
+    const book = (time: string, partySize: number) => api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time, partySize });
+    // Eight couples at 18:00 take the two-tops until 19:30, so eight couples at 19:00 sit on the four-tops;
+    // the early ones cancel: eight two-tops free, eight four-tops each freed by moving its couple.
+    const early = [];
+    for (let i = 0; i < 8; i++) early.push(await book('18:00', 2));
+    for (let i = 0; i < 8; i++) expect((await book('19:00', 2)).body.reservation.table.tables[0].name).toMatch(/^F/);
+    for (const r of early) expect((await api.delete(`/reservations/${r.body.reservation.id}`)).status).toBe(200);
+
+    // Every third request is a slot hold: holds move parties as bookings do, in the same turn.
+    const hold = (partySize: number) => api.post('/availability/holds', { venueId: t.venueId, serviceDate: tomorrow, time: '19:00', partySize });
+    const rush = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? hold(3 + (i % 2)) : book('19:00', 3 + (i % 2)))));
+    const reasons = rush.filter((r) => r.status === 409).map((r) => r.body.error.details.reason);
+    expect({ seated: rush.filter((r) => r.status === 201).length, reasons }).toEqual({ seated: 8, reasons: Array(4).fill('no_table') });
+    await expectInvariantsHold([t.venueId]);
+  });
+
   it('concurrent bookings and PATCHes on one busy night: every 201 has its tables, the invariant check finds nothing, moves happened', async () => {
     const t = await createTenant();
     venueIds.push(t.venueId);

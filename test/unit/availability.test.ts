@@ -212,6 +212,31 @@ describe('table choice', () => {
   });
 });
 
+describe('which table a new party takes among equals: packing (docs/reservations.md "Which table")', () => {
+  const fours = ['P1', 'P2', 'P3'].map((id) => ({ id, name: id, areaId: 'A', areaPosition: 0, minSeats: 2, maxSeats: 4, isBlocked: false }));
+  const config = baseConfig({ tables: fours, combinations: [], pacingRules: [] });
+  // Parties of 3 at 20:00 take 90 minutes (20:00–21:30); the venue's shortest turn is 75 minutes.
+  it.each([
+    ['every table free: the plan order', [], 'P1'],
+    ['end to end after a party leaving at 20:00', [['18:30', 'P2']], 'P2'],
+    ['end to end before a party arriving at 21:30', [['21:30', 'P3']], 'P3'],
+    ['a table left with a dead gap (a party leaving at 19:30, 30 minutes idle) loses to a free one', [['18:00', 'P1']], 'P2'],
+    ['packed on both sides beats packed on one', [['18:30', 'P2'], ['18:30', 'P3'], ['21:30', 'P3']], 'P3'],
+    ['a dead gap of 60 minutes after loses to an open side', [['22:30', 'P1'], ['18:30', 'P2']], 'P2'],
+  ] as [string, [string, string][], string][])('%s', (_name, taken, expected) => {
+    const bookings = taken.map(([time, table]) => booking(time, 2, [table], 'confirmed', 90));
+    expect(run({ time: '20:00', party: 3, bookings, config, options: { allSeatings: true } })).toMatchObject({ seating: expected });
+  });
+
+  it('changes no answer of GET /availability (the seats), and the plan order is kept when asked', () => {
+    const bookings = [booking('18:30', 2, ['P2'], 'confirmed', 90)];
+    expect(run({ time: '20:00', party: 3, bookings, config })).toMatchObject({ seating: 'P1', proposal: { seats: 4 } });
+    expect(run({ time: '20:00', party: 3, bookings, config, options: { allSeatings: true } })).toMatchObject({ seating: 'P2', proposal: { seats: 4 } });
+    const planOrder = new VenueDay(config, day, bookings, now, { tableChoice: 'plan-order' }).evaluate('20:00', 3, { allSeatings: true });
+    expect(planOrder.available && planOrder.seatings[0].id).toBe('P1');
+  });
+});
+
 describe('occupancy', () => {
   it.each([
     ['a table is free from the end of the previous party ([start, end))', '20:15', 'confirmed', 'T1'],

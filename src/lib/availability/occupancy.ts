@@ -46,4 +46,23 @@ export class Occupancy {
     }
     return true;
   }
+
+  /**
+   * Per table of the list, the idle time a party over [start, end) would leave right before it and
+   * right after it on that table: up to the nearest interval on each side, Infinity when there is none.
+   */
+  gapsAround(tableIds: readonly string[], start: number, end: number, ignoreReservationId?: string): number[] {
+    const gaps: number[] = [];
+    for (const tableId of tableIds) {
+      let before = Number.POSITIVE_INFINITY;
+      let after = Number.POSITIVE_INFINITY;
+      for (const i of this.byTable.get(tableId) ?? []) {
+        if (i.reservationId === ignoreReservationId) continue;
+        if (i.end <= start) before = Math.min(before, start - i.end);
+        if (i.start >= end) after = Math.min(after, i.start - end);
+      }
+      gaps.push(before, after);
+    }
+    return gaps;
+  }
 }

@@ -88,6 +88,8 @@ interface PreparedConfig {
   seatingById: Map<string, Seating>;
   pacingByShift: Map<string, PacingRule[]>;
   areaOf: (tableId: string) => string;
+  /** The shortest turn time of the venue: an idle gap shorter than it seats nobody. */
+  shortestTurnMs: number;
 }
 
 const prepared = new WeakMap<VenueConfig, PreparedConfig>();
@@ -109,6 +111,11 @@ export interface DayContext {
    * version): the day's table optimiser is then kept for the next request that loads the same.
    */
   reservationsKey?: string;
+  /**
+   * How a new party's free table is chosen: by packing (the engine's rule), or the first in the plan's
+   * order (the rule before it, kept for bench/table-optimisation.ts to compare the two).
+   */
+  tableChoice?: 'packing' | 'plan-order';
 }
 
 /** What depends on the configuration only, computed once per loaded configuration. */
@@ -122,7 +129,8 @@ function prepare(config: VenueConfig): PreparedConfig {
       pacingByShift.set(rule.shiftId, [...(pacingByShift.get(rule.shiftId) ?? []), rule]);
     }
     const areaById = new Map(config.tables.map((t) => [t.id, t.areaId]));
-    p = { seatings, seatingById: new Map(seatings.map((s) => [s.id, s])), pacingByShift, areaOf: (tableId) => areaById.get(tableId) ?? '' };
+    const shortestTurnMs = Math.min(...config.turnTimeRules.map((r) => r.durationMinutes)) * MINUTE_MS;
+    p = { seatings, seatingById: new Map(seatings.map((s) => [s.id, s])), pacingByShift, areaOf: (tableId) => areaById.get(tableId) ?? '', shortestTurnMs };
     prepared.set(config, p);
   }
   return p;
@@ -305,7 +313,39 @@ export class VenueDay {
       found.push(s);
       if (!options.allSeatings) break;
     }
-    return found.length ? found : 'no_table';
+    if (!found.length) return 'no_table';
+    // The first seating's size is the proposal's (GET /availability asks for it alone): ranking by
+    // packing keeps it, and only chooses among seatings of that size which one the booking takes.
+    return preferred || !options.allSeatings || this.context.tableChoice === 'plan-order' ? found : this.byPacking(found, start, end, reservationId);
+  }
+
+  /**
+   * docs/reservations.md "Which table": the seatings in the order of the plan (fewest seats first, a
+   * single table before a combination), and among equals first the one that leaves the fewest dead
+   * minutes on its tables (an idle gap before or after the party too short for the shortest turn
+   * time), then the one that leaves the fewest open sides (packed end to end against other parties),
+   * then the plan's order. A free run of evening stays whole for a later party.
+   */
+  private byPacking(found: Seating[], start: number, end: number, reservationId: string | undefined): Seating[] {
+    const turn = this.prepared.shortestTurnMs;
+    const scored = found.map((seating, order) => {
+      let dead = 0;
+      let open = 0;
+      for (const gap of this.occupancy.gapsAround(seating.tableIds, start, end, reservationId)) {
+        if (gap > 0 && gap < turn) dead += gap;
+        else if (gap >= turn) open++;
+      }
+      return { seating, order, dead, open };
+    });
+    scored.sort(
+      (a, b) =>
+        a.seating.maxSeats - b.seating.maxSeats ||
+        (a.seating.kind === b.seating.kind ? 0 : a.seating.kind === 'table' ? -1 : 1) ||
+        a.dead - b.dead ||
+        a.open - b.open ||
+        a.order - b.order,
+    );
+    return scored.map((s) => s.seating);
   }
 
   /**

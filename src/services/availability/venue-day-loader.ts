@@ -348,3 +348,14 @@ export function hasPacing(config: VenueConfig): boolean {
 export async function lockPacingDay(conn: DbOrTx, venueId: string, serviceDate: string): Promise<void> {
   await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('pacing'), hashtext(${venueId} || ${serviceDate}))`);
 }
+
+/**
+ * Serialises the bookings of one venue's serviceDate that move other parties (docs/reservations.md
+ * "Table optimisation"): each plans its moves after the moves committed before it, instead of
+ * planning against the same snapshot and finding its plan stale. Bookings without moves never take
+ * it. Held until the transaction ends; taken after the venue and pacing locks (their order in every
+ * transaction). With pacing rules the pacing lock already serialises the day's bookings.
+ */
+export async function lockTableMovesDay(conn: DbOrTx, venueId: string, serviceDate: string): Promise<void> {
+  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('table-moves'), hashtext(${venueId} || ${serviceDate}))`);
+}

@@ -11,7 +11,7 @@ import { formatMinutes } from '../../lib/shift-schedule.js';
 import { loadVenueDayForBooking } from '../availability/venue-day-loader.js';
 import { insertRow } from '../reservations/reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatingColumns } from '../reservations/table-assignment.js';
-import { applyTableMoves, retryStaleMoves, StaleMovesError } from '../reservations/table-moves.js';
+import { applyTableMoves, evaluateInTurn, retryStaleMoves, StaleMovesError } from '../reservations/table-moves.js';
 import { actorOf, transactionWithEvents } from '../events/outbox.js';
 import { newId } from '../../lib/uuid-v7.js';
 
@@ -126,8 +126,9 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
     }
     const now = Date.now();
     if (isPublishable(auth)) await checkCallerLimit(tx, auth.keyId, callerIp ?? 'unknown', now);
-    const day = new VenueDay(config, input.serviceDate, bookings, now, { reservationsKey });
-    const evaluation = day.evaluate(input.time, input.partySize, { requestedSeatingId: input.tableId, allSeatings: true });
+    const { day, evaluation } = await evaluateInTurn(tx, config, venue.id, new VenueDay(config, input.serviceDate, bookings, now, { reservationsKey }), (d) =>
+      d.evaluate(input.time, input.partySize, { requestedSeatingId: input.tableId, allSeatings: true }),
+    );
     if (!evaluation.available) throw noAvailability(evaluation.reason, day.alternatives(input.time, input.partySize));
     const { timing, seatings, moves } = evaluation;
     const startsAt = new Date(timing.startsAt);

@@ -12,7 +12,6 @@ import type { ReservationEventType } from '../../lib/event-catalogue.js';
 import type { ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
 import { VenueDay, seatingOf } from '../../lib/availability/venue-day.js';
 import { formatMinutes } from '../../lib/shift-schedule.js';
-import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay } from '../availability/venue-day-loader.js';
 import { actorOf, transactionWithEvents, type Actor } from '../events/outbox.js';
 import { applyGuestStatusChange } from '../guests/guest-counters.js';
@@ -21,7 +20,8 @@ import { getGuestForVenue } from '../guests/guest-service.js';
 import { emitReservationEvents, reservationEventFields } from './reservation-events.js';
 import type { ReservationParts, ReservationRow, SeatedTable } from './reservation-json.js';
 import { loadReservationParts } from './reservation-view.js';
-import { deleteOccupancy, isExclusionViolation, noAvailability, occupyFirstFree, seatedTablesOf, seatingColumns, setOccupancyLive } from './table-assignment.js';
+import { externalRefConflict } from './reservation-rows.js';
+import { deleteOccupancy, isExclusionViolation, namedSeating, noAvailability, occupyFirstFree, seatedTablesOf, seatingColumns, setOccupancyLive } from './table-assignment.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 
@@ -90,12 +90,7 @@ function currentSeatingId(row: ReservationRow): string | null {
 function requestedSeating(config: VenueConfig, patch: ReservationPatch): Seating | null | undefined {
   if (patch.tableId === undefined && patch.tableCombinationId === undefined) return undefined;
   const field = patch.tableId ? 'tableId' : patch.tableCombinationId ? 'tableCombinationId' : null;
-  if (!field) return null;
-  const seating = seatingOf(config, patch[field]!);
-  if (!seating || seating.kind !== (field === 'tableId' ? 'table' : 'combination')) {
-    throw ApiError.invalid([field], `No ${field === 'tableId' ? 'table' : 'combination'} of the active floor plan has this id.`);
-  }
-  return seating;
+  return field ? namedSeating(config, field, patch[field]!) : null;
 }
 
 /** The instants a status move stamps on the row. */
@@ -288,10 +283,7 @@ export async function updateReservation(
         .where(eq(reservations.id, row.id))
         .returning();
     } catch (err) {
-      if (violatedUniqueIndex(err) === 'reservations_venue_external_ref_idx') {
-        throw new ApiError('conflict', 'Another reservation of this venue has this externalRef.', { fields: ['externalRef'] });
-      }
-      throw err;
+      throw externalRefConflict(err);
     }
     const [loaded] = await loadReservationParts(tx, [updated]);
     const parts: ReservationParts = { row: updated, tables: tables ?? loaded.tables, guest: guest !== undefined ? guest : loaded.guest };

@@ -6,10 +6,9 @@ import { hasScope, isPublishable, type AuthContext } from '../../core/auth-conte
 import { ApiError } from '../../core/errors.js';
 import type { Seating } from '../../lib/availability/seatings.js';
 import type { VenueConfig } from '../../lib/availability/types.js';
-import { VenueDay, seatingOf, type Evaluation, type Timing } from '../../lib/availability/venue-day.js';
+import { VenueDay, type Evaluation, type Timing } from '../../lib/availability/venue-day.js';
 import { addDays, instantToLocal } from '../../lib/local-time.js';
 import { formatMinutes, resolveServiceTime, MINUTES_PER_DAY } from '../../lib/shift-schedule.js';
-import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import { hasPacing, loadBookings, loadVenueConfig, loadVenueDayForBooking, lockPacingDay, type LoadedVenue } from '../availability/venue-day-loader.js';
 import { actorOf, transactionWithEvents, type Emit } from '../events/outbox.js';
 import { consumeHold, heldSeatingId, type HoldRow } from '../holds/hold-service.js';
@@ -19,9 +18,9 @@ import { findOrCreateGuestByPhone, getGuestForVenue, guestChangedEvent, normalis
 import { resolveServiceTags } from '../guests/service-tag-service.js';
 import { emitReservationEvents } from './reservation-events.js';
 import type { ReservationParts, ReservationRow } from './reservation-json.js';
-import { insertReservationRow } from './reservation-rows.js';
-import { noAvailability, occupyFirstFree, occupySeating, seatedTablesOf, seatingColumns } from './table-assignment.js';
-import { applyTableMoves, retryStaleMoves, StaleMovesError } from './table-moves.js';
+import { externalRefConflict, insertReservationRow } from './reservation-rows.js';
+import { namedSeating, noAvailability, occupyFirstFree, occupySeating, seatedTablesOf, seatingColumns } from './table-assignment.js';
+import { applyTableMoves, evaluateInTurn, retryStaleMoves, StaleMovesError } from './table-moves.js';
 import type { TableMove } from '../../lib/availability/table-optimiser.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
@@ -150,13 +149,6 @@ function checkMatchesHold(input: CreateReservationInput, hold: HoldRow): void {
   if (differing.length) throw ApiError.invalid(differing, `These fields differ from the hold: ${differing.join(', ')}.`);
 }
 
-function uniqueViolationError(err: unknown): unknown {
-  if (violatedUniqueIndex(err) === 'reservations_venue_external_ref_idx') {
-    return new ApiError('conflict', 'Another reservation of this venue has this externalRef.', { fields: ['externalRef'] });
-  }
-  return err;
-}
-
 /**
  * POST /reservations (docs/reservations.md): one transaction, evaluated again if the table moves it
  * planned went stale; 409 no_availability when the engine refuses.
@@ -183,13 +175,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   if (input.guest) normalisePhoneOrThrow(input.guest.phone, venue.countryCode);
   const slot: Slot = startsNow ? walkInSlot(config, now) : { serviceDate: input.serviceDate!, time: input.time! };
   const inputSeatingId = input.tableId ?? input.tableCombinationId;
-  if (inputSeatingId !== undefined) {
-    const seating = seatingOf(config, inputSeatingId);
-    const field = input.tableId !== undefined ? 'tableId' : 'tableCombinationId';
-    if (!seating || seating.kind !== (field === 'tableId' ? 'table' : 'combination')) {
-      throw ApiError.invalid([field], `No ${field === 'tableId' ? 'table' : 'combination'} of the active floor plan has this id.`);
-    }
-  }
+  if (inputSeatingId !== undefined) namedSeating(config, input.tableId !== undefined ? 'tableId' : 'tableCombinationId', inputSeatingId);
   // A live hold is consumed here, under the booking's locks; a missing one changes only the reason of a refusal.
   const hold = input.holdId === undefined ? null : await consumeHold(tx, auth, input.holdId, now);
   if (hold) checkMatchesHold(input, hold);
@@ -201,15 +187,11 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
     if (hasPacing(config)) await lockPacingDay(tx, venue.id, slot.serviceDate);
     bookings = await loadBookings(tx, venue.id, slot.serviceDate, slot.serviceDate);
   }
-  const day = new VenueDay(config, slot.serviceDate, bookings, now, { reservationsKey: loaded.reservationsKey });
   // A held seating is booked as held: the hold itself (still in the loaded bookings) does not count against it, and
   // the minutes that passed since it was taken do not count against the booking window.
-  const evaluation: Evaluation = day.evaluate(slot.time, input.partySize, {
-    ignoreBookingWindow: startsNow || hold !== null,
-    requestedSeatingId,
-    allSeatings: true,
-    reservationId: hold?.id,
-  });
+  const evaluate = (day: VenueDay): Evaluation =>
+    day.evaluate(slot.time, input.partySize, { ignoreBookingWindow: startsNow || hold !== null, requestedSeatingId, allSeatings: true, reservationId: hold?.id });
+  const { day, evaluation } = await evaluateInTurn(tx, config, venue.id, new VenueDay(config, slot.serviceDate, bookings, now, { reservationsKey: loaded.reservationsKey }), evaluate);
   let timing: Timing;
   let seatings: readonly Seating[] = [];
   let moves: readonly TableMove[] = [];
@@ -261,7 +243,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
       first ? occupySeating(tx, { reservationId: id }, venue.id, first, startsAt, endsAt) : Promise.resolve(false),
     ]);
   } catch (err) {
-    throw uniqueViolationError(err);
+    throw externalRefConflict(err);
   }
   if (first) {
     let seating: Seating | null = first;

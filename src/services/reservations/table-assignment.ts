@@ -6,6 +6,7 @@ import { ApiError } from '../../core/errors.js';
 import { hasSqlState } from '../../lib/error-causes.js';
 import type { Seating } from '../../lib/availability/seatings.js';
 import type { Proposal, UnavailableReason, VenueConfig } from '../../lib/availability/types.js';
+import { seatingOf } from '../../lib/availability/venue-day.js';
 import type { SeatedTable } from './reservation-json.js';
 
 /** The PostgreSQL error of the occupancy exclusion constraint: another live reservation holds the table then. */
@@ -68,6 +69,14 @@ export async function occupyFirstFree(
     if (explicit) throw noAvailability('conflict', []);
   }
   return null;
+}
+
+/** The seating a request names by `field`; 400 naming the field when the active floor plan has no such table or combination. */
+export function namedSeating(config: VenueConfig, field: 'tableId' | 'tableCombinationId', id: string): Seating {
+  const seating = seatingOf(config, id);
+  const kind = field === 'tableId' ? 'table' : 'combination';
+  if (!seating || seating.kind !== kind) throw ApiError.invalid([field], `No ${kind} of the active floor plan has this id.`);
+  return seating;
 }
 
 /** Frees (or takes back) a reservation's tables without forgetting which they were. */

@@ -4,6 +4,9 @@ import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { reservations, reservationTables } from '../../db/schema/index.js';
 import { MOVABLE_NOTICE_MINUTES, type TableMove } from '../../lib/availability/table-optimiser.js';
 import { hasSqlState } from '../../lib/error-causes.js';
+import type { VenueConfig } from '../../lib/availability/types.js';
+import { VenueDay, type Evaluation } from '../../lib/availability/venue-day.js';
+import { hasPacing, loadBookings, lockTableMovesDay } from '../availability/venue-day-loader.js';
 import { systemActor, type Emit } from '../events/outbox.js';
 import { reservationEventFields } from './reservation-events.js';
 import { loadReservationParts } from './reservation-view.js';
@@ -48,6 +51,28 @@ export async function retryStaleMoves<T>(run: () => Promise<T>): Promise<T> {
       if (attempt === MAX_ATTEMPTS) throw noAvailability('conflict', []);
     }
   }
+}
+
+/**
+ * A booking's (or hold's) evaluation, decided in turn when it moves parties (docs/reservations.md
+ * "Table optimisation"): the first plan was made against the day as read with the booking's other
+ * locks; when it moves parties, the day's table-moves lock is taken and the plan made again against
+ * the reservations as they are then, so that it sees every move committed before it rather than
+ * racing them. Bookings that need no moves never wait. With pacing rules the pacing lock, held
+ * already, serialises the day's bookings: the first plan stands.
+ */
+export async function evaluateInTurn(
+  tx: Tx,
+  config: VenueConfig,
+  venueId: string,
+  first: VenueDay,
+  evaluate: (day: VenueDay) => Evaluation,
+): Promise<{ day: VenueDay; evaluation: Evaluation }> {
+  const evaluation = evaluate(first);
+  if (!evaluation.available || !evaluation.moves.length || hasPacing(config)) return { day: first, evaluation };
+  await lockTableMovesDay(tx, venueId, first.serviceDate);
+  const day = new VenueDay(config, first.serviceDate, await loadBookings(tx, venueId, first.serviceDate, first.serviceDate), first.now);
+  return { day, evaluation: evaluate(day) };
 }
 
 const sameTables = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
