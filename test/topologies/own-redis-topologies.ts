@@ -128,18 +128,20 @@ export async function migrateSlot(cluster: OwnCluster, slot: number): Promise<{ 
   return { from: owner, to: target, keys: moved };
 }
 
-/** How many keys matching `pattern` each master holds. */
-export async function keysPerMaster(cluster: OwnCluster, pattern: string): Promise<number[]> {
+/** How many keys matching any of `patterns` each master holds. */
+export async function keysPerMaster(cluster: OwnCluster, patterns: string[]): Promise<number[]> {
   return Promise.all(
     cluster.masters.map((m) =>
       withServer(m.port, async (r) => {
-        let cursor = '0';
         let count = 0;
-        do {
-          const [next, keys] = await r.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-          cursor = next;
-          count += keys.length;
-        } while (cursor !== '0');
+        for (const pattern of patterns) {
+          let cursor = '0';
+          do {
+            const [next, keys] = await r.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+            cursor = next;
+            count += keys.length;
+          } while (cursor !== '0');
+        }
         return count;
       }),
     ),
@@ -159,14 +161,21 @@ export interface OwnSentinelGroup {
   currentMasterPort: () => Promise<number>;
 }
 
-/** A master, one replica of it and three Sentinels watching it (quorum 2, down after 1 s). */
-export async function startOwnSentinelGroup(masterName = 'floorline'): Promise<OwnSentinelGroup> {
-  const dir = makeTempDir('redis-sentinel');
+/** A master and one replica of it, in sync. */
+export async function startOwnReplicaPair(dir = makeTempDir('redis-replica')): Promise<{ master: OwnServer; replica: OwnServer }> {
   const masterPort = await freePort();
   const master = await startServer(baseArgs(masterPort), dir, masterPort);
   const replicaPort = await freePort();
   const replica = await startServer([...baseArgs(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)], dir, replicaPort);
   await waitFor(() => withServer(replicaPort, async (r) => (await r.info('replication')).includes('master_link_status:up')), 15_000, 'the replica to sync');
+  return { master, replica };
+}
+
+/** A master, one replica of it and three Sentinels watching it (quorum 2, down after 1 s). */
+export async function startOwnSentinelGroup(masterName = 'floorline'): Promise<OwnSentinelGroup> {
+  const dir = makeTempDir('redis-sentinel');
+  const { master, replica } = await startOwnReplicaPair(dir);
+  const masterPort = master.port;
   const sentinels: OwnServer[] = [];
   for (let i = 0; i < 3; i++) {
     const port = await freePort();

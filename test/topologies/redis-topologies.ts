@@ -3,6 +3,7 @@
 // - sentinel: a master, its replica and three Sentinels; the master SIGKILLed mid-traffic.
 // - cluster: three masters; the slots of the events and webhook-delivery queues migrated mid-traffic.
 import { readFileSync } from 'node:fs';
+import { allQueueNames } from '../../src/jobs/all-jobs.js';
 import { bullPrefixOf, deploymentKeysPattern } from '../../src/redis/key-layout.js';
 import { awaitWebhooks, bookSteadily, chaosQueuePrefix, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from '../chaos/chaos-world.js';
 import { startRole, type RoleProcess } from '../chaos/own-processes.js';
@@ -127,8 +128,9 @@ export function describeSentinelFailover(f: SentinelFigures): string {
 }
 
 export interface ClusterFigures extends TrafficFigures {
-  /** Keys of the deployment on each master after the run. */
+  /** Keys of the deployment on each master after the run, and of its BullMQ queues alone. */
   keysPerMaster: number[];
+  queueKeysPerMaster: number[];
   migrations: Array<{ queue: string; slot: number; from: number; to: number; keys: number; ms: number }>;
   deliveryGapMs: number;
   errorsLogged: string;
@@ -162,7 +164,8 @@ export async function runClusterMigration(options: TopologyOptions): Promise<Clu
     const webhooks = await awaitWebhooks(destination, tenant.venueId, Date.now() + deadlineMs);
     return {
       ...trafficFigures(tally, destination, webhooks, processes),
-      keysPerMaster: await keysPerMaster(cluster, deploymentKeysPattern(chaosQueuePrefix)),
+      keysPerMaster: await keysPerMaster(cluster, [deploymentKeysPattern(chaosQueuePrefix)]),
+      queueKeysPerMaster: await keysPerMaster(cluster, allQueueNames.map((queue) => `${bullPrefixOf(chaosQueuePrefix, queue)}:*`)),
       migrations,
       deliveryGapMs: longestDeliveryGap(destination.received.map((d) => d.receivedAt), migratedFrom),
       errorsLogged: redisErrorsLogged(processes),
@@ -175,7 +178,7 @@ export async function runClusterMigration(options: TopologyOptions): Promise<Clu
 export function describeClusterMigration(f: ClusterFigures): string {
   const moved = f.migrations.map((m) => `${m.queue} slot ${m.slot} ${m.from}→${m.to} (${m.keys} keys, ${m.ms} ms)`).join(', ');
   return (
-    `${describeTraffic(f)} · keys per master ${f.keysPerMaster.join('/')} · migrated ${moved} · longest stretch without a webhook ${seconds(f.deliveryGapMs)}` +
+    `${describeTraffic(f)} · keys per master ${f.keysPerMaster.join('/')} (of queues ${f.queueKeysPerMaster.join('/')}) · migrated ${moved} · longest stretch without a webhook ${seconds(f.deliveryGapMs)}` +
     ` · logged: ${f.errorsLogged} · processes exited ${f.exitedProcesses}`
   );
 }
