@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { redisSettingsProblems } from './redis/topology.js';
 
+// An empty value counts as unset: a compose file can then leave a Redis mode's variable blank.
+const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema);
 const bool = z.stringbool({ truthy: ['true', '1', 'yes'], falsy: ['false', '0', 'no', ''] });
 
 const envSchema = z
@@ -10,13 +12,13 @@ const envSchema = z
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/postgres'),
     // One Redis mode (docs/operations.md "Running on several machines"): REDIS_URL (default redis://127.0.0.1:6379),
     // or REDIS_SENTINELS + REDIS_SENTINEL_MASTER, or REDIS_CLUSTER_NODES.
-    REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
-    REDIS_SENTINELS: z.string().optional(),
-    REDIS_SENTINEL_MASTER: z.string().min(1).optional(),
-    REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
-    REDIS_CLUSTER_NODES: z.string().optional(),
+    REDIS_URL: unsetIfEmpty(z.url({ protocol: /^rediss?$/ }).optional()),
+    REDIS_SENTINELS: unsetIfEmpty(z.string().optional()),
+    REDIS_SENTINEL_MASTER: unsetIfEmpty(z.string().optional()),
+    REDIS_SENTINEL_PASSWORD: unsetIfEmpty(z.string().optional()),
+    REDIS_CLUSTER_NODES: unsetIfEmpty(z.string().optional()),
     // The servers' password with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL it is in the URL).
-    REDIS_PASSWORD: z.string().min(1).optional(),
+    REDIS_PASSWORD: unsetIfEmpty(z.string().optional()),
     // A worker whose queue connection has not come back after this long exits non-zero (its supervisor restarts it); 0: never.
     REDIS_GIVE_UP_AFTER_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
