@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { allQueueNames } from '../../src/jobs/all-jobs.js';
 import { bullPrefixOf, deploymentKeysPattern } from '../../src/redis/key-layout.js';
-import { awaitWebhooks, bookSteadily, chaosQueuePrefix, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from '../chaos/chaos-world.js';
+import { awaitWebhooks, bookSteadily, chaosQueuePrefix, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type Destination, type TrafficFigures } from '../chaos/chaos-world.js';
 import { startRole, type RoleProcess } from '../chaos/own-processes.js';
 import { keysPerMaster, migrateSlot, slotOf, startOwnCluster, startOwnSentinelGroup } from './own-redis-topologies.js';
 
@@ -60,12 +60,15 @@ function watchReadiness(url: string): { stop: () => Promise<Array<{ from: number
   };
 }
 
-/** The longest time between two webhooks received after `from` (ms): how long deliveries stood still. */
-function longestDeliveryGap(times: number[], from: number): number {
-  const after = times.filter((t) => t >= from).sort((a, b) => a - b);
-  let gap = after.length ? after[0] - from : Number.POSITIVE_INFINITY;
-  for (let i = 1; i < after.length; i++) gap = Math.max(gap, after[i] - after[i - 1]);
-  return gap;
+/**
+ * The longest time without a webhook from `from` to the last webhook, or to now while some are
+ * still missing (ms): how long deliveries stood still.
+ */
+function longestDeliveryGap(destination: Destination, missing: number, from: number): number {
+  const times = destination.received.map((d) => d.receivedAt);
+  const until = missing ? Date.now() : Math.max(from, ...times);
+  const marks = [from, ...times.filter((t) => t >= from).sort((a, b) => a - b), until];
+  return Math.max(...marks.slice(1).map((t, i) => t - marks[i]));
 }
 
 export interface SentinelFigures extends TrafficFigures {
@@ -111,7 +114,7 @@ export async function runSentinelFailover(options: TopologyOptions): Promise<Sen
       promotedMs,
       readyzOutageMs: spans.reduce((sum, s) => sum + (s.to - Math.max(s.from, killedAt)), 0),
       readyAgain: spans.every((s) => Number.isFinite(s.to)),
-      deliveryGapMs: longestDeliveryGap(destination.received.map((d) => d.receivedAt), killedAt),
+      deliveryGapMs: longestDeliveryGap(destination, webhooks.missing, killedAt),
       newMasterIsReplica: (await group.currentMasterPort()) === group.replica.port,
       errorsLogged: redisErrorsLogged(processes),
     };
@@ -167,7 +170,7 @@ export async function runClusterMigration(options: TopologyOptions): Promise<Clu
       keysPerMaster: await keysPerMaster(cluster, [deploymentKeysPattern(chaosQueuePrefix)]),
       queueKeysPerMaster: await keysPerMaster(cluster, allQueueNames.map((queue) => `${bullPrefixOf(chaosQueuePrefix, queue)}:*`)),
       migrations,
-      deliveryGapMs: longestDeliveryGap(destination.received.map((d) => d.receivedAt), migratedFrom),
+      deliveryGapMs: longestDeliveryGap(destination, webhooks.missing, migratedFrom),
       errorsLogged: redisErrorsLogged(processes),
     };
   } finally {
