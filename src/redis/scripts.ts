@@ -27,7 +27,11 @@ export const scripts = {
   acquireDestinationSlot: script<readonly [slots: string], readonly [limit: number, leaseMs: number, token: string], number>('acquire-destination-slot'),
   renewDestinationSlot: script<readonly [slots: string], readonly [leaseMs: number, token: string], number>('renew-destination-slot'),
   destinationHasFreeSlot: script<readonly [slots: string], readonly [limit: number], number>('destination-has-free-slot'),
-  takeFairTags: script<readonly [epoch: string, virtualTime: string, organisationTag: string], readonly [count: number, lifetimeSeconds: number], number>('take-fair-tags'),
+  takeFairTags: script<
+    readonly [epoch: string, virtualTime: string, organisationTag: string],
+    readonly [count: number, lifetimeSeconds: number],
+    number
+  >('take-fair-tags'),
   paceOrganisation: script<
     readonly [recent: string, organisationPace: string, pacedUntil: string],
     readonly [organisationId: string, count: number, perSecond: number, burst: number, companyMs: number],

@@ -88,7 +88,8 @@ export function redisSettingsProblems(settings: RedisSettings): Array<{ variable
     problems.push({ variable: 'REDIS_SENTINEL_MASTER', message: 'is required with REDIS_SENTINELS (the name Sentinel knows the master by)' });
   }
   if (!settings.REDIS_SENTINELS && (settings.REDIS_SENTINEL_MASTER || settings.REDIS_SENTINEL_PASSWORD)) {
-    problems.push({ variable: settings.REDIS_SENTINEL_MASTER ? 'REDIS_SENTINEL_MASTER' : 'REDIS_SENTINEL_PASSWORD', message: 'is only used with REDIS_SENTINELS' });
+    const variable = settings.REDIS_SENTINEL_MASTER ? 'REDIS_SENTINEL_MASTER' : 'REDIS_SENTINEL_PASSWORD';
+    problems.push({ variable, message: 'is only used with REDIS_SENTINELS' });
   }
   return problems;
 }

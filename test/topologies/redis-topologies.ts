@@ -137,6 +137,19 @@ export interface ClusterFigures extends TrafficFigures {
   migrations: Array<{ queue: string; slot: number; from: number; to: number; keys: number; ms: number }>;
   deliveryGapMs: number;
   errorsLogged: string;
+  /** After the run, one master SIGKILLed (no replica takes its slots): how long until /readyz said 503, null if it never did within 20 s. */
+  readyzNoticedLostMasterMs: number | null;
+}
+
+/** Polls /readyz until it answers 503 (within `limitMs`): how long that took, or null. */
+async function msUntilUnready(url: string, limitMs: number): Promise<number | null> {
+  const began = Date.now();
+  while (Date.now() - began < limitMs) {
+    const status = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3000) }).then((r) => r.status, () => 0);
+    if (status === 503) return Date.now() - began;
+    await sleep(200);
+  }
+  return null;
 }
 
 export async function runClusterMigration(options: TopologyOptions): Promise<ClusterFigures> {
@@ -165,7 +178,7 @@ export async function runClusterMigration(options: TopologyOptions): Promise<Clu
     }
     await traffic;
     const webhooks = await awaitWebhooks(destination, tenant.venueId, Date.now() + deadlineMs);
-    return {
+    const figures = {
       ...trafficFigures(tally, destination, webhooks, processes),
       keysPerMaster: await keysPerMaster(cluster, [deploymentKeysPattern(chaosQueuePrefix)]),
       queueKeysPerMaster: await keysPerMaster(cluster, allQueueNames.map((queue) => `${bullPrefixOf(chaosQueuePrefix, queue)}:*`)),
@@ -173,6 +186,8 @@ export async function runClusterMigration(options: TopologyOptions): Promise<Clu
       deliveryGapMs: longestDeliveryGap(destination, webhooks.missing, migratedFrom),
       errorsLogged: redisErrorsLogged(processes),
     };
+    await cluster.masters[0].kill();
+    return { ...figures, readyzNoticedLostMasterMs: await msUntilUnready(web.url!, 20_000) };
   } finally {
     await destination.close();
   }
@@ -182,6 +197,7 @@ export function describeClusterMigration(f: ClusterFigures): string {
   const moved = f.migrations.map((m) => `${m.queue} slot ${m.slot} ${m.from}→${m.to} (${m.keys} keys, ${m.ms} ms)`).join(', ');
   return (
     `${describeTraffic(f)} · keys per master ${f.keysPerMaster.join('/')} (of queues ${f.queueKeysPerMaster.join('/')}) · migrated ${moved} · longest stretch without a webhook ${seconds(f.deliveryGapMs)}` +
-    ` · logged: ${f.errorsLogged} · processes exited ${f.exitedProcesses}`
+    ` · logged: ${f.errorsLogged} · processes exited ${f.exitedProcesses}` +
+    ` · then a master SIGKILLed: /readyz 503 ${f.readyzNoticedLostMasterMs === null ? 'never (20 s)' : `after ${seconds(f.readyzNoticedLostMasterMs)}`}`
   );
 }

@@ -42,8 +42,12 @@ try {
     },
     cluster: async () => {
       const f = await topologies.runClusterMigration({ databaseUrl });
-      const ok = f.missing === 0 && f.exitedProcesses === 0 && f.queueKeysPerMaster.filter((n) => n > 0).length >= 2;
-      return { line: topologies.describeClusterMigration(f), ok, verdict: "the queues' keys on at least two masters, missing 0 through the migrations, no process exited" };
+      const ok = f.missing === 0 && f.exitedProcesses === 0 && f.queueKeysPerMaster.filter((n) => n > 0).length >= 2 && f.readyzNoticedLostMasterMs !== null;
+      return {
+        line: topologies.describeClusterMigration(f),
+        ok,
+        verdict: "the queues' keys on at least two masters, missing 0 through the migrations, no process exited, /readyz 503 once a master is gone",
+      };
     },
   };
   for (const [name, run] of Object.entries(scenarios)) {
