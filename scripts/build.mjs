@@ -1,9 +1,9 @@
-// `npm run build`: compiles src/ and workers/ to dist/ (tsc -p tsconfig.build.json) from a clean dist/.
+// `npm run build`: compiles src/ and workers/ to dist/ (tsc -p tsconfig.build.json) from a clean dist/, with the Redis scripts beside.
 // `--if-stale` (npm start): builds only when a source or tsconfig file is newer than the last build, so that
 // `npm start` right after `npm install` or after an edit runs current code, and otherwise starts at once.
 // Plain JavaScript on purpose: it runs before anything is compiled, without tsx.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,4 +45,6 @@ if (result.status !== 0) {
   console.error('build failed (tsc -p tsconfig.build.json)');
   process.exit(result.status ?? 1);
 }
+// tsc emits JavaScript only: the Redis scripts (src/redis/scripts/*.lua) are read at run time next to the compiled loader.
+cpSync(path.join(root, 'src', 'redis', 'scripts'), path.join(root, 'dist', 'src', 'redis', 'scripts'), { recursive: true, filter: (p) => !p.endsWith('.ts') });
 writeFileSync(stamp, `${new Date().toISOString()}\n`);

@@ -1,13 +1,26 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { redisSettingsProblems } from './redis/topology.js';
 
+// An empty value counts as unset: a compose file can then leave a Redis mode's variable blank.
+const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema);
 const bool = z.stringbool({ truthy: ['true', '1', 'yes'], falsy: ['false', '0', 'no', ''] });
 
 const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/postgres'),
-    REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+    // One Redis mode (docs/operations.md "Running on several machines"): REDIS_URL (default redis://127.0.0.1:6379),
+    // or REDIS_SENTINELS + REDIS_SENTINEL_MASTER, or REDIS_CLUSTER_NODES.
+    REDIS_URL: unsetIfEmpty(z.url({ protocol: /^rediss?$/ }).optional()),
+    REDIS_SENTINELS: unsetIfEmpty(z.string().optional()),
+    REDIS_SENTINEL_MASTER: unsetIfEmpty(z.string().optional()),
+    REDIS_SENTINEL_PASSWORD: unsetIfEmpty(z.string().optional()),
+    REDIS_CLUSTER_NODES: unsetIfEmpty(z.string().optional()),
+    // The servers' password with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL it is in the URL).
+    REDIS_PASSWORD: unsetIfEmpty(z.string().optional()),
+    // A worker whose queue connection has not come back after this long exits non-zero (its supervisor restarts it); 0: never.
+    REDIS_GIVE_UP_AFTER_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     QUEUE_PREFIX: z.string().min(1).max(100).default('{floorline}'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -43,6 +56,7 @@ const envSchema = z
     METRICS_TOKEN: z.string().min(16).optional(),
   })
   .superRefine((env, ctx) => {
+    for (const { variable, message } of redisSettingsProblems(env)) ctx.addIssue({ code: 'custom', path: [variable], message });
     if (env.NODE_ENV === 'production' && env.WEBHOOKS_ALLOW_PRIVATE_TARGETS) {
       ctx.addIssue({ code: 'custom', path: ['WEBHOOKS_ALLOW_PRIVATE_TARGETS'], message: 'must not be true when NODE_ENV=production' });
     }

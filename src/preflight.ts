@@ -1,10 +1,22 @@
 import net from 'node:net';
 import { config } from './config.js';
+import { describeTopology, redisTopologyOf, type HostPort, type RedisTopology } from './redis/topology.js';
 
-function reachable(url: string, defaultPort: number): Promise<boolean> {
+function addressOf(url: string, defaultPort: number): HostPort {
   const { hostname, port } = new URL(url);
+  return { host: hostname || '127.0.0.1', port: Number(port) || defaultPort };
+}
+
+/** The addresses of which one must answer: the server, or any of the sentinels or cluster seeds. */
+function redisAddresses(topology: RedisTopology): HostPort[] {
+  if (topology.mode === 'sentinel') return topology.sentinels;
+  if (topology.mode === 'cluster') return topology.nodes;
+  return [addressOf(topology.url, 6379)];
+}
+
+function reachable({ host, port }: HostPort): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname || '127.0.0.1', port: Number(port) || defaultPort });
+    const socket = net.connect({ host, port });
     socket.setTimeout(2000);
     socket.once('connect', () => {
       socket.destroy();
@@ -23,8 +35,12 @@ const howToStart =
 
 /** Stops start-up with one line saying how to start PostgreSQL or Redis when they do not answer. */
 export async function explainUnreachable(): Promise<void> {
-  const [pg, redis] = await Promise.all([reachable(config.DATABASE_URL, 5432), reachable(config.REDIS_URL, 6379)]);
-  const missing = [!pg && `PostgreSQL (${config.DATABASE_URL.replace(/\/\/[^@]*@/, '//')})`, !redis && `Redis (${config.REDIS_URL})`].filter(Boolean);
+  const topology = redisTopologyOf(config);
+  const [pg, redis] = await Promise.all([
+    reachable(addressOf(config.DATABASE_URL, 5432)),
+    Promise.all(redisAddresses(topology).map(reachable)).then((answers) => answers.includes(true)),
+  ]);
+  const missing = [!pg && `PostgreSQL (${config.DATABASE_URL.replace(/\/\/[^@]*@/, '//')})`, !redis && describeTopology(topology)].filter(Boolean);
   if (missing.length) {
     console.error(`Cannot reach ${missing.join(' and ')}: ${howToStart}.`);
     process.exit(1);

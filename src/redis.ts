@@ -1,32 +1,34 @@
-import { Redis, type RedisOptions } from 'ioredis';
 import { config } from './config.js';
+import { createRedisConnection, closeConnection, type ConnectionPurpose, type ConnectionSettings, type RedisClient } from './redis/connections.js';
+import { bullPrefixOf, taggedKey } from './redis/key-layout.js';
+import { redisTopologyOf } from './redis/topology.js';
 
-/** A connection for BullMQ workers: blocking commands that never give up. */
-export function createQueueConnection(): Redis {
-  return new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, enableReadyCheck: false });
+/** The connection settings of this deployment, from the process's configuration. */
+export function redisSettings(): ConnectionSettings {
+  return { topology: redisTopologyOf(config), giveUpAfterMs: config.REDIS_GIVE_UP_AFTER_SECONDS * 1000 };
+}
+
+/** A new connection of this deployment for `purpose` (src/redis/connections.ts). */
+export function connectRedis(purpose: ConnectionPurpose): RedisClient {
+  return createRedisConnection(redisSettings(), purpose);
+}
+
+/** A connection for BullMQ workers: blocking commands that never give up (the connection may). */
+export function createQueueConnection(): RedisClient {
+  return connectRedis('worker');
 }
 
 /** A connection for producers on the request path: fails fast instead of buffering while Redis is down. */
-export function createProducerConnection(): Redis {
-  return new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+export function createProducerConnection(): RedisClient {
+  return connectRedis('queues');
 }
 
-const requestOptions: RedisOptions = {
-  // Request-path commands must fail fast when Redis is down rather than queue up.
-  enableOfflineQueue: false,
-  maxRetriesPerRequest: 1,
-  commandTimeout: 250,
-  // Commands issued in the same tick (one per concurrent request) leave in one write.
-  enableAutoPipelining: true,
-  retryStrategy: (times) => Math.min(times * 200, 2000),
-};
+let shared: RedisClient | undefined;
 
-let shared: Redis | undefined;
-
-/** The shared connection for rate limits and caches on the request path. */
-export function getRedis(): Redis {
+/** The shared connection for rate limits, caches and health on the request path. */
+export function getRedis(): RedisClient {
   if (!shared) {
-    shared = new Redis(config.REDIS_URL, requestOptions);
+    shared = connectRedis('request');
     // Errors surface on the commands that fail; the rate limiter fails open and logs.
     shared.on('error', () => {});
   }
@@ -37,11 +39,16 @@ export async function closeRedis(): Promise<void> {
   if (shared) {
     const conn = shared;
     shared = undefined;
-    await conn.quit().catch(() => conn.disconnect());
+    await closeConnection(conn);
   }
 }
 
-/** Every Redis key of this deployment starts with the queue prefix, so that test runs never collide. */
-export function redisKey(...parts: string[]): string {
-  return [config.QUEUE_PREFIX, ...parts].join(':');
+/** A key of this deployment in its own hash tag `group` (src/redis/key-layout.ts). */
+export function redisKey(group: readonly string[], ...rest: string[]): string {
+  return taggedKey(config.QUEUE_PREFIX, group, ...rest);
+}
+
+/** BullMQ's prefix for one of this deployment's queues. */
+export function queuePrefix(queueName: string): string {
+  return bullPrefixOf(config.QUEUE_PREFIX, queueName);
 }

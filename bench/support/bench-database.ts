@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { deploymentKeysPattern } from '../../src/redis/key-layout.js';
 
 const adminUrl = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -62,7 +63,7 @@ async function dropRedisKeys(prefix: string): Promise<void> {
   try {
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 10_000);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', deploymentKeysPattern(prefix), 'COUNT', 10_000);
       if (keys.length) await redis.unlink(...keys);
       cursor = next;
     } while (cursor !== '0');

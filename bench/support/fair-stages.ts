@@ -13,12 +13,11 @@ interface JobWatch {
 
 /** Listens to the events and deliveries queues from now on. */
 export async function watchJobStarts(): Promise<{ events: JobWatch; deliveries: JobWatch; close: () => Promise<void> }> {
-  const { config } = await import('../../src/config.js');
-  const { createQueueConnection } = await import('../../src/redis.js');
+  const { createQueueConnection, queuePrefix } = await import('../../src/redis.js');
   const { eventJob } = await import('../../src/jobs/event-job.js');
   const { webhookDeliveryJob } = await import('../../src/jobs/webhook-delivery-job.js');
   const watch = async (name: string) => {
-    const queueEvents = new QueueEvents(name, { connection: createQueueConnection(), prefix: config.QUEUE_PREFIX });
+    const queueEvents = new QueueEvents(name, { connection: createQueueConnection(), prefix: queuePrefix(name) });
     const jobs: JobWatch = { started: new Map(), delayed: new Map() };
     queueEvents.on('active', ({ jobId }) => {
       if (!jobs.started.has(jobId)) jobs.started.set(jobId, Date.now());

@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
-import type { Redis } from 'ioredis';
 import { config } from '../config.js';
 import { logger } from '../logger.js';
 import { getRedis, redisKey } from '../redis.js';
+import { runScript, scripts } from '../redis/scripts.js';
 import type { AuthContext } from '../core/auth-context.js';
 import { ApiError } from '../core/errors.js';
 
@@ -11,18 +11,9 @@ const flushEveryMs = 50;
 const maxTrackedSubjects = 10_000;
 let lastWarning = 0;
 
-// INCRBY and, for a new window, its expiry, in one round trip (EVALSHA after the first call).
-const incrementScript = `local c = redis.call('INCRBY', KEYS[1], ARGV[2]) if c == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c`;
-type WithIncrement = Redis & { incrementWindow(key: string, ttlMs: number, by: number): Promise<number> };
-let scripted: WithIncrement | undefined;
-
+/** INCRBY and, for a new window, its expiry, in one round trip (EVALSHA after the first call). */
 function incrementWindow(key: string, by: number): Promise<number> {
-  const redis = getRedis() as WithIncrement;
-  if (scripted !== redis) {
-    redis.defineCommand('incrementWindow', { numberOfKeys: 1, lua: incrementScript });
-    scripted = redis;
-  }
-  return redis.incrementWindow(key, windowMs + 1000, by);
+  return runScript(getRedis(), scripts.incrementRateWindow, [key], [windowMs + 1000, by]);
 }
 
 /** `req`: the request whose hit could not be counted, whose id the line then carries (a batched send has none). */
@@ -62,7 +53,7 @@ function counterFor(subject: string, window: number): WindowCounter {
   let counter = counters.get(subject);
   if (!counter || counter.window !== window) {
     if (counters.size >= maxTrackedSubjects) counters.clear();
-    counter = { key: redisKey('rl', subject, String(window)), window, shared: 0, pending: 0, sending: 0, synced: false, timer: null };
+    counter = { key: redisKey(['rl', subject], String(window)), window, shared: 0, pending: 0, sending: 0, synced: false, timer: null };
     counters.set(subject, counter);
   }
   return counter;

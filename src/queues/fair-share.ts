@@ -1,7 +1,8 @@
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { config } from '../config.js';
 import { groupBy } from '../lib/group-by.js';
+import { redisKey } from '../redis.js';
+import type { RedisClient } from '../redis/connections.js';
+import { defineScripts, queueScript, runScript, scripts } from '../redis/scripts.js';
 import { getQueue, getQueueConnection } from './queues.js';
 
 /**
@@ -40,79 +41,34 @@ export const behindTheLine = lowestPriority;
  */
 const organisationTagSeconds = 3600;
 
-interface FairCommands {
-  takeFairTags: (key: string, count: number, lifetimeSeconds: number, organisationId: string, perSecond: number, burst: number, companyMs: number) => Promise<[number, number, number, number]>;
-  advanceFairVirtualTime: (key: string, priority: number, lifetimeSeconds: number) => Promise<number>;
-  restartFairCountIfHigh: (key: string, after: number) => Promise<number>;
-}
-const withCommands = new WeakSet<Redis>();
-
 /**
- * The queues' connection once ready (it queues no command while connecting), with the scripts below
- * as commands: ioredis sends a script's hash (EVALSHA), and its text only when Redis does not know
+ * The queues' connection once ready (it queues no command while connecting), with the scripts
+ * defined on it: ioredis sends a script's hash (EVALSHA), and its text only when Redis does not know
  * it (after a restart), where EVAL sent the text with every job.
  */
-async function redisOf(queue: string): Promise<Redis & FairCommands> {
+async function redisOf(queue: string): Promise<RedisClient> {
   await getQueue(queue).waitUntilReady();
   const redis = getQueueConnection();
-  if (!withCommands.has(redis)) {
-    redis.defineCommand('takeFairTags', { numberOfKeys: 1, lua: takeTagsScript });
-    redis.defineCommand('advanceFairVirtualTime', { numberOfKeys: 1, lua: advanceScript });
-    redis.defineCommand('restartFairCountIfHigh', { numberOfKeys: 1, lua: restartScript });
-    withCommands.add(redis);
-  }
-  return redis as Redis & FairCommands;
+  defineScripts(redis);
+  return redis;
 }
 
-const keyOf = (queue: string) => `${config.QUEUE_PREFIX}:fair:${queue}`;
-
-/** Lua: `now`, Redis's clock in milliseconds (the pace and its restart guard read the same clock). */
-const redisNowMs = `local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)`;
-
-// The keys of one count are `<base>:<epoch>:…`: restarting the count is one INCR, and the keys of
-// the old count expire by themselves. KEYS: the queue's base key. ARGV: how many jobs, the tag's
-// lifetime, the organisation, the pace (jobs per second, 0: none), its burst and its company window
-// (ms). Returns the first tag of the batch (the batch takes it and the next count - 1), how many
-// milliseconds from now the first job is due when paced (negative: that much ahead of its pace),
-// Redis's clock, and 1 when paced.
-// The pace is a generic cell rate: the organisation's theoretical time of its next job moves on by
-// 1/rate per job; a job is held back by how far that time runs ahead of now beyond `burst` jobs.
-// Its key is outside the epoch: a restarted count must not let later jobs overtake held-back ones.
-// It applies only in company: while another organisation took turns within the window, or while
-// this one's theoretical time is still ahead (its later jobs must stay behind its held-back ones).
-const takeTagsScript = `
-local base = KEYS[1] .. ':' .. (redis.call('GET', KEYS[1] .. ':epoch') or '0')
-local vt = tonumber(redis.call('GET', base .. ':virtual-time') or '0')
-local organisation = base .. ':organisation:' .. ARGV[3]
-local last = tonumber(redis.call('GET', organisation) or '0')
-local first = math.max(vt, last) + 1
-local count = tonumber(ARGV[1])
-redis.call('SET', organisation, first + count - 1, 'EX', ARGV[2])
-local rate = tonumber(ARGV[4])
-if rate <= 0 then return {first, 0, 0, 0} end
-local interval = 1000 / rate
-${redisNowMs}
-local recent = KEYS[1] .. ':recent'
-redis.call('ZADD', recent, now, ARGV[3])
-redis.call('ZREMRANGEBYSCORE', recent, '-inf', now - tonumber(ARGV[6]))
-redis.call('PEXPIRE', recent, ARGV[6])
-local paceKey = KEYS[1] .. ':pace:' .. ARGV[3]
-local held = tonumber(redis.call('GET', paceKey) or '0')
-if held <= now and redis.call('ZCARD', recent) <= 1 then return {first, 0, now, 0} end
-local next = math.max(held, now)
-local after = next + count * interval
-local lifetime = math.ceil(after - now) + 1000
-redis.call('SET', paceKey, string.format('%.3f', after), 'PX', lifetime)
-local pacedUntil = KEYS[1] .. ':paced-until'
-if after > tonumber(redis.call('GET', pacedUntil) or '0') then redis.call('SET', pacedUntil, string.format('%.3f', after), 'PX', lifetime) end
-return {first, math.floor(next - now - tonumber(ARGV[5]) * interval), now, 1}`;
-
-// KEYS: the queue's base key. ARGV: the priority of a job that starts, the key's lifetime.
-const advanceScript = `
-local key = KEYS[1] .. ':' .. (redis.call('GET', KEYS[1] .. ':epoch') or '0') .. ':virtual-time'
-if tonumber(ARGV[1]) > tonumber(redis.call('GET', key) or '0') then redis.call('SET', key, ARGV[1], 'EX', ARGV[2]) end
-return 0`;
+/**
+ * The keys of one fair queue, all in the queue's own hash tag (src/redis/key-layout.ts): its count
+ * (epoch), virtual time, the organisations that took turns lately, until when one is held back, and
+ * per organisation its last tag and its pace.
+ */
+function fairKeys(queue: string) {
+  const key = (...rest: string[]) => redisKey(['fair', queue], ...rest);
+  return {
+    epoch: key('epoch'),
+    virtualTime: key('virtual-time'),
+    recent: key('recent'),
+    pacedUntil: key('paced-until'),
+    organisationTag: (organisationId: string) => key('organisation', organisationId),
+    organisationPace: (organisationId: string) => key('pace', organisationId),
+  };
+}
 
 /**
  * How fast one organisation's jobs are let into the line beyond a burst: what keeps one
@@ -158,8 +114,25 @@ export async function takeFairTurns(queue: string, organisationId: string, count
   if (count === 0) return [];
   const perSecond = pace?.perSecond ?? 0;
   const redis = await redisOf(queue);
-  const taken = await redis.takeFairTags(keyOf(queue), count, organisationTagSeconds, organisationId, perSecond, pace?.burst ?? 0, pace?.companyMs ?? companyMs);
-  const [first, firstDue, now, paced] = taken.map(Number);
+  const keys = fairKeys(queue);
+  const tagKeys = [keys.epoch, keys.virtualTime, keys.organisationTag(organisationId)] as const;
+  const tagArgs = [count, organisationTagSeconds] as const;
+  let first: number;
+  let [firstDue, now, paced] = [0, 0, 0];
+  if (perSecond <= 0) {
+    first = Number(await runScript(redis, scripts.takeFairTags, tagKeys, tagArgs));
+  } else {
+    // Pacing, then tagging, in one MULTI: no restart of the count falls between them (restart-fair-count.lua).
+    const batch = redis.multi();
+    const paceKeys = [keys.recent, keys.organisationPace(organisationId), keys.pacedUntil] as const;
+    queueScript(batch, scripts.paceOrganisation, paceKeys, [organisationId, count, perSecond, pace?.burst ?? 0, pace?.companyMs ?? companyMs]);
+    queueScript(batch, scripts.takeFairTags, tagKeys, tagArgs);
+    const replies = (await batch.exec()) ?? [];
+    const failed = replies.find(([err]) => err);
+    if (failed) throw failed[0];
+    [firstDue, now, paced] = (replies[0][1] as number[]).map(Number);
+    first = Number(replies[1][1]);
+  }
   const interval = paced ? 1000 / perSecond : 0;
   // Held-back jobs come due together on a grid of Redis's clock, so that a worker takes them as a
   // batch (one job at a time costs far more per job); the grid keeps them in order across calls.
@@ -201,22 +174,13 @@ export async function takeFairPrioritiesOf<T>(queue: string, items: readonly T[]
  */
 export async function advanceVirtualTime(queue: string, job: Job): Promise<void> {
   const priority = Number(job.priority || job.opts.priority || 0);
-  if (priority > 0 && priority < behindTheLine) await (await redisOf(queue)).advanceFairVirtualTime(keyOf(queue), priority, organisationTagSeconds);
+  if (priority > 0 && priority < behindTheLine) {
+    await runScript(await redisOf(queue), scripts.advanceFairVirtualTime, [fairKeys(queue).virtualTime], [priority, organisationTagSeconds]);
+  }
 }
 
 /** Past this virtual time, the count starts again at the next moment the queue is empty. */
 const restartAfter = 100_000;
-
-// KEYS: the queue's base key. ARGV: the virtual time past which the count restarts. Not while an
-// organisation's jobs are held back by its pace: they keep the old count's tags, and the
-// organisation's later jobs would come back with smaller ones.
-const restartScript = `
-local pacedUntil = tonumber(redis.call('GET', KEYS[1] .. ':paced-until') or '0')
-${redisNowMs}
-if pacedUntil > now then return 0 end
-local epoch = redis.call('GET', KEYS[1] .. ':epoch') or '0'
-if tonumber(redis.call('GET', KEYS[1] .. ':' .. epoch .. ':virtual-time') or '0') > tonumber(ARGV[1]) then redis.call('INCR', KEYS[1] .. ':epoch') end
-return 0`;
 
 /**
  * Called when a worker finds its queue empty: once the count is high, tags start again from 1, so
@@ -225,5 +189,6 @@ return 0`;
  * by themselves, stay few.
  */
 export async function restartVirtualTimeIfHigh(queue: string): Promise<void> {
-  await (await redisOf(queue)).restartFairCountIfHigh(keyOf(queue), restartAfter);
+  const keys = fairKeys(queue);
+  await runScript(await redisOf(queue), scripts.restartFairCount, [keys.pacedUntil, keys.epoch, keys.virtualTime], [restartAfter]);
 }

@@ -1,7 +1,6 @@
 import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { config } from '../config.js';
-import { createProducerConnection } from '../redis.js';
+import { createProducerConnection, queuePrefix } from '../redis.js';
+import { closeConnection, type RedisClient } from '../redis/connections.js';
 
 /** Completed jobs are kept briefly for Bull Board; PostgreSQL is where history lives. */
 export const defaultJobOptions: JobsOptions = {
@@ -11,11 +10,11 @@ export const defaultJobOptions: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
-let connection: Redis | undefined;
+let connection: RedisClient | undefined;
 const readyListeners = new Set<() => void>();
 const queues = new Map<string, Queue>();
 
-export function getQueueConnection(): Redis {
+export function getQueueConnection(): RedisClient {
   if (!connection) {
     connection = createProducerConnection();
     connection.on('error', () => {});
@@ -43,7 +42,7 @@ export function isQueueConnectionReady(): boolean {
 export function getQueue(name: string): Queue {
   let queue = queues.get(name);
   if (!queue) {
-    queue = new Queue(name, { connection: getQueueConnection(), prefix: config.QUEUE_PREFIX, defaultJobOptions });
+    queue = new Queue(name, { connection: getQueueConnection(), prefix: queuePrefix(name), defaultJobOptions });
     queue.on('error', () => {});
     queues.set(name, queue);
   }
@@ -56,6 +55,6 @@ export async function closeQueues(): Promise<void> {
   if (connection) {
     const conn = connection;
     connection = undefined;
-    await conn.quit().catch(() => conn.disconnect());
+    await closeConnection(conn);
   }
 }

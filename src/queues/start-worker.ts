@@ -1,10 +1,10 @@
 import { DelayedError, Worker, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import type { Logger } from 'pino';
-import { config } from '../config.js';
 import { isConnectionError } from '../lib/connection-errors.js';
 import { logger } from '../logger.js';
 import { jobOutcomeOf, observeJob } from '../metrics/metrics.js';
-import { createQueueConnection } from '../redis.js';
+import { createQueueConnection, queuePrefix } from '../redis.js';
+import { closeConnection } from '../redis/connections.js';
 import { advanceVirtualTime, restartVirtualTimeIfHigh } from './fair-share.js';
 import type { JobDefinition, JobHandler } from './job-definition.js';
 
@@ -13,6 +13,18 @@ export interface RunningWorker<T> {
   worker: Worker<T>;
   /** Waits for the running jobs, then frees the worker's own connection. */
   close: () => Promise<void>;
+}
+
+const lostListeners = new Set<(queue: string) => void>();
+
+/**
+ * Calls `listener` when a worker's queue connection ends for good (it gave up reconnecting after
+ * REDIS_GIVE_UP_AFTER_SECONDS): the process can no longer serve its queue and must say so by exiting
+ * non-zero (src/roles/run-roles.ts). Returns the function that stops listening.
+ */
+export function onWorkerConnectionLost(listener: (queue: string) => void): () => void {
+  lostListeners.add(listener);
+  return () => void lostListeners.delete(listener);
 }
 
 /** How long a job that met an unreachable database waits before it runs again. */
@@ -59,9 +71,13 @@ export function startJobWorker<T>(definition: JobDefinition<T>, handler: JobHand
   const name = definition.queueName;
   const connection = createQueueConnection();
   connection.on('error', () => {});
+  let closing = false;
+  connection.on('end', () => {
+    if (!closing) lostListeners.forEach((listener) => listener(name));
+  });
   const worker = new Worker<T>(name, instrument(definition, handler), {
     connection,
-    prefix: config.QUEUE_PREFIX,
+    prefix: queuePrefix(name),
     ...definition.workerOptions,
     ...overrides,
   });
@@ -74,8 +90,9 @@ export function startJobWorker<T>(definition: JobDefinition<T>, handler: JobHand
   return {
     worker,
     close: async () => {
+      closing = true;
       await worker.close();
-      await connection.quit().catch(() => connection.disconnect());
+      await closeConnection(connection);
     },
   };
 }

@@ -2,6 +2,7 @@ import { config } from '../config.js';
 import { sql } from '../db/client.js';
 import { logger } from '../logger.js';
 import { closeQueues } from '../queues/queues.js';
+import { onWorkerConnectionLost } from '../queues/start-worker.js';
 import { startMetricsServer } from '../metrics/metrics-server.js';
 import { closeRedis } from '../redis.js';
 import { settleEnqueuedEvents } from '../services/events/outbox.js';
@@ -14,6 +15,12 @@ export async function runRoles(roles: RoleName[]): Promise<void> {
   const metricsPort = config.METRICS_PORT ?? 9464 + allRoles.indexOf(roles[0]);
   const metrics = metricsPort === 0 ? null : await startMetricsServer(metricsPort);
   if (metrics) logger.info({ port: metrics.port }, `metrics on http://127.0.0.1:${metrics.port}/metrics, liveness on /healthz`);
+  // A worker that can no longer reach its queue serves nothing: it exits for its supervisor to
+  // restart it, rather than stay up looking alive. Its running jobs go to another worker once their locks expire.
+  onWorkerConnectionLost((queue) => {
+    logger.fatal({ queue, giveUpAfterSeconds: config.REDIS_GIVE_UP_AFTER_SECONDS }, 'queue connection lost for good: exiting');
+    process.exit(1);
+  });
   const stops: Array<{ role: RoleName; stop: () => Promise<void> }> = [];
   for (const role of roles) {
     stops.push({ role, stop: await roleStarters[role]() });

@@ -1,22 +1,31 @@
 import { once } from 'node:events';
 import { sql } from '../db/client.js';
-import { getRedis } from '../redis.js';
+import { allQueueNames } from '../jobs/all-jobs.js';
+import { getRedis, redisKey } from '../redis.js';
+import type { RedisClient } from '../redis/connections.js';
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
 }
 
-/** The request connection does not queue commands while it connects, so wait for it first. */
-async function pingRedis(): Promise<unknown> {
-  const redis = getRedis();
+/**
+ * Whether a writable master answers for every hash tag this process relies on (each queue's and the
+ * request path's): a write, not a PING, because a replica answers PING but refuses writes with
+ * READONLY, and in a Cluster a slot whose owner is gone fails while the other masters answer.
+ * The request connection does not queue commands while it connects, so it is waited for first.
+ */
+export async function writeToRedis(redis: RedisClient, keys: readonly string[]): Promise<void> {
   if (redis.status !== 'ready') await once(redis, 'ready');
-  return redis.ping();
+  await Promise.all(keys.map((key) => redis.set(key, String(process.pid), 'PX', 60_000)));
 }
+
+/** A key in each hash tag of this deployment whose slot must have a writable owner. */
+const healthKeys = () => [...allQueueNames.map((queue) => redisKey([queue], 'health')), redisKey(['health'])];
 
 export async function checkDependencies(): Promise<{ database: boolean; redis: boolean }> {
   const [database, redis] = await Promise.all([
     withTimeout(sql`select 1`, 2000).then(() => true, () => false),
-    withTimeout(pingRedis(), 2000).then(() => true, () => false),
+    withTimeout(writeToRedis(getRedis(), healthKeys()), 2000).then(() => true, () => false),
   ]);
   return { database, redis };
 }

@@ -45,7 +45,8 @@ export async function endProcess(child: ChildProcess, signal: NodeJS.Signals = '
   clearTimeout(timer);
 }
 
-function track(child: ChildProcess): ChildProcess {
+/** Records a process this runner started, so that endAll ends it by pid. */
+export function track(child: ChildProcess): ChildProcess {
   started.add(child);
   child.once('exit', () => started.delete(child));
   return child;

@@ -7,6 +7,7 @@ import { db } from '../../src/db/client.js';
 import { webhookDeliveries } from '../../src/db/schema/index.js';
 import { eventJob } from '../../src/jobs/event-job.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
+import { bullPrefixOf } from '../../src/redis/key-layout.js';
 import { awaitWebhooks, bookingBody, callApi, chaosQueuePrefix, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
 import type { OwnPostgres } from '../support/own-postgres.js';
 import { endProcess, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
@@ -85,7 +86,7 @@ export async function runPostgresOutage(options: PostgresOutageOptions): Promise
 
     const webhooks = await awaitWebhooks(destination, tenant.venueId, Date.now() + deadlineMs);
     const failedJobs = async (name: string) => {
-      const queue = new Queue(name, { connection: { host: '127.0.0.1', port: redis.port }, prefix: chaosQueuePrefix });
+      const queue = new Queue(name, { connection: { host: '127.0.0.1', port: redis.port }, prefix: bullPrefixOf(chaosQueuePrefix, name) });
       try {
         return await queue.getFailedCount();
       } finally {

@@ -9,6 +9,7 @@ import { inArray, isNull, sql } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { timerJob, timerSchedules } from '../../src/jobs/timer-job.js';
+import { bullPrefixOf } from '../../src/redis/key-layout.js';
 import { awaitWebhooks, bookSteadily, describeTraffic, chaosQueuePrefix, committedEventIds, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
 import { endProcess, startOwnRedis, startRole, type Role, type RoleProcess } from './own-processes.js';
 
@@ -127,7 +128,7 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
       : false;
 
     // The schedules of worker-timers, as Bull Board would list them, through a connection made now.
-    const timers = new Queue(timerJob.queueName, { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: chaosQueuePrefix });
+    const timers = new Queue(timerJob.queueName, { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: bullPrefixOf(chaosQueuePrefix, timerJob.queueName) });
     timers.on('error', () => {});
     observer = timers;
     let schedulesBackMs: number | null = null;

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { config } from '../../src/config.js';
+import { connectRedis } from '../../src/redis.js';
+import { taggedKey } from '../../src/redis/key-layout.js';
 import { destinationSlotTuning } from '../../src/lib/webhook-destination.js';
 import { DestinationSlots, type DestinationSlot, type DestinationSlotsOptions } from '../../src/services/webhooks/destination-slots.js';
 import { eventually } from '../support/webhook-receiver.js';
@@ -10,17 +11,17 @@ import { eventually } from '../support/webhook-receiver.js';
 // The per-destination limit on its own, against the real Redis: each instance stands for one
 // worker-webhooks process. Keys of its own prefix; a destination of its own per test.
 const prefix = `${config.QUEUE_PREFIX}slots`;
-const redis = new Redis(config.REDIS_URL);
+const redis = connectRedis('slots');
 const instances: DestinationSlots[] = [];
 const children: ChildProcess[] = [];
 let destinations = 0;
 const newDestination = () => `https://partner-${++destinations}.example`;
-const slotsKey = (destination: string) => `${prefix}:webhook-destination:${destination}`;
+const slotsKey = (destination: string) => taggedKey(prefix, ['destination', destination], 'slots');
 const members = (destination: string) => redis.zrange(slotsKey(destination), '0', '-1');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function slotsOf(options: Partial<DestinationSlotsOptions> & { limit: number }): DestinationSlots {
-  const slots = new DestinationSlots({ redisUrl: config.REDIS_URL, prefix, workerConcurrency: 10, wake: async () => false, ...options });
+  const slots = new DestinationSlots({ redis: connectRedis('slots'), prefix, workerConcurrency: 10, wake: async () => false, ...options });
   instances.push(slots);
   return slots;
 }

@@ -8,6 +8,7 @@ import { db } from '../../src/db/client.js';
 import { automationRuns, automations, events, guests, reservations, reservationTables, webhookDeliveries } from '../../src/db/schema/index.js';
 import { localToInstant } from '../../src/lib/local-time.js';
 import { closeQueues, getQueueConnection } from '../../src/queues/queues.js';
+import { bullPrefixOf } from '../../src/redis/key-layout.js';
 import { checkInvariants, overdueDeliverySeconds } from '../../src/services/invariants/check-invariants.js';
 import { enqueueDeliveries, webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { createTenant } from '../support/harness.js';
@@ -113,7 +114,7 @@ describe('the invariant check (npm run cli -- check)', () => {
     const delivery = await insertDelivery(t, { status: 'pending', nextAttemptAt: new Date(Date.now() + 3600_000), updatedAt: old });
     // Its job is delayed under another prefix, as a test file with queues of its own leaves it.
     const otherPrefix = `${config.QUEUE_PREFIX}other`;
-    const other = new Queue(webhookDeliveryJob.queueName, { connection: getQueueConnection(), prefix: otherPrefix });
+    const other = new Queue(webhookDeliveryJob.queueName, { connection: getQueueConnection(), prefix: bullPrefixOf(otherPrefix, webhookDeliveryJob.queueName) });
     try {
       await other.add('delivery', { deliveryId: delivery.id }, { jobId: delivery.id, delay: 3600_000 });
       expect((await checkInvariants({ venueIds: [t.venueId] })).pendingDeliveriesWithoutJob).toBe(1);

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import { bullPrefixOf, deploymentKeysPattern } from '../../src/redis/key-layout.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/harness.js';
 import { localDate } from '../support/venue-fixtures.js';
@@ -44,7 +45,7 @@ afterAll(async () => {
   await receiver?.close();
   await pg?.destroy();
   const redis = new Redis(process.env.REDIS_URL!);
-  const keys = await redis.keys(`${queuePrefix}*`);
+  const keys = await redis.keys(deploymentKeysPattern(queuePrefix));
   if (keys.length) await redis.del(...keys);
   await redis.quit();
 });
@@ -151,7 +152,7 @@ describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent read
     const connection = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
     try {
       for (const name of ['events', 'webhook-delivery']) {
-        const queue = new Queue(name, { connection, prefix: queuePrefix });
+        const queue = new Queue(name, { connection, prefix: bullPrefixOf(queuePrefix, name) });
         expect(await queue.getFailedCount(), `failed jobs in ${name}`).toBe(0);
         await queue.close();
       }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { Redis } from 'ioredis';
+import { deploymentKeysPattern, queuePrefixOfKey } from '../../src/redis/key-layout.js';
 
 const adminUrl = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -38,7 +39,7 @@ export default async function setup() {
     } finally {
       await admin.unsafe(`drop database if exists "${database}" with (force)`);
       await admin.end();
-      await scanKeys(redis, `{t${runId}}*`, async (keys) => {
+      await scanKeys(redis, deploymentKeysPattern(`{t${runId}}`), async (keys) => {
         await redis.del(...keys);
       });
       await redis.quit();
@@ -51,11 +52,14 @@ export default async function setup() {
   };
 }
 
-/** Every queue prefix of the run found in Redis: the run's own, and those the files made of it (`{t…}wh`). */
+/** Every queue prefix of the run found in Redis: the run's own, and those the files made of it (`{t…}wh`, whose keys are `{t…wh:…}`). */
 async function runPrefixes(redis: Redis, runPrefix: string): Promise<string[]> {
   const prefixes = new Set([runPrefix]);
-  await scanKeys(redis, `${runPrefix}*`, (keys) => {
-    for (const key of keys) prefixes.add(key.slice(0, key.indexOf(':')));
+  await scanKeys(redis, deploymentKeysPattern(runPrefix), (keys) => {
+    for (const key of keys) {
+      const prefix = queuePrefixOfKey(key);
+      if (prefix) prefixes.add(prefix);
+    }
   });
   return [...prefixes];
 }

@@ -3,11 +3,12 @@
  * SIGKILLs it to prove that its leases end on their own.
  * Arguments: <prefix> <destination> <limit> <slots to take> <lease ms>; prints `held` once it holds them.
  */
+import { connectRedis } from '../../src/redis.js';
 import { DestinationSlots } from '../../src/services/webhooks/destination-slots.js';
 
 const [prefix, destination, limit, count, leaseMs] = process.argv.slice(2);
 const slots = new DestinationSlots({
-  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  redis: connectRedis('slots'),
   prefix,
   limit: Number(limit),
   workerConcurrency: 10,

@@ -3,6 +3,7 @@ import { config } from '../../config.js';
 import { sql } from '../../db/client.js';
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
+import { bullPrefixOf } from '../../redis/key-layout.js';
 import { deliveryOverdueAfterSeconds } from '../webhooks/sweep-deliveries.js';
 
 /**
@@ -127,7 +128,8 @@ async function countWithoutJob(ids: string[], prefixes: readonly string[]): Prom
   for (const prefix of new Set(prefixes)) {
     if (!missing.length) break;
     const own = prefix === config.QUEUE_PREFIX;
-    const queue = own ? getQueue(webhookDeliveryJob.queueName) : new Queue(webhookDeliveryJob.queueName, { connection: getQueueConnection(), prefix });
+    const name = webhookDeliveryJob.queueName;
+    const queue = own ? getQueue(name) : new Queue(name, { connection: getQueueConnection(), prefix: bullPrefixOf(prefix, name) });
     try {
       const stillMissing: string[] = [];
       for (let i = 0; i < missing.length; i += 200) {

@@ -1,49 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { logger } from '../../logger.js';
 import { destinationSlotTuning as tuning, queuedPostponementMs } from '../../lib/webhook-destination.js';
+import { closeConnection, type RedisClient } from '../../redis/connections.js';
+import { taggedKey } from '../../redis/key-layout.js';
+import { runScript, scripts } from '../../redis/scripts.js';
 import { webhookTimeoutMs } from './post-webhook.js';
 
-const acquireScript = `
-local now = redis.call('TIME')
-local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', nowMs)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[1], nowMs + tonumber(ARGV[2]), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-`;
-
-const renewScript = `
-local now = redis.call('TIME')
-local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-redis.call('ZADD', KEYS[1], 'XX', nowMs + tonumber(ARGV[1]), ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1
-`;
-
-const freeScript = `
-local now = redis.call('TIME')
-local nowMs = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-return redis.call('ZCOUNT', KEYS[1], nowMs, '+inf') < tonumber(ARGV[1]) and 1 or 0
-`;
-
-type SlotCommands = Redis & {
-  acquireDestinationSlot: (key: string, limit: number, leaseMs: number, token: string) => Promise<number>;
-  destinationHasFreeSlot: (key: string, limit: number) => Promise<number>;
-  renewDestinationSlot: (key: string, leaseMs: number, token: string) => Promise<number>;
-};
-
+// A destination's two keys share its own hash tag: lineOf and waitersAhead read them in one MULTI.
 /** The slots of a destination: a sorted set of the attempts under way (tokens), scored by the end of their lease. */
-const slotsKey = (prefix: string, destination: string) => `${prefix}:webhook-destination:${destination}`;
+const slotsKey = (prefix: string, destination: string) => taggedKey(prefix, ['destination', destination], 'slots');
 /** The jobs postponed for a destination, scored by when they joined (oldest first). */
-const waitersKey = (prefix: string, destination: string) => `${prefix}:webhook-destination-waiters:${destination}`;
+const waitersKey = (prefix: string, destination: string) => taggedKey(prefix, ['destination', destination], 'waiters');
 
 /**
  * Adds jobs to a destination's waiter list, in the given order, behind those already there; a job
  * already listed keeps its place.
  */
-async function addWaiters(connection: Redis, key: string, jobIds: string[]): Promise<void> {
+async function addWaiters(connection: RedisClient, key: string, jobIds: string[]): Promise<void> {
   if (!jobIds.length) return;
   const now = Date.now();
   await connection
@@ -66,7 +39,11 @@ export interface DestinationSlot {
 }
 
 export interface DestinationSlotsOptions {
-  redisUrl: string;
+  /**
+   * Its own connection (purpose `slots` of src/redis/connections.ts), closed by close(): without the
+   * request path's command timeout, and never a blocking command on it.
+   */
+  redis: RedisClient;
   /** The key prefix of the deployment (QUEUE_PREFIX). */
   prefix: string;
   /** WEBHOOK_DESTINATION_CONCURRENCY: attempts at once per destination, across every process. */
@@ -80,7 +57,7 @@ export interface DestinationSlotsOptions {
 }
 
 /** How many jobs wait in a destination's waiter list and how many attempts hold its slots: one round trip. */
-async function lineOf(connection: Redis, waiters: string, slots: string): Promise<[number, number]> {
+async function lineOf(connection: RedisClient, waiters: string, slots: string): Promise<[number, number]> {
   try {
     const replies = (await connection.multi().zcard(waiters).zcard(slots).exec()) ?? [];
     return [Number(replies[0]?.[1] ?? 0), Number(replies[1]?.[1] ?? 0)];
@@ -126,7 +103,7 @@ export interface HeldBack {
  *   straight to the delayed set and the waiter list.
  */
 export class DestinationSlots {
-  private readonly redis: SlotCommands;
+  private readonly redis: RedisClient;
   private readonly prefix: string;
   private readonly limit: number;
   private readonly leaseMs: number;
@@ -142,16 +119,8 @@ export class DestinationSlots {
     this.leaseMs = options.leaseMs ?? webhookTimeoutMs + tuning.leaseMarginMs;
     this.wake = options.wake;
     this.maxLocalWaiters = Math.max(1, Math.floor(options.workerConcurrency * tuning.localWaitersShareOfWorker));
-    // Its own connection, without the 250 ms command timeout of the request path: a slot whose
-    // answer timed out would be taken without anyone knowing it. Never a blocking command on it.
-    // Commands wait while it connects and fail after one reconnection attempt while Redis is down.
-    // Auto-pipelining: the commands of the many jobs running at once leave in one write per tick.
-    const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
-    redis.on('error', () => {});
-    redis.defineCommand('acquireDestinationSlot', { numberOfKeys: 1, lua: acquireScript });
-    redis.defineCommand('destinationHasFreeSlot', { numberOfKeys: 1, lua: freeScript });
-    redis.defineCommand('renewDestinationSlot', { numberOfKeys: 1, lua: renewScript });
-    this.redis = redis as SlotCommands;
+    this.redis = options.redis;
+    this.redis.on('error', () => {});
   }
 
   /**
@@ -184,7 +153,7 @@ export class DestinationSlots {
     const next = local.waiters[0];
     if (next && slot.handOvers < tuning.maxHandOvers) {
       // A failure to renew is harmless: the lease still has at least the rest of its time.
-      void this.redis.renewDestinationSlot(slotsKey(this.prefix, destination), this.leaseMs, token).catch(() => {});
+      void runScript(this.redis, scripts.renewDestinationSlot, [slotsKey(this.prefix, destination)], [this.leaseMs, token]).catch(() => {});
       next(this.held(destination, token, slot.handOvers + 1));
     } else {
       // A failure here is harmless: the lease ends the slot, the delay brings the waiters back.
@@ -220,14 +189,14 @@ export class DestinationSlots {
   async isSaturated(destination: string): Promise<boolean> {
     if (this.mayWaitHere(destination)) return false;
     try {
-      return (await this.redis.destinationHasFreeSlot(slotsKey(this.prefix, destination), this.limit)) === 0;
+      return (await runScript(this.redis, scripts.destinationHasFreeSlot, [slotsKey(this.prefix, destination)], [this.limit])) === 0;
     } catch {
       return false;
     }
   }
 
   async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeConnection(this.redis);
   }
 
   /**
@@ -237,7 +206,7 @@ export class DestinationSlots {
    * turn (assumedHoldMs per attempt). A backlog of thousands for one partner then neither passes
    * through a worker one by one to be postponed nor queues ahead of other partners' jobs.
    */
-  static async holdBack(connection: Redis, byDestination: Map<string, string[]>, keys: { prefix: string; limit: number }): Promise<HeldBack> {
+  static async holdBack(connection: RedisClient, byDestination: Map<string, string[]>, keys: { prefix: string; limit: number }): Promise<HeldBack> {
     const delays = new Map<string, number>();
     const lists: Array<[string, string[]]> = [];
     for (const [destination, ids] of byDestination) {
@@ -295,7 +264,7 @@ export class DestinationSlots {
   private async tryAcquire(destination: string): Promise<DestinationSlot | null> {
     const token = randomUUID();
     try {
-      const acquired = await this.redis.acquireDestinationSlot(slotsKey(this.prefix, destination), this.limit, this.leaseMs, token);
+      const acquired = await runScript(this.redis, scripts.acquireDestinationSlot, [slotsKey(this.prefix, destination)], [this.limit, this.leaseMs, token]);
       if (!acquired) return null;
     } catch (err) {
       this.log.warn({ destination, err: (err as Error).message }, 'destination limit not checked');
