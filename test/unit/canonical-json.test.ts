@@ -23,8 +23,11 @@ describe('canonical JSON', () => {
     [{ a: [1] }, 2, false],
     [{ a: [[1]] }, 2, true],
     [{ a: 1, b: { c: { d: {} } } }, 3, true],
-    [JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), 64, true],
   ])('nestsDeeperThan(%j, %i) is %s', (value, max, expected) => {
     expect(nestsDeeperThan(value, max)).toBe(expected);
+  });
+
+  it('answers for a 100,000-deep value (no recursion)', () => {
+    expect(nestsDeeperThan(JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), 64)).toBe(true);
   });
 });
