@@ -7,12 +7,12 @@ import { spawnServeApp, type ServeAppProcess } from '../support/serve-app-proces
 import { eventually } from '../support/webhook-receiver.js';
 
 // The API in its own process behind "one proxy" (TRUST_PROXY=true), with 5 failed authentications
-// allowed per address and minute, its request lines collected.
+// allowed per address and minute, Bull Board read-only, its request lines collected.
 let app: ServeAppProcess;
 let lines: Array<Record<string, unknown>>;
 
 beforeAll(async () => {
-  app = await spawnServeApp({ TRUST_PROXY: 'true', AUTH_FAILURES_PER_MINUTE: '5', LOG_LEVEL: 'info' });
+  app = await spawnServeApp({ TRUST_PROXY: 'true', AUTH_FAILURES_PER_MINUTE: '5', LOG_LEVEL: 'info', ADMIN_READ_ONLY: 'true' });
   lines = collectLogLines(app.child.stdout!);
   await eventually(async () => (await fetch(`${app.url}/healthz`).catch(() => null))?.ok === true, 10_000, 'the app');
 });
@@ -65,5 +65,40 @@ describe('client address (docs/security.md "Client address")', () => {
     const line = lines.find((l) => l.requestId === 'sec-log-1')!;
     expect(line).toMatchObject({ msg: 'request', keyId: t.keyId, ip: '192.0.2.77', status: 200 });
     expect(JSON.stringify(lines)).not.toContain(t.key);
+  });
+});
+
+describe('Bull Board (docs/security.md "Bull Board")', () => {
+  const board = (address: string, password: string, method = 'GET', path = '/admin/queues/api/queues') =>
+    fetch(`${app.url}${path}`, {
+      method,
+      headers: { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`, 'x-forwarded-for': address },
+    });
+
+  it('wrong passwords are throttled per client address; the right one from elsewhere still works', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await board('192.0.2.210', `guess-${i}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+    expect((await board('192.0.2.210', process.env.ADMIN_PASSWORD!)).status).toBe(429);
+    expect((await board('192.0.2.211', process.env.ADMIN_PASSWORD!)).status).toBe(200);
+  });
+
+  it('ADMIN_READ_ONLY refuses every change (retries, removals) and still shows the queues', async () => {
+    expect((await board('192.0.2.212', process.env.ADMIN_PASSWORD!, 'PUT', '/admin/queues/api/queues/webhook-delivery/retry/failed')).status).toBe(403);
+    expect((await board('192.0.2.212', process.env.ADMIN_PASSWORD!, 'DELETE', '/admin/queues/api/queues/webhook-delivery/clean/failed')).status).toBe(403);
+    expect((await board('192.0.2.212', process.env.ADMIN_PASSWORD!)).status).toBe(200);
+  });
+});
+
+describe('security headers on the HTML pages (docs/security.md "Pages")', () => {
+  it.each(['/api/v1/docs', '/api/v1/docs/start.js', '/admin/queues'])('%s: nosniff, never framed, a Content-Security-Policy without inline scripts', async (path) => {
+    const res = await fetch(`${app.url}${path}`, { headers: { authorization: `Basic ${Buffer.from(`admin:${process.env.ADMIN_PASSWORD}`).toString('base64')}`, 'x-forwarded-for': '192.0.2.213' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    const policy = res.headers.get('content-security-policy')!;
+    expect(policy).toMatch(/script-src 'self';/);
+    expect(policy).toContain("frame-ancestors 'none'");
+    if (path === '/api/v1/docs') expect(await res.text()).not.toMatch(/<script>/);
   });
 });

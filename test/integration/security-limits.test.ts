@@ -8,7 +8,7 @@ describe('idempotency hashing of deep bodies (docs/security.md "Limits")', () =>
     const t = await createTenant();
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     const api = client(server.url, t.key);
-    for (const headers of [{ 'idempotency-key': 'deep-1' }, {}]) {
+    for (const headers of [{ 'idempotency-key': 'deep-1' }, {}] as Array<Record<string, string>>) {
       const res = await api.request('POST', '/venues', { rawBody: deep, headers: { 'content-type': 'application/json', ...headers } });
       expect(res.status).toBe(400);
       expect(res.body.error.details.fields).toEqual(['body']);
