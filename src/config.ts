@@ -54,8 +54,8 @@ const envSchema = z
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     // When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`.
     METRICS_TOKEN: z.string().min(16).optional(),
-    // Interface the metrics port binds to (docs/security.md); loopback unless an operator opens it.
-    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    // Interface the metrics port binds to (e.g. 127.0.0.1); unset: every interface. Outside development /metrics needs METRICS_TOKEN.
+    METRICS_HOST: z.string().min(1).optional(),
     // Bull Board shows the queues but refuses retries, removals and every other change.
     ADMIN_READ_ONLY: bool.default(false),
     // Failed authentications (unknown keys, wrong Bull Board passwords) one client address may make per minute before 429.

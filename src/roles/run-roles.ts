@@ -13,7 +13,7 @@ export async function runRoles(roles: RoleName[]): Promise<void> {
   // Opened first: a port already taken stops the start-up before any role has begun.
   const metricsPort = config.METRICS_PORT ?? 9464 + allRoles.indexOf(roles[0]);
   const metrics = metricsPort === 0 ? null : await startMetricsServer(metricsPort);
-  if (metrics) logger.info({ port: metrics.port }, `metrics on http://127.0.0.1:${metrics.port}/metrics, liveness on /healthz`);
+  if (metrics) logger.info({ port: metrics.port, url: metrics.url }, `metrics on ${metrics.url}/metrics, liveness on /healthz`);
   const stops: Array<{ role: RoleName; stop: () => Promise<void> }> = [];
   for (const role of roles) {
     stops.push({ role, stop: await roleStarters[role]() });

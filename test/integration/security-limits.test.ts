@@ -1,4 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+
+// No METRICS_TOKEN (NODE_ENV is test, not development), the metrics port on loopback.
+vi.hoisted(() => {
+  delete process.env.METRICS_TOKEN;
+  process.env.METRICS_HOST = '127.0.0.1';
+});
+
+import { startMetricsServer } from '../../src/metrics/metrics-server.js';
 import { client, createTenant, useTestServer } from '../support/harness.js';
 
 const server = useTestServer();
@@ -18,5 +26,22 @@ describe('idempotency hashing of deep bodies (docs/security.md "Limits")', () =>
     const first = await api.post('/venues', venue, { 'idempotency-key': 'deep-2' });
     const again = await api.post('/venues', venue, { 'idempotency-key': 'deep-2' });
     expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 201, 'true']);
+  });
+});
+
+describe('metrics closed by default outside development (docs/security.md "Metrics")', () => {
+  it('without METRICS_TOKEN, /metrics answers 401 on the API port and on the metrics port; /healthz stays open', async () => {
+    const api = await fetch(`${server.url}/metrics`);
+    expect(api.status).toBe(401);
+    expect(await api.text()).toContain('set METRICS_TOKEN');
+    const metrics = await startMetricsServer(0);
+    try {
+      // It says where it listens, truthfully: METRICS_HOST here.
+      expect(metrics.url).toBe(`http://127.0.0.1:${metrics.port}`);
+      expect((await fetch(`${metrics.url}/metrics`)).status).toBe(401);
+      expect((await fetch(`${metrics.url}/healthz`)).status).toBe(200);
+    } finally {
+      await metrics.close();
+    }
   });
 });
