@@ -7,7 +7,11 @@ vi.hoisted(() => {
 });
 
 import { startMetricsServer } from '../../src/metrics/metrics-server.js';
-import { client, createTenant, useTestServer } from '../support/harness.js';
+import { eq } from 'drizzle-orm';
+import { db } from '../../src/db/client.js';
+import { reservations } from '../../src/db/schema/index.js';
+import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
+import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
 const server = useTestServer();
 
@@ -43,5 +47,44 @@ describe('metrics closed by default outside development (docs/security.md "Metri
     } finally {
       await metrics.close();
     }
+  });
+});
+
+describe('widget bookings and known phones (docs/security.md "Widget bookings")', () => {
+  it('a widget booking with a known phone attaches to that guest only under the guest’s own name; otherwise it is made without a guest', async () => {
+    const t = await createTenant();
+    await configureVenue(t.venueId, { tables: Array.from({ length: 6 }, (_, i) => ({ name: `T${i}`, minSeats: 1, maxSeats: 4 })) });
+    const origin = 'https://shop.example';
+    const widget = client(server.url, await createKey(t.organisationId, { kind: 'publishable', allowedOrigins: [origin] }));
+    const staff = client(server.url, t.key);
+    const ada = await staff.post('/guests', { venueId: t.venueId, phone: '347 555 0199', firstName: 'Ada', lastName: 'Lovelace' });
+    expect(ada.status).toBe(201);
+    const book = async (time: string, guest: Record<string, string>) => {
+      const res = await widget.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time, partySize: 2, guest }, { origin });
+      expect(res.status).toBe(201);
+      const [row] = await db.select({ guestId: reservations.guestId }).from(reservations).where(eq(reservations.id, res.body.reservation.id));
+      return row.guestId;
+    };
+    expect(await book('19:00', { phone: '+39 347 555 0199', firstName: 'Mallory', lastName: 'Lovelace' })).toBeNull();
+    expect(await book('19:15', { phone: '+39 347 555 0199' })).toBeNull();
+    expect(await book('19:30', { phone: '347 555 0199', firstName: ' ada ', lastName: 'LOVELACE' })).toBe(ada.body.guest.id);
+    // A phone the venue does not know gets its guest, as any booking.
+    const newcomer = await book('19:45', { phone: '347 555 0200', firstName: 'Grace', lastName: 'Hopper' });
+    expect(newcomer).not.toBeNull();
+    const history = await staff.get(`/reservations?guestId=${ada.body.guest.id}`);
+    expect(history.body.data.map((r: { time: string }) => r.time)).toEqual(['19:30']);
+  });
+
+  it('a formula planted in a widget booking’s notes leaves the CSV export as text', async () => {
+    const t = await createTenant();
+    await configureVenue(t.venueId);
+    const origin = 'https://shop.example';
+    const widget = client(server.url, await createKey(t.organisationId, { kind: 'publishable', allowedOrigins: [origin] }));
+    const day = localDate(2);
+    const booked = await widget.post('/reservations', { venueId: t.venueId, serviceDate: day, time: '20:00', partySize: 2, notes: "=cmd|' /C calc'!A0", guest: { phone: '347 555 0300' } }, { origin });
+    expect(booked.status).toBe(201);
+    const csv = await client(server.url, t.key).get(`/exports/reservations?venueId=${t.venueId}&from=${day}&to=${day}&format=csv`);
+    expect(csv.text).toContain(`"'=cmd|' /C calc'!A0"`);
+    expect(csv.text).not.toMatch(/(^|,)=cmd/m);
   });
 });
