@@ -80,16 +80,27 @@ const operatorEventGroup = {
 const idOnly = z.object({ id: uuid.nullable() });
 
 /** A reservation as a reader without guests:read sees it in a payload (filterEnvelopeForReader): its guest reduced to the id. */
-export const payloadReservationSchema = reservationSchema.extend({
-  guest: reservationSchema.shape.guest.or(idOnly.nullable()),
-  guestDetails: reservationSchema.shape.guestDetails.or(idOnly.nullable()),
-});
+export const payloadReservationSchema = component(
+  'PayloadReservation',
+  reservationSchema.extend({
+    guest: reservationSchema.shape.guest.or(idOnly.nullable()),
+    guestDetails: reservationSchema.shape.guestDetails.or(idOnly.nullable()),
+  }),
+  'A reservation in an event or webhook payload: without guests:read its guest and guestDetails are reduced to {id}.',
+);
 
 /** The `data` of each group as a reader sees it (filterEnvelopeForReader): guest data reduced by scope. */
 export const readerEventDataGroups = [
-  { types: reservationEventTypes, data: z.object({ reservation: payloadReservationSchema }) },
+  { types: reservationEventTypes, data: component('PayloadReservationEventData', z.object({ reservation: payloadReservationSchema })) },
   eventDataGroups[1],
-  { types: eventDataGroups[2].types, data: z.object({ guest: guestSchema.or(idOnly), reason: z.enum(['guest_created', 'profile_changed', 'service_tags_changed']) }) },
+  {
+    types: eventDataGroups[2].types,
+    data: component(
+      'PayloadGuestEventData',
+      z.object({ guest: guestSchema.or(idOnly), reason: z.enum(['guest_created', 'profile_changed', 'service_tags_changed']) }),
+      'Without guests:read the guest is reduced to {id}.',
+    ),
+  },
 ];
 
 /** One item of GET /events: the event and its data as of the event time, guest data as the reader's scopes allow. */
