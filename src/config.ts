@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { redisSettingsProblems } from './redis/topology.js';
+import { parseTrustProxy } from './lib/trust-proxy.js';
+import { isPlaceholderSecret } from './lib/placeholder-secret.js';
 
-// An empty value counts as unset: a compose file can then leave a Redis mode's variable blank.
-const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema);
 const bool = z.stringbool({ truthy: ['true', '1', 'yes'], falsy: ['false', '0', 'no', ''] });
+
+const minProductionSecretLength = 32;
+const minProductionPasswordLength = 16;
 
 const envSchema = z
   .object({
@@ -12,13 +15,13 @@ const envSchema = z
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/postgres'),
     // One Redis mode (docs/operations.md "Running on several machines"): REDIS_URL (default redis://127.0.0.1:6379),
     // or REDIS_SENTINELS + REDIS_SENTINEL_MASTER, or REDIS_CLUSTER_NODES.
-    REDIS_URL: unsetIfEmpty(z.url({ protocol: /^rediss?$/ }).optional()),
-    REDIS_SENTINELS: unsetIfEmpty(z.string().optional()),
-    REDIS_SENTINEL_MASTER: unsetIfEmpty(z.string().optional()),
-    REDIS_SENTINEL_PASSWORD: unsetIfEmpty(z.string().optional()),
-    REDIS_CLUSTER_NODES: unsetIfEmpty(z.string().optional()),
+    REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+    REDIS_SENTINELS: z.string().optional(),
+    REDIS_SENTINEL_MASTER: z.string().optional(),
+    REDIS_SENTINEL_PASSWORD: z.string().optional(),
+    REDIS_CLUSTER_NODES: z.string().optional(),
     // The servers' password with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL it is in the URL).
-    REDIS_PASSWORD: unsetIfEmpty(z.string().optional()),
+    REDIS_PASSWORD: z.string().optional(),
     // A worker whose queue connection has not come back after this long exits non-zero (its supervisor restarts it); 0: never.
     REDIS_GIVE_UP_AFTER_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -27,7 +30,15 @@ const envSchema = z
     SECRETS_KEY: z.string().min(16).optional(),
     ADMIN_USER: z.string().min(1).default('admin'),
     ADMIN_PASSWORD: z.string().min(1).optional(),
-    TRUST_PROXY: bool.default(false),
+    // Proxies in front of the API whose X-Forwarded-For is believed (docs/security.md "Client address"): false, a hop count, or addresses/CIDRs; true is one hop.
+    TRUST_PROXY: z.string().default('false').transform((value, ctx) => {
+      const parsed = parseTrustProxy(value);
+      if (typeof parsed === 'string') {
+        ctx.addIssue({ code: 'custom', message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_WIDGET_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: bool.default(false),
@@ -54,6 +65,18 @@ const envSchema = z
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     // When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`.
     METRICS_TOKEN: z.string().min(16).optional(),
+    // Interface the metrics port binds to (e.g. 127.0.0.1); unset: every interface. Outside development /metrics needs METRICS_TOKEN.
+    METRICS_HOST: z.string().min(1).optional(),
+    // Bull Board shows the queues but refuses retries, removals and every other change.
+    ADMIN_READ_ONLY: bool.default(false),
+    // Failed authentications (unknown keys, wrong Bull Board passwords) one client address may make per minute before 429.
+    AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(20),
+    // Live event streams one key may hold open at once on one web process (beyond: 429).
+    STREAMS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(5),
+    // A live event stream is ended after this long (the client resumes with Last-Event-ID).
+    STREAM_MAX_LIFETIME_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+    // How often each open stream's key is checked again (revocation, scope or venue change ends the stream).
+    STREAM_KEY_RECHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   })
   .superRefine((env, ctx) => {
     for (const { variable, message } of redisSettingsProblems(env)) ctx.addIssue({ code: 'custom', path: [variable], message });
@@ -63,12 +86,23 @@ const envSchema = z
     if (env.NODE_ENV === 'production' && !env.SECRETS_KEY) {
       ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required when NODE_ENV=production' });
     }
+    if (env.NODE_ENV === 'production' && env.SECRETS_KEY && (env.SECRETS_KEY.length < minProductionSecretLength || isPlaceholderSecret(env.SECRETS_KEY))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SECRETS_KEY'],
+        message: `must be a random string of at least ${minProductionSecretLength} characters when NODE_ENV=production (e.g. openssl rand -base64 48), not a placeholder`,
+      });
+    }
+    if (env.NODE_ENV === 'production' && env.ADMIN_PASSWORD && (env.ADMIN_PASSWORD.length < minProductionPasswordLength || isPlaceholderSecret(env.ADMIN_PASSWORD))) {
+      ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: `must be at least ${minProductionPasswordLength} characters and not a placeholder when NODE_ENV=production` });
+    }
   });
 
 export type Config = z.infer<typeof envSchema> & { secretsKey: Buffer };
 
 function loadConfig(): Config {
-  const parsed = envSchema.safeParse(process.env);
+  // An empty variable is an unset one (compose's `${X:-}`): an empty secret is no secret.
+  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== '')));
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       console.error(`Invalid environment variable ${issue.path.join('.')}: ${issue.message}`);

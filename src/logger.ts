@@ -27,6 +27,10 @@ export interface RequestLine {
   path: string;
   status: number;
   ms: number;
+  /** The id of the API key that authenticated (never the key itself); null when none did. */
+  keyId: string | null;
+  /** The client address as TRUST_PROXY lets it be read (docs/security.md "Client address"). */
+  ip: string | undefined;
 }
 
 export function writeRequestLine(line: RequestLine): void {

@@ -7,10 +7,16 @@ import { config } from '../config.js';
 import { safeEqual } from '../lib/safe-equal.js';
 import { logger } from '../logger.js';
 import { getAllQueues } from '../jobs/all-jobs.js';
+import { countFailedAuthentication, refuseThrottledClient } from './failed-auth-throttle.js';
 
 const basePath = '/admin/queues';
+const readMethods = new Set(['GET', 'HEAD']);
 
-/** Bull Board behind HTTP basic auth; without ADMIN_PASSWORD a random one is generated and logged once. */
+/**
+ * Bull Board behind HTTP basic auth (docs/security.md "Bull Board"); without ADMIN_PASSWORD a random
+ * one is generated and logged once. Wrong passwords count as failed authentications of the client
+ * address (429 after AUTH_FAILURES_PER_MINUTE); with ADMIN_READ_ONLY nothing can be changed.
+ */
 export function mountAdminBoard(app: Express): void {
   let password = config.ADMIN_PASSWORD;
   if (!password) {
@@ -20,11 +26,26 @@ export function mountAdminBoard(app: Express): void {
   const expected = `Basic ${Buffer.from(`${config.ADMIN_USER}:${password}`).toString('base64')}`;
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(basePath);
-  createBullBoard({ queues: getAllQueues().map((q) => new BullMQAdapter(q)), serverAdapter });
+  const readOnlyMode = config.ADMIN_READ_ONLY;
+  createBullBoard({ queues: getAllQueues().map((q) => new BullMQAdapter(q, { readOnlyMode, allowRetries: !readOnlyMode })), serverAdapter });
   const requireBasicAuth = (req: Request, res: Response, next: NextFunction) => {
-    if (safeEqual(req.headers.authorization ?? '', expected)) return next();
-    res.setHeader('WWW-Authenticate', 'Basic realm="queues"');
-    res.status(401).type('text/plain').send('Authentication required');
+    try {
+      refuseThrottledClient(req);
+    } catch (err) {
+      return next(err);
+    }
+    if (!safeEqual(req.headers.authorization ?? '', expected)) {
+      if (req.headers.authorization) countFailedAuthentication(req);
+      res.setHeader('WWW-Authenticate', 'Basic realm="queues"');
+      res.status(401).type('text/plain').send('Authentication required');
+      return;
+    }
+    // The board's own read-only mode hides the buttons; its API is refused here as well.
+    if (readOnlyMode && !readMethods.has(req.method)) {
+      res.status(403).type('text/plain').send('Bull Board is read-only (ADMIN_READ_ONLY)');
+      return;
+    }
+    next();
   };
   app.use(basePath, requireBasicAuth, serverAdapter.getRouter());
 }

@@ -10,6 +10,7 @@ import { createApiDispatcher } from './api-dispatcher.js';
 import { apiBasePath, type AnyRoute } from './define-route.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import { observeRequest } from './observe-requests.js';
+import { adminBoardPolicy, docsPolicy, pageHeaders } from './page-headers.js';
 import { assignRequestId } from './request-id.js';
 
 const require = createRequire(import.meta.url);
@@ -45,11 +46,16 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
   });
 
   const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-  app.get(`${apiBasePath}/docs`, (req, res) => {
+  app.get(`${apiBasePath}/docs`, pageHeaders(docsPolicy), (req, res) => {
     req.routePattern = `${apiBasePath}/docs`;
     res.type('html').send(docsPage);
   });
-  app.use(`${apiBasePath}/docs/assets`, labelRoute(`${apiBasePath}/docs/assets`), express.static(swaggerDir, { index: false }));
+  // The page's start-up script is served, not inline: the policy runs no inline script.
+  app.get(`${apiBasePath}/docs/start.js`, pageHeaders(docsPolicy), (req, res) => {
+    req.routePattern = `${apiBasePath}/docs/start.js`;
+    res.type('text/javascript').send(docsStartScript);
+  });
+  app.use(`${apiBasePath}/docs/assets`, labelRoute(`${apiBasePath}/docs/assets`), pageHeaders(docsPolicy), express.static(swaggerDir, { index: false }));
 
   app.get('/healthz', (req, res) => {
     req.routePattern = '/healthz';
@@ -63,7 +69,7 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
   });
 
   if (adminBoard) {
-    app.use('/admin/queues', labelRoute('/admin/queues'));
+    app.use('/admin/queues', labelRoute('/admin/queues'), pageHeaders(adminBoardPolicy));
     mountAdminBoard(app);
   }
 
@@ -82,6 +88,8 @@ const docsPage = `<!doctype html>
 <body>
 <div id="ui"></div>
 <script src="/api/v1/docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui', deepLinking: true, displayOperationId: true, defaultModelsExpandDepth: 0 });</script>
+<script src="/api/v1/docs/start.js"></script>
 </body>
 </html>`;
+
+const docsStartScript = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui', deepLinking: true, displayOperationId: true, defaultModelsExpandDepth: 0 });\n`;

@@ -4,7 +4,7 @@ import { logger } from '../logger.js';
 import { runCancellable } from '../db/client.js';
 import { isStatementCancelled } from '../lib/connection-errors.js';
 import { z } from 'zod';
-import { canonicalJson, hashCanonical } from '../lib/canonical-json.js';
+import { canonicalJson, hashCanonical, nestsDeeperThan } from '../lib/canonical-json.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../services/idempotency/idempotency-store.js';
 import { hasScope, isPublishable, type AuthContext, type Scope } from '../core/auth-context.js';
 import { authenticate } from './auth.js';
@@ -81,6 +81,8 @@ export function defineRoute<
 /** Where the API is mounted; route paths are relative to it. */
 export const apiBasePath = '/api/v1';
 
+/** Deeper bodies are refused before they are hashed for Idempotency-Key (docs/security.md "Limits"). */
+const maxBodyDepth = 64;
 const writeMethods = new Set<HttpMethod>(['post', 'put', 'patch', 'delete']);
 const emptyBody = z.strictObject({});
 const jsonParsers = new Map<string, RequestHandler>();
@@ -234,6 +236,8 @@ async function runIdempotently(
   execute: () => Promise<RenderedResponse | null>,
 ): Promise<RenderedResponse | null> {
   checkIdempotencyKey(key);
+  // No body of the API nests this deep; a deeper one would overflow the hashing's recursion.
+  if (nestsDeeperThan(req.body, maxBodyDepth)) throw ApiError.invalid(['body'], `The body nests deeper than ${maxBodyDepth} levels.`);
   const operation = `${def.method.toUpperCase()} ${def.path} ${canonicalJson(req.params)}`;
   const start = await startIdempotentRequest({ apiKeyId: auth.keyId, key, operation, requestHash: hashCanonical(req.body ?? {}) });
   if (start.kind === 'replay') {

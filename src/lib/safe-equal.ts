@@ -1,8 +1,12 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 
-/** Compares a presented credential with the expected one in constant time (for equal lengths). */
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Compares a presented credential with the expected one in constant time whatever their lengths:
+ * both are hashed to 32 bytes first, so that neither an early return on a length mismatch nor the
+ * comparison itself tells how long or how close the expected value is.
+ */
 export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  return timingSafeEqual(digest(a), digest(b));
 }

@@ -1,4 +1,4 @@
-/** What the reader of a stored webhook envelope may see (GET /webhook-deliveries). */
+/** What the reader of a stored webhook envelope (GET /webhook-deliveries) or of an event (GET /events, the live stream) may see. */
 export interface PayloadReader {
   /** guests:read */
   guests: boolean;

@@ -1,15 +1,23 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { config } from '../config.js';
+import { listeningUrl } from '../lib/listening-url.js';
 import { safeEqual } from '../lib/safe-equal.js';
 import { logger } from '../logger.js';
 import { checkDependencies } from '../services/health.js';
 import { metricsRegistry } from './metrics.js';
 
-/** GET /metrics in the Prometheus text format, behind `Authorization: Bearer $METRICS_TOKEN` when that is set. */
+/**
+ * GET /metrics in the Prometheus text format, behind `Authorization: Bearer $METRICS_TOKEN`. Without a
+ * token it is open only in development: elsewhere it stays closed until an operator sets one
+ * (docs/security.md "Metrics").
+ */
 export async function answerMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (config.METRICS_TOKEN && !safeEqual(req.headers.authorization ?? '', `Bearer ${config.METRICS_TOKEN}`)) {
-    res.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="metrics"', 'Content-Type': 'text/plain' }).end('Authentication required\n');
+  const token = config.METRICS_TOKEN;
+  const open = !token && config.NODE_ENV === 'development';
+  if (!open && !(token && safeEqual(req.headers.authorization ?? '', `Bearer ${token}`))) {
+    const why = token ? 'Authentication required\n' : 'Metrics are closed: set METRICS_TOKEN and scrape with Authorization: Bearer <token>\n';
+    res.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="metrics"', 'Content-Type': 'text/plain' }).end(why);
     return;
   }
   try {
@@ -32,6 +40,8 @@ async function answerHealth(res: ServerResponse): Promise<void> {
 
 export interface MetricsServer {
   port: number;
+  /** Where it really listens (METRICS_HOST, else every interface). */
+  url: string;
   close: () => Promise<void>;
 }
 
@@ -53,11 +63,12 @@ export async function startMetricsServer(port: number): Promise<MetricsServer> {
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(err.code === 'EADDRINUSE' ? new Error(`METRICS_PORT ${port} is already in use: set METRICS_PORT to a free port, or 0 for none`) : err),
     );
-    server.listen(port, () => resolve());
+    server.listen(port, config.METRICS_HOST, () => resolve());
   });
   server.keepAliveTimeout = 65_000;
   return {
     port: (server.address() as AddressInfo).port,
+    url: listeningUrl(server.address() as AddressInfo),
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());

@@ -14,7 +14,7 @@ export async function runRoles(roles: RoleName[]): Promise<void> {
   // Opened first: a port already taken stops the start-up before any role has begun.
   const metricsPort = config.METRICS_PORT ?? 9464 + allRoles.indexOf(roles[0]);
   const metrics = metricsPort === 0 ? null : await startMetricsServer(metricsPort);
-  if (metrics) logger.info({ port: metrics.port }, `metrics on http://127.0.0.1:${metrics.port}/metrics, liveness on /healthz`);
+  if (metrics) logger.info({ port: metrics.port, url: metrics.url }, `metrics on ${metrics.url}/metrics, liveness on /healthz`);
   // A worker that can no longer reach its queue serves nothing: it exits for its supervisor to
   // restart it, rather than stay up looking alive. Its running jobs go to another worker once their locks expire.
   onWorkerConnectionLost((queue) => {

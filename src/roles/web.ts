@@ -1,4 +1,6 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { listeningUrl } from '../lib/listening-url.js';
 import { config } from '../config.js';
 import { createApp } from '../http/app.js';
 import { prepareDrain } from '../http/drain.js';
@@ -17,6 +19,7 @@ export async function startWebRole(): Promise<() => Promise<void>> {
   server.keepAliveTimeout = 65_000;
   // Open event streams never finish on their own: the drain ends them (clients resume elsewhere with Last-Event-ID).
   const drain = prepareDrain(server, { hardLimitMs: drainLimitMs, endStreams: () => eventStreams.closeAll() });
-  logger.info({ port: config.PORT }, `web listening on http://127.0.0.1:${config.PORT} (API under /api/v1, docs at /api/v1/docs, queues at /admin/queues)`);
+  const url = listeningUrl(server.address() as AddressInfo);
+  logger.info({ port: config.PORT, url }, `web listening on ${url} (API under /api/v1, docs at /api/v1/docs, queues at /admin/queues)`);
   return drain;
 }

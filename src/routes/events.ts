@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
 import { ApiError } from '../core/errors.js';
 import { instantParam } from '../core/validation.js';
-import { eventJson, listEvents } from '../services/events/event-service.js';
+import { eventJson, listEvents, payloadReaderOf } from '../services/events/event-service.js';
 import { eventStreams } from '../services/events/event-stream.js';
 import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
@@ -47,7 +47,8 @@ export const eventRoutes = [
     handler: async ({ auth, query }) => {
       if (query.from && query.to && query.from > query.to) throw ApiError.invalid(['from', 'to'], '`from` must not be after `to`.');
       const page = await listEvents(auth, query);
-      return { body: { data: page.rows.map(eventJson), nextCursor: page.nextCursor } };
+      const reader = payloadReaderOf(auth);
+      return { body: { data: page.rows.map((e) => eventJson(e, reader)), nextCursor: page.nextCursor } };
     },
   }),
   defineRoute({

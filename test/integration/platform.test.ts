@@ -336,8 +336,10 @@ describe('meta', () => {
     expect(Object.keys(patch.requestBody.content['application/json'].schema.properties)).toContain('timezone');
     const docs = await client(server.url).get('/docs');
     expect(docs.status).toBe(200);
-    expect(docs.text).toContain('/api/v1/openapi.json');
+    expect(docs.text).toContain('/api/v1/docs/start.js');
     expect(docs.text).not.toMatch(/https?:\/\//);
+    const start = await fetch(`${server.url}/api/v1/docs/start.js`);
+    expect(await start.text()).toContain('/api/v1/openapi.json');
     const asset = await fetch(`${server.url}/api/v1/docs/assets/swagger-ui-bundle.js`);
     expect(asset.status).toBe(200);
   });

@@ -27,6 +27,9 @@ export default async function setup() {
     SECRETS_KEY: 'test-secrets-key-0123456789',
     // Worker processes the tests spawn open no metrics port: parallel runs on one machine would collide.
     METRICS_PORT: '0',
+    // Every test client calls from 127.0.0.1, and many files try bad keys on purpose: the throttle
+    // of failed authentications per address is tested on its own (client-address.test.ts).
+    AUTH_FAILURES_PER_MINUTE: '100000',
   });
   const { runMigrations } = await import('../../src/db/migrate.js');
   await runMigrations(url.toString());

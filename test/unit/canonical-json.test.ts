@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, hashCanonical } from '../../src/lib/canonical-json.js';
+import { canonicalJson, hashCanonical, nestsDeeperThan } from '../../src/lib/canonical-json.js';
 
 describe('canonical JSON', () => {
   it.each([
@@ -15,5 +15,19 @@ describe('canonical JSON', () => {
   it('equal bodies in any key order hash alike; different bodies do not', () => {
     expect(hashCanonical({ a: 1, b: [1, 2] })).toBe(hashCanonical({ b: [1, 2], a: 1 }));
     expect(hashCanonical({ a: 1 })).not.toBe(hashCanonical({ a: 2 }));
+  });
+
+  it.each([
+    [{}, 0, true],
+    ['x', 0, false],
+    [{ a: [1] }, 2, false],
+    [{ a: [[1]] }, 2, true],
+    [{ a: 1, b: { c: { d: {} } } }, 3, true],
+  ])('nestsDeeperThan(%j, %i) is %s', (value, max, expected) => {
+    expect(nestsDeeperThan(value, max)).toBe(expected);
+  });
+
+  it('answers for a 100,000-deep value (no recursion)', () => {
+    expect(nestsDeeperThan(JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`), 64)).toBe(true);
   });
 });

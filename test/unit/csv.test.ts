@@ -15,6 +15,19 @@ describe('csvField', () => {
     [42, '42'],
     [true, 'true'],
     ['Città, €', '"Città, €"'],
+    // Spreadsheet formulas (OWASP CSV injection): a single quote in front, quoted.
+    ["=cmd|' /C calc'!A0", `"'=cmd|' /C calc'!A0"`],
+    ['+1+1', `"'+1+1"`],
+    ['-2+3', `"'-2+3"`],
+    ['@SUM(A1)', `"'@SUM(A1)"`],
+    ['\t=1', `"'\t=1"`],
+    ['\r=1', `"'\r=1"`],
+    ['=HYPERLINK("http://x")', `"'=HYPERLINK(""http://x"")"`],
+    ['a=b', 'a=b'],
+    [-3, '-3'],
+    ['+393471234567', '+393471234567'],
+    ['-1.5', '-1.5'],
+    ['+1e3', `"'+1e3"`],
   ])('writes %j as %j', (value, expected) => {
     expect(csvField(value)).toBe(expected);
   });

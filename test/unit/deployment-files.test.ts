@@ -26,4 +26,13 @@ describe('deployment files', () => {
     }
     expect(JSON.parse(read('tsconfig.build.json')).include).toEqual(['src', 'workers']);
   });
+
+  it('docker-compose.yml gives no secret a default value (SECRETS_KEY must be set, passwords and tokens are empty unless given)', () => {
+    const secretLines = read('docker-compose.yml')
+      .split('\n')
+      .filter((line) => /^\s+(SECRETS_KEY|ADMIN_PASSWORD|METRICS_TOKEN):/.test(line));
+    expect(secretLines.length).toBe(3);
+    for (const line of secretLines) expect(line).toMatch(/\$\{\w+(:\?[^}]*|:-)\}$/);
+    expect(secretLines.find((l) => l.includes('SECRETS_KEY'))).toMatch(/\$\{SECRETS_KEY:\?/);
+  });
 });

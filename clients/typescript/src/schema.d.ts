@@ -1901,7 +1901,7 @@ export interface components {
             venueId: string;
             /** Format: date-time */
             createdAt: string;
-            data: components["schemas"]["ReservationEventData"];
+            data: components["schemas"]["PayloadReservationEventData"];
         } | {
             /** Format: uuid */
             id: string;
@@ -1921,7 +1921,7 @@ export interface components {
             venueId: string;
             /** Format: date-time */
             createdAt: string;
-            data: components["schemas"]["GuestEventData"];
+            data: components["schemas"]["PayloadGuestEventData"];
         } | {
             /** Format: uuid */
             id: string;
@@ -2082,6 +2082,55 @@ export interface components {
             windowMinutes: number;
             /** Format: date-time */
             updatedAt: string;
+        };
+        PayloadGuestEventData: {
+            guest: components["schemas"]["Guest"] | {
+                id: string | null;
+            };
+            /** @enum {string} */
+            reason: "guest_created" | "profile_changed" | "service_tags_changed";
+        };
+        PayloadReservation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            venueId: string;
+            /** Format: date */
+            serviceDate: string;
+            time: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            partySize: number;
+            /** @enum {string} */
+            status: "created" | "confirmed" | "arrived" | "seated" | "released" | "completed" | "no_show" | "cancelled";
+            tableAssigned: boolean;
+            /** @description Its table was chosen explicitly (tableId / tableCombinationId, or PATCH tableLocked: true): table optimisation never moves it. */
+            tableLocked: boolean;
+            /** @description Valid, but must be arranged on the floor. */
+            needsAttention: boolean;
+            notes: string | null;
+            /** @enum {string} */
+            source: "phone" | "voice_agent" | "floor" | "waitlist" | "walk_in" | "api" | "import";
+            sourceDetail: string | null;
+            externalRef: string | null;
+            guestId: string | null;
+            /**
+             * Format: date-time
+             * @description Also the version for If-Match.
+             */
+            updatedAt: string;
+            guest: (components["schemas"]["GuestSummary"] | null) | ({
+                id: string | null;
+            } | null);
+            guestDetails?: (components["schemas"]["ReservationGuest"] | null) | ({
+                id: string | null;
+            } | null);
+            table: components["schemas"]["ReservationTable"] | null;
+        };
+        PayloadReservationEventData: {
+            reservation: components["schemas"]["PayloadReservation"];
         };
         Proposal: {
             time: string;
@@ -2338,51 +2387,8 @@ export interface components {
                 /** @constant */
                 apiVersion: "v1";
                 data: {
-                    reservation: {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        venueId: string;
-                        /** Format: date */
-                        serviceDate: string;
-                        time: string;
-                        /** Format: date-time */
-                        startsAt: string;
-                        /** Format: date-time */
-                        endsAt: string;
-                        partySize: number;
-                        /** @enum {string} */
-                        status: "created" | "confirmed" | "arrived" | "seated" | "released" | "completed" | "no_show" | "cancelled";
-                        tableAssigned: boolean;
-                        /** @description Its table was chosen explicitly (tableId / tableCombinationId, or PATCH tableLocked: true): table optimisation never moves it. */
-                        tableLocked: boolean;
-                        /** @description Valid, but must be arranged on the floor. */
-                        needsAttention: boolean;
-                        notes: string | null;
-                        /** @enum {string} */
-                        source: "phone" | "voice_agent" | "floor" | "waitlist" | "walk_in" | "api" | "import";
-                        sourceDetail: string | null;
-                        externalRef: string | null;
-                        guestId: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Also the version for If-Match.
-                         */
-                        updatedAt: string;
-                        guest: (components["schemas"]["GuestSummary"] | null) | ({
-                            id: string | null;
-                        } | null);
-                        guestDetails?: (components["schemas"]["ReservationGuest"] | null) | ({
-                            id: string | null;
-                        } | null);
-                        table: components["schemas"]["ReservationTable"] | null;
-                    } | null;
-                } | components["schemas"]["WaitlistEventData"] | components["schemas"]["GuestEventData"] | components["schemas"]["TestEventData"] | {
-                    guest: {
-                        id: string | null;
-                    };
-                    reason: string;
-                };
+                    reservation: components["schemas"]["PayloadReservation"] | null;
+                } | components["schemas"]["WaitlistEventData"] | components["schemas"]["PayloadGuestEventData"] | components["schemas"]["TestEventData"];
                 /** @description The automation and run that sent it (null for webhook_test). */
                 automation: {
                     name: string;

@@ -2,7 +2,8 @@ import { and, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
-import type { AuthContext } from '../../core/auth-context.js';
+import { hasScope, type AuthContext } from '../../core/auth-context.js';
+import { filterEnvelopeForReader, type PayloadReader } from '../../lib/webhook-payload-filter.js';
 import { component, instant, uuid } from '../../core/response-schemas.js';
 import { operatorEventTypes, reservationEventTypes } from '../../lib/event-catalogue.js';
 import { webhookEndpointSchema } from '../webhooks/webhook-endpoint-json.js';
@@ -76,17 +77,52 @@ const operatorEventGroup = {
   data: component('WebhookEndpointEventData', z.object({ webhookEndpoint: webhookEndpointSchema }), 'The destination as GET /webhook-endpoints/{id} returned it just after the change.'),
 };
 
-/** One item of GET /events: the event and its data as of the event time. */
+const idOnly = z.object({ id: uuid.nullable() });
+
+/** A reservation as a reader without guests:read sees it in a payload (filterEnvelopeForReader): its guest reduced to the id. */
+export const payloadReservationSchema = component(
+  'PayloadReservation',
+  reservationSchema.extend({
+    guest: reservationSchema.shape.guest.or(idOnly.nullable()),
+    guestDetails: reservationSchema.shape.guestDetails.or(idOnly.nullable()),
+  }),
+  'A reservation in an event or webhook payload: without guests:read its guest and guestDetails are reduced to {id}.',
+);
+
+/** The `data` of each group as a reader sees it (filterEnvelopeForReader): guest data reduced by scope. */
+export const readerEventDataGroups = [
+  { types: reservationEventTypes, data: component('PayloadReservationEventData', z.object({ reservation: payloadReservationSchema })) },
+  eventDataGroups[1],
+  {
+    types: eventDataGroups[2].types,
+    data: component(
+      'PayloadGuestEventData',
+      z.object({ guest: guestSchema.or(idOnly), reason: z.enum(['guest_created', 'profile_changed', 'service_tags_changed']) }),
+      'Without guests:read the guest is reduced to {id}.',
+    ),
+  },
+];
+
+/** One item of GET /events: the event and its data as of the event time, guest data as the reader's scopes allow. */
 export const eventSchema = component(
   'Event',
   z.union(
-    [...eventDataGroups.filter((g) => !g.types.includes('webhook_test' as never)), operatorEventGroup].map((g) =>
+    [...readerEventDataGroups, operatorEventGroup].map((g) =>
       z.object({ id: uuid, type: z.enum(g.types), venueId: uuid, createdAt: instant, data: g.data }),
     ),
   ),
   'An event of the history; its id is the eventId of the webhook envelopes that carry it.',
 );
 
-export function eventJson(e: EventRow) {
-  return { id: e.id, type: e.type, venueId: e.venueId, createdAt: e.createdAt.toISOString(), data: e.data };
+/** What a key may see of event and webhook payloads: the scopes that reveal guests and reservations. */
+export function payloadReaderOf(auth: AuthContext): PayloadReader {
+  return { guests: hasScope(auth, 'guests:read'), reservations: hasScope(auth, 'reservations:read') || hasScope(auth, 'events:read') };
+}
+
+/**
+ * An event as `reader` may see it (GET /events and the live stream): guest data reduced by scope
+ * exactly as in the webhook payloads GET /webhook-deliveries shows.
+ */
+export function eventJson(e: EventRow, reader: PayloadReader) {
+  return filterEnvelopeForReader({ id: e.id, type: e.type, venueId: e.venueId, createdAt: e.createdAt.toISOString(), data: e.data }, reader);
 }

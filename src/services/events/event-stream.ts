@@ -4,9 +4,13 @@ import { db, runDetached, sql as pg } from '../../db/client.js';
 import { eventPositions, events } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
+import { config } from '../../config.js';
+import type { PayloadReader } from '../../lib/webhook-payload-filter.js';
 import { logger } from '../../logger.js';
+import { findKeyStates } from '../keys/key-service.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
-import { eventJson } from './event-service.js';
+import { eventJson, payloadReaderOf } from './event-service.js';
+import { grantOf, streamEndReason, type StreamGrant } from './stream-guard.js';
 import { eventStreamChannel, lastPosition, sequenceEvents } from './event-sequencer.js';
 
 /** A published event with its stream position. */
@@ -31,6 +35,10 @@ interface StreamClient {
   /** Caught up: the feed's events go straight out; before that they wait in `backlog`. */
   live: boolean;
   backlog: EventRow[];
+  /** What its key granted at the opening; the stream ends when that changes (streamEndReason). */
+  grant: StreamGrant;
+  /** Guest data of the events reduced by the key's scopes, as in webhook payloads. */
+  reader: PayloadReader;
 }
 
 /** An organisation's events after `position`, in position order (a page): the stream's one read of history. */
@@ -48,8 +56,8 @@ function isGone(res: ServerResponse): boolean {
   return res.writableEnded || res.destroyed;
 }
 
-function frame(event: EventRow): string {
-  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(eventJson(event))}\n\n`;
+function frame(event: EventRow, reader: PayloadReader): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(eventJson(event, reader))}\n\n`;
 }
 
 /**
@@ -109,6 +117,7 @@ export class EventStreams {
   private readonly clients = new Set<StreamClient>();
   private listening: Promise<{ unlisten: () => Promise<void> }> | null = null;
   private keepAlive: NodeJS.Timeout | null = null;
+  private keyCheck: NodeJS.Timeout | null = null;
 
   get size(): number {
     return this.clients.size;
@@ -151,6 +160,12 @@ export class EventStreams {
     await this.listen();
     const feed = await this.feedOf(auth.organisationId);
     const venueIds = options.venueIds.length ? options.venueIds : auth.venueIds;
+    // Checked and counted in one synchronous step with the registration below: concurrent openings cannot overshoot.
+    let open = 0;
+    for (const c of this.clients) if (c.grant.keyId === auth.keyId) open++;
+    if (open >= config.STREAMS_PER_KEY) {
+      throw new ApiError('rate_limited', `This key already has ${open} live streams open here (at most ${config.STREAMS_PER_KEY}).`, {}, { 'Retry-After': '5' });
+    }
     const client: StreamClient = {
       organisationId: auth.organisationId,
       venueIds: venueIds ? new Set(venueIds) : null,
@@ -158,6 +173,8 @@ export class EventStreams {
       position: start ?? feed.position,
       live: false,
       backlog: [],
+      grant: grantOf(auth, Date.now()),
+      reader: payloadReaderOf(auth),
     };
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     res.write('retry: 1000\n\n');
@@ -194,7 +211,7 @@ export class EventStreams {
       client.res.end();
       return;
     }
-    client.res.write(frame(event));
+    client.res.write(frame(event, client.reader));
   }
 
   private remove(client: StreamClient): void {
@@ -210,11 +227,40 @@ export class EventStreams {
     this.keepAlive ??= setInterval(() => {
       for (const client of this.clients) if (!isGone(client.res)) client.res.write(': keep-alive\n\n');
     }, keepAliveMs).unref();
+    this.keyCheck ??= setInterval(() => void this.checkKeys(), config.STREAM_KEY_RECHECK_MS).unref();
   }
 
   private stopKeepAlive(): void {
     if (this.keepAlive) clearInterval(this.keepAlive);
+    if (this.keyCheck) clearInterval(this.keyCheck);
     this.keepAlive = null;
+    this.keyCheck = null;
+  }
+
+  /**
+   * Ends the streams whose key was revoked or changed, and those past their lifetime, within
+   * STREAM_KEY_RECHECK_MS (docs/security.md "Live streams"): a stream is authorised once, at its
+   * opening, so what changes afterwards is looked up here, one query for every key with a stream.
+   */
+  private async checkKeys(): Promise<void> {
+    const clients = [...this.clients];
+    let states;
+    try {
+      states = await runDetached(() => findKeyStates([...new Set(clients.map((c) => c.grant.keyId))]));
+    } catch (err) {
+      // Kept open meanwhile: the lifetime still bounds them, and the next check tries again.
+      logger.warn({ err: (err as Error).message }, 'event stream key check failed; retrying');
+      return;
+    }
+    const now = Date.now();
+    const maxLifetimeMs = config.STREAM_MAX_LIFETIME_SECONDS * 1000;
+    for (const client of clients) {
+      const reason = streamEndReason(client.grant, states.get(client.grant.keyId), now, maxLifetimeMs);
+      if (!reason || isGone(client.res)) continue;
+      logger.info({ keyId: client.grant.keyId, reason }, 'event stream ended');
+      client.res.end(`: closed: ${reason}\n\n`);
+      this.remove(client);
+    }
   }
 
   /** Ends every open stream and the LISTEN: the web role's stop (clients reconnect elsewhere with Last-Event-ID). */

@@ -4,6 +4,7 @@ import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { guests, organisations, venues, type GuestConsents } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
+import { isSameGuestName } from '../../lib/person-name.js';
 import { nationalPhoneDigits, normalisePhone } from '../../lib/phone.js';
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import type { Emit, NewEvent } from '../events/outbox.js';
@@ -131,6 +132,19 @@ export async function findOrCreateGuestByPhone(tx: Tx, emit: Emit, venue: GuestV
   }
   emit(guestChangedEvent(created, 'guest_created', await livemodeOf(tx, venue.organisationId)));
   return created;
+}
+
+/**
+ * The guest of a widget (publishable key) booking (docs/security.md "Widget bookings"). The key is
+ * public, so a phone number alone proves nothing: the venue's guest with that phone is the booking's
+ * only when the name given is theirs too (isSameGuestName). Otherwise null: the booking is made
+ * without a guest and the guest's profile and history stay untouched. A phone the venue does not
+ * know creates its guest as any booking does.
+ */
+export async function findOrCreateWidgetGuest(tx: Tx, emit: Emit, venue: GuestVenue, input: GuestContactInput): Promise<GuestRow | null> {
+  const existing = await findLiveGuestByPhone(tx, venue.id, normalisePhoneOrThrow(input.phone, venue.countryCode));
+  if (existing) return isSameGuestName(existing, input) ? existing : null;
+  return findOrCreateGuestByPhone(tx, emit, venue, input);
 }
 
 function mergeConsents(current: GuestConsents, patch: GuestFieldsPatch['consents']): GuestConsents {

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { apiKeys, organisations } from '../../db/schema/index.js';
 import { scopes as knownScopes, type AuthContext } from '../../core/auth-context.js';
@@ -95,4 +95,21 @@ export async function findAuthContext(hash: string): Promise<AuthContext | null>
     rateLimitPerMinute: key.rateLimitPerMinute,
     revoked: key.revokedAt !== null,
   };
+}
+
+/** What an open live stream compares against: each key's current revocation, scopes and venues. */
+export interface KeyState {
+  revoked: boolean;
+  scopes: readonly string[];
+  venueIds: readonly string[] | null;
+}
+
+/** The current state of these keys; a key that no longer exists is absent. */
+export async function findKeyStates(ids: readonly string[]): Promise<Map<string, KeyState>> {
+  if (!ids.length) return new Map();
+  const rows = await db
+    .select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt, scopes: apiKeys.scopes, venueIds: apiKeys.venueIds })
+    .from(apiKeys)
+    .where(inArray(apiKeys.id, [...ids]));
+  return new Map(rows.map((r) => [r.id, { revoked: r.revokedAt !== null, scopes: r.scopes, venueIds: r.venueIds }]));
 }

@@ -14,7 +14,7 @@ import { actorOf, transactionWithEvents, type Emit } from '../events/outbox.js';
 import { consumeHold, heldSeatingId, type HoldRow } from '../holds/hold-service.js';
 import type { GuestContactInput } from '../guests/guest-input.js';
 import type { GuestRow } from '../guests/guest-json.js';
-import { findOrCreateGuestByPhone, getGuestForVenue, guestChangedEvent, normalisePhoneOrThrow } from '../guests/guest-service.js';
+import { findOrCreateGuestByPhone, findOrCreateWidgetGuest, getGuestForVenue, guestChangedEvent, normalisePhoneOrThrow } from '../guests/guest-service.js';
 import { resolveServiceTags } from '../guests/service-tag-service.js';
 import { emitReservationEvents } from './reservation-events.js';
 import type { ReservationParts, ReservationRow } from './reservation-json.js';
@@ -85,14 +85,18 @@ function checkShape(input: CreateReservationInput): void {
   }
 }
 
-/** The guest of a new reservation: by id (of that venue), or found / created by phone; service tags added. */
-async function resolveGuest(tx: Tx, emit: Emit, venue: LoadedVenue, input: CreateReservationInput, livemode: boolean): Promise<GuestRow | null> {
+/**
+ * The guest of a new reservation: by id (of that venue), or found / created by phone (a widget's by
+ * phone and name: findOrCreateWidgetGuest); service tags added.
+ */
+async function resolveGuest(tx: Tx, emit: Emit, venue: LoadedVenue, input: CreateReservationInput, auth: AuthContext): Promise<GuestRow | null> {
+  const livemode = auth.livemode;
   let guest: GuestRow | null = null;
   if (input.guestId !== undefined) {
     guest = await getGuestForVenue(tx, venue.id, input.guestId);
     if (!guest) throw ApiError.invalid(['guestId'], 'No guest of this venue has this id.');
   } else if (input.guest !== undefined) {
-    guest = await findOrCreateGuestByPhone(tx, emit, venue, input.guest);
+    guest = isPublishable(auth) ? await findOrCreateWidgetGuest(tx, emit, venue, input.guest) : await findOrCreateGuestByPhone(tx, emit, venue, input.guest);
   }
   if (guest && input.serviceTags?.length) {
     const names = await resolveServiceTags(tx, venue.id, input.serviceTags);
@@ -181,7 +185,7 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   if (hold) checkMatchesHold(input, hold);
   const refusal = (reason: Parameters<typeof noAvailability>[0]) => (input.holdId !== undefined && !hold ? 'hold_expired' : reason);
   const requestedSeatingId = hold ? heldSeatingId(hold) : inputSeatingId;
-  const guest = await resolveGuest(tx, emit, venue, input, auth.livemode);
+  const guest = await resolveGuest(tx, emit, venue, input, auth);
   let bookings = loaded.bookings;
   if (!bookings) {
     if (hasPacing(config)) await lockPacingDay(tx, venue.id, slot.serviceDate);

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { deliveryStatuses, discardReasons, type webhookDeliveries, type webhookDeliveryAttempts, type webhookRecoveries } from '../../db/schema/index.js';
-import { hasScope, type AuthContext } from '../../core/auth-context.js';
+import type { AuthContext } from '../../core/auth-context.js';
 import { component, instant, uuid } from '../../core/response-schemas.js';
 import { eventTypes } from '../../lib/event-catalogue.js';
-import { reservationSchema } from '../reservations/reservation-json.js';
-import { eventDataGroups } from '../events/event-service.js';
+import { eventDataGroups, payloadReaderOf, payloadReservationSchema, readerEventDataGroups } from '../events/event-service.js';
 import { envelopeSchemaFor } from './envelope.js';
 import { filterEnvelopeForReader } from '../../lib/webhook-payload-filter.js';
 
@@ -13,18 +12,16 @@ export type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-const idOnly = z.object({ id: uuid.nullable() });
+const webhookTestData = eventDataGroups[3].data;
 
 /**
  * The stored envelope as a reader sees it (filterEnvelopeForReader): without guests:read the guest
  * data is reduced to its id, without reservations:read and events:read the reservation is null.
  */
 const filteredData = z.union([
-  z.object({
-    reservation: reservationSchema.extend({ guest: reservationSchema.shape.guest.or(idOnly.nullable()), guestDetails: reservationSchema.shape.guestDetails.or(idOnly.nullable()) }).nullable(),
-  }),
-  ...eventDataGroups.slice(1).map((g) => g.data),
-  z.object({ guest: idOnly, reason: z.string() }),
+  z.object({ reservation: payloadReservationSchema.nullable() }),
+  ...readerEventDataGroups.slice(1).map((g) => g.data),
+  webhookTestData,
 ]);
 
 export const deliverySchema = component(
@@ -55,7 +52,7 @@ export const deliverySchema = component(
 
 /** The delivery record of docs/webhooks.md, its envelope filtered by the reader's scopes. */
 export function deliveryJson(d: DeliveryRow, auth: AuthContext) {
-  const reader = { guests: hasScope(auth, 'guests:read'), reservations: hasScope(auth, 'reservations:read') || hasScope(auth, 'events:read') };
+  const reader = payloadReaderOf(auth);
   return {
     id: d.id,
     idempotencyKey: d.idempotencyKey,
