@@ -64,7 +64,7 @@ describe('connection factory', () => {
       const retries = (cluster as Cluster).options.redisOptions?.maxRetriesPerRequest;
       expect([(single as Redis).options.maxRetriesPerRequest, (sentinel as Redis).options.maxRetriesPerRequest, retries]).toEqual(Array(3).fill(purpose === 'worker' ? null : 1));
     } finally {
-      await Promise.all([single, sentinel, cluster].map((c) => c.disconnect()));
+      for (const c of [single, sentinel, cluster]) c.disconnect();
     }
   });
 
