@@ -96,7 +96,7 @@ function validString(s: Json, name: string, targets: FuzzTargets): fc.Arbitrary<
 }
 
 /** A value the schema accepts (as far as a schema can say: the server's rules may still refuse it). */
-export function validValue(schema: Json, document: Json, targets: FuzzTargets, name = '', depth = 0): fc.Arbitrary<unknown> {
+function validValue(schema: Json, document: Json, targets: FuzzTargets, name = '', depth = 0): fc.Arbitrary<unknown> {
   const s = resolve(schema, document);
   if (s.const !== undefined) return fc.constant(s.const);
   if (s.enum) return fc.constantFrom(...(s.enum as unknown[]));
@@ -244,7 +244,7 @@ interface Draft {
 
 type Change = (draft: Draft) => void;
 
-/** One kind of wrong (or `valid`) and how many requests of it one run tries. */
+/** One kind of wrong (or `valid`), and the requests of that kind. */
 export interface RequestFamily {
   name: string;
   requests: fc.Arbitrary<FuzzRequest>;
@@ -257,9 +257,10 @@ function setSlot(draft: Draft, slot: Slot, value: unknown): void {
 
 /**
  * The requests of one operation, by family: valid ones; one value of the wrong type; one at a bound
- * or one beyond; one huge or empty string; every string with a Unicode edge (U+0000, lone surrogates,
- * a pair, BOM, bidi); every date at an end of the calendar; an unknown field or parameter; a body that
- * is not JSON or not sent as JSON; odd Idempotency-Key and If-Match headers.
+ * or one beyond; one huge or empty string; every string of the body (then of the query) with each
+ * Unicode edge (a lone high or low surrogate, U+0000, valid pairs, BOM, bidi); each date alone at each
+ * end of the calendar; an unknown field or parameter; a body that is not JSON or not sent as JSON;
+ * odd Idempotency-Key and If-Match headers.
  */
 export function requestFamilies(operation: FuzzOperation, document: Json, targets: FuzzTargets, auth: string | undefined): RequestFamily[] {
   const { op, path, method } = operation;
@@ -372,7 +373,7 @@ export interface FuzzAnswer {
 }
 
 /** Sends a request; a stream (text/event-stream) is left once its status and headers have arrived. */
-export async function sendFuzzRequest(baseUrl: string, request: FuzzRequest): Promise<FuzzAnswer> {
+async function sendFuzzRequest(baseUrl: string, request: FuzzRequest): Promise<FuzzAnswer> {
   const controller = new AbortController();
   const res = await fetch(`${baseUrl}/api/v1${request.url}`, { method: request.method, headers: request.headers, body: request.body, signal: controller.signal });
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
