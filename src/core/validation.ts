@@ -36,20 +36,31 @@ function describe(error: z.ZodError): string {
 }
 
 /**
- * Where the input holds U+0000 (in a string or a key): PostgreSQL text and jsonb cannot store it, so
- * it is refused up front. Iterative, so that a deeply nested body cannot overflow the stack.
+ * Text PostgreSQL cannot store as given: U+0000 (text and jsonb cannot hold it), and a lone UTF-16
+ * surrogate, which JSON can escape (`"\ud800"`) but UTF-8 cannot encode (the driver would store it as
+ * U+FFFD in text, and jsonb refuses it). Matched on UTF-16 code units, hence no `u` flag.
  */
-export function nulCharacterFields(input: unknown): string[] {
+const invalidText = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function isInvalidText(value: string): boolean {
+  return invalidText.test(value);
+}
+
+/**
+ * Where the input holds invalid text (in a string or a key), refused up front wherever input is
+ * parsed. Iterative, so that a deeply nested body cannot overflow the stack.
+ */
+export function invalidTextFields(input: unknown): string[] {
   const fields = new Set<string>();
   const pending: [unknown, string][] = [[input, '']];
   while (pending.length) {
     const [value, path] = pending.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) fields.add(path);
+      if (isInvalidText(value)) fields.add(path);
     } else if (value && typeof value === 'object') {
       for (const [key, child] of Object.entries(value)) {
         const childPath = path ? `${path}.${key}` : key;
-        if (key.includes('\u0000')) fields.add(childPath);
+        if (isInvalidText(key)) fields.add(childPath);
         else pending.push([child, childPath]);
       }
     }
@@ -65,8 +76,8 @@ function invalidFields(fields: string[], message: string): ApiError {
 
 /** Parses input with a schema or throws the contract's 400 naming every wrong field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query'): z.output<S> {
-  const nul = nulCharacterFields(input);
-  if (nul.length) throw invalidFields(nul.map((f) => f || where), 'Text may not contain the NUL character (U+0000).');
+  const badText = invalidTextFields(input);
+  if (badText.length) throw invalidFields(badText.map((f) => f || where), 'Text may not contain the NUL character (U+0000) or a lone UTF-16 surrogate.');
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw invalidFields(fieldsOf(result.error, where), `Invalid ${where}: ${describe(result.error)}`);
@@ -83,12 +94,28 @@ export const optionalText = (max: number) =>
     .nullable();
 
 export const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:mm');
-// PostgreSQL has no year 0000 either: such a date is a 400 wherever a date is taken, not a failed query.
-export const isoDate = z.iso.date().refine((d) => !d.startsWith('0000-'), 'must be a date from 0001-01-01 to 9999-12-31');
-// Only instants of the years 0001 to 9999 (UTC) can be written YYYY-MM-DDTHH:mm:ss.sssZ and handed to
-// PostgreSQL, which has no year 0: others are a 400, not a failed query.
+/**
+ * The service dates the API takes (docs/api.md "Dates and instants"). A service date's reservations
+ * run from its local midnight to two days later (past-midnight service) plus their duration, in any
+ * zone (UTC-12 to UTC+14, older local mean times up to about ±16 h), and the queries of a date read a
+ * day either side. From 0001-01-02 to 9999-12-28 all of that stays in the instants below (PostgreSQL
+ * has no year 0, and a year past 9999 cannot be written YYYY-MM-DDTHH:mm:ss.sssZ); outside it is a 400.
+ */
+export const serviceDateRange = { min: '0001-01-02', max: '9999-12-28' } as const;
+export const isoDate = z.iso
+  .date()
+  .refine((d) => d >= serviceDateRange.min && d <= serviceDateRange.max, `must be a date from ${serviceDateRange.min} to ${serviceDateRange.max}`);
+
+/** The instants the API takes: those of the years 0001 to 9999 (UTC), the ones it can write back. */
+export const instantRange = { min: new Date('0001-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z') } as const;
+
+export function isAnswerableInstant(date: Date): boolean {
+  return date >= instantRange.min && date <= instantRange.max;
+}
+
+/** An instant with its offset (any offset; the value is what counts) → Date, within instantRange. */
 export const instantParam = z.iso
   .datetime({ offset: true })
   .transform((s) => new Date(s))
-  .refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, 'must be an instant of the years 0001 to 9999 (UTC)');
+  .refine(isAnswerableInstant, 'must be an instant from 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z');
 export const uuidParam = z.uuid();

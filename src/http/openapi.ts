@@ -377,7 +377,19 @@ function buildDocument(routes: AnyRoute[]) {
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Floorline maintainers', url: 'https://floorline.example/support' },
     },
-    servers: [{ url: '/api/v1' }],
+    // Absolute, so that a client generated from the document calls a server unconfigured: the first
+    // (a local `npm start`) for generators that take servers[0] as it is, the second for any host.
+    servers: [
+      { url: 'http://127.0.0.1:3000/api/v1', description: 'A local server (`npm start` on the default PORT).' },
+      {
+        url: '{scheme}://{host}/api/v1',
+        description: 'Any server of this API.',
+        variables: {
+          scheme: { enum: ['http', 'https'], default: 'http' },
+          host: { default: '127.0.0.1:3000', description: 'Host name and port.' },
+        },
+      },
+    ],
     tags: [...tags].map((name) => ({ name, description: tagDescriptions[name] ?? name })),
     paths,
     webhooks: webhooks(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
 import { ApiError } from '../core/errors.js';
+import { instantParam } from '../core/validation.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { getFloorPlan, listAreas, listFloorPlans, listTables } from '../services/floor/floor-reads.js';
 import { actorOf } from '../services/events/outbox.js';
@@ -74,8 +75,8 @@ function readIfMatch(header: string | undefined): PlanVersionCondition | undefin
   if (header === undefined) return undefined;
   const value = header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
   if (/^\d{1,9}$/.test(value)) return { version: Number(value) };
-  const instant = z.iso.datetime({ offset: true }).safeParse(value);
-  if (instant.success) return { updatedAt: new Date(instant.data) };
+  const instant = instantParam.safeParse(value);
+  if (instant.success) return { updatedAt: instant.data };
   throw ApiError.invalid(['If-Match'], 'If-Match must be the floor plan version (or its ETag).');
 }
 

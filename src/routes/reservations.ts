@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
 import { ApiError } from '../core/errors.js';
-import { hhmm, isoDate } from '../core/validation.js';
+import { hhmm, instantParam, isAnswerableInstant, isoDate } from '../core/validation.js';
 import { reservationStatuses, type ReservationStatus } from '../lib/availability/types.js';
 import { guestContactSchema } from '../services/guests/guest-input.js';
 import { listQuerySchema } from '../services/pagination.js';
@@ -51,7 +51,7 @@ const patchBody = z
     tableLocked: z.boolean(),
     guestId: z.uuid().nullable(),
     externalRef,
-    version: z.iso.datetime({ offset: true }),
+    version: instantParam,
   })
   .partial();
 
@@ -88,14 +88,14 @@ const listQuery = listQuerySchema.extend({
 });
 
 /** The expected version from If-Match (quoted or bare, docs/api.md "Requests") or the body's `version`. */
-function expectedVersion(header: string | undefined, bodyVersion: string | undefined): Date | undefined {
+function expectedVersion(header: string | undefined, bodyVersion: Date | undefined): Date | undefined {
   if (header !== undefined) {
     const value = header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
     const date = new Date(value);
-    if (!value || Number.isNaN(date.getTime())) throw ApiError.invalid(['If-Match'], 'If-Match must be the updatedAt read earlier.');
+    if (!value || !isAnswerableInstant(date)) throw ApiError.invalid(['If-Match'], 'If-Match must be the updatedAt read earlier.');
     return date;
   }
-  return bodyVersion === undefined ? undefined : new Date(bodyVersion);
+  return bodyVersion;
 }
 
 export const reservationRoutes = [

@@ -292,6 +292,9 @@ describe('dates PostgreSQL cannot hold are a 400, never a 500', () => {
     // The edges that can be written YYYY-MM-DDTHH:mm:ss.sssZ are fine.
     expect((await api.get('/guests?changedAfter=0001-01-01T00:00:00Z')).status).toBe(200);
     expect((await api.get('/guests?changedAfter=9999-12-31T23:59:59.999Z')).status).toBe(200);
-    expect((await api.post(`${V}/closures`, { from: '9999-12-31', to: '9999-12-31' })).status).toBe(201);
+    expect((await api.post(`${V}/closures`, { from: '9999-12-28', to: '9999-12-28' })).status).toBe(201);
+    const beyond = await api.post(`${V}/closures`, { from: '0001-01-01', to: '9999-12-29' });
+    expectError(beyond, 400, 'invalid_request');
+    expect(beyond.body.error.details.fields).toEqual(['from', 'to']);
   });
 });

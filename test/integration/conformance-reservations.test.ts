@@ -159,27 +159,36 @@ describe('availability reasons, end to end through GET /availability and POST /r
     expect((await other.api.get(`/availability/days?venueId=${venueId}&from=${tomorrow}&to=${tomorrow}&partySize=2`)).status).toBe(404);
   });
 
-  it('answers the first and last dates of the calendar with no_shift, never a 500', async () => {
+  it('takes service dates from 0001-01-02 to 9999-12-28: the edges answer, a day beyond is a 400 naming the field', async () => {
     const { api, venueId } = await setup();
-    for (const serviceDate of ['0001-01-01', '9999-12-31']) {
-      expect((await availability(api, venueId, { serviceDate })).body).toMatchObject({ available: false, reason: 'no_shift', alternatives: [] });
-      expect((await book(api, venueId, { serviceDate })).body.error).toMatchObject({ code: 'no_availability', details: { reason: 'no_shift' } });
+    for (const serviceDate of ['0001-01-02', '9999-12-28']) {
+      expect((await availability(api, venueId, { serviceDate })).body).toMatchObject({ available: false, alternatives: [] });
+      expect((await book(api, venueId, { serviceDate })).body.error).toMatchObject({ code: 'no_availability' });
     }
-    const days = await api.get(`/availability/days?venueId=${venueId}&from=9999-12-01&to=9999-12-31&partySize=2`);
+    for (const serviceDate of ['0001-01-01', '9999-12-29', '9999-12-31']) {
+      const checked = await availability(api, venueId, { serviceDate });
+      expect(checked.status).toBe(400);
+      expect(checked.body.error.details.fields).toEqual(['serviceDate']);
+      expect((await book(api, venueId, { serviceDate })).body.error.details.fields).toEqual(['serviceDate']);
+    }
+    const days = await api.get(`/availability/days?venueId=${venueId}&from=9999-12-01&to=9999-12-28&partySize=2`);
     expect(days.status).toBe(200);
     expect(days.body.data.every((d: { slotCount: number }) => d.slotCount === 0)).toBe(true);
-    expect((await api.get(`/availability/days?venueId=${venueId}&from=0001-01-01&to=0001-01-31&partySize=2`)).status).toBe(200);
-    expect((await api.get(`/availability/slots?venueId=${venueId}&serviceDate=9999-12-31&partySize=2`)).body.data).toEqual([]);
+    expect((await api.get(`/availability/days?venueId=${venueId}&from=0001-01-02&to=0001-01-31&partySize=2`)).status).toBe(200);
+    expect((await api.get(`/availability/slots?venueId=${venueId}&serviceDate=9999-12-28&partySize=2`)).body.data).toEqual([]);
   });
 
-  it('moves a party already at the venue without the booking window, but not past the end of the calendar', async () => {
+  it('moves a party already at the venue without the booking window, but not past the last service date', async () => {
     const { api, venueId } = await setup({}, { venue: { timezone: 'America/New_York', countryCode: 'US' } });
     const arrived = (await book(api, venueId)).body.reservation;
     expect((await api.patch(`/reservations/${arrived.id}`, { status: 'arrived' })).status).toBe(200);
-    // 22:00 in New York on 9999-12-31 is 10000-01-01 in UTC.
-    const moved = await api.patch(`/reservations/${arrived.id}`, { serviceDate: '9999-12-31', time: '22:00' });
-    expect(moved.status).toBe(409);
-    expect(moved.body.error.details.reason).toBe('no_shift');
+    // 22:00 in New York on 9999-12-31 would be 10000-01-01 in UTC.
+    const beyond = await api.patch(`/reservations/${arrived.id}`, { serviceDate: '9999-12-31', time: '22:00' });
+    expect(beyond.status).toBe(400);
+    expect(beyond.body.error.details.fields).toEqual(['serviceDate']);
+    const last = await api.patch(`/reservations/${arrived.id}`, { serviceDate: '9999-12-28', time: '22:00' });
+    expect(last.status).toBe(200);
+    expect(last.body.reservation.startsAt).toBe('9999-12-29T03:00:00.000Z');
   });
 });
 
@@ -609,7 +618,7 @@ describe('POST /imports/reservations (docs/operations.md "Reservation imports")'
     void organisationId;
   });
 
-  it('rejects a row outside the years 0001 to 9999 alone, and completes the rest', async () => {
+  it('rejects a row outside the service dates taken (0001-01-02 to 9999-12-28) alone, and completes the rest', async () => {
     const { api, venueId } = await setup();
     const rows = [
       { venueId, serviceDate: '9999-12-31', time: '23:30', partySize: 2, durationMinutes: 120 },
