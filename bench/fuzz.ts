@@ -25,7 +25,7 @@ const { closeRedis } = await import('../src/redis.js');
 const server = createApp({ routes: apiRoutes }).listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-const document = buildOpenApi(apiRoutes) as Record<string, any>;
+const document = buildOpenApi(apiRoutes) as Parameters<typeof prepareFuzzTargets>[3];
 const { venueId, key } = await createBenchTenant();
 const targets = await prepareFuzzTargets(baseUrl, key, venueId, document);
 

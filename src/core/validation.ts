@@ -40,6 +40,7 @@ function describe(error: z.ZodError): string {
  * surrogate, which JSON can escape (`"\ud800"`) but UTF-8 cannot encode (the driver would store it as
  * U+FFFD in text, and jsonb refuses it). Matched on UTF-16 code units, hence no `u` flag.
  */
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what this pattern must find.
 const invalidText = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function isInvalidText(value: string): boolean {
