@@ -1325,6 +1325,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1356,6 +1361,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1389,6 +1399,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1420,6 +1435,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1453,6 +1473,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1484,6 +1509,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1517,6 +1547,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1548,6 +1583,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1581,6 +1621,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1612,6 +1657,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1645,6 +1695,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1676,6 +1731,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1709,6 +1769,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1740,6 +1805,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1773,6 +1843,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1804,6 +1879,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -2409,6 +2489,11 @@ export interface components {
             /** Format: uuid */
             venueId: string;
             url: string;
+            /**
+             * @description How deliveries to the destination are signed, chosen when it is registered (default `service-v1`): `service-v1` sends X-Service-Signature, X-Service-Timestamp and X-Service-Idempotency-Key; `standard-webhooks` sends webhook-id, webhook-timestamp and webhook-signature as Standard Webhooks libraries verify them (docs/webhooks.md "Signature schemes").
+             * @enum {string}
+             */
+            signatureScheme: "service-v1" | "standard-webhooks";
             isActive: boolean;
             secretVersion: number;
             /** Format: date-time */
@@ -2451,12 +2536,18 @@ export interface components {
         "Idempotency-Key": string;
         /** @description The version read earlier (the resource's `updatedAt`, or its ETag), quoted or bare: a resource changed since answers 409 `conflict` with `details.reason: version_mismatch`. */
         "If-Match": string;
-        /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+        /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
         "X-Service-Signature": string;
-        /** @description Instant of the signature, Unix seconds; part of the signed string. */
+        /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
         "X-Service-Timestamp": string;
-        /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+        /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
         "X-Service-Idempotency-Key": string;
+        /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+        "webhook-id": string;
+        /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+        "webhook-timestamp": string;
+        /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+        "webhook-signature": string;
     };
     requestBodies: never;
     headers: {
@@ -6677,6 +6768,8 @@ export interface operations {
                     venueId: string;
                     /** Format: uri */
                     url: string;
+                    /** @enum {string} */
+                    signatureScheme?: "service-v1" | "standard-webhooks";
                 };
             };
         };
@@ -32216,13 +32309,19 @@ export interface operations {
     webhook_reservation_created: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32340,13 +32439,19 @@ export interface operations {
     webhook_reservation_confirmed: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32464,13 +32569,19 @@ export interface operations {
     webhook_reservation_modified: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32588,13 +32699,19 @@ export interface operations {
     webhook_reservation_cancelled: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32712,13 +32829,19 @@ export interface operations {
     webhook_guest_arrived: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32836,13 +32959,19 @@ export interface operations {
     webhook_guest_seated: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32960,13 +33089,19 @@ export interface operations {
     webhook_table_released: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33084,13 +33219,19 @@ export interface operations {
     webhook_meal_completed: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33208,13 +33349,19 @@ export interface operations {
     webhook_reservation_late: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33332,13 +33479,19 @@ export interface operations {
     webhook_reservation_no_show: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33456,13 +33609,19 @@ export interface operations {
     webhook_reservation_needs_attention: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33580,13 +33739,19 @@ export interface operations {
     webhook_waitlist_entry_created: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33633,13 +33798,19 @@ export interface operations {
     webhook_waitlist_entry_cancelled: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33686,13 +33857,19 @@ export interface operations {
     webhook_compatible_table_freed: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33739,13 +33916,19 @@ export interface operations {
     webhook_guest_profile_changed: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33792,13 +33975,19 @@ export interface operations {
     webhook_webhook_test: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;

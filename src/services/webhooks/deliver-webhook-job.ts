@@ -2,6 +2,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { config } from '../../config.js';
 import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
+import { signedHeaders, type SignatureScheme } from '../../lib/webhook-signature.js';
 import { countWebhookDelivered, countWebhookFailure } from '../../metrics/metrics.js';
 import { destinationOf, postponementMs } from '../../lib/webhook-destination.js';
 import { behindTheLine } from '../../queues/fair-share.js';
@@ -11,7 +12,7 @@ import { getCurrentEventData } from './current-event-data.js';
 import type { DestinationSlots } from './destination-slots.js';
 import { claimAttempt, hasAttemptOutcome, readDeliveryContext, recordDelivered, recordFailure, reopenDeliveries, type AttemptRecord, type ClaimedAttempt, type DeliveryContext } from './delivery-state.js';
 import { disableFailingEndpoint } from './endpoint-health.js';
-import { serialiseEnvelope, signedHeaders } from './envelope.js';
+import { serialiseEnvelope } from './envelope.js';
 import { postWebhook, type WebhookOutcome } from './post-webhook.js';
 import { getOrganisationSecretState, openSigningSecrets, secretStateOf } from './signing-secrets.js';
 import { getMainEndpoint } from './webhook-endpoint-service.js';
@@ -40,13 +41,13 @@ class AttemptFailed extends Error {
 /** `2026-11-24T20:01:00Z`: to the second, as people read it in a job's error. */
 const toSecond = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-type Destination = { endpointId: string | null; url: string | null } & ({ secrets: string[] } | { error: string });
+type Destination = { endpointId: string | null; url: string | null } & ({ secrets: string[]; scheme: SignatureScheme } | { error: string });
 
 /** Where this attempt goes and which secrets sign it; an unusable destination is a failed attempt. */
 async function resolveDestination({ delivery, endpoint: pinned, organisationSecret }: DeliveryContext): Promise<Destination> {
   if (delivery.destination === 'url') {
     const state = organisationSecret ? secretStateOf(organisationSecret) : await getOrganisationSecretState(delivery.organisationId);
-    return { endpointId: null, url: delivery.url, secrets: openSigningSecrets(state) };
+    return { endpointId: null, url: delivery.url, secrets: openSigningSecrets(state), scheme: 'service-v1' };
   }
   // The venue's main destination is pinned at its first use: a redelivery goes to the same one.
   const endpoint = delivery.endpointId ? pinned : await getMainEndpoint(delivery.venueId);
@@ -55,7 +56,7 @@ async function resolveDestination({ delivery, endpoint: pinned, organisationSecr
     return { endpointId: delivery.endpointId, url: delivery.url, error };
   }
   if (!endpoint.isActive) return { endpointId: endpoint.id, url: endpoint.url, error: `webhook endpoint ${endpoint.id} is inactive` };
-  return { endpointId: endpoint.id, url: endpoint.url, secrets: openSigningSecrets(secretStateOf(endpoint)) };
+  return { endpointId: endpoint.id, url: endpoint.url, secrets: openSigningSecrets(secretStateOf(endpoint)), scheme: endpoint.signatureScheme };
 }
 
 /** The body of the first attempt, from the subject's current state (the claim keeps it byte for byte). */
@@ -139,7 +140,7 @@ export async function deliverWebhookJob(slots: DestinationSlots, data: WebhookDe
     sent =
       'error' in destination
         ? { ok: false, status: null, error: destination.error, summary: destination.error, durationMs: 0, bodyExcerpt: null }
-        : await postWebhook({ url: destination.url ?? '', headers: signedHeaders(destination.secrets, context.delivery.idempotencyKey, body), body });
+        : await postWebhook({ url: destination.url ?? '', headers: signedHeaders(destination.scheme, destination.secrets, context.delivery.idempotencyKey, body), body });
   } finally {
     if (slot) await slots.release(slot);
   }
