@@ -41,6 +41,8 @@ const envSchema = z
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     // When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`.
     METRICS_TOKEN: z.string().min(16).optional(),
+    // After SIGTERM, how long the web role fails /readyz while still serving before it stops accepting; unset: 5000 in production, 0 otherwise.
+    SHUTDOWN_READINESS_DELAY_MS: z.coerce.number().int().min(0).max(600_000).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && env.WEBHOOKS_ALLOW_PRIVATE_TARGETS) {
