@@ -77,6 +77,8 @@ const envSchema = z
     STREAM_MAX_LIFETIME_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
     // How often each open stream's key is checked again (revocation, scope or venue change ends the stream).
     STREAM_KEY_RECHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+    // After SIGTERM, how long the web role fails /readyz while still serving before it stops accepting; unset: 5000 in production, 0 otherwise.
+    SHUTDOWN_READINESS_DELAY_MS: z.coerce.number().int().min(0).max(600_000).optional(),
   })
   .superRefine((env, ctx) => {
     for (const { variable, message } of redisSettingsProblems(env)) ctx.addIssue({ code: 'custom', path: [variable], message });

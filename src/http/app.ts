@@ -3,9 +3,8 @@ import path from 'node:path';
 import express, { type Express, type Request, type Response } from 'express';
 import { config } from '../config.js';
 import { getRedis } from '../redis.js';
-import { checkDependencies } from '../services/health.js';
 import { mountAdminBoard } from './admin-board.js';
-import { answerMetrics } from '../metrics/metrics-server.js';
+import { answerHealth, answerMetrics } from '../metrics/metrics-server.js';
 import { createApiDispatcher } from './api-dispatcher.js';
 import { apiBasePath, type AnyRoute } from './define-route.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
@@ -63,9 +62,8 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
   });
   app.get('/readyz', async (req, res) => {
     req.routePattern = '/readyz';
-    const deps = await checkDependencies();
-    const ready = deps.database && deps.redis;
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', database: deps.database ? 'ok' : 'unreachable', redis: deps.redis ? 'ok' : 'unreachable' });
+    // Listening is serving here; a stopping process fails readiness first (docs/operations.md "Stopping without resets").
+    await answerHealth(res, ['starting', 'serving']);
   });
 
   if (adminBoard) {

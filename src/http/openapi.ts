@@ -235,6 +235,11 @@ const signingScheme = [
   'The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination\'s own secret for a registered destination, else the',
   'organisation secret.',
   '',
+  'A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify',
+  'instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`',
+  'of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a',
+  'rotation two signatures separated by a space. The X-Service headers are then not sent.',
+  '',
   'To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected',
   'signature and compare it with each signature of the header in constant time; answer 200 without processing again an',
   'idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min',
@@ -261,6 +266,10 @@ const webhookDescriptions: Record<string, string> = {
   webhook_test: 'Test event sent by POST /webhook-endpoints/test.',
 };
 
+/** The signed headers of each scheme: a delivery carries one set, the one of its destination's signatureScheme. */
+const serviceSignatureHeaders = ['X-Service-Signature', 'X-Service-Timestamp', 'X-Service-Idempotency-Key'];
+const standardSignatureHeaders = ['webhook-id', 'webhook-timestamp', 'webhook-signature'];
+
 function webhooks(): Json {
   const out: Json = {};
   for (const group of eventDataGroups) {
@@ -272,7 +281,7 @@ function webhooks(): Json {
           description: signingScheme,
           tags: ['Webhooks'],
           security: [],
-          parameters: ['X-Service-Signature', 'X-Service-Timestamp', 'X-Service-Idempotency-Key'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
+          parameters: [...serviceSignatureHeaders, ...standardSignatureHeaders].map((name) => ({ $ref: `#/components/parameters/${name}` })),
           requestBody: {
             required: true,
             content: {
@@ -414,23 +423,44 @@ function buildDocument(routes: AnyRoute[]) {
         'X-Service-Signature': {
           name: 'X-Service-Signature',
           in: 'header',
-          required: true,
-          description: '`v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma.',
+          required: false,
+          description: 'Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma.',
           schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}(,v1=[0-9a-f]{64})?$' },
         },
         'X-Service-Timestamp': {
           name: 'X-Service-Timestamp',
           in: 'header',
-          required: true,
-          description: 'Instant of the signature, Unix seconds; part of the signed string.',
+          required: false,
+          description: 'Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string.',
           schema: { type: 'string', pattern: '^\\d+$' },
         },
         'X-Service-Idempotency-Key': {
           name: 'X-Service-Idempotency-Key',
           in: 'header',
-          required: true,
-          description: 'The delivery key, identical at every attempt; equals the envelope `id`.',
+          required: false,
+          description: 'Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`.',
           schema: { type: 'string' },
+        },
+        'webhook-id': {
+          name: 'webhook-id',
+          in: 'header',
+          required: false,
+          description: 'Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`.',
+          schema: { type: 'string' },
+        },
+        'webhook-timestamp': {
+          name: 'webhook-timestamp',
+          in: 'header',
+          required: false,
+          description: 'Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content.',
+          schema: { type: 'string', pattern: '^\\d+$' },
+        },
+        'webhook-signature': {
+          name: 'webhook-signature',
+          in: 'header',
+          required: false,
+          description: 'Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space.',
+          schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$' },
         },
       },
       headers: {

@@ -1,9 +1,64 @@
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { behindTheLine } from '../queues/fair-share.js';
 import type { JobHandler } from '../queues/job-definition.js';
 import type { DestinationSlots } from '../services/webhooks/destination-slots.js';
-import { deliverWebhookJob } from '../services/webhooks/deliver-webhook-job.js';
+import { deliverWebhookJob, type DeliveryJobControl, type DeliveryOutcome } from '../services/webhooks/deliver-webhook-job.js';
 import type { WebhookDeliveryJob } from './webhook-delivery-job.js';
+
+/**
+ * A failed attempt is the partner's doing, not a fault of this code: its error is one line, and its
+ * stack is that line too (Error.stack is writable), so that Bull Board shows no stack trace for it.
+ * An exception of our own code keeps its stack.
+ */
+function oneLine<E extends Error>(err: E): E {
+  err.stack = err.message;
+  return err;
+}
+
+/** A failed attempt that names its number, read by the custom backoff strategy (src/lib/webhook-backoff.ts). */
+class AttemptFailed extends Error {
+  constructor(
+    readonly attempt: number,
+    message: string,
+  ) {
+    super(message);
+    oneLine(this);
+  }
+}
+
+/** The steps' view of the BullMQ job: its data, and the moves they may make with the worker's lock token. */
+function controlOf(payload: WebhookDeliveryJob, job: Job<WebhookDeliveryJob>, token: string | undefined): DeliveryJobControl {
+  return {
+    id: job.id!,
+    data: payload,
+    updateData: (data) => job.updateData(data),
+    moveBehindTheLine: () => job.changePriority({ priority: behindTheLine }),
+    moveToDelayed: (at) => job.moveToDelayed(at, token),
+    log: (line) => job.log(line),
+  };
+}
+
+/** The outcome of the steps, told to BullMQ: returning completes the job, each error moves it. */
+async function settle(outcome: DeliveryOutcome, job: Job<WebhookDeliveryJob>, token: string | undefined): Promise<void> {
+  switch (outcome.kind) {
+    case 'delivered':
+      return;
+    case 'discarded':
+      // Failed for good (the discard list of Bull Board), or nothing to send: completed and removed.
+      if (outcome.message !== null) throw oneLine(new UnrecoverableError(outcome.message));
+      return;
+    case 'postponed':
+      // The steps have moved it to the delayed set already.
+      throw new DelayedError();
+    case 'retry':
+      if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw new AttemptFailed(outcome.attempt, outcome.message);
+      // BullMQ has no attempts left for this job (a Bull Board retry keeps its count): scheduled here.
+      await job.moveToDelayed(outcome.at.getTime(), token);
+      throw new DelayedError();
+  }
+}
 
 /** worker-webhooks: one attempt of one delivery, within the per-destination limit of this process (`slots`). */
 export function createWebhookDeliveryHandler(slots: DestinationSlots): JobHandler<WebhookDeliveryJob> {
-  return (payload, job, log, token) => deliverWebhookJob(slots, payload, job, log, token);
+  return async (payload, job, log, token) => settle(await deliverWebhookJob(slots, controlOf(payload, job, token), log), job, token);
 }

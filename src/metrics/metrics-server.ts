@@ -5,6 +5,7 @@ import { listeningUrl } from '../lib/listening-url.js';
 import { safeEqual } from '../lib/safe-equal.js';
 import { logger } from '../logger.js';
 import { checkDependencies } from '../services/health.js';
+import { processState, type ProcessState } from '../core/process-state.js';
 import { metricsRegistry } from './metrics.js';
 
 /**
@@ -29,12 +30,20 @@ export async function answerMetrics(req: IncomingMessage, res: ServerResponse): 
   }
 }
 
-/** Liveness of a process: it answers, and its PostgreSQL and Redis connections work. */
-async function answerHealth(res: ServerResponse): Promise<void> {
+/**
+ * Health of a process: it is in one of `states` (it serves: src/core/process-state.ts) and its
+ * PostgreSQL and Redis connections work. 503 otherwise, the body saying which part failed
+ * (`{status: "starting" | "stopping"}`, or the unreachable connection).
+ */
+export async function answerHealth(res: ServerResponse, states: readonly ProcessState[]): Promise<void> {
+  const state = processState();
+  const json = { 'Content-Type': 'application/json' };
+  // At once, without looking at the connections: a balancer must see a stopping process soon.
+  if (!states.includes(state)) return void res.writeHead(503, json).end(JSON.stringify({ status: state }));
   const deps = await checkDependencies();
   const ok = deps.database && deps.redis;
   res
-    .writeHead(ok ? 200 : 503, { 'Content-Type': 'application/json' })
+    .writeHead(ok ? 200 : 503, json)
     .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', database: deps.database ? 'ok' : 'unreachable', redis: deps.redis ? 'ok' : 'unreachable' }));
 }
 
@@ -45,7 +54,7 @@ export interface MetricsServer {
   close: () => Promise<void>;
 }
 
-/** The metrics port of a process (docs/operations.md "Metrics and health"): GET /metrics and GET /healthz, nothing else. */
+/** The metrics port of a process (docs/operations.md "Metrics and health"): GET /metrics, /healthz and /readyz, nothing else. */
 export async function startMetricsServer(port: number): Promise<MetricsServer> {
   const server: Server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0];
@@ -54,9 +63,12 @@ export async function startMetricsServer(port: number): Promise<MetricsServer> {
     } else if (path === '/metrics') {
       void answerMetrics(req, res);
     } else if (path === '/healthz') {
-      void answerHealth(res);
+      // Alive once its roles have started, and while it drains.
+      void answerHealth(res, ['serving', 'stopping']);
+    } else if (path === '/readyz') {
+      void answerHealth(res, ['serving']);
     } else {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found: this port serves /metrics and /healthz\n');
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found: this port serves /metrics, /healthz and /readyz\n');
     }
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,5 @@
 import { config } from '../config.js';
+import { markProcessState } from '../core/process-state.js';
 import { sql } from '../db/client.js';
 import { logger } from '../logger.js';
 import { closeQueues } from '../queues/queues.js';
@@ -26,11 +27,14 @@ export async function runRoles(roles: RoleName[]): Promise<void> {
     stops.push({ role, stop: await roleStarters[role]() });
     logger.info({ role }, 'role started');
   }
+  markProcessState('serving');
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // Readiness fails from now on (the web role keeps serving a while: src/roles/web.ts).
+    markProcessState('stopping');
     const stopRole = async ({ role, stop }: (typeof stops)[number]) => {
       await stop().catch((err: unknown) => logger.error({ err, role }, 'role failed to stop cleanly'));
       logger.info({ role }, 'role stopped');

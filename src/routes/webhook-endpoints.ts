@@ -9,7 +9,7 @@ import { listQuerySchema } from '../services/pagination.js';
 import type { SecretIdempotency } from '../services/webhooks/secret-handout.js';
 import { rotateWebhookSecret, type RotationTarget } from '../services/webhooks/secret-rotation-service.js';
 import { sendTestWebhook } from '../services/webhooks/test-webhook.js';
-import { webhookEndpointJson, webhookEndpointSchema } from '../services/webhooks/webhook-endpoint-json.js';
+import { signatureSchemeSchema, webhookEndpointJson, webhookEndpointSchema } from '../services/webhooks/webhook-endpoint-json.js';
 import { createEndpoint, deleteEndpoint, getVisibleEndpoint, listEndpoints, updateEndpoint } from '../services/webhooks/webhook-endpoint-service.js';
 import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
 import { instant, keyed, pageOf, uuid } from '../core/response-schemas.js';
@@ -20,7 +20,12 @@ import { exampleCreateWebhookEndpoint } from '../http/openapi-examples.js';
 
 const idParams = z.object({ id: z.uuid() });
 
-const secretSchema = z.string().regex(/^whsec_[A-Za-z0-9_-]{43}$/).describe('Shown once; the HMAC key is the UTF-8 bytes of the whole string.');
+const secretSchema = z
+  .string()
+  .regex(/^whsec_([A-Za-z0-9_-]{43}|[A-Za-z0-9+/]{43}=)$/)
+  .describe(
+    'Shown once; `whsec_` + 32 random bytes. `service-v1`: base64url, the HMAC key is the UTF-8 bytes of the whole string. `standard-webhooks`: standard base64, the HMAC key is the base64 decoding of what follows `whsec_`.',
+  );
 
 export const rotationAnswer = z.object({ secret: secretSchema, secretVersion: z.number().int(), previousSecretExpiresAt: instant }).describe('A new signing secret, shown once; the previous one keeps signing until previousSecretExpiresAt.');
 
@@ -111,7 +116,7 @@ export const webhookEndpointRoutes = [
     summary: 'Register a webhook destination; its secret is returned once',
     description: "The first destination registered for a venue is its main destination, used by actions that name neither an address nor a destination.",
     scope: 'webhooks:write',
-    body: z.object({ venueId: z.uuid(), url: webhookUrlSchema }),
+    body: z.object({ venueId: z.uuid(), url: webhookUrlSchema, signatureScheme: signatureSchemeSchema.optional() }),
     successStatus: 201,
     idempotency: 'manual',
     handler: async ({ auth, body, req }) => {

@@ -10,7 +10,8 @@ vi.hoisted(() => {
 });
 
 const { addEventJobs, eventJob } = await import('../../src/jobs/event-job.js');
-const { enqueueDeliveries, webhookDeliveryJob } = await import('../../src/jobs/webhook-delivery-job.js');
+const { webhookDeliveryJob } = await import('../../src/jobs/webhook-delivery-job.js');
+const { enqueueDeliveries } = await import('../../src/services/webhooks/enqueue-deliveries.js');
 const { config } = await import('../../src/config.js');
 const { destinationSlotTuning } = await import('../../src/lib/webhook-destination.js');
 /** What enqueueDeliveries sends to the workers at once for one destination (DestinationSlots.holdBack). */

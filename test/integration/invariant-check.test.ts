@@ -10,7 +10,8 @@ import { localToInstant } from '../../src/lib/local-time.js';
 import { closeQueues, getQueueConnection } from '../../src/queues/queues.js';
 import { bullPrefixOf } from '../../src/redis/key-layout.js';
 import { checkInvariants, overdueDeliverySeconds } from '../../src/services/invariants/check-invariants.js';
-import { enqueueDeliveries, webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
+import { enqueueDeliveries } from '../../src/services/webhooks/enqueue-deliveries.js';
 import { createTenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 

@@ -14,6 +14,7 @@ import { eq, sql } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { startMetricsServer } from '../../src/metrics/metrics-server.js';
+import { markProcessState } from '../../src/core/process-state.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { importJob } from '../../src/jobs/import-job.js';
 import { getQueue } from '../../src/queues/queues.js';
@@ -47,6 +48,8 @@ const delta = (before: Map<string, number>, after: Map<string, number>, key: str
 
 describe('metrics (docs/operations.md "Metrics and health")', () => {
   it('count the requests, jobs, deliveries, queue depths and outbox age that really happened', async () => {
+    // The roles of this file run in-process (useWebhookPipeline): this process serves, as runRoles would mark it.
+    markProcessState('serving');
     const metrics = await startMetricsServer(0);
     const metricsUrl = `http://127.0.0.1:${metrics.port}/metrics`;
     try {

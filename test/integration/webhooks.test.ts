@@ -422,8 +422,8 @@ describe('webhook endpoints API', () => {
     expect(created.status).toBe(201);
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     const endpoint = created.body.webhookEndpoint;
-    expect(Object.keys(endpoint).sort()).toEqual(['createdAt', 'health', 'id', 'isActive', 'previousSecretExpiresAt', 'secretVersion', 'updatedAt', 'url', 'venueId']);
-    expect(endpoint).toMatchObject({ venueId: tenant.venueId, url: 'https://partner.example.com/hooks', isActive: true, secretVersion: 1 });
+    expect(Object.keys(endpoint).sort()).toEqual(['createdAt', 'health', 'id', 'isActive', 'previousSecretExpiresAt', 'secretVersion', 'signatureScheme', 'updatedAt', 'url', 'venueId']);
+    expect(endpoint).toMatchObject({ venueId: tenant.venueId, url: 'https://partner.example.com/hooks', isActive: true, secretVersion: 1, signatureScheme: 'service-v1' });
     expect(endpoint.health).toEqual({ state: 'healthy', consecutiveFailures: 0, failingSince: null, lastSuccessAt: null, disabledAt: null });
     expect(JSON.stringify(endpoint)).not.toContain('whsec_');
 

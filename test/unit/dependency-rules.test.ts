@@ -52,7 +52,21 @@ describe('dependency rules of src/', () => {
   it('has no import cycle', () => {
     expect(findImportCycles(graph)).toEqual([]);
   });
+
+  it('keeps job definitions (src/jobs/*-job.ts) free of services: producers import them, the handlers call the services', () => {
+    expect(jobDefinitionsImportingServices(graph)).toEqual([]);
+  });
 });
+
+/** Job definitions (queue name, payload schema, options) import no service: a service enqueueing a job imports its definition. */
+function jobDefinitionsImportingServices(sourceGraph: ImportGraph): string[] {
+  const found: string[] = [];
+  for (const [from, targets] of sourceGraph) {
+    if (!/^src\/jobs\/[^/]+-job\.ts$/.test(from)) continue;
+    for (const target of targets) if (target.startsWith('src/services/')) found.push(`${from} imports ${target}`);
+  }
+  return found;
+}
 
 // Dependencies are used through their documented API only: no framework internals replaced or read.
 const privateReaches = [
@@ -86,6 +100,14 @@ describe('the checks themselves', () => {
 
   it('reports a service that imports the web layer', () => {
     expect(findLayerViolations(sample, layerRules)).toEqual(['src/services/a.ts imports src/http/errors.ts']);
+  });
+
+  it('reports a job definition that imports a service, not its handler', () => {
+    const jobs: ImportGraph = new Map([
+      ['src/jobs/x-job.ts', new Set(['src/services/x/enqueue.ts', 'src/queues/queues.ts'])],
+      ['src/jobs/x-handler.ts', new Set(['src/services/x/run.ts'])],
+    ]);
+    expect(jobDefinitionsImportingServices(jobs)).toEqual(['src/jobs/x-job.ts imports src/services/x/enqueue.ts']);
   });
 
   it('reports a cycle', () => {

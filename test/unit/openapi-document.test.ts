@@ -50,6 +50,9 @@ describe('the OpenAPI document', () => {
       '#/components/parameters/X-Service-Signature',
       '#/components/parameters/X-Service-Timestamp',
       '#/components/parameters/X-Service-Idempotency-Key',
+      '#/components/parameters/webhook-id',
+      '#/components/parameters/webhook-timestamp',
+      '#/components/parameters/webhook-signature',
     ]);
     expect(created.description).toContain('HMAC-SHA256');
     expect(created.requestBody.content['application/json'].schema.properties.data.$ref).toBe('#/components/schemas/ReservationEventData');

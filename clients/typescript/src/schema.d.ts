@@ -1325,6 +1325,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1356,6 +1361,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1389,6 +1399,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1420,6 +1435,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1453,6 +1473,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1484,6 +1509,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1517,6 +1547,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1548,6 +1583,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1581,6 +1621,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1612,6 +1657,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1645,6 +1695,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1676,6 +1731,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1709,6 +1769,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1740,6 +1805,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -1773,6 +1843,11 @@ export interface webhooks {
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
          *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
+         *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
          *     idempotency key already processed. Answer 2xx within 10 s; anything else (3xx included) is retried at +1 min, +5 min, +15 min
@@ -1804,6 +1879,11 @@ export interface webhooks {
          *     `v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.
          *     The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the
          *     organisation secret.
+         *
+         *     A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify
+         *     instead: `webhook-id` (the idempotency key), `webhook-timestamp` (Unix seconds) and `webhook-signature`, `v1,<base64 HMAC-SHA256>`
+         *     of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64 decoding of what follows `whsec_` in the secret; during a
+         *     rotation two signatures separated by a space. The X-Service headers are then not sent.
          *
          *     To verify: read the body as raw bytes before parsing; reject a timestamp more than 5 minutes from now; compute the expected
          *     signature and compare it with each signature of the header in constant time; answer 200 without processing again an
@@ -2415,6 +2495,11 @@ export interface components {
             /** Format: uuid */
             venueId: string;
             url: string;
+            /**
+             * @description How deliveries to the destination are signed, chosen when it is registered (default `service-v1`): `service-v1` sends X-Service-Signature, X-Service-Timestamp and X-Service-Idempotency-Key; `standard-webhooks` sends webhook-id, webhook-timestamp and webhook-signature as Standard Webhooks libraries verify them (docs/webhooks.md "Signature schemes").
+             * @enum {string}
+             */
+            signatureScheme: "service-v1" | "standard-webhooks";
             isActive: boolean;
             secretVersion: number;
             /** Format: date-time */
@@ -2457,12 +2542,18 @@ export interface components {
         "Idempotency-Key": string;
         /** @description The version read earlier (the resource's `updatedAt`, or its ETag), quoted or bare: a resource changed since answers 409 `conflict` with `details.reason: version_mismatch`. */
         "If-Match": string;
-        /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+        /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
         "X-Service-Signature": string;
-        /** @description Instant of the signature, Unix seconds; part of the signed string. */
+        /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
         "X-Service-Timestamp": string;
-        /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
+        /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
         "X-Service-Idempotency-Key": string;
+        /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+        "webhook-id": string;
+        /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+        "webhook-timestamp": string;
+        /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+        "webhook-signature": string;
     };
     requestBodies: never;
     headers: {
@@ -6683,6 +6774,8 @@ export interface operations {
                     venueId: string;
                     /** Format: uri */
                     url: string;
+                    /** @enum {string} */
+                    signatureScheme?: "service-v1" | "standard-webhooks";
                 };
             };
         };
@@ -32222,13 +32315,19 @@ export interface operations {
     webhook_reservation_created: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32346,13 +32445,19 @@ export interface operations {
     webhook_reservation_confirmed: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32470,13 +32575,19 @@ export interface operations {
     webhook_reservation_modified: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32594,13 +32705,19 @@ export interface operations {
     webhook_reservation_cancelled: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32718,13 +32835,19 @@ export interface operations {
     webhook_guest_arrived: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32842,13 +32965,19 @@ export interface operations {
     webhook_guest_seated: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -32966,13 +33095,19 @@ export interface operations {
     webhook_table_released: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33090,13 +33225,19 @@ export interface operations {
     webhook_meal_completed: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33214,13 +33355,19 @@ export interface operations {
     webhook_reservation_late: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33338,13 +33485,19 @@ export interface operations {
     webhook_reservation_no_show: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33462,13 +33615,19 @@ export interface operations {
     webhook_reservation_needs_attention: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33586,13 +33745,19 @@ export interface operations {
     webhook_waitlist_entry_created: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33639,13 +33804,19 @@ export interface operations {
     webhook_waitlist_entry_cancelled: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33692,13 +33863,19 @@ export interface operations {
     webhook_compatible_table_freed: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33745,13 +33922,19 @@ export interface operations {
     webhook_guest_profile_changed: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;
@@ -33798,13 +33981,19 @@ export interface operations {
     webhook_webhook_test: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
-                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
-                /** @description Instant of the signature, Unix seconds; part of the signed string. */
-                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
-                /** @description The delivery key, identical at every attempt; equals the envelope `id`. */
-                "X-Service-Idempotency-Key": components["parameters"]["X-Service-Idempotency-Key"];
+            header?: {
+                /** @description Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma. */
+                "X-Service-Signature"?: components["parameters"]["X-Service-Signature"];
+                /** @description Scheme `service-v1`: instant of the signature, Unix seconds; part of the signed string. */
+                "X-Service-Timestamp"?: components["parameters"]["X-Service-Timestamp"];
+                /** @description Scheme `service-v1`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "X-Service-Idempotency-Key"?: components["parameters"]["X-Service-Idempotency-Key"];
+                /** @description Scheme `standard-webhooks`: the delivery key, identical at every attempt; equals the envelope `id`. */
+                "webhook-id"?: components["parameters"]["webhook-id"];
+                /** @description Scheme `standard-webhooks`: instant of the signature, Unix seconds; part of the signed content. */
+                "webhook-timestamp"?: components["parameters"]["webhook-timestamp"];
+                /** @description Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space. */
+                "webhook-signature"?: components["parameters"]["webhook-signature"];
             };
             path?: never;
             cookie?: never;

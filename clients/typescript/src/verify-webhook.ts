@@ -2,10 +2,18 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * Webhook signatures of the Floorline API (docs/webhooks.md), for partners: the five verification
- * steps of "Verification by the recipient". It needs nothing but node:crypto, so it can be used from
- * @floorline/client or copied alone into a receiver. The service signs its deliveries with
- * `computeSignature` of this very file, so the scheme is written down once.
+ * steps of "Verification by the recipient", for both signature schemes a destination may use. It
+ * needs nothing but node:crypto, so it can be used from @floorline/client or copied alone into a
+ * receiver. The service signs its deliveries with `computeSignature` and
+ * `computeStandardSignature` of this very file, so each scheme is written down once.
  */
+
+/**
+ * The schemes a registered destination may choose: `service-v1` (the default: X-Service-Signature
+ * over four lines) or `standard-webhooks` (the Standard Webhooks headers, which its libraries verify).
+ */
+export const signatureSchemes = ['service-v1', 'standard-webhooks'] as const;
+export type SignatureScheme = (typeof signatureSchemes)[number];
 
 /** The version tag of the signing scheme: the first line of the signed string and the prefix of each signature. */
 export const signatureScheme = 'v1';
@@ -34,6 +42,31 @@ export function parseSignatureHeader(header: string): string[] {
   return signatures;
 }
 
+/**
+ * Standard Webhooks: the HMAC key is the base64 decoding of what follows `whsec_` (the secrets of a
+ * `standard-webhooks` destination are written that way), not the secret's text.
+ */
+export function standardWebhooksKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+}
+
+/** Standard Webhooks: base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`. */
+export function computeStandardSignature(secret: string, id: string, timestamp: string, body: Buffer | string): string {
+  const head = Buffer.from(`${id}.${timestamp}.`, 'utf8');
+  const content = Buffer.concat([head, typeof body === 'string' ? Buffer.from(body, 'utf8') : body]);
+  return createHmac('sha256', standardWebhooksKey(secret)).update(content).digest('base64');
+}
+
+/** The `v1,` signatures of a webhook-signature value (space-separated; two during a rotation); other versions are ignored. */
+export function parseStandardSignatureHeader(header: string): string[] {
+  const signatures: string[] = [];
+  for (const part of header.split(' ')) {
+    const [version, value] = part.split(',', 2);
+    if (version === 'v1' && value && /^[A-Za-z0-9+/]{43}=$/.test(value)) signatures.push(value);
+  }
+  return signatures;
+}
+
 /** The envelope of every delivery (docs/webhooks.md "Envelope"); `data` holds the resource in its v1 response shape. */
 export interface WebhookEnvelope {
   id: string;
@@ -57,6 +90,8 @@ export interface VerifyWebhookInput {
   headers: Headers | Record<string, string | string[] | undefined>;
   /** Every secret currently accepted by the receiver (one is enough; two while it changes secret). */
   secrets: string | readonly string[];
+  /** The scheme of the destination (its `signatureScheme`); `service-v1` when not given. */
+  scheme?: SignatureScheme;
   store?: ProcessedKeyStore;
   now?: Date;
   toleranceSeconds?: number;
@@ -79,11 +114,25 @@ function readHeader(headers: VerifyWebhookInput['headers'], name: string): strin
   return Array.isArray(value) ? value[0] : value;
 }
 
-function sameHex(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
+function sameBytes(x: Buffer, y: Buffer): boolean {
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
 }
+
+/** What each scheme calls the three signed headers, how it signs and how its signatures are written. */
+const schemes = {
+  'service-v1': {
+    headers: { signature: 'x-service-signature', timestamp: 'x-service-timestamp', id: 'x-service-idempotency-key' },
+    compute: (secret: string, id: string, timestamp: string, body: Buffer) => computeSignature(secret, timestamp, id, body),
+    parse: parseSignatureHeader,
+    encoding: 'hex',
+  },
+  'standard-webhooks': {
+    headers: { signature: 'webhook-signature', timestamp: 'webhook-timestamp', id: 'webhook-id' },
+    compute: computeStandardSignature,
+    parse: parseStandardSignatureHeader,
+    encoding: 'base64',
+  },
+} as const;
 
 /**
  * Verifies one delivery. `Envelope` is the type the caller gives the verified body (the client package
@@ -93,9 +142,10 @@ export async function verifyWebhook<Envelope = WebhookEnvelope>(input: VerifyWeb
   // 1. The raw bytes: a body already parsed and re-serialised would not match the signature.
   if (!Buffer.isBuffer(input.rawBody) && typeof input.rawBody !== 'string') return { ok: false, reason: 'body_not_raw' };
   const body = Buffer.isBuffer(input.rawBody) ? input.rawBody : Buffer.from(input.rawBody, 'utf8');
-  const signature = readHeader(input.headers, 'x-service-signature');
-  const timestampText = readHeader(input.headers, 'x-service-timestamp');
-  const idempotencyKey = readHeader(input.headers, 'x-service-idempotency-key');
+  const scheme = schemes[input.scheme ?? 'service-v1'];
+  const signature = readHeader(input.headers, scheme.headers.signature);
+  const timestampText = readHeader(input.headers, scheme.headers.timestamp);
+  const idempotencyKey = readHeader(input.headers, scheme.headers.id);
   if (!signature || !timestampText || !idempotencyKey || !/^\d{1,12}$/.test(timestampText)) return { ok: false, reason: 'missing_headers' };
 
   // 2. A replayed capture with an old timestamp is refused.
@@ -105,9 +155,9 @@ export async function verifyWebhook<Envelope = WebhookEnvelope>(input: VerifyWeb
 
   // 3 and 4. Compute with each accepted secret and compare with each signature of the header in constant time.
   const secrets = typeof input.secrets === 'string' ? [input.secrets] : input.secrets;
-  const received = parseSignatureHeader(signature);
-  const expected = secrets.map((secret) => computeSignature(secret, timestampText, idempotencyKey, body));
-  if (!expected.some((e) => received.some((r) => sameHex(e, r)))) return { ok: false, reason: 'signature_mismatch' };
+  const received = scheme.parse(signature).map((r) => Buffer.from(r, scheme.encoding));
+  const expected = secrets.map((secret) => Buffer.from(scheme.compute(secret, idempotencyKey, timestampText, body), scheme.encoding));
+  if (!expected.some((e) => received.some((r) => sameBytes(e, r)))) return { ok: false, reason: 'signature_mismatch' };
 
   let envelope: Envelope;
   try {

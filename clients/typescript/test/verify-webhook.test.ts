@@ -2,8 +2,10 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   computeSignature,
+  computeStandardSignature,
   createMemoryProcessedKeyStore,
   parseSignatureHeader,
+  parseStandardSignatureHeader,
   signedContent,
   verifyWebhook,
   type VerifyWebhookInput,
@@ -115,5 +117,64 @@ describe('the v1 signing scheme', () => {
     { header: '', expected: [] },
   ])('parses "$header"', ({ header, expected }) => {
     expect(parseSignatureHeader(header)).toEqual(expected);
+  });
+});
+
+// Standard Webhooks: the reference is recomputed with node:crypto alone, keyed with the decoded secret.
+const stdSecret = `whsec_${Buffer.from('standard-standard-standard-std!!').toString('base64')}`;
+const stdOld = `whsec_${Buffer.from('previous-previous-previous-prev!').toString('base64')}`;
+const stdSign = (s: string, timestamp = ts, b = body, id = key) =>
+  createHmac('sha256', Buffer.from(s.slice('whsec_'.length), 'base64')).update(`${id}.${timestamp}.${b}`).digest('base64');
+
+function standardRequest(overrides: Partial<VerifyWebhookInput> = {}, headers: Record<string, string> = {}): VerifyWebhookInput {
+  return {
+    rawBody: Buffer.from(body),
+    headers: { 'webhook-signature': `v1,${stdSign(stdSecret)}`, 'webhook-timestamp': ts, 'webhook-id': key, ...headers },
+    secrets: stdSecret,
+    scheme: 'standard-webhooks',
+    now,
+    ...overrides,
+  };
+}
+
+describe('verifyWebhook with the standard-webhooks scheme', () => {
+  it.each([
+    { name: 'a single signature', input: standardRequest() },
+    { name: 'the new signature of a rotation pair', input: standardRequest({}, { 'webhook-signature': `v1,${stdSign(stdSecret)} v1,${stdSign(stdOld)}` }) },
+    { name: 'the previous signature of a rotation pair', input: standardRequest({ secrets: stdOld }, { 'webhook-signature': `v1,${stdSign(stdSecret)} v1,${stdSign(stdOld)}` }) },
+    { name: 'a signature of an unknown version beside a v1 one', input: standardRequest({}, { 'webhook-signature': `v1a,${'A'.repeat(43)}= v1,${stdSign(stdSecret)}` }) },
+  ])('accepts $name', async ({ input }) => {
+    expect(await verifyWebhook(input)).toMatchObject({ ok: true, idempotencyKey: key, timestamp: Number(ts) });
+  });
+
+  it.each([
+    { name: 'the service-v1 headers only', input: standardRequest({}, { 'webhook-signature': '' }), reason: 'missing_headers' },
+    { name: 'another secret', input: standardRequest({ secrets: stdOld }), reason: 'signature_mismatch' },
+    { name: 'another webhook-id', input: standardRequest({}, { 'webhook-id': 'automation:other:0' }), reason: 'signature_mismatch' },
+    { name: 'another timestamp', input: standardRequest({}, { 'webhook-timestamp': String(Number(ts) + 1) }), reason: 'signature_mismatch' },
+    { name: 'an altered body', input: standardRequest({ rawBody: body.replace('"r"', '"s"') }), reason: 'signature_mismatch' },
+    { name: 'a comma-separated pair (not the standard)', input: standardRequest({}, { 'webhook-signature': `v1,${stdSign(stdOld)},v1,${stdSign(stdSecret)}` }), reason: 'signature_mismatch' },
+    { name: 'a timestamp older than 5 minutes', input: standardRequest({ now: new Date(now.getTime() + 301_000) }), reason: 'timestamp_out_of_tolerance' },
+  ])('refuses $name', async ({ input, reason }) => {
+    expect(await verifyWebhook(input)).toEqual({ ok: false, reason });
+  });
+
+  it.each([
+    { name: 'plain body', timestamp: '1700000000', id: 'automation:8f7c:0', body: '{"a":1}' },
+    { name: 'multi-byte UTF-8 body', timestamp: '1700000001', id: 'test:x', body: '{"name":"Zoë – 日本"}' },
+    { name: 'body with dots and line feeds', timestamp: '1', id: 'k', body: '{\n"a.b": "c."\n}\n' },
+  ])('signs $name as base64 HMAC-SHA256 of id.timestamp.body keyed with the decoded secret', ({ timestamp, id, body: b }) => {
+    expect(computeStandardSignature(stdSecret, id, timestamp, b)).toBe(stdSign(stdSecret, timestamp, b, id));
+    expect(computeStandardSignature(stdSecret, id, timestamp, Buffer.from(b, 'utf8'))).toBe(stdSign(stdSecret, timestamp, b, id));
+  });
+
+  it.each([
+    { header: `v1,${'a'.repeat(43)}=`, expected: [`${'a'.repeat(43)}=`] },
+    { header: `v1,${'a'.repeat(43)}= v1,${'b'.repeat(43)}=`, expected: [`${'a'.repeat(43)}=`, `${'b'.repeat(43)}=`] },
+    { header: `v1a,${'a'.repeat(43)}= v1,${'b'.repeat(43)}=`, expected: [`${'b'.repeat(43)}=`] },
+    { header: `v1=${'a'.repeat(64)}`, expected: [] },
+    { header: '', expected: [] },
+  ])('parses "$header"', ({ header, expected }) => {
+    expect(parseStandardSignatureHeader(header)).toEqual(expected);
   });
 });

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { signatureSchemes } from '../../lib/webhook-signature.js';
 import { createdAtColumn, idColumn, instant, updatedAtColumn } from './columns.js';
 import { organisations } from './organisations.js';
 import { venues } from './venues.js';
@@ -14,6 +15,8 @@ export const webhookEndpoints = pgTable(
     organisationId: uuid('organisation_id').notNull().references(() => organisations.id),
     venueId: uuid('venue_id').notNull().references(() => venues.id),
     url: text('url').notNull(),
+    /** How deliveries are signed, and so the format of the secrets (docs/webhooks.md "Signature schemes"); chosen at registration. */
+    signatureScheme: text('signature_scheme', { enum: signatureSchemes }).notNull().default('service-v1'),
     isActive: boolean('is_active').notNull().default(true),
     currentSecret: text('current_secret').notNull(),
     previousSecret: text('previous_secret'),

@@ -4,7 +4,7 @@ import { automationRuns, automations, events, webhookDeliveries, webhookEndpoint
 import { conditionsMatch } from '../../lib/automation-conditions.js';
 import { groupBy } from '../../lib/group-by.js';
 import { isAutomationTrigger } from '../../lib/event-catalogue.js';
-import { enqueueDeliveries } from '../../jobs/webhook-delivery-job.js';
+import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
 import { deliveryKey } from '../webhooks/envelope.js';
 
 type EventRow = typeof events.$inferSelect;

@@ -1,52 +1,58 @@
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { config } from '../../config.js';
 import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
+import { signedHeaders, type SignatureScheme } from '../../lib/webhook-signature.js';
 import { countWebhookDelivered, countWebhookFailure } from '../../metrics/metrics.js';
 import { destinationOf, postponementMs } from '../../lib/webhook-destination.js';
-import { behindTheLine } from '../../queues/fair-share.js';
 import { promoteDeliveryJob, type WebhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
 import { reservationViewOf } from '../reservations/reservation-view.js';
 import { getCurrentEventData } from './current-event-data.js';
 import type { DestinationSlots } from './destination-slots.js';
 import { claimAttempt, hasAttemptOutcome, readDeliveryContext, recordDelivered, recordFailure, reopenDeliveries, type AttemptRecord, type ClaimedAttempt, type DeliveryContext } from './delivery-state.js';
 import { disableFailingEndpoint } from './endpoint-health.js';
-import { serialiseEnvelope, signedHeaders } from './envelope.js';
+import { serialiseEnvelope } from './envelope.js';
 import { postWebhook, type WebhookOutcome } from './post-webhook.js';
 import { getOrganisationSecretState, openSigningSecrets, secretStateOf } from './signing-secrets.js';
 import { getMainEndpoint } from './webhook-endpoint-service.js';
 
 /**
- * A failed attempt is the partner's doing, not a fault of this code: its error is one line, and its
- * stack is that line too (Error.stack is writable), so that Bull Board shows no stack trace for it.
- * An exception of our own code keeps its stack.
+ * What became of one run of a delivery's job; src/jobs/webhook-delivery-handler.ts tells BullMQ.
+ * `discarded` ends the job: with a message when its last attempt failed (a failed job, the discard
+ * list of Bull Board), without one when there is nothing (more) to send (delivered or annulled
+ * meanwhile, the row gone, the destination just disabled). `postponed`: the job is already in the
+ * delayed set, no attempt consumed.
  */
-function oneLine<E extends Error>(err: E): E {
-  err.stack = err.message;
-  return err;
+export type DeliveryOutcome =
+  | { kind: 'delivered' }
+  | { kind: 'retry'; attempt: number; at: Date; message: string }
+  | { kind: 'discarded'; message: string | null }
+  | { kind: 'postponed' };
+
+/** What the steps may do to the job that carries the delivery (a BullMQ job, behind the adapter). */
+export interface DeliveryJobControl {
+  id: string;
+  data: WebhookDeliveryJob;
+  updateData(data: WebhookDeliveryJob): Promise<void>;
+  /** Back from the delayed set, the job runs behind the jobs in line (src/queues/fair-share.ts). */
+  moveBehindTheLine(): Promise<void>;
+  moveToDelayed(at: number): Promise<void>;
+  log(line: string): Promise<unknown>;
 }
 
-/** A failed attempt that names its number, read by the custom backoff strategy. */
-class AttemptFailed extends Error {
-  constructor(
-    readonly attempt: number,
-    message: string,
-  ) {
-    super(message);
-    oneLine(this);
-  }
-}
+const nothingToSend: DeliveryOutcome = { kind: 'discarded', message: null };
+const postponed: DeliveryOutcome = { kind: 'postponed' };
+const isOutcome = (value: object): value is DeliveryOutcome => 'kind' in value;
 
 /** `2026-11-24T20:01:00Z`: to the second, as people read it in a job's error. */
 const toSecond = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-type Destination = { endpointId: string | null; url: string | null } & ({ secrets: string[] } | { error: string });
+type Destination = { endpointId: string | null; url: string | null } & ({ secrets: string[]; scheme: SignatureScheme } | { error: string });
 
 /** Where this attempt goes and which secrets sign it; an unusable destination is a failed attempt. */
 async function resolveDestination({ delivery, endpoint: pinned, organisationSecret }: DeliveryContext): Promise<Destination> {
   if (delivery.destination === 'url') {
     const state = organisationSecret ? secretStateOf(organisationSecret) : await getOrganisationSecretState(delivery.organisationId);
-    return { endpointId: null, url: delivery.url, secrets: openSigningSecrets(state) };
+    return { endpointId: null, url: delivery.url, secrets: openSigningSecrets(state), scheme: 'service-v1' };
   }
   // The venue's main destination is pinned at its first use: a redelivery goes to the same one.
   const endpoint = delivery.endpointId ? pinned : await getMainEndpoint(delivery.venueId);
@@ -55,7 +61,7 @@ async function resolveDestination({ delivery, endpoint: pinned, organisationSecr
     return { endpointId: delivery.endpointId, url: delivery.url, error };
   }
   if (!endpoint.isActive) return { endpointId: endpoint.id, url: endpoint.url, error: `webhook endpoint ${endpoint.id} is inactive` };
-  return { endpointId: endpoint.id, url: endpoint.url, secrets: openSigningSecrets(secretStateOf(endpoint)) };
+  return { endpointId: endpoint.id, url: endpoint.url, secrets: openSigningSecrets(secretStateOf(endpoint)), scheme: endpoint.signatureScheme };
 }
 
 /** The body of the first attempt, from the subject's current state (the claim keeps it byte for byte). */
@@ -79,22 +85,22 @@ async function buildBody(context: DeliveryContext): Promise<string> {
  * waiting for that destination (DestinationSlots.postpone); the release of a slot wakes the oldest
  * sooner. The job remembers its destination so that its next run looks at the slots first.
  */
-async function postpone(slots: DestinationSlots, data: WebhookDeliveryJob, job: Job, token: string | undefined, destination: string): Promise<never> {
-  const postponed = data.postponed ?? 0;
+async function postpone(slots: DestinationSlots, job: DeliveryJobControl, destination: string): Promise<DeliveryOutcome> {
+  const postponedTimes = job.data.postponed ?? 0;
   // Started while the slots look up the job's place; awaited before the move (a failure is thrown there).
   const updated = Promise.all([
-    job.updateData({ ...data, destination, postponed: postponed + 1 }),
+    job.updateData({ ...job.data, destination, postponed: postponedTimes + 1 }),
     // Back from the delayed set, it runs behind the jobs in line (src/queues/fair-share.ts): with a
     // fair tag, taken now or at enqueue, a saturated partner's backlog would come back ahead of
     // every job tagged while it waited, again and again.
-    job.changePriority({ priority: behindTheLine }),
+    job.moveBehindTheLine(),
   ]);
   updated.catch(() => {});
-  await slots.postpone(destination, job.id!, postponed, async (delayMs) => {
+  await slots.postpone(destination, job.id, postponedTimes, async (delayMs) => {
     await updated;
-    await job.moveToDelayed(Date.now() + delayMs, token);
+    await job.moveToDelayed(Date.now() + delayMs);
   });
-  throw new DelayedError();
+  return postponed;
 }
 
 /**
@@ -102,48 +108,74 @@ async function postpone(slots: DestinationSlots, data: WebhookDeliveryJob, job: 
  * delayed set without consuming an attempt, until the predecessor's job wakes it (or the doubling
  * wait of postponementMs ends, should that wake-up be lost).
  */
-async function waitForPredecessor(data: WebhookDeliveryJob, job: Job, token: string | undefined): Promise<never> {
-  const postponed = data.postponed ?? 0;
-  await job.updateData({ ...data, postponed: postponed + 1 });
-  await job.moveToDelayed(Date.now() + postponementMs(postponed, Math.random()), token);
-  throw new DelayedError();
+async function waitForPredecessor(job: DeliveryJobControl): Promise<DeliveryOutcome> {
+  const postponedTimes = job.data.postponed ?? 0;
+  await job.updateData({ ...job.data, postponed: postponedTimes + 1 });
+  await job.moveToDelayed(Date.now() + postponementMs(postponedTimes, Math.random()));
+  return postponed;
+}
+
+/** A delivery ready for its attempt: its row, event and automation, and where it goes. */
+export interface PreparedDelivery {
+  context: DeliveryContext;
+  destination: Destination;
 }
 
 /**
- * worker-webhooks: one attempt of one delivery. The row is the truth: it counts the attempts (also
- * those cut short by a crash), holds the body, and is updated before the job is retried or failed.
+ * Step 1: whether this run attempts anything. The destination it went to last time, or was enqueued
+ * for, saturated (and no room to wait for a slot here): postponed before the database is read.
+ * Then the row: gone, or not pending (delivered or annulled: nothing to do; discarded after its
+ * last attempt and retried from Bull Board: a redelivery), or waiting for its predecessor.
  */
-export async function deliverWebhookJob(slots: DestinationSlots, data: WebhookDeliveryJob, job: Job, log: Logger, token: string | undefined): Promise<void> {
-  const { deliveryId, destination: expected, after, next } = data;
-  // The destination it went to last time, or was enqueued for: saturated, and no room to wait for a
-  // slot here, the job is postponed before it reads the database.
-  if (expected && (await slots.isSaturated(expected))) await postpone(slots, data, job, token, expected);
+export async function prepareDelivery(slots: DestinationSlots, job: DeliveryJobControl): Promise<PreparedDelivery | DeliveryOutcome> {
+  const { deliveryId, destination: expected, after } = job.data;
+  if (expected && (await slots.isSaturated(expected))) return postpone(slots, job, expected);
   const context = await readDeliveryContext(deliveryId);
-  if (!context) return;
-  // Not pending: delivered or annulled (nothing to do), or discarded after its last attempt and
-  // retried from Bull Board, which is a redelivery.
-  if (context.delivery.status !== 'pending' && !(await reopenDeliveries([deliveryId], 'exhausted')).length) return;
-  if (after && context.delivery.attempts === 0 && !(await hasAttemptOutcome(after))) await waitForPredecessor(data, job, token);
+  if (!context) return nothingToSend;
+  if (context.delivery.status !== 'pending' && !(await reopenDeliveries([deliveryId], 'exhausted')).length) return nothingToSend;
+  if (after && context.delivery.attempts === 0 && !(await hasAttemptOutcome(after))) return waitForPredecessor(job);
+  return { context, destination: await resolveDestination(context) };
+}
 
-  const destination = await resolveDestination(context);
+/** A made attempt: the row's claim and what the destination answered. */
+export interface AttemptedDelivery extends PreparedDelivery {
+  claimed: ClaimedAttempt;
+  sent: WebhookOutcome;
+}
+
+/**
+ * Step 2: one attempt, within the destination's slots (none free: postponed). The row claims the
+ * attempt and keeps the body (built now at the first attempt) before the signed POST; an unusable
+ * destination fails at once and takes no slot. The row is the truth: it counts the attempts, also
+ * those cut short by a crash.
+ */
+export async function attemptDelivery(slots: DestinationSlots, job: DeliveryJobControl, prepared: PreparedDelivery): Promise<AttemptedDelivery | DeliveryOutcome> {
+  const { context, destination } = prepared;
   const origin = 'error' in destination ? null : destinationOf(destination.url ?? '');
-  // An unusable destination fails at once and takes no slot.
   const slot = origin ? await slots.acquire(origin) : null;
-  if (origin && !slot) await postpone(slots, data, job, token, origin);
-  let claimed: ClaimedAttempt | undefined;
-  let sent: WebhookOutcome;
+  if (origin && !slot) return postpone(slots, job, origin);
   try {
-    claimed = await claimAttempt(deliveryId, context.delivery.payload ?? (await buildBody(context)));
-    if (!claimed) return; // concluded meanwhile (annulled, or by a duplicate of this job)
+    const claimed = await claimAttempt(job.data.deliveryId, context.delivery.payload ?? (await buildBody(context)));
+    if (!claimed) return nothingToSend; // concluded meanwhile (annulled, or by a duplicate of this job)
     const body = Buffer.from(claimed.payload, 'utf8');
-    sent =
+    const sent: WebhookOutcome =
       'error' in destination
         ? { ok: false, status: null, error: destination.error, summary: destination.error, durationMs: 0, bodyExcerpt: null }
-        : await postWebhook({ url: destination.url ?? '', headers: signedHeaders(destination.secrets, context.delivery.idempotencyKey, body), body });
+        : await postWebhook({ url: destination.url ?? '', headers: signedHeaders(destination.scheme, destination.secrets, context.delivery.idempotencyKey, body), body });
+    return { ...prepared, claimed, sent };
   } finally {
     if (slot) await slots.release(slot);
   }
+}
 
+/**
+ * Step 3: the outcome recorded (delivery row, attempt log, destination health in one statement), a
+ * line in the job's log, the next delivery of an ordered recovery woken, the destination disabled if
+ * due; then what the job does next.
+ */
+export async function concludeDelivery(job: DeliveryJobControl, attempted: AttemptedDelivery, log: Logger): Promise<DeliveryOutcome> {
+  const { context, destination, claimed, sent } = attempted;
+  const { deliveryId, next } = job.data;
   const attempt = claimed.attempts;
   // Only a request made to a registered destination counts for its health.
   const reachedEndpointId = 'error' in destination ? null : destination.endpointId;
@@ -172,7 +204,7 @@ export async function deliverWebhookJob(slots: DestinationSlots, data: WebhookDe
     await Promise.all([recordDelivered(record), logged]);
     wakeNext();
     countWebhookDelivered(context.event.createdAt);
-    return;
+    return { kind: 'delivered' };
   }
 
   const delay = retryDelayMs(attempt, config.WEBHOOK_BACKOFF_SCALE);
@@ -181,15 +213,19 @@ export async function deliverWebhookJob(slots: DestinationSlots, data: WebhookDe
   wakeNext();
   countWebhookFailure(delay < 0);
   const disabled = recorded.disableDue && reachedEndpointId ? await disableFailingEndpoint(reachedEndpointId, log) : false;
-  if (!recorded.applied) return; // annulled while the request was under way
-  if (!nextAttemptAt) throw oneLine(new UnrecoverableError(`${sent.summary} (attempt ${attempt} of ${maxDeliveryAttempts})`));
+  if (!recorded.applied) return nothingToSend; // annulled while the request was under way
+  if (!nextAttemptAt) return { kind: 'discarded', message: `${sent.summary} (attempt ${attempt} of ${maxDeliveryAttempts})` };
   // Disabling discarded this delivery and removed the other jobs of the destination; this one, which
   // cannot be removed while it runs, ends here and is removed on completion.
-  if (disabled) return;
-  if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) {
-    throw new AttemptFailed(attempt, `${sent.summary} (attempt ${attempt} of ${maxDeliveryAttempts}, next at ${toSecond(nextAttemptAt)})`);
-  }
-  // BullMQ has no attempts left for this job (a Bull Board retry keeps its count): schedule it ourselves.
-  await job.moveToDelayed(nextAttemptAt.getTime(), token);
-  throw new DelayedError();
+  if (disabled) return nothingToSend;
+  return { kind: 'retry', attempt, at: nextAttemptAt, message: `${sent.summary} (attempt ${attempt} of ${maxDeliveryAttempts}, next at ${toSecond(nextAttemptAt)})` };
+}
+
+/** worker-webhooks: one run of a delivery's job, prepare → attempt → conclude. */
+export async function deliverWebhookJob(slots: DestinationSlots, job: DeliveryJobControl, log: Logger): Promise<DeliveryOutcome> {
+  const prepared = await prepareDelivery(slots, job);
+  if (isOutcome(prepared)) return prepared;
+  const attempted = await attemptDelivery(slots, job, prepared);
+  if (isOutcome(attempted)) return attempted;
+  return concludeDelivery(job, attempted, log);
 }

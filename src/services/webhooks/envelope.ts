@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { instant, uuid } from '../../core/response-schemas.js';
-import { signatureHeader } from '../../lib/webhook-signature.js';
 
 /** The envelope of one event type, `data` being that type's data. */
 export function envelopeSchemaFor<T extends z.ZodType>(types: readonly [string, ...string[]], data: T) {
@@ -41,14 +40,4 @@ export function serialiseEnvelope(input: {
 /** `automation:<runId>:<n>`: the delivery's idempotency key, n being the index of the action. */
 export function deliveryKey(runId: string, actionIndex: number): string {
   return `automation:${runId}:${actionIndex}`;
-}
-
-/** The signature headers of one attempt: a fresh timestamp, the same key and body every time. */
-export function signedHeaders(secrets: readonly string[], idempotencyKey: string, body: Buffer, now = new Date()): Record<string, string> {
-  const timestamp = String(Math.floor(now.getTime() / 1000));
-  return {
-    'X-Service-Signature': signatureHeader(secrets, timestamp, idempotencyKey, body),
-    'X-Service-Timestamp': timestamp,
-    'X-Service-Idempotency-Key': idempotencyKey,
-  };
 }

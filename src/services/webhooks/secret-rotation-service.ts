@@ -5,6 +5,7 @@ import { organisationWebhookSecrets, webhookEndpoints } from '../../db/schema/in
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
 import { rotateSecretState } from '../../lib/secret-rotation.js';
+import type { SignatureScheme } from '../../lib/webhook-signature.js';
 import { handOutSecretOnce, openHandedOutSecret, type RememberSecret, type SecretIdempotency } from './secret-handout.js';
 import { getOrganisationSecretState, sealNewSecret, secretColumnsOf, secretStateOf, type SealedSecretState } from './signing-secrets.js';
 import { getVisibleEndpoint } from './webhook-endpoint-service.js';
@@ -17,8 +18,8 @@ export interface RotationResult {
   previousSecretExpiresAt: string;
 }
 
-/** Locks the secret row of the target for the rotation and returns its state. */
-async function lockTarget(tx: Tx, auth: AuthContext, target: RotationTarget): Promise<SealedSecretState> {
+/** Locks the secret row of the target for the rotation and returns its state and the scheme its secrets are for. */
+async function lockTarget(tx: Tx, auth: AuthContext, target: RotationTarget): Promise<{ state: SealedSecretState; scheme: SignatureScheme }> {
   if (target.kind === 'endpoint') {
     const [row] = await tx
       .select()
@@ -26,11 +27,11 @@ async function lockTarget(tx: Tx, auth: AuthContext, target: RotationTarget): Pr
       .where(and(eq(webhookEndpoints.id, target.endpointId), eq(webhookEndpoints.organisationId, auth.organisationId)))
       .for('update');
     if (!row) throw ApiError.notFound('Webhook endpoint');
-    return secretStateOf(row);
+    return { state: secretStateOf(row), scheme: row.signatureScheme };
   }
   await getOrganisationSecretState(auth.organisationId, tx);
   const [row] = await tx.select().from(organisationWebhookSecrets).where(eq(organisationWebhookSecrets.organisationId, auth.organisationId)).for('update');
-  return secretStateOf(row);
+  return { state: secretStateOf(row), scheme: 'service-v1' };
 }
 
 async function currentVersion(auth: AuthContext, target: RotationTarget): Promise<number | null> {
@@ -43,8 +44,8 @@ async function currentVersion(auth: AuthContext, target: RotationTarget): Promis
 
 async function rotate(auth: AuthContext, target: RotationTarget, overlapMinutes: number, remember: RememberSecret | null): Promise<RotationResult> {
   return db.transaction(async (tx) => {
-    const state = await lockTarget(tx, auth, target);
-    const { secret, sealed } = sealNewSecret();
+    const { state, scheme } = await lockTarget(tx, auth, target);
+    const { secret, sealed } = sealNewSecret(scheme);
     const next = rotateSecretState(state, sealed, new Date(), overlapMinutes);
     const columns = secretColumnsOf(next);
     if (target.kind === 'endpoint') {

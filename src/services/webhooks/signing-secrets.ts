@@ -4,7 +4,7 @@ import { db, type DbOrTx } from '../../db/client.js';
 import { organisationWebhookSecrets } from '../../db/schema/index.js';
 import { openSecret, sealSecret } from '../../lib/secret-box.js';
 import { signingSecrets, type SecretState } from '../../lib/secret-rotation.js';
-import { generateWebhookSecret } from '../../lib/webhook-signature.js';
+import { generateWebhookSecret, type SignatureScheme } from '../../lib/webhook-signature.js';
 
 /** Secrets at rest are sealed strings; they are opened only to sign or to hand a new one out once. */
 export type SealedSecretState = SecretState<string>;
@@ -24,8 +24,9 @@ export function secretColumnsOf(state: SealedSecretState): SecretColumns {
   return { currentSecret: state.current, previousSecret: state.previous, secretVersion: state.version, previousSecretExpiresAt: state.previousExpiresAt };
 }
 
-export function sealNewSecret(): { secret: string; sealed: string } {
-  const secret = generateWebhookSecret();
+/** A new secret in the format of the scheme it will sign with; the organisation's secret signs with `service-v1`. */
+export function sealNewSecret(scheme: SignatureScheme = 'service-v1'): { secret: string; sealed: string } {
+  const secret = generateWebhookSecret(scheme);
   return { secret, sealed: sealSecret(secret, config.secretsKey) };
 }
 

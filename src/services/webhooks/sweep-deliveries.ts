@@ -5,7 +5,8 @@ import type { Queue } from 'bullmq';
 import { behindTheLine, takeFairPrioritiesOf } from '../../queues/fair-share.js';
 import { getQueue } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
-import { enqueueDeliveries, webhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
+import { webhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
+import { enqueueDeliveries } from './enqueue-deliveries.js';
 
 /**
  * As for events (docs/architecture.md), 30 s: longer than any attempt in flight (10 s), so a row whose job

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AuthContext } from '../../core/auth-context.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
-import { serialiseEnvelope, signedHeaders } from './envelope.js';
+import { signedHeaders } from '../../lib/webhook-signature.js';
+import { serialiseEnvelope } from './envelope.js';
 import { postWebhook } from './post-webhook.js';
 import { getOrganisationSecretState, openSigningSecrets, secretStateOf } from './signing-secrets.js';
 import { getVisibleEndpoint } from './webhook-endpoint-service.js';
@@ -34,6 +35,6 @@ export async function sendTestWebhook(auth: AuthContext, target: TestTarget): Pr
     serialiseEnvelope({ idempotencyKey: key, eventId: null, type: 'webhook_test', createdAt: new Date(), venueId, data: {}, automation: null }),
     'utf8',
   );
-  const outcome = await postWebhook({ url, headers: signedHeaders(openSigningSecrets(state), key, body), body });
+  const outcome = await postWebhook({ url, headers: signedHeaders(endpoint?.signatureScheme ?? 'service-v1', openSigningSecrets(state), key, body), body });
   return { id, status: outcome.ok ? 'delivered' : 'failed', responseStatus: outcome.status, durationMs: outcome.durationMs, error: outcome.error };
 }

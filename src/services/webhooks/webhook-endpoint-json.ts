@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { endpointHealthStates, type webhookEndpoints } from '../../db/schema/index.js';
+import { signatureSchemes } from '../../lib/webhook-signature.js';
 import { component, instant, uuid } from '../../core/response-schemas.js';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -16,12 +17,19 @@ const endpointHealthSchema = component(
   'How the attempts made to a destination are going (docs/webhooks.md "Endpoint health").',
 );
 
+export const signatureSchemeSchema = z
+  .enum(signatureSchemes)
+  .describe(
+    'How deliveries to the destination are signed, chosen when it is registered (default `service-v1`): `service-v1` sends X-Service-Signature, X-Service-Timestamp and X-Service-Idempotency-Key; `standard-webhooks` sends webhook-id, webhook-timestamp and webhook-signature as Standard Webhooks libraries verify them (docs/webhooks.md "Signature schemes").',
+  );
+
 export const webhookEndpointSchema = component(
   'WebhookEndpoint',
   z.object({
     id: uuid,
     venueId: uuid,
     url: z.string(),
+    signatureScheme: signatureSchemeSchema,
     isActive: z.boolean(),
     secretVersion: z.number().int(),
     previousSecretExpiresAt: instant,
@@ -38,6 +46,7 @@ export function webhookEndpointJson(e: WebhookEndpointRow): z.output<typeof webh
     id: e.id,
     venueId: e.venueId,
     url: e.url,
+    signatureScheme: e.signatureScheme,
     isActive: e.isActive,
     secretVersion: e.secretVersion,
     previousSecretExpiresAt: e.previousSecretExpiresAt.toISOString(),

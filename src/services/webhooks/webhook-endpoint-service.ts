@@ -13,6 +13,7 @@ import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { handOutSecretOnce, openHandedOutSecret, type SecretIdempotency } from './secret-handout.js';
 import { sealNewSecret } from './signing-secrets.js';
 import type { WebhookEndpointRow } from './webhook-endpoint-json.js';
+import type { SignatureScheme } from '../../lib/webhook-signature.js';
 
 /** The endpoint if it belongs to the key's organisation and a venue the key may see; 404 otherwise. `forShare`: in a transaction, lock it against changes. */
 export async function getVisibleEndpoint(auth: AuthContext, endpointId: string, conn: DbOrTx = db, forShare = false): Promise<WebhookEndpointRow> {
@@ -40,17 +41,18 @@ export async function getMainEndpoint(venueId: string, conn: DbOrTx = db): Promi
  * Registers a destination with secret version 1, returned once in plain text; with the same
  * Idempotency-Key, the same destination and secret while that secret is still current.
  */
-export async function createEndpoint(auth: AuthContext, input: { venueId: string; url: string }, idempotency?: SecretIdempotency) {
+export async function createEndpoint(auth: AuthContext, input: { venueId: string; url: string; signatureScheme?: SignatureScheme }, idempotency?: SecretIdempotency) {
+  const signatureScheme = input.signatureScheme ?? 'service-v1';
   const venue = await getVisibleVenue(auth, input.venueId);
   return handOutSecretOnce(
     auth,
     idempotency,
     (remember) =>
       db.transaction(async (tx) => {
-        const { secret, sealed } = sealNewSecret();
+        const { secret, sealed } = sealNewSecret(signatureScheme);
         const [endpoint] = await tx
           .insert(webhookEndpoints)
-          .values({ organisationId: venue.organisationId, venueId: venue.id, url: input.url, currentSecret: sealed, secretVersion: 1, previousSecretExpiresAt: new Date() })
+          .values({ organisationId: venue.organisationId, venueId: venue.id, url: input.url, signatureScheme, currentSecret: sealed, secretVersion: 1, previousSecretExpiresAt: new Date() })
           .returning();
         await remember?.(tx, { endpointId: endpoint.id, secretVersion: 1, sealed, previousSecretExpiresAt: endpoint.previousSecretExpiresAt });
         return { endpoint, secret };

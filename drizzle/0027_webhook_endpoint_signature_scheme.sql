@@ -1,0 +1,1 @@
+ALTER TABLE "webhook_endpoints" ADD COLUMN "signature_scheme" text DEFAULT 'service-v1' NOT NULL;
