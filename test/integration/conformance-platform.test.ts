@@ -658,7 +658,9 @@ describe('the four widget operations with a publishable key (docs/api.md "Keys, 
   });
 });
 
-describe('command line (README.md "Command line")', () => {
+// Each case starts several CLI processes (tsx compiles the CLI's import graph at each start: ~2 s on a
+// quiet 2-core machine, 10 s and more on a busy one); the test's timeout guards hangs, it is not the point.
+describe('command line (README.md "Command line")', { timeout: 180_000 }, () => {
   const cli = async (...args: string[]) => {
     try {
       const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: process.env });
