@@ -7,7 +7,7 @@ import { newId } from '../../src/lib/uuid-v7.js';
 import { createTenant } from '../support/harness.js';
 
 /**
- * insertRows sends its statement straight to the driver (driverOf, src/db/client.ts) on the hot write
+ * insertRows sends a statement of its own text (runText, src/db/client.ts) on the hot write
  * path: it must run in the transaction or savepoint it is given and return what drizzle itself would.
  * (runSql's statements take the same way: run-sql.test.ts.)
  */
