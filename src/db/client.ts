@@ -214,6 +214,24 @@ export const db = defaultDatabase.db;
 /** Opens a transaction on this process's database: see createDatabase. */
 export const transaction = defaultDatabase.transaction;
 
+/**
+ * A connection of its own for what needs a session (the live stream's LISTEN): DATABASE_DIRECT_URL,
+ * which reaches PostgreSQL itself when DATABASE_URL is a transaction pooler. Opened on first use.
+ */
+let sessionPool: ReturnType<typeof postgres> | null = null;
+export function sessionSql(): ReturnType<typeof postgres> {
+  sessionPool ??= postgres(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL, { max: 1, onnotice: () => {}, connect_timeout: 5, backoff: () => 0 });
+  return sessionPool;
+}
+
+/**
+ * Ends this process's connections: running statements get `timeoutSeconds`, then every connection
+ * is closed whether PostgreSQL answers or not (a hung server or pooler cannot hold the stop).
+ */
+export async function closeConnections(timeoutSeconds: number): Promise<void> {
+  await Promise.all([pool.end({ timeout: timeoutSeconds }), sessionPool?.end({ timeout: timeoutSeconds })]);
+}
+
 const dialect = new PgDialect();
 
 /**
