@@ -149,7 +149,7 @@ async function book(url: string, key: string, venueIds: string[], today: string,
           body: JSON.stringify({ venueId: pick(venueIds), serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)), time: pick(times), partySize: 2 }),
         }),
         onResponse: (status, body) => {
-          if (status === 201) created.push((JSON.parse(body) as { id: string }).id);
+          if (status === 201) created.push((JSON.parse(body) as { reservation: { id: string } }).reservation.id);
         },
       },
     ],
