@@ -22,7 +22,7 @@ const asRoot = process.getuid?.() === 0;
 const seconds = Number(process.env.TOPOLOGY_SECONDS ?? 10);
 const started: ChildProcess[] = [];
 const dirs: string[] = [];
-let primary: OwnPostgres | null = null;
+const cluster: { primary: OwnPostgres | null } = { primary: null };
 let failures = 0;
 
 function check(ok: boolean, what: string): void {
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
     uidOfPostgres = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
     gidOfPostgres = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
   }
-  primary = await startOwnPostgres();
+  const primary = (cluster.primary = await startOwnPostgres());
   const primaryPort = Number(new URL(primary.url).port);
   const database = `floorline_topologies_${randomBytes(3).toString('hex')}`;
   const admin = postgres(primary.url, { max: 1, onnotice: () => {} });
@@ -355,7 +355,7 @@ try {
   if (postmasterPid) await run('kill', ['-CONT', String(postmasterPid)]).catch(() => {});
   for (const child of started) await endProcess(child, 'SIGTERM', 5000);
   await endAll();
-  await primary?.destroy();
+  await cluster.primary?.destroy();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 console.log(failures ? `topologies:postgres: ${failures} check(s) failed` : 'topologies:postgres: all checks passed');
