@@ -29,10 +29,10 @@ export interface DatabaseOptions {
 const idleInTransactionMs = 60_000;
 
 /** The driver's pool for `options` (postgres.js: its options are public and documented). */
-export function createPool(options: DatabaseOptions, extra: { max?: number } = {}) {
+export function createPool(options: DatabaseOptions) {
   const pooled = options.pooler === 'transaction';
   return postgres(options.url, {
-    max: extra.max ?? options.poolSize,
+    max: options.poolSize,
     onnotice: () => {},
     connect_timeout: 5,
     // Reconnect at once. The driver's default waits up to 20 s between attempts once a few have
