@@ -172,11 +172,11 @@ export function createDatabase(options: DatabaseOptions): Database {
       return await db.transaction(async (tx) => {
         // The request may have waited for a connection, and its client left meanwhile.
         if (scope?.signal.aborted) throw clientGone();
-        // Sent ahead of the work's first statement, pipelined with it on the connection.
-        const set = settings && tx.execute(settings);
+        // Queued ahead of the work's first statement on the connection, pipelined with it (no round
+        // trip of its own). Should it fail, the transaction is aborted and the work's statements fail.
+        if (settings) void tx.execute(settings).then(undefined, () => {});
         const session = scope && trackSession(scope, tx);
         try {
-          if (set) await set;
           const result = await work(tx);
           if (scope?.signal.aborted) throw clientGone();
           committing = true;
