@@ -214,6 +214,8 @@ async function main(): Promise<void> {
   console.log(
     `info reproduction, DATABASE_POOLER=none through PgBouncer (prepared statements): ${old.created.length} × 201, ${old.created.length - oldStored} of them not in the database; ${old.fiveHundreds} × 5xx (${old.statuses})`,
   );
+  const [{ stuck }] = await direct<{ stuck: number }[]>`select count(*)::int as stuck from pg_stat_activity where datname = ${database} and state = 'idle in transaction (aborted)'`;
+  console.log(`info   server connections then left idle in an aborted transaction: ${stuck}`);
   await endProcess(before.child, 'SIGKILL');
 
   // Through PgBouncer with DATABASE_POOLER=transaction, and directly, side by side.
@@ -262,18 +264,24 @@ async function main(): Promise<void> {
 
   // SIGTERM ends the pooled process within its drain limit even while PostgreSQL does not answer.
   const stopped = await startWeb({ ...base, DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: directUrl });
-  const [c, a] = asPostgres('kill', ['-STOP', String(await primaryPostmasterPid(direct))]);
+  const [c, a] = asPostgres('kill', ['-STOP', ...(await clusterPids(direct)).map(String)]);
   const inFlight = book(stopped.url, key, venueIds, today, addDays, 2, 4).catch(() => null);
   await new Promise((resolve) => setTimeout(resolve, 500));
   await run(c, a);
+  const r0 = Date.now();
+  const ready = await fetch(`${stopped.url}/readyz`).then(
+    async (res) => `${res.status} ${((await res.json()) as { database?: string }).database}`,
+    (err: Error) => err.message,
+  );
+  check(ready === '503 unreachable', `/readyz while PostgreSQL behind PgBouncer does not answer: ${ready} after ${Date.now() - r0} ms`);
   const s0 = Date.now();
   const exited = new Promise((resolve) => stopped.child.once('exit', resolve));
   process.kill(stopped.child.pid!, 'SIGTERM');
   const stopMs = await Promise.race([exited.then(() => Date.now() - s0), new Promise<number>((resolve) => setTimeout(() => resolve(-1), 30_000))]);
-  const [cc, ca] = asPostgres('kill', ['-CONT', String(postmasterPid)]);
+  const [cc, ca] = asPostgres('kill', ['-CONT', ...frozenPids.map(String)]);
   await run(cc, ca);
   await inFlight;
-  check(stopMs >= 0, `SIGTERM with PostgreSQL stopped (SIGSTOP): exited after ${stopMs} ms`);
+  check(stopMs >= 0, `SIGTERM with every PostgreSQL process frozen (SIGSTOP): exited after ${stopMs} ms`);
   await endProcess(stopped.child, 'SIGKILL');
   await endProcess(pooled.child, 'SIGKILL');
 
@@ -338,12 +346,14 @@ async function main(): Promise<void> {
   await admin.end();
 }
 
-let postmasterPid = 0;
-async function primaryPostmasterPid(sql: postgres.Sql): Promise<number> {
+/** Every process of the run's own cluster (postmaster, backends, background workers): frozen, PostgreSQL hangs. */
+let frozenPids: number[] = [];
+async function clusterPids(sql: postgres.Sql): Promise<number[]> {
   const [{ dir }] = await sql<{ dir: string }[]>`select setting as dir from pg_settings where name = 'data_directory'`;
   const { stdout } = await run('head', ['-1', path.join(dir, 'postmaster.pid')]);
-  postmasterPid = Number(stdout.trim());
-  return postmasterPid;
+  const backends = await sql<{ pid: number }[]>`select pid from pg_stat_activity`;
+  frozenPids = [Number(stdout.trim()), ...backends.map((b) => b.pid)];
+  return frozenPids;
 }
 
 try {
@@ -352,7 +362,7 @@ try {
   failures++;
   console.error('FAIL', err);
 } finally {
-  if (postmasterPid) await run('kill', ['-CONT', String(postmasterPid)]).catch(() => {});
+  if (frozenPids.length) await run('kill', ['-CONT', ...frozenPids.map(String)]).catch(() => {});
   for (const child of started) await endProcess(child, 'SIGTERM', 5000);
   await endAll();
   await cluster.primary?.destroy();
