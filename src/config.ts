@@ -61,6 +61,14 @@ const envSchema = z
     DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     // Longest a single SQL statement may run (PostgreSQL statement_timeout of every pooled connection); 0: no limit.
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(20_000),
+    // `transaction`: DATABASE_URL is a transaction-mode pooler (PgBouncer): no prepared statements, settings per transaction, no session state.
+    DATABASE_POOLER: z.enum(['none', 'transaction']).default('none'),
+    // A direct (or session-mode) connection for what needs a session: migrations and the live stream's LISTEN; unset: DATABASE_URL.
+    DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    // A streaming replica for reads that tolerate lag (reports, exports, GET /events pages); unset: none.
+    DATABASE_READ_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    // Replica lag beyond which those reads go to the primary.
+    DATABASE_READ_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
     // Port of GET /metrics and GET /healthz of this process; unset: 9464 + the index of its (first) role; 0: none.
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     // When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`.

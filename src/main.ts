@@ -14,7 +14,7 @@ async function main() {
     process.exit(1);
   }
   await explainUnreachable();
-  if (roleArg < 0 || process.argv.includes('--migrate')) await runMigrations(config.DATABASE_URL);
+  if (roleArg < 0 || process.argv.includes('--migrate')) await runMigrations(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL);
   await runRoles(roles);
 }
 

@@ -77,7 +77,7 @@ function originList(value: string | undefined): string[] | undefined {
 async function run(command: string | undefined, values: Record<string, string | boolean | undefined>) {
   switch (command) {
     case 'migrate':
-      await runMigrations(config.DATABASE_URL);
+      await runMigrations(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL);
       return { human: 'migrations applied', json: { migrated: true } };
     case 'org:create': {
       const org = await createOrganisation(required(values, 'name'), values.test === true);

@@ -1,23 +1,58 @@
-import { fillPlaceholders, type SQL } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
+import { DrizzleQueryError, fillPlaceholders, is, sql as statement, type SQL } from 'drizzle-orm';
+import { PgDialect, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import postgres, { type Sql, type TransactionSql } from 'postgres';
+import postgres from 'postgres';
 import { config } from '../config.js';
 import * as schema from './schema/index.js';
 
-const pool = postgres(config.DATABASE_URL, {
-  max: config.DB_POOL_SIZE,
-  onnotice: () => {},
-  connect_timeout: 5,
-  // Reconnect at once. The driver's default waits up to 20 s between attempts once a few have
-  // failed, and the queries queued meanwhile wait with it: while PostgreSQL is down a request hung
-  // instead of answering 503, and recovery waited for the next attempt. Attempts are made only for
-  // queued queries (each takes one and fails it with the connection error), so this cannot spin.
-  backoff: () => 0,
-  // No statement outlives its purpose: PostgreSQL cancels one that runs longer (the API answers 503).
-  connection: { statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS },
-});
+/**
+ * `none`: the URL reaches PostgreSQL itself (or a session-mode pooler). `transaction`: it reaches a
+ * transaction-mode pooler (PgBouncer), where each transaction may run on another server
+ * connection: no named prepared statements, no start-up parameters, no session state.
+ */
+export type DatabasePooler = 'none' | 'transaction';
+
+export interface DatabaseOptions {
+  url: string;
+  pooler: DatabasePooler;
+  poolSize: number;
+  /** Longest a statement may run; 0: no limit. */
+  statementTimeoutMs: number;
+}
+
+/**
+ * A transaction that sits idle (its statements done, neither committed nor rolled back: a rollback
+ * that never arrived, a process stalled) is ended by PostgreSQL after this long, its connection
+ * closed: a connection left in a transaction is never handed to the next request.
+ */
+const idleInTransactionMs = 60_000;
+
+/** The driver's pool for `options` (postgres.js: its options are public and documented). */
+export function createPool(options: DatabaseOptions) {
+  const pooled = options.pooler === 'transaction';
+  return postgres(options.url, {
+    max: options.poolSize,
+    onnotice: () => {},
+    connect_timeout: 5,
+    // Reconnect at once. The driver's default waits up to 20 s between attempts once a few have
+    // failed, and the queries queued meanwhile wait with it: while PostgreSQL is down a request hung
+    // instead of answering 503, and recovery waited for the next attempt. Attempts are made only for
+    // queued queries (each takes one and fails it with the connection error), so this cannot spin.
+    backoff: () => 0,
+    // Behind a transaction pooler a statement prepared on one server connection is unknown on the
+    // next; the driver's own COMMIT, prepared too, then failed, was retried in the aborted transaction
+    // and "succeeded" as a ROLLBACK: a booking answered 201 that was not stored. Off, this overrides
+    // every `prepare: true` of the project as well.
+    prepare: !pooled,
+    // A pooler refuses start-up parameters (and would not keep them per client): there, each
+    // transaction sets its own (transaction below); statements outside one are bounded by the pooler's
+    // query_timeout (docs/operations.md "Running on several machines").
+    connection: pooled
+      ? {}
+      : { statement_timeout: options.statementTimeoutMs, idle_in_transaction_session_timeout: idleInTransactionMs },
+  });
+}
 
 /**
  * The transactions a request has open, each known by its PostgreSQL backend and start, to cancel if
@@ -27,7 +62,7 @@ const pool = postgres(config.DATABASE_URL, {
  * stuck (measured under load; see docs/operations.md "Statement timeout and clients that leave").
  */
 interface CancellationScope {
-  cancelled: boolean;
+  signal: AbortSignal;
   transactions: Set<Promise<TransactionSession | null>>;
 }
 interface TransactionSession {
@@ -35,84 +70,21 @@ interface TransactionSession {
   started: string;
 }
 
-/** The error a request's new transaction fails with once its client has left. */
+/** The error a request's transaction fails with once its client has left. */
 function clientGone(): Error {
-  return Object.assign(new Error('57014: the client has gone; the request starts no new transaction'), { code: '57014' });
+  return Object.assign(new Error('57014: the client has gone; the request does not begin or commit a transaction'), { code: '57014' });
 }
 
 /**
- * What the code running sees: its request's cancellation scope, and the driver's transaction that the
- * drizzle transaction it runs in uses (driverOf: drizzle does not expose its transaction's
- * connection). One store for both: each store costs every promise created in the process.
+ * The error of a transaction whose COMMIT failed or whose outcome is unknown (the connection dropped
+ * while it ran): 08007 transaction_resolution_unknown, which the API answers with 503. Never a 2xx.
  */
-const context = new AsyncLocalStorage<{ scope?: CancellationScope; tx?: TransactionSql }>();
-
-/**
- * `client` whose method `method` (the driver's `begin` or `savepoint`, which take their callback
- * last) is called with `around(callback)` in place of the callback; `around` may throw to refuse.
- */
-function wrapCallbackMethod<S extends object>(client: S, method: 'begin' | 'savepoint', around: (work: (tx: TransactionSql) => unknown) => (tx: TransactionSql) => unknown): S {
-  return new Proxy(client, {
-    get(target, property) {
-      const value = Reflect.get(target, property);
-      if (property !== method) return value;
-      return (...args: unknown[]) => {
-        const work = args.pop() as (tx: TransactionSql) => unknown;
-        try {
-          return (value as (...a: unknown[]) => unknown).apply(target, [...args, around(work)]);
-        } catch (err) {
-          return Promise.reject(err);
-        }
-      };
-    },
-  });
+function commitNotConfirmed(cause: unknown): Error {
+  return Object.assign(new Error(`08007: the commit was not confirmed: ${(cause as Error)?.message ?? cause}`, { cause }), { code: '08007' });
 }
 
-/**
- * The driver's transaction (or savepoint: drizzle's nested transactions) as the code inside it sees
- * it: recorded for driverOf, and its savepoints likewise, so that inside a savepoint a statement's
- * error fails the savepoint PostgreSQL has aborted (and which rolls back to it), not the transaction
- * around it.
- */
-function trackSavepoints(tx: TransactionSql): TransactionSql {
-  return wrapCallbackMethod(tx, 'savepoint', (work) => (sp) => {
-    const tracked = trackSavepoints(sp);
-    return context.run({ scope: context.getStore()?.scope, tx: tracked }, () => work(tracked));
-  });
-}
-
-/**
- * The pool as drizzle and the services see it: the driver itself, except that a transaction records
- * its driver transaction for the code it runs (driverOf), and one opened inside a request's
- * cancellation scope records which backend runs it (one statement, pipelined before the
- * transaction's own), and is refused once the client has gone.
- */
-function cancellable<S extends object>(client: S): S {
-  return wrapCallbackMethod(client, 'begin', (work) => {
-    const scope = context.getStore()?.scope;
-    if (scope?.cancelled) throw clientGone();
-    return (tx) => {
-      const tracked = trackSavepoints(tx);
-      return context.run({ scope, tx: tracked }, () => (scope ? runInScope(scope, tracked, work) : work(tracked)));
-    };
-  });
-}
-
-async function runInScope(scope: CancellationScope, tx: TransactionSql, work: (tx: TransactionSql) => unknown): Promise<unknown> {
-  // The connection may have come only after the client left (the request waited for one).
-  if (scope.cancelled) throw clientGone();
-  const session = tx
-    .unsafe<TransactionSession[]>('select pg_backend_pid() as pid, now()::text as started', [], { prepare: true })
-    .then(([row]) => row, () => null);
-  scope.transactions.add(session);
-  try {
-    return await work(tx);
-  } finally {
-    scope.transactions.delete(session);
-  }
-}
-
-export const sql = cancellable(pool);
+/** The running request's cancellation scope (Node's AsyncLocalStorage: follows its async calls). */
+const requests = new AsyncLocalStorage<CancellationScope>();
 
 /**
  * Runs `work` outside any request's cancellation scope: what must happen whether or not the client
@@ -120,25 +92,26 @@ export const sql = cancellable(pool);
  * serves every client of an organisation).
  */
 export function runDetached<T>(work: () => T): T {
-  const tx = context.getStore()?.tx;
-  return tx ? context.run({ tx }, work) : context.exit(work);
+  return requests.exit(work);
 }
 
 /**
  * Runs `work` (a request) so that `cancel()` stops the statement each of its open transactions is
- * running and refuses the transactions it opens next: a request whose client has gone stops using
- * the database at once, instead of PostgreSQL working (or waiting on a lock) for nobody. The check
+ * running and refuses to begin or commit its transactions from then on: a request whose client has
+ * gone stops using the database at once, and none of its changes commits after it left. The check
  * that the backend is still in that transaction and the cancel are one statement, so another
  * request's statement on the same connection later is never touched. Statements outside a
  * transaction (reads) run to their end, bounded by the statement timeout.
  */
 export function runCancellable<T>(work: () => T): { result: T; cancel: () => void } {
-  const scope: CancellationScope = { cancelled: false, transactions: new Set() };
-  const result = context.run({ scope }, work);
+  const controller = new AbortController();
+  const scope: CancellationScope = { signal: controller.signal, transactions: new Set() };
+  const result = requests.run(scope, work);
   return {
     result,
     cancel: () => {
-      scope.cancelled = true;
+      if (controller.signal.aborted) return;
+      controller.abort();
       for (const session of scope.transactions) void cancelUntilEnded(scope, session).catch(() => {});
     },
   };
@@ -148,22 +121,116 @@ export function runCancellable<T>(work: () => T): { result: T; cancel: () => voi
  * PostgreSQL cancels the statement a backend is running, not its transaction: a cancel that arrives
  * between two statements (the next one still on its way) changes nothing, and that statement could
  * then wait on a lock for nobody. So the cancel is sent again until the transaction has ended, which
- * the first cancel that meets a statement brings about.
+ * the first cancel that meets a statement brings about (or the check before COMMIT).
  */
 async function cancelUntilEnded(scope: CancellationScope, session: Promise<TransactionSession | null>): Promise<void> {
   const s = await session;
   while (s && scope.transactions.has(session)) {
-    await runDetached(() => pool.unsafe('select pg_cancel_backend(pid) from pg_stat_activity where pid = $1 and xact_start = $2::timestamptz', [s.pid, s.started]));
+    await pool.unsafe('select pg_cancel_backend(pid) from pg_stat_activity where pid = $1 and xact_start = $2::timestamptz', [s.pid, s.started]);
     await new Promise((resolve) => setTimeout(resolve, cancelRepeatMs));
   }
 }
 const cancelRepeatMs = 100;
 
-export const db = drizzle(sql, { schema });
-export type Db = typeof db;
+function createDrizzle(pool: ReturnType<typeof createPool>) {
+  return drizzle({ client: pool, schema });
+}
+export type Db = ReturnType<typeof createDrizzle>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Either the pool or an open transaction: services take this so callers choose the boundary. */
 export type DbOrTx = Db | Tx;
+
+export interface Database {
+  /** The driver's pool: statements outside transactions, LISTEN-free. */
+  sql: ReturnType<typeof createPool>;
+  db: Db;
+  transaction: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
+}
+
+/**
+ * The database a process uses, from configuration values: the driver's pool, drizzle over it, and
+ * `transaction`, the one way the project opens a transaction (drizzle's own `transaction`, with:
+ * the statement timeout set inside it behind a transaction pooler; the request's cancellation
+ * checked before BEGIN and again before COMMIT, while every lock the work took is still held; a
+ * COMMIT that fails or whose outcome is unknown reported as such, never as success).
+ */
+export function createDatabase(options: DatabaseOptions): Database {
+  const sql = createPool(options);
+  const db = createDrizzle(sql);
+  const settings =
+    options.pooler === 'transaction'
+      ? statement.raw(
+          `select set_config('statement_timeout', '${options.statementTimeoutMs}', true), set_config('idle_in_transaction_session_timeout', '${idleInTransactionMs}', true)`,
+        )
+      : null;
+
+  async function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const scope = requests.getStore();
+    if (scope?.signal.aborted) throw clientGone();
+    let committing = false;
+    try {
+      return await db.transaction(async (tx) => {
+        // The request may have waited for a connection, and its client left meanwhile.
+        if (scope?.signal.aborted) throw clientGone();
+        // Queued ahead of the work's first statement on the connection, pipelined with it (no round
+        // trip of its own). Should it fail, the transaction is aborted and the work's statements fail.
+        if (settings) void tx.execute(settings).then(undefined, () => {});
+        const session = scope && trackSession(scope, tx);
+        try {
+          const result = await work(tx);
+          if (scope?.signal.aborted) throw clientGone();
+          committing = true;
+          return result;
+        } finally {
+          if (session) scope.transactions.delete(session);
+        }
+      });
+    } catch (err) {
+      throw committing ? commitNotConfirmed(err) : err;
+    }
+  }
+  return { sql, db, transaction };
+}
+
+/** Which backend runs `tx` (one statement, pipelined before the work's own), for cancelUntilEnded. */
+function trackSession(scope: CancellationScope, tx: Tx): Promise<TransactionSession | null> {
+  const session = tx
+    .execute<{ pid: number; started: string }>(statement`select pg_backend_pid() as pid, now()::text as started`)
+    .then((rows) => rows[0] as TransactionSession, () => null);
+  scope.transactions.add(session);
+  return session;
+}
+
+/** This process's database, from its configuration (DATABASE_URL, DATABASE_POOLER, …). */
+const defaultDatabase = createDatabase({
+  url: config.DATABASE_URL,
+  pooler: config.DATABASE_POOLER,
+  poolSize: config.DB_POOL_SIZE,
+  statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+});
+const pool = defaultDatabase.sql;
+export const sql = defaultDatabase.sql;
+export const db = defaultDatabase.db;
+/** Opens a transaction on this process's database: see createDatabase. */
+export const transaction = defaultDatabase.transaction;
+
+/**
+ * A connection of its own for what needs a session (the live stream's LISTEN): DATABASE_DIRECT_URL,
+ * which reaches PostgreSQL itself when DATABASE_URL is a transaction pooler. Opened on first use.
+ */
+let sessionPool: ReturnType<typeof postgres> | null = null;
+export function sessionSql(): ReturnType<typeof postgres> {
+  sessionPool ??= postgres(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL, { max: 1, onnotice: () => {}, connect_timeout: 5, backoff: () => 0 });
+  return sessionPool;
+}
+
+/**
+ * Ends this process's connections: running statements get `timeoutSeconds`, then every connection
+ * is closed whether PostgreSQL answers or not (a hung server or pooler cannot hold the stop).
+ */
+export async function closeConnections(timeoutSeconds: number): Promise<void> {
+  await Promise.all([pool.end({ timeout: timeoutSeconds }), sessionPool?.end({ timeout: timeoutSeconds })]);
+}
 
 const dialect = new PgDialect();
 
@@ -173,30 +240,45 @@ const dialect = new PgDialect();
  * where building its text with drizzle at every call would cost more than running it. Values go to
  * the driver as given (write instants as ISO strings, and cast the placeholders in the SQL).
  */
-export function prepareSql<T>(statement: SQL): (values: Record<string, unknown>) => Promise<T[]> {
-  const query = dialect.sqlToQuery(statement);
+export function prepareSql<T>(built: SQL): (values: Record<string, unknown>) => Promise<T[]> {
+  const query = dialect.sqlToQuery(built);
   return async (values) => (await db.$client.unsafe(query.sql, fillPlaceholders(query.params, values) as never[], { prepare: true })) as unknown as T[];
 }
 
 /**
- * The driver under `conn`: the pool, or the driver's transaction that `conn` (a drizzle transaction
- * or one of its savepoints, which share its connection) runs in. For statements sent to the driver
- * itself (runSql, insertRows): prepared, planned once per connection.
+ * Runs `text` with its `$n` parameters on `conn` and returns its rows. On the pool: straight on the
+ * driver as a prepared statement (planned once per connection; for the engine's venue-day load that
+ * halved the cost against drizzle's `execute`). In a transaction: through drizzle's `execute` on that
+ * transaction. Statements given together (Promise.all) are pipelined on the connection either way.
  */
-export function driverOf(conn: DbOrTx): Sql | TransactionSql {
-  if (conn === db) return sql;
-  const tx = context.getStore()?.tx;
-  if (!tx) throw new Error('a transaction used outside the function it was given to');
-  return tx;
+export async function runText<T>(conn: DbOrTx, text: string, params: unknown[], prepare = true): Promise<T[]> {
+  if (is(conn, PgTransaction)) return executeIn<T>(conn as Tx, withParams(text, params));
+  return (await (conn as Db).$client.unsafe(text, params as never[], { prepare })) as unknown as T[];
+}
+
+/** Runs `built` in `tx` with drizzle's `execute`, failing with the driver's error as on the pool (not drizzle's wrapper). */
+async function executeIn<T>(tx: Tx, built: SQL): Promise<T[]> {
+  try {
+    return (await tx.execute(built)) as unknown as T[];
+  } catch (err) {
+    throw err instanceof DrizzleQueryError && err.cause ? err.cause : err;
+  }
+}
+
+/** `text` with `$n` placeholders as drizzle SQL with those values bound. */
+function withParams(text: string, params: unknown[]): SQL {
+  const parts = text.split(/\$(\d+)/);
+  const chunks: Array<SQL | ReturnType<typeof statement.param>> = [];
+  for (let i = 0; i < parts.length; i++) chunks.push(i % 2 ? statement.param(params[Number(parts[i]) - 1]) : statement.raw(parts[i]));
+  return statement.join(chunks);
 }
 
 /**
- * Runs a hand-written statement (the engine's loads, its lock statements) and returns its rows, as a
- * prepared statement: planned once per connection, where a statement drizzle's `execute` sends is
- * parsed and planned each time (for the engine's venue-day load that halved bookings per second).
- * Statements given together (Promise.all) are still pipelined on the connection.
+ * Runs a hand-written statement (the engine's loads, its lock statements) and returns its rows:
+ * see runText.
  */
-export async function runSql<T>(conn: DbOrTx, statement: SQL): Promise<T[]> {
-  const query = dialect.sqlToQuery(statement);
-  return (await driverOf(conn).unsafe(query.sql, query.params as never[], { prepare: true })) as unknown as T[];
+export async function runSql<T>(conn: DbOrTx, built: SQL): Promise<T[]> {
+  if (is(conn, PgTransaction)) return executeIn<T>(conn as Tx, built);
+  const query = dialect.sqlToQuery(built);
+  return runText<T>(conn, query.sql, query.params);
 }

@@ -1,6 +1,6 @@
 import { getTableColumns, getTableName, type Column } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { driverOf, type DbOrTx } from './client.js';
+import { runText, type DbOrTx } from './client.js';
 
 const columnsOfTable = new WeakMap<PgTable, Array<[string, Column]>>();
 
@@ -31,8 +31,7 @@ export interface InsertRowsOptions<T extends PgTable, K extends keyof T['$inferS
 }
 
 /**
- * Inserts rows with one statement sent straight to the driver (prepared: planned once per
- * connection) and returns them as drizzle's insert … returning() would: values encoded and rows
+ * Inserts rows with one statement of its own text (runText: on the pool, prepared) and returns them as drizzle's insert … returning() would: values encoded and rows
  * decoded by the table's own columns, a missing id taken from its default function. For the hot
  * write path (bookings, holds, their tables, events): drizzle's insert builder cost 0.28 ms of CPU
  * per booking for its row and tables and 0.18 ms for its event (docs/architecture.md "Write path"). Statements given
@@ -66,7 +65,7 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
   const text =
     `insert into "${getTableName(table)}" (${given.map(([, column]) => `"${column.name}"`).join(', ')}) values ${tuples.join(', ')}` +
     `${options.onConflictDoNothing ? ' on conflict do nothing' : ''} returning ${returned.map(([, column]) => `"${column.name}"`).join(', ')}`;
-  const inserted = await driverOf(conn).unsafe<Array<Record<string, unknown>>>(text, params as never[], { prepare: options.prepare ?? true });
+  const inserted = await runText<Record<string, unknown>>(conn, text, params, options.prepare ?? true);
   return inserted.map((raw) => {
     const row: Record<string, unknown> = {};
     for (const [key, column] of returned) row[key] = raw[column.name] === null ? null : column.mapFromDriverValue(raw[column.name]);

@@ -19,6 +19,7 @@ const connectionErrorCodes = new Set([
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now (starting up or shutting down)
+  '08007', // transaction_resolution_unknown: a COMMIT that failed or whose outcome is unknown (src/db/client.ts)
 ]);
 
 /** Looks through `cause` chains (drizzle wraps driver errors) and AggregateErrors. */

@@ -2,6 +2,7 @@ import { DelayedError, RateLimitError, WaitingChildrenError } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { sql } from '../db/client.js';
 import { endpointHealthStates } from '../db/schema/index.js';
+import { readReplica } from '../db/read-replica.js';
 import { allQueueNames } from '../jobs/all-jobs.js';
 import { getQueue } from '../queues/queues.js';
 
@@ -69,6 +70,17 @@ new Gauge({
         for (const state of queueStates) this.set({ queue, state }, byState[state]);
       }),
     );
+  },
+});
+
+new Gauge({
+  name: 'database_replica_lag_seconds',
+  help: 'How far the read replica (DATABASE_READ_URL) is behind the primary, as last measured (every second); -1: it does not answer; absent: no replica',
+  registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    if (!readReplica.configured) return;
+    this.set(readReplica.lagSeconds() ?? -1);
   },
 });
 

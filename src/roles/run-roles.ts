@@ -1,6 +1,6 @@
 import { config } from '../config.js';
 import { markProcessState } from '../core/process-state.js';
-import { sql } from '../db/client.js';
+import { closeDatabase } from '../db/close-database.js';
 import { logger } from '../logger.js';
 import { closeQueues } from '../queues/queues.js';
 import { onWorkerConnectionLost } from '../queues/start-worker.js';
@@ -48,7 +48,7 @@ export async function runRoles(roles: RoleName[]): Promise<void> {
     await settleEnqueuedEvents();
     await closeQueues();
     await closeRedis();
-    await sql.end({ timeout: 5 });
+    await closeDatabase(5);
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,13 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { db } from '../../src/db/client.js';
+import { db, transaction } from '../../src/db/client.js';
 import { insertRows } from '../../src/db/insert-rows.js';
 import { events } from '../../src/db/schema/index.js';
 import { newId } from '../../src/lib/uuid-v7.js';
 import { createTenant } from '../support/harness.js';
 
 /**
- * insertRows sends its statement straight to the driver (driverOf, src/db/client.ts) on the hot write
+ * insertRows sends a statement of its own text (runText, src/db/client.ts) on the hot write
  * path: it must run in the transaction or savepoint it is given and return what drizzle itself would.
  * (runSql's statements take the same way: run-sql.test.ts.)
  */
@@ -48,7 +48,7 @@ describe('insertRows', () => {
   it('runs in the transaction they are given: rolled back with it', async () => {
     const values = await historyEvent({ id: newId() });
     await expect(
-      db.transaction(async (tx) => {
+      transaction(async (tx) => {
         await insertRows(tx, events, [values]);
         // Seen inside the transaction by drizzle's own statements on it.
         expect(await tx.select().from(events).where(eq(events.id, values.id!))).toHaveLength(1);
@@ -61,7 +61,7 @@ describe('insertRows', () => {
   it('fails only the savepoint they run in: the transaction around it goes on and commits', async () => {
     const first = await historyEvent({ id: newId() });
     const second = await historyEvent({ id: newId() });
-    await db.transaction(async (tx) => {
+    await transaction(async (tx) => {
       await insertRows(tx, events, [first]);
       // The same id again, in a savepoint: a unique violation that the savepoint absorbs.
       await expect(tx.transaction((sp) => insertRows(sp, events, [first]))).rejects.toMatchObject({ code: '23505' });

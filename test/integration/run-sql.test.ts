@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { db, runSql } from '../../src/db/client.js';
+import { db, runSql, transaction } from '../../src/db/client.js';
 import { createTenant } from '../support/harness.js';
 
 type Row = { name: string; seats: number; open: boolean; config: { a: number[] } | null; missing: string | null };
@@ -13,7 +13,7 @@ describe('runSql', () => {
   it('returns the same rows on the pool and inside a transaction', async () => {
     const t = await createTenant();
     const onPool = await runSql<Row>(db, statement(t.venueId));
-    const inTransaction = await db.transaction((tx) => runSql<Row>(tx, statement(t.venueId)));
+    const inTransaction = await transaction((tx) => runSql<Row>(tx, statement(t.venueId)));
     expect(onPool).toHaveLength(1);
     expect(inTransaction).toEqual(onPool);
     expect(onPool[0]).toMatchObject({ seats: 4, open: true, config: { a: [1, 2] }, missing: null });
@@ -24,7 +24,7 @@ describe('runSql', () => {
     const seen: { name?: string; pid?: number; drizzlePid?: number } = {};
     const rolledBack = new Error('roll back');
     await expect(
-      db.transaction(async (tx) => {
+      transaction(async (tx) => {
         await tx.execute(sql`update venues set name = 'Renamed inside' where id = ${t.venueId}`);
         seen.name = (await runSql<Row>(tx, statement(t.venueId)))[0].name;
         seen.pid = (await runSql<{ pid: number }>(tx, sql`select pg_backend_pid() as pid`))[0].pid;

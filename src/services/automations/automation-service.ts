@@ -1,5 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { db, type DbOrTx } from '../../db/client.js';
+import { db, transaction, type DbOrTx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { automations, webhookEndpoints, type AutomationAction } from '../../db/schema/index.js';
 import { canSeeVenue, type AuthContext } from '../../core/auth-context.js';
@@ -90,7 +90,7 @@ export async function listAutomations(auth: AuthContext, query: ListQuery & { ve
  * `for share` while it creates deliveries.
  */
 async function changeAutomation(auth: AuthContext, id: string, patch: Omit<AutomationPatch, 'status'> & { status?: AutomationRow['status'] }, log: Logger): Promise<AutomationRow> {
-  const { row, annulled } = await db.transaction(async (tx) => {
+  const { row, annulled } = await transaction(async (tx) => {
     const [current] = await tx
       .select()
       .from(automations)

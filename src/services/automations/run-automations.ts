@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { db, type DbOrTx } from '../../db/client.js';
+import { db, transaction, type DbOrTx } from '../../db/client.js';
 import { automationRuns, automations, events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { conditionsMatch } from '../../lib/automation-conditions.js';
 import { groupBy } from '../../lib/group-by.js';
@@ -48,7 +48,7 @@ export async function runAutomations(batch: EventRow[]): Promise<void> {
   if (!liveEvents.length) return;
   const venueIds = [...new Set(liveEvents.map((e) => e.venueId))];
   if (!matchingPairs(liveEvents, await activeAutomations(venueIds, db, false)).length) return;
-  const pending = await db.transaction(async (tx) => {
+  const pending = await transaction(async (tx) => {
     const pairs = matchingPairs(liveEvents, await activeAutomations(venueIds, tx, true));
     if (!pairs.length) return [];
     pairs.sort((a, b) => a.event.id.localeCompare(b.event.id) || a.automation.id.localeCompare(b.automation.id));

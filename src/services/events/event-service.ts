@@ -1,6 +1,7 @@
 import { and, eq, gte, lte, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { db } from '../../db/client.js';
+import { db, type Db } from '../../db/client.js';
+import { readTolerantOfLag } from '../../db/read-replica.js';
 import { events } from '../../db/schema/index.js';
 import { hasScope, type AuthContext } from '../../core/auth-context.js';
 import { filterEnvelopeForReader, type PayloadReader } from '../../lib/webhook-payload-filter.js';
@@ -23,7 +24,8 @@ export interface EventFilters {
 }
 
 /** A page of the events matching `where`, oldest first (createdAt, id); events never change, so changedAfter reads createdAt. */
-export function fetchEventPage(query: ListQuery, where: SQL | undefined) {
+/** `conn`: the primary, or the replica for reads that tolerate lag (listEvents). */
+export function fetchEventPage(query: ListQuery, where: SQL | undefined, conn: Db = db) {
   const createdAt = { column: events.createdAt, kind: 'instant' as const, read: (e: EventRow) => e.createdAt };
   return fetchPage<EventRow>({
     query,
@@ -31,7 +33,7 @@ export function fetchEventPage(query: ListQuery, where: SQL | undefined) {
     naturalOrder: [createdAt],
     updatedAt: createdAt,
     fetch: (keyset, orderBy, limit) =>
-      db
+      conn
         .select()
         .from(events)
         .where(and(where, keyset))
@@ -43,18 +45,17 @@ export function fetchEventPage(query: ListQuery, where: SQL | undefined) {
 /** The event history (docs/webhooks.md): data as of the event time, oldest first. */
 export async function listEvents(auth: AuthContext, query: ListQuery & EventFilters) {
   if (query.venueId) await getVisibleVenue(auth, query.venueId);
-  return fetchEventPage(
-    query,
-    and(
-      eq(events.organisationId, auth.organisationId),
-      eq(events.published, true),
-      visibleVenueIds(auth, events.venueId),
-      query.venueId ? eq(events.venueId, query.venueId) : undefined,
-      query.type ? eq(events.type, query.type) : undefined,
-      query.from ? gte(events.createdAt, query.from) : undefined,
-      query.to ? lte(events.createdAt, query.to) : undefined,
-    ),
+  // A page of past events tolerates the replica's lag (docs/operations.md "Running on several machines").
+  const where = and(
+    eq(events.organisationId, auth.organisationId),
+    eq(events.published, true),
+    visibleVenueIds(auth, events.venueId),
+    query.venueId ? eq(events.venueId, query.venueId) : undefined,
+    query.type ? eq(events.type, query.type) : undefined,
+    query.from ? gte(events.createdAt, query.from) : undefined,
+    query.to ? lte(events.createdAt, query.to) : undefined,
   );
+  return readTolerantOfLag((conn) => fetchEventPage(query, where, conn));
 }
 
 /** The `data` of each group of event types (docs/webhooks.md catalogue). */

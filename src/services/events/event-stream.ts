@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { and, asc, eq, getTableColumns, gt } from 'drizzle-orm';
-import { db, runDetached, sql as pg } from '../../db/client.js';
+import { db, runDetached, sessionSql } from '../../db/client.js';
 import { eventPositions, events } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
@@ -127,7 +127,7 @@ export class EventStreams {
   private listen(): Promise<unknown> {
     // Detached from the request that opens it: the connection and the feeds' reads serve every client.
     this.listening ??= runDetached(() =>
-      pg.listen(
+      sessionSql().listen(
         eventStreamChannel,
         (organisationId) => this.feeds.get(organisationId)?.pull(),
         () => {

@@ -1,4 +1,4 @@
-import { db, type Tx } from '../../db/client.js';
+import { db, transaction, type Tx } from '../../db/client.js';
 import { insertRows } from '../../db/insert-rows.js';
 import { events } from '../../db/schema/index.js';
 import { mapInChunks } from '../../lib/chunks.js';
@@ -51,7 +51,7 @@ export type Emit = (event: NewEvent) => void;
  */
 export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit: Emit) => Promise<T>, log: Logger = logger): Promise<T> {
   const pending: NewEvent[] = [];
-  const { result, ids } = await db.transaction(async (tx) => {
+  const { result, ids } = await transaction(async (tx) => {
     const result = await work(tx, (event) => pending.push(event));
     const inserted = await insertEventRows(
       tx,

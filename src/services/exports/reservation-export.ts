@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { sql } from '../../db/client.js';
+import { chooseTolerantOfLag } from '../../db/read-replica.js';
 import { hasScope, type AuthContext } from '../../core/auth-context.js';
 import { csvLine } from '../../lib/csv.js';
 import { guestName } from '../guests/guest-json.js';
@@ -128,6 +128,8 @@ async function write(res: ServerResponse, chunk: string): Promise<void> {
 export async function streamReservationExport(auth: AuthContext, q: { venueId: string; from: string; to: string; format: ExportFormat }, res: ServerResponse): Promise<void> {
   const venue = await getVisibleVenue(auth, q.venueId);
   const withGuests = hasScope(auth, 'guests:read');
+  // An export tolerates the replica's lag (docs/operations.md "Running on several machines").
+  const sql = (await chooseTolerantOfLag()).$client;
   // Instants are written by PostgreSQL in the API's form (the pool hands timestamps out as raw text).
   const iso = (column: string) => sql`to_char(${sql(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const query = sql<ExportRow[]>`

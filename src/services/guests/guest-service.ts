@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-orm';
-import { db, type DbOrTx, type Tx } from '../../db/client.js';
+import { db, transaction, type DbOrTx, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { guests, organisations, venues, type GuestConsents } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
@@ -254,7 +254,7 @@ export async function trashGuest(auth: AuthContext, id: string): Promise<void> {
 /** Takes a guest out of the trash within the retention; 409 when its phone or externalRef has meanwhile been taken. */
 export async function restoreGuest(auth: AuthContext, id: string): Promise<GuestRow> {
   return withGuestConflicts(() =>
-    db.transaction(async (tx) => {
+    transaction(async (tx) => {
       const guest = await getVisibleGuest(auth, id, tx, true);
       if (!guest.deletedAt) return guest;
       if (guest.deletedAt.getTime() < Date.now() - guestTrashRetentionDays * 86_400_000) throw ApiError.notFound('Guest');

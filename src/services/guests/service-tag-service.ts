@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { db, type DbOrTx } from '../../db/client.js';
+import { db, transaction, type DbOrTx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { guests, serviceTags, venues } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
@@ -99,7 +99,7 @@ export async function createServiceTag(auth: AuthContext, input: { venueId: stri
  */
 export async function renameServiceTag(auth: AuthContext, id: string, name: string): Promise<ServiceTagRow> {
   try {
-    return await db.transaction(async (tx) => {
+    return await transaction(async (tx) => {
       const tag = await getVisibleServiceTag(auth, id, tx, true);
       if (tag.name === name) return tag;
       const [row] = await tx
@@ -121,7 +121,7 @@ export async function renameServiceTag(auth: AuthContext, id: string, name: stri
 
 /** Deletes a tag and takes it off every guest of the venue, in one transaction. */
 export async function deleteServiceTag(auth: AuthContext, id: string): Promise<void> {
-  await db.transaction(async (tx) => {
+  await transaction(async (tx) => {
     const tag = await getVisibleServiceTag(auth, id, tx, true);
     await tx.delete(serviceTags).where(eq(serviceTags.id, id));
     await tx

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { db, type Tx } from '../../db/client.js';
+import { db, transaction, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { imports, type ImportRejection } from '../../db/schema/index.js';
 import type { ImportRow } from './import-json.js';
@@ -49,7 +49,7 @@ export async function processRows(tx: Tx, prepared: PreparedImport, start: numbe
 
 /** Processes the next chunk of rows in one transaction with the progress; false when nothing is left. */
 export async function processNextChunk(importId: string, prepared: PreparedImport): Promise<boolean> {
-  return db.transaction(async (tx) => {
+  return transaction(async (tx) => {
     // The lock serialises two runs of one import (a stalled job picked up again): each chunk is done once.
     const [current] = await tx.select().from(imports).where(eq(imports.id, importId)).for('update');
     if (current.status !== 'processing' || current.processedRows >= current.totalRows) return false;
@@ -83,7 +83,7 @@ export async function planImport(record: ImportRow): Promise<ChunkTally> {
   const prepared = await prepareImport(record);
   const total: ChunkTally = { created: 0, updated: 0, rejections: [] };
   try {
-    await db.transaction(async (tx) => {
+    await transaction(async (tx) => {
       for (let start = 0; start < record.totalRows; start += importChunkSize) {
         const end = Math.min(start + importChunkSize, record.totalRows);
         const chunk = await tx.transaction((savepoint) => processRows(savepoint, prepared, start, end));

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { db } from '../../db/client.js';
+import { readTolerantOfLag } from '../../db/read-replica.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { count, instant, localTime, serviceDate, uuid } from '../../core/response-schemas.js';
 import { serviceDayClock } from '../../lib/local-time.js';
@@ -62,7 +63,7 @@ export async function occupancyReport(auth: AuthContext, q: { venueId: string; s
   const seats = usable.reduce((sum, t) => sum + t.maxSeats, 0);
 
   const rows = slots.length
-    ? ((await db.execute(sql`
+    ? ((await readTolerantOfLag((conn) => conn.execute(sql`
         with slots as (
           select s.t, s.i from unnest(${`{${slots.map((s) => s.startsAt).join(',')}}`}::timestamptz[]) with ordinality as s(t, i)
         ),
@@ -83,7 +84,7 @@ export async function occupancyReport(auth: AuthContext, q: { venueId: string; s
             where stays.starts_at <= s.t and s.t < stays.leaves_at)::int as tables_in_use
         from slots s
         order by s.i
-      `)) as unknown as SlotRow[])
+      `))) as unknown as SlotRow[])
     : [];
   return {
     venueId: venue.id,

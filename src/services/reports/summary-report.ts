@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { db } from '../../db/client.js';
+import { readTolerantOfLag } from '../../db/read-replica.js';
 import { reservationSourceValues, reservationStatusValues } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { count, serviceDate, uuid } from '../../core/response-schemas.js';
@@ -83,7 +83,7 @@ function figuresOf(row: SummaryRow | undefined): SummaryFigures {
  */
 export async function summaryReport(auth: AuthContext, q: { venueId: string; from: string; to: string }): Promise<z.output<typeof summaryReportSchema>> {
   const venue = await getVisibleVenue(auth, q.venueId);
-  const rows = (await db.execute(sql`
+  const rows = (await readTolerantOfLag((conn) => conn.execute(sql`
     select to_char(service_date, 'YYYY-MM-DD') as service_date,
       count(*)::int as reservations,
       coalesce(sum(party_size) filter (where status not in ('cancelled', 'no_show')), 0)::int as covers,
@@ -96,7 +96,7 @@ export async function summaryReport(auth: AuthContext, q: { venueId: string; fro
     from reservations
     where venue_id = ${venue.id} and service_date between ${q.from}::date and ${q.to}::date
     group by grouping sets ((service_date), ())
-  `)) as unknown as SummaryRow[];
+  `))) as unknown as SummaryRow[];
   const byDate = new Map(rows.filter((r) => r.service_date !== null).map((r) => [r.service_date!, r]));
   const dates = Array.from({ length: daysBetween(q.from, q.to) + 1 }, (_, i) => addDays(q.from, i));
   return {

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { db, type Tx } from '../../db/client.js';
+import { db, transaction, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
@@ -84,7 +84,7 @@ export async function createRule<Row extends RuleRow, Fields extends object>(
   venueId: string,
   fields: Fields,
 ): Promise<Row> {
-  return db.transaction(async (tx) => {
+  return transaction(async (tx) => {
     await lockVisibleVenue(tx, access, venueId);
     await kind.check(tx, venueId, fields, null);
     const [row] = (await tx
@@ -103,7 +103,7 @@ export async function updateRule<Row extends RuleRow & Fields, Fields extends ob
   ruleId: string,
   patch: Partial<Fields>,
 ): Promise<Row> {
-  return db.transaction(async (tx) => {
+  return transaction(async (tx) => {
     await lockVisibleVenue(tx, access, venueId);
     const current = await findRule(tx, kind as RuleKind<Row, object>, venueId, ruleId, true);
     if (Object.keys(patch).length === 0) return current;
@@ -123,7 +123,7 @@ export async function deleteRule<Row extends RuleRow, Fields extends object>(
   venueId: string,
   ruleId: string,
 ): Promise<void> {
-  await db.transaction(async (tx) => {
+  await transaction(async (tx) => {
     await lockVisibleVenue(tx, access, venueId);
     const row = await findRule(tx, kind as RuleKind<Row, object>, venueId, ruleId, true);
     await kind.beforeDelete?.(tx, row);

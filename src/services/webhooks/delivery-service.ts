@@ -1,5 +1,5 @@
 import { and, asc, between, eq, getTableColumns, type SQL } from 'drizzle-orm';
-import { db, type DbOrTx } from '../../db/client.js';
+import { db, transaction, type DbOrTx } from '../../db/client.js';
 import { events, webhookDeliveries, webhookDeliveryAttempts, webhookRecoveries } from '../../db/schema/index.js';
 import { canSeeVenue, type AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
@@ -134,7 +134,7 @@ export async function recoverDeliveries(auth: AuthContext, endpointId: string, w
     )
     .orderBy(asc(events.createdAt), asc(events.id), asc(webhookDeliveries.id));
   const free = await clearFinishedDeliveryJobs(candidates.map((c) => c.id));
-  const { recovery, reopened } = await db.transaction(async (tx) => {
+  const { recovery, reopened } = await transaction(async (tx) => {
     await getRecoverableEndpoint(auth, endpoint.id, tx);
     const rows = await mapInChunks(free, (chunk) => reopenDeliveries(chunk, 'discarded', tx));
     const [recovery] = await tx

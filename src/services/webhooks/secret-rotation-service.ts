@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { db, type Tx } from '../../db/client.js';
+import { db, transaction, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { organisationWebhookSecrets, webhookEndpoints } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
@@ -43,7 +43,7 @@ async function currentVersion(auth: AuthContext, target: RotationTarget): Promis
 }
 
 async function rotate(auth: AuthContext, target: RotationTarget, overlapMinutes: number, remember: RememberSecret | null): Promise<RotationResult> {
-  return db.transaction(async (tx) => {
+  return transaction(async (tx) => {
     const { state, scheme } = await lockTarget(tx, auth, target);
     const { secret, sealed } = sealNewSecret(scheme);
     const next = rotateSecretState(state, sealed, new Date(), overlapMinutes);

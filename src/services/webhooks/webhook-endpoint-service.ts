@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { db, type DbOrTx } from '../../db/client.js';
+import { db, transaction, type DbOrTx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { webhookEndpoints } from '../../db/schema/index.js';
 import { canSeeVenue, type AuthContext } from '../../core/auth-context.js';
@@ -48,7 +48,7 @@ export async function createEndpoint(auth: AuthContext, input: { venueId: string
     auth,
     idempotency,
     (remember) =>
-      db.transaction(async (tx) => {
+      transaction(async (tx) => {
         const { secret, sealed } = sealNewSecret(signatureScheme);
         const [endpoint] = await tx
           .insert(webhookEndpoints)

@@ -1,0 +1,372 @@
+// `npm run topologies:postgres`: PostgreSQL beyond one server, against real engines this run starts
+// itself from the Debian packages (PostgreSQL cluster, PgBouncer in transaction mode, a streaming
+// standby made with pg_basebackup), on free ports, ended by pid. PgBouncer is installed by
+// scripts/ensure-pgbouncer.sh when missing; nothing is skipped. Prints one line per check and the
+// figures; exits non-zero when a check fails.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+import postgres from 'postgres';
+import { endAll, endProcess } from '../chaos/own-processes.js';
+import { freePort, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
+import { openSse } from '../support/sse-client.js';
+
+const run = promisify(execFile);
+const projectRoot = path.resolve(import.meta.dirname, '../..');
+const binaries = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const asRoot = process.getuid?.() === 0;
+const seconds = Number(process.env.TOPOLOGY_SECONDS ?? 10);
+const started: ChildProcess[] = [];
+const dirs: string[] = [];
+const cluster: { primary: OwnPostgres | null } = { primary: null };
+let failures = 0;
+
+function check(ok: boolean, what: string): void {
+  if (!ok) failures++;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
+}
+
+async function eventually<T>(probe: () => Promise<T | undefined | false>, what: string, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A directory the `postgres` user may use (PostgreSQL and PgBouncer refuse to run as root). */
+function ownedDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `floorline-topo-${prefix}-`));
+  dirs.push(dir);
+  if (asRoot) chownSync(dir, uidOfPostgres, gidOfPostgres);
+  return dir;
+}
+let uidOfPostgres = 0;
+let gidOfPostgres = 0;
+
+function asPostgres(command: string, args: string[]): [string, string[]] {
+  return asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+}
+
+/** PgBouncer in transaction mode in front of `port`, on a free port of its own. */
+async function startPgbouncer(targetPort: number, database: string): Promise<{ url: string; child: ChildProcess }> {
+  const dir = ownedDir('pgbouncer');
+  const port = await freePort();
+  writeFileSync(path.join(dir, 'users.txt'), '"postgres" ""\n');
+  writeFileSync(
+    path.join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `${database} = host=127.0.0.1 port=${targetPort} dbname=${database}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      "unix_socket_dir =",
+      'auth_type = trust',
+      `auth_file = ${path.join(dir, 'users.txt')}`,
+      'pool_mode = transaction',
+      'max_client_conn = 500',
+      'default_pool_size = 8',
+      // The reproduction of the old behaviour (DATABASE_POOLER=none) sends these as start-up
+      // parameters, which PgBouncer otherwise refuses; ignored, as an operator would have to.
+      'ignore_startup_parameters = extra_float_digits,statement_timeout,idle_in_transaction_session_timeout',
+      `logfile = ${path.join(dir, 'log')}`,
+    ].join('\n'),
+  );
+  if (asRoot) for (const f of ['users.txt', 'pgbouncer.ini']) chownSync(path.join(dir, f), uidOfPostgres, gidOfPostgres);
+  const [command, args] = asPostgres('/usr/sbin/pgbouncer', [path.join(dir, 'pgbouncer.ini')]);
+  const child = spawn(command, args, { stdio: 'ignore' });
+  started.push(child);
+  const url = `postgres://postgres@127.0.0.1:${port}/${database}`;
+  await eventually(async () => {
+    const probe = postgres(url, { max: 1, prepare: false, onnotice: () => {} });
+    try {
+      await probe`select 1`;
+      return true;
+    } finally {
+      await probe.end();
+    }
+  }, 'pgbouncer answers');
+  return { url, child };
+}
+
+/** A streaming standby of `primaryUrl`'s cluster (pg_basebackup -R), on a free port. */
+async function startStandby(primaryPort: number): Promise<{ url: (db: string) => string; stop: () => Promise<void> }> {
+  const dir = ownedDir('standby');
+  const data = path.join(dir, 'data');
+  const port = await freePort();
+  const pg = (tool: string, args: string[]) => {
+    const [c, a] = asPostgres(path.join(binaries, tool), args);
+    return run(c, a);
+  };
+  await pg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--no-sync']);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c hot_standby=on`;
+  await pg('pg_ctl', ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', '-t', '30', 'start']);
+  return {
+    url: (db) => `postgres://postgres@127.0.0.1:${port}/${db}`,
+    stop: async () => {
+      await pg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => {});
+    },
+  };
+}
+
+/** The web role (src/server.ts) in a process of its own with `env`, resolved once it answers. */
+async function startWeb(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, LOG_LEVEL: 'warn', METRICS_PORT: '0', ADMIN_PASSWORD: 'topologies', ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  started.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(async () => (await fetch(`${url}/readyz`)).status === 200, `web on ${port} ready`, 60_000);
+  return { url, child };
+}
+
+/** Bookings at `connections` for `duration` s; the ids of the 201s and the count of 5xx. */
+async function book(url: string, key: string, venueIds: string[], today: string, addDays: (d: string, n: number) => string, duration: number, connections = 16) {
+  const created: string[] = [];
+  const times = ['19:00', '19:15', '19:30', '19:45', '20:00', '20:15', '20:30', '20:45', '21:00', '12:00', '12:30', '13:00'];
+  const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
+  const result = await autocannon({
+    url,
+    connections,
+    duration,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/reservations',
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({ venueId: pick(venueIds), serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)), time: pick(times), partySize: 2 }),
+        }),
+        onResponse: (status, body) => {
+          if (status === 201) created.push((JSON.parse(body) as { reservation: { id: string } }).reservation.id);
+        },
+      },
+    ],
+  });
+  const statuses = result.statusCodeStats as unknown as Record<string, { count: number }>;
+  const fiveHundreds = Object.entries(statuses)
+    .filter(([code]) => code.startsWith('5'))
+    .reduce((sum, [, s]) => sum + s.count, 0);
+  return { created, fiveHundreds, perSecond: created.length / duration, errors: result.errors, statuses: Object.entries(statuses).map(([c, s]) => `${c}×${s.count}`).join(' ') };
+}
+
+async function storedCount(sql: postgres.Sql, ids: string[]): Promise<number> {
+  if (!ids.length) return 0;
+  const [{ count }] = await sql<{ count: number }[]>`select count(*)::int as count from reservations where id = any(${ids}::uuid[])`;
+  return count;
+}
+
+async function main(): Promise<void> {
+  await run('bash', [path.join(projectRoot, 'scripts/ensure-pgbouncer.sh')]);
+  if (asRoot) {
+    uidOfPostgres = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
+    gidOfPostgres = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
+  }
+  const primary = (cluster.primary = await startOwnPostgres());
+  const primaryPort = Number(new URL(primary.url).port);
+  const database = `floorline_topologies_${randomBytes(3).toString('hex')}`;
+  const admin = postgres(primary.url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${database}"`);
+  const directUrl = `postgres://postgres@127.0.0.1:${primaryPort}/${database}`;
+  const direct = postgres(directUrl, { max: 4, onnotice: () => {} });
+  const bouncer = await startPgbouncer(primaryPort, database);
+  console.log(`topologies: PostgreSQL of its own on ${primaryPort}, PgBouncer (transaction mode) on ${new URL(bouncer.url).port}`);
+
+  // Two migrations at once through the transaction pooler: both finish, no advisory lock is left.
+  const { runMigrations } = await import('../../src/db/migrate.js');
+  const migrations = await Promise.allSettled([runMigrations(bouncer.url), runMigrations(bouncer.url)]);
+  const [{ locks }] = await direct<{ locks: number }[]>`select count(*)::int as locks from pg_locks where locktype = 'advisory'`;
+  check(migrations.every((m) => m.status === 'fulfilled') && locks === 0, `two concurrent migrations through PgBouncer: ${migrations.map((m) => m.status).join(', ')}; advisory locks left: ${locks}`);
+
+  // The tenant, made directly (this process's own modules on the direct URL).
+  process.env.DATABASE_URL = directUrl;
+  const { createApiKey, createOrganisation } = await import('../../src/services/keys/key-service.js');
+  const { createVenue } = await import('../../src/services/venues/venue-service.js');
+  const { configureDemoVenue } = await import('../../src/services/venue-config/demo-venue.js');
+  const { addDays, instantToLocal } = await import('../../src/lib/local-time.js');
+  const org = await createOrganisation('Topologies', false);
+  const venueIds: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const venue = await createVenue(org.id, { name: `Topology ${i}`, timezone: 'Europe/Rome', countryCode: 'IT' });
+    await configureDemoVenue(org.id, venue.id);
+    venueIds.push(venue.id);
+  }
+  const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'topologies', rateLimitPerMinute: 100_000_000 });
+  const today = instantToLocal('Europe/Rome', Date.now()).date;
+  const queuePrefix = `{topo${randomBytes(3).toString('hex')}}`;
+  const base = { QUEUE_PREFIX: queuePrefix, DATABASE_STATEMENT_TIMEOUT_MS: '1500' };
+
+  // The defect as reported: PgBouncer in transaction mode with the driver's prepared statements.
+  const before = await startWeb({ ...base, DATABASE_URL: bouncer.url, DATABASE_POOLER: 'none' });
+  const old = await book(before.url, key, venueIds, today, addDays, Math.min(seconds, 5));
+  const oldStored = await storedCount(direct, old.created);
+  console.log(
+    `info reproduction, DATABASE_POOLER=none through PgBouncer (prepared statements): ${old.created.length} × 201, ${old.created.length - oldStored} of them not in the database; ${old.fiveHundreds} × 5xx (${old.statuses})`,
+  );
+  const [{ stuck }] = await direct<{ stuck: number }[]>`select count(*)::int as stuck from pg_stat_activity where datname = ${database} and state = 'idle in transaction (aborted)'`;
+  console.log(`info   server connections then left idle in an aborted transaction: ${stuck}`);
+  await endProcess(before.child, 'SIGKILL');
+
+  // Through PgBouncer with DATABASE_POOLER=transaction, and directly, side by side.
+  const pooled = await startWeb({ ...base, DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: directUrl });
+  const stream = await openSse(`${pooled.url}/api/v1/events/stream?venueId=${venueIds[0]}`, key);
+  const through = await book(pooled.url, key, venueIds, today, addDays, seconds);
+  const throughStored = await storedCount(direct, through.created);
+  check(
+    throughStored === through.created.length && through.fiveHundreds === 0 && through.errors === 0,
+    `c=16 through PgBouncer (DATABASE_POOLER=transaction): ${through.created.length} × 201, ${throughStored} stored (SQL), ${through.fiveHundreds} × 5xx (${through.statuses})`,
+  );
+  const [{ venue0 }] = await direct<{ venue0: number }[]>`select count(*)::int as venue0 from reservations where id = any(${through.created}::uuid[]) and venue_id = ${venueIds[0]}`;
+  const delivered = await stream.waitForEvents(venue0, 30_000).then(
+    (frames) => frames.length,
+    () => stream.events().length,
+  );
+  stream.close();
+  check(delivered >= venue0 && venue0 > 0, `live stream through DATABASE_DIRECT_URL: ${delivered} of the ${venue0} bookings of its venue delivered`);
+
+  // The statement timeout in force: a booking waiting on a lock this run holds answers 503 in time.
+  const holder = await direct.reserve();
+  await holder`begin`;
+  await holder`select id from venues where id = ${venueIds[1]} for update`;
+  const t0 = Date.now();
+  const timed = await fetch(`${pooled.url}/api/v1/reservations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ venueId: venueIds[1], serviceDate: addDays(today, 3), time: '19:00', partySize: 2 }),
+  });
+  const waited = Date.now() - t0;
+  const body = (await timed.json()) as { error?: { details?: { reason?: string } } };
+  await holder`rollback`;
+  holder.release();
+  check(timed.status === 503 && body.error?.details?.reason === 'statement_timeout' && waited < 10_000, `statement timeout through PgBouncer: ${timed.status} ${body.error?.details?.reason} after ${waited} ms (limit 1500 ms)`);
+  const [{ aborted }] = await direct<{ aborted: number }[]>`select count(*)::int as aborted from pg_stat_activity where datname = ${database} and state like 'idle in transaction%'`;
+  check(aborted === 0, `no server connection left idle in a transaction: ${aborted}`);
+
+  const directWeb = await startWeb({ ...base, DATABASE_URL: directUrl });
+  const straight = await book(directWeb.url, key, venueIds, today, addDays, seconds);
+  const again = await book(pooled.url, key, venueIds, today, addDays, seconds);
+  console.log(
+    `info bookings/s at c=16, one run: direct ${straight.perSecond.toFixed(0)}, through PgBouncer (transaction) ${through.perSecond.toFixed(0)} then ${again.perSecond.toFixed(0)}`,
+  );
+  check(again.fiveHundreds === 0 && (await storedCount(direct, again.created)) === again.created.length, 'second pooled run: every 201 stored, 0 × 5xx');
+  await endProcess(directWeb.child, 'SIGKILL');
+
+  // SIGTERM ends the pooled process within its drain limit even while PostgreSQL does not answer.
+  const stopped = await startWeb({ ...base, DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: directUrl });
+  const [c, a] = asPostgres('kill', ['-STOP', ...(await clusterPids(direct)).map(String)]);
+  const inFlight = book(stopped.url, key, venueIds, today, addDays, 2, 4).catch(() => null);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await run(c, a);
+  const r0 = Date.now();
+  const ready = await fetch(`${stopped.url}/readyz`).then(
+    async (res) => `${res.status} ${((await res.json()) as { database?: string }).database}`,
+    (err: Error) => err.message,
+  );
+  check(ready === '503 unreachable', `/readyz while PostgreSQL behind PgBouncer does not answer: ${ready} after ${Date.now() - r0} ms`);
+  const s0 = Date.now();
+  const exited = new Promise((resolve) => stopped.child.once('exit', resolve));
+  process.kill(stopped.child.pid!, 'SIGTERM');
+  const stopMs = await Promise.race([exited.then(() => Date.now() - s0), new Promise<number>((resolve) => setTimeout(() => resolve(-1), 30_000))]);
+  const [cc, ca] = asPostgres('kill', ['-CONT', ...frozenPids.map(String)]);
+  await run(cc, ca);
+  await inFlight;
+  check(stopMs >= 0, `SIGTERM with every PostgreSQL process frozen (SIGSTOP): exited after ${stopMs} ms`);
+  await endProcess(stopped.child, 'SIGKILL');
+  await endProcess(pooled.child, 'SIGKILL');
+
+  // The streaming standby: reads that tolerate lag go there, and to the primary when it lags or is down.
+  const standby = await startStandby(primaryPort);
+  const replicaUrl = standby.url(database);
+  await eventually(async () => {
+    const probe = postgres(replicaUrl, { max: 1, onnotice: () => {} });
+    try {
+      return (await probe<{ r: boolean }[]>`select pg_is_in_recovery() as r`)[0].r;
+    } finally {
+      await probe.end();
+    }
+  }, 'standby in recovery');
+  const patient = await startWeb({ ...base, DATABASE_URL: directUrl, DATABASE_READ_URL: replicaUrl, DATABASE_READ_MAX_LAG_MS: '600000' });
+  const strictMetrics = await freePort();
+  const strict = await startWeb({ ...base, DATABASE_URL: directUrl, DATABASE_READ_URL: replicaUrl, DATABASE_READ_MAX_LAG_MS: '1000', METRICS_PORT: String(strictMetrics) });
+  const reportOf = async (url: string, day: string) => {
+    const res = await fetch(`${url}/api/v1/reports/summary?venueId=${venueIds[2]}&from=${day}&to=${day}`, { headers: { authorization: `Bearer ${key}` } });
+    return ((await res.json()) as { totals: { reservations: number } }).totals.reservations;
+  };
+  const day = addDays(today, 40);
+  const replica = postgres(replicaUrl, { max: 1, onnotice: () => {} });
+  await replica`select pg_wal_replay_pause()`;
+  const booked = await fetch(`${patient.url}/api/v1/reservations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ venueId: venueIds[2], serviceDate: day, time: '19:00', partySize: 2 }),
+  });
+  const patientSees = await reportOf(patient.url, day);
+  const strictSees = await eventually(async () => (await reportOf(strict.url, day)) === 1 && 1, 'the lagging replica left for the primary');
+  check(booked.status === 201 && patientSees === 0 && strictSees === 1, `replica, replay paused: report within the lag limit reads the replica (${patientSees} of 1); past 1 s of lag it reads the primary (${strictSees} of 1)`);
+  const gauge = await eventually(async () => {
+    const text = await (await fetch(`http://127.0.0.1:${strictMetrics}/metrics`)).text();
+    const value = Number(/^database_replica_lag_seconds (\S+)$/m.exec(text)?.[1]);
+    return value > 1 && value;
+  }, 'the lag gauge past 1 s');
+  check(gauge > 1, `database_replica_lag_seconds on /metrics while replay is paused: ${gauge}`);
+  await replica`select pg_wal_replay_resume()`;
+  await replica.end();
+  const reportReads = async (url: string) =>
+    (
+      await autocannon({
+        url,
+        connections: 16,
+        duration: seconds,
+        headers: { authorization: `Bearer ${key}` },
+        requests: [{ method: 'GET', path: `/api/v1/reports/summary?venueId=${venueIds[0]}&from=${addDays(today, 1)}&to=${addDays(today, 31)}` }],
+      })
+    ).requests.average;
+  const withReplica = await reportReads(patient.url);
+  const withoutWeb = await startWeb({ ...base, DATABASE_URL: directUrl });
+  const withoutReplica = await reportReads(withoutWeb.url);
+  console.log(`info GET /reports/summary (31 days) req/s at c=16, one run: primary only ${withoutReplica.toFixed(0)}, with the replica ${withReplica.toFixed(0)} (same machine: the replica adds capacity only on a machine of its own)`);
+  await standby.stop();
+  const downStatus = await eventually(async () => {
+    const res = await fetch(`${patient.url}/api/v1/reports/summary?venueId=${venueIds[2]}&from=${day}&to=${day}`, { headers: { authorization: `Bearer ${key}` } });
+    return res.status === 200 && res.status;
+  }, 'report with the replica down');
+  check(downStatus === 200, `replica down: reports answered from the primary (${downStatus})`);
+  await direct.end();
+  await admin.end();
+}
+
+/** Every process of the run's own cluster (postmaster, backends, background workers): frozen, PostgreSQL hangs. */
+let frozenPids: number[] = [];
+async function clusterPids(sql: postgres.Sql): Promise<number[]> {
+  const [{ dir }] = await sql<{ dir: string }[]>`select setting as dir from pg_settings where name = 'data_directory'`;
+  const { stdout } = await run('head', ['-1', path.join(dir, 'postmaster.pid')]);
+  const backends = await sql<{ pid: number }[]>`select pid from pg_stat_activity`;
+  frozenPids = [Number(stdout.trim()), ...backends.map((b) => b.pid)];
+  return frozenPids;
+}
+
+try {
+  await main();
+} catch (err) {
+  failures++;
+  console.error('FAIL', err);
+} finally {
+  if (frozenPids.length) await run('kill', ['-CONT', ...frozenPids.map(String)]).catch(() => {});
+  for (const child of started) await endProcess(child, 'SIGTERM', 5000);
+  await endAll();
+  await cluster.primary?.destroy();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
+console.log(failures ? `topologies:postgres: ${failures} check(s) failed` : 'topologies:postgres: all checks passed');
+process.exit(failures ? 1 : 0);
