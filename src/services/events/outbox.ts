@@ -1,4 +1,4 @@
-import { db, transaction, type Tx } from '../../db/client.js';
+import { transaction, type Tx } from '../../db/client.js';
 import { insertRows } from '../../db/insert-rows.js';
 import { events } from '../../db/schema/index.js';
 import { mapInChunks } from '../../lib/chunks.js';
