@@ -14,7 +14,7 @@ describe('a database behind a transaction pooler (DATABASE_POOLER=transaction)',
   afterAll(() => pooled.sql.end());
 
   it('sets the statement timeout inside each transaction, not on the session', async () => {
-    const inside = await pooled.transaction((tx) => runSql<{ statement_timeout: string }>(tx, sql`show statement_timeout`));
+    const inside = await pooled.transaction((tx) => runSql<{ statement_timeout: string }>(tx, sql`select current_setting('statement_timeout') as statement_timeout`, ['statement_timeout']));
     expect(inside[0].statement_timeout).toBe('1234ms');
     // The same (only) connection, outside a transaction: the session keeps the server's default.
     const [outside] = await pooled.sql<{ statement_timeout: string }[]>`show statement_timeout`;
@@ -41,7 +41,7 @@ describe('reads that tolerate lag (DATABASE_READ_URL)', () => {
       primary: db,
     });
     try {
-      const [{ primary }] = await replica.read((conn) => runSql<{ primary: boolean }>(conn, sql`select not pg_is_in_recovery() as primary`));
+      const [{ primary }] = await replica.read((conn) => runSql<{ primary: boolean }>(conn, sql`select not pg_is_in_recovery() as primary`, ['primary']));
       expect(primary).toBe(true);
       expect(replica.lagSeconds()).toBeNull();
     } finally {

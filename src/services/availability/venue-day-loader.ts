@@ -185,6 +185,20 @@ interface StateRow {
   occupancy?: string | null;
 }
 
+/** The columns of loadState's statement without a range (with one: also version, bookings, occupancy). */
+const stateColumns: Array<keyof StateRow> = [
+  'id',
+  'organisation_id',
+  'country_code',
+  'timezone',
+  'slot_interval_minutes',
+  'booking_horizon_days',
+  'min_notice_minutes',
+  'table_optimisation',
+  'stamp',
+  'config',
+];
+
 function venueOf(row: StateRow): LoadedVenue {
   return { id: row.id, organisationId: row.organisation_id, countryCode: row.country_code, timezone: row.timezone };
 }
@@ -252,7 +266,9 @@ async function loadState(conn: DbOrTx, access: Access, venueId: string, range: {
       ${range ? sql`, s.version, ${bookingsColumns(venueId, range.from, range.to, sql`s.version <> ${cachedBookings?.version ?? ''}`)}` : sql``}
     from venues v
     cross join lateral (select ${configStamp()} as stamp, ${versionOf(venueId)} as version ${onceOnly}) s
-    where v.id = ${venueId} and v.organisation_id = ${access.organisationId}`);
+    where v.id = ${venueId} and v.organisation_id = ${access.organisationId}`,
+    range ? [...stateColumns, 'version', 'bookings', 'occupancy'] : stateColumns,
+  );
   if (!row) throw ApiError.notFound('Venue');
   const venue = venueOf(row);
   const config = configOf(row, cachedConfig);
@@ -280,7 +296,9 @@ async function lockVenue(conn: DbOrTx, access: Access, venueId: string, pacingDa
       select v.id, exists (select 1 from pacing_rules p where p.venue_id = v.id and p.is_enabled) as pacing
       from venues v where v.id = ${venueId} and v.organisation_id = ${access.organisationId}
       for share of v
-    ) x`);
+    ) x`,
+    ['pacing_locked'],
+  );
   if (!row) throw ApiError.notFound('Venue');
   return { pacingLocked: row.pacing_locked === true };
 }
@@ -331,7 +349,9 @@ export async function loadBookings(conn: DbOrTx, venueId: string, from: string, 
   const cached = key ? bookingsCache.get(key) : undefined;
   const [row] = await runSql<{ version: string; bookings: string | null; occupancy: string | null }>(conn, sql`
     select s.version, ${bookingsColumns(venueId, from, to, sql`s.version <> ${cached?.version ?? ''}`)}
-    from (select ${versionOf(venueId)} as version ${onceOnly}) s`);
+    from (select ${versionOf(venueId)} as version ${onceOnly}) s`,
+    ['version', 'bookings', 'occupancy'],
+  );
   return bookingsOf(key, cached, row, false);
 }
 
@@ -346,7 +366,7 @@ export function hasPacing(config: VenueConfig): boolean {
  * transaction ends. The first key namespaces the lock; hash collisions only serialise more.
  */
 export async function lockPacingDay(conn: DbOrTx, venueId: string, serviceDate: string): Promise<void> {
-  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('pacing'), hashtext(${venueId} || ${serviceDate}))`);
+  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('pacing'), hashtext(${venueId} || ${serviceDate})) as locked`, ['locked']);
 }
 
 /**
@@ -357,5 +377,5 @@ export async function lockPacingDay(conn: DbOrTx, venueId: string, serviceDate: 
  * transaction). With pacing rules the pacing lock already serialises the day's bookings.
  */
 export async function lockTableMovesDay(conn: DbOrTx, venueId: string, serviceDate: string): Promise<void> {
-  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('table-moves'), hashtext(${venueId} || ${serviceDate}))`);
+  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('table-moves'), hashtext(${venueId} || ${serviceDate})) as locked`, ['locked']);
 }
