@@ -6,7 +6,7 @@ import { connectRedis } from '../../src/redis.js';
 import { taggedKey } from '../../src/redis/key-layout.js';
 import { destinationSlotTuning } from '../../src/lib/webhook-destination.js';
 import { DestinationSlots, type DestinationSlot, type DestinationSlotsOptions } from '../../src/services/webhooks/destination-slots.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 // The per-destination limit on its own, against the real Redis: each instance stands for one
 // worker-webhooks process. Keys of its own prefix; a destination of its own per test.

@@ -17,7 +17,8 @@ import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, type Client } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
-import { eventually, type ReceivedWebhook } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import type { ReceivedWebhook } from '../support/webhook-receiver.js';
 
 // The partner answers the first request, then fails until told otherwise.
 let partnerAnswers = (_request: ReceivedWebhook, index: number): number | Promise<number> => (index === 0 ? 200 : 500);
