@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util';
 import { VenueDay, type DayContext } from '../src/lib/availability/venue-day.js';
 import type { Booking, FloorTable, TableCombination, VenueConfig } from '../src/lib/availability/types.js';
-import { mulberry32 } from './support/seeded-random.js';
+import { mulberry32 } from '../test/support/seeded-random.js';
 
 const { values } = parseArgs({ options: { 'nights-per-level': { type: 'string' }, seed: { type: 'string' } } });
 const nightsPerLevel = Number(values['nights-per-level'] ?? 7);

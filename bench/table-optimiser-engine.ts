@@ -5,7 +5,7 @@
 import { orderedSeatings } from '../src/lib/availability/seatings.js';
 import { TableOptimiser, findSeatingWithMoves, type SeatingSearch } from '../src/lib/availability/table-optimiser.js';
 import type { Booking, FloorTable, TableCombination } from '../src/lib/availability/types.js';
-import { mulberry32 } from './support/seeded-random.js';
+import { mulberry32 } from '../test/support/seeded-random.js';
 
 const samples = Number(process.argv[2] ?? 2000);
 const MINUTE_MS = 60_000;

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { config } from '../../src/config.js';
 import { sql } from '../../src/db/client.js';
 import { analyzeChangedTables } from '../../src/services/timers/analyze-tables.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 // The shape of the booking's day read (src/services/availability/venue-day-loader.ts): indexes that lead
 // with the venue, one of them then with the day.

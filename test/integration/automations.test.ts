@@ -15,6 +15,9 @@ const pipeline = useWebhookPipeline({ policy: () => 500 });
 
 const action = { type: 'partner_notification' };
 
+/** The requests the receiver got for one event's delivery. */
+const attemptsReceived = (eventId: string) => pipeline.receiver.received.filter((r) => JSON.parse(r.body.toString()).eventId === eventId).length;
+
 describe('automations API', () => {
   it('creates, reads, lists, changes and archives an automation', async () => {
     const tenant = await createTenant();
@@ -128,16 +131,19 @@ describe('deactivating or archiving an automation', () => {
     const { api, automation, eventId } = await failingDelivery();
     const waiting = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 500);
     expect(waiting.status).toBe('pending');
-    const requestsBefore = pipeline.receiver.received.length;
+    const requestsBefore = attemptsReceived(eventId);
     expect((await stop(api, automation.id)).status).toBe(200);
+    // Another automation's delivery, failing after the stop: its attempt 2 falls due after the stopped one's would have.
+    const later = await failingDelivery();
 
     const listed = (await api.get(`/webhook-deliveries?automationId=${automation.id}`)).body.data;
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ id: waiting.id, status: 'discarded', discardReason: 'automation_inactive', attempts: 1, nextAttemptAt: null });
     expect(await getQueue(webhookDeliveryJob.queueName).getJob(waiting.id)).toBeUndefined();
-    // Attempt 2 was due 3 s after the failure: it never comes.
-    await new Promise((resolve) => setTimeout(resolve, 4000));
-    expect(pipeline.receiver.received.length).toBe(requestsBefore);
+    // Attempt 2 was due 3 s after the failure: it never comes, although the later delivery's attempt 2 has been made.
+    await waitForDelivery(later.eventId, (d) => d.attempts === 2 && d.lastResponseStatus === 500);
+    expect(attemptsReceived(later.eventId)).toBe(2);
+    expect(attemptsReceived(eventId)).toBe(requestsBefore);
   }, 30_000);
 
   it('also annuls a first attempt still waiting for the action’s delay', async () => {

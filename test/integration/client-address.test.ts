@@ -4,7 +4,7 @@ import { createApiKey } from '../../src/services/keys/key-service.js';
 import { createTenant } from '../support/harness.js';
 import { collectLogLines } from '../support/log-lines.js';
 import { spawnServeApp, type ServeAppProcess } from '../support/serve-app-process.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 // The API in its own process behind "one proxy" (TRUST_PROXY=true), with 5 failed authentications
 // allowed per address and minute, Bull Board read-only, its request lines collected.

@@ -8,7 +8,8 @@ vi.hoisted(() => {
 import { client, createKey, createTenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 import { useWebhookPipeline } from '../support/webhook-fixtures.js';
-import { eventually, expectedSignature, type ReceivedWebhook } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import { expectedSignature, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 const pipeline = useWebhookPipeline();
 

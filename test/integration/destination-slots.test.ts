@@ -3,10 +3,11 @@ import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { config } from '../../src/config.js';
 import { connectRedis } from '../../src/redis.js';
+import type { RedisClient } from '../../src/redis/connections.js';
 import { taggedKey } from '../../src/redis/key-layout.js';
 import { destinationSlotTuning } from '../../src/lib/webhook-destination.js';
 import { DestinationSlots, type DestinationSlot, type DestinationSlotsOptions } from '../../src/services/webhooks/destination-slots.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 // The per-destination limit on its own, against the real Redis: each instance stands for one
 // worker-webhooks process. Keys of its own prefix; a destination of its own per test.
@@ -18,12 +19,31 @@ let destinations = 0;
 const newDestination = () => `https://partner-${++destinations}.example`;
 const slotsKey = (destination: string) => taggedKey(prefix, ['destination', destination], 'slots');
 const members = (destination: string) => redis.zrange(slotsKey(destination), '0', '-1');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const connectionOf = new Map<DestinationSlots, RedisClient>();
 
 function slotsOf(options: Partial<DestinationSlotsOptions> & { limit: number }): DestinationSlots {
-  const slots = new DestinationSlots({ redis: connectRedis('slots'), prefix, workerConcurrency: 10, wake: async () => false, ...options });
+  const connection = connectRedis('slots');
+  const slots = new DestinationSlots({ redis: connection, prefix, workerConcurrency: 10, wake: async () => false, ...options });
   instances.push(slots);
+  connectionOf.set(slots, connection);
   return slots;
+}
+
+/**
+ * Resolves once every command `slots` has sent so far is answered and acted on: an acquire() called
+ * just before has then made its first look and, finding no slot, is in line in the process. A PING on
+ * the instance's own connection is answered after those commands (one connection answers in order),
+ * and setImmediate lets the promise chains their replies started run to their end.
+ */
+async function settled(slots: DestinationSlots): Promise<void> {
+  await connectionOf.get(slots)!.ping();
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Whether `promise` has settled before any timer or I/O could run: it was resolved at once, not at a later look. */
+async function resolvedAtOnce<T>(promise: Promise<T>): Promise<boolean> {
+  const pending = Symbol('pending');
+  return (await Promise.race([promise, new Promise((resolve) => setImmediate(() => resolve(pending)))])) !== pending;
 }
 
 /** Slots of one slot per destination whose wake-ups (promotions of postponed jobs) are recorded in order. */
@@ -60,6 +80,7 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     expect(await members(destination)).toHaveLength(2);
 
     // Saturated: the other process waits (at most localWaitMs, looking again every localPollMs), then gives up: the job is postponed.
+    // The lower bound is the point (it waited its full localWaitMs); a busy machine only makes the wait longer.
     const started = Date.now();
     expect(await second.acquire(destination)).toBeNull();
     expect(Date.now() - started).toBeGreaterThanOrEqual(destinationSlotTuning.localWaitMs - 50);
@@ -67,7 +88,7 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
 
     // A release while it waits: it takes the freed slot at its next look.
     const waiting = second.acquire(destination);
-    await sleep(300);
+    await settled(second);
     await first.release(held[0]);
     const taken = await waiting;
     expect(taken?.token).toBeTruthy();
@@ -83,11 +104,11 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
 
     const waiter = here.acquire(destination);
     const competitor = elsewhere.acquire(destination); // looks every localPollMs for a free slot
-    await sleep(250);
-    const released = Date.now();
+    await settled(elsewhere);
+    await settled(here); // the waiter is in line now, for localPollMs
     await here.release(held);
+    expect(await resolvedAtOnce(waiter), 'handed over at once, not found at a later look').toBe(true);
     const handed = await waiter;
-    expect(Date.now() - released, 'handed over at once, not found at a later look').toBeLessThan(destinationSlotTuning.localPollMs);
     expect(handed).toMatchObject({ token: held.token, handOvers: 1 });
     // The same member, its lease renewed: the slot was never free.
     await eventually(async () => {
@@ -106,13 +127,13 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     const first = slot.token;
     for (let pass = 1; pass <= destinationSlotTuning.maxHandOvers; pass++) {
       const waiter = slots.acquire(destination);
-      await sleep(50); // the waiter has looked at Redis once and is in line
+      await settled(slots); // the waiter has looked at Redis once and is in line
       await slots.release(slot);
       slot = (await waiter)!;
       expect(slot).toMatchObject({ token: first, handOvers: pass });
     }
     const waiter = slots.acquire(destination);
-    await sleep(50);
+    await settled(slots);
     await slots.release(slot);
     const after = await waiter; // woken to try for itself: a new member of the set
     expect(after?.token).toBeTruthy();
@@ -137,7 +158,8 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     await exited;
 
     // A live worker takes the other slot a second later: the destination's key lives on with its lease.
-    await sleep(1000);
+    // Time passing within the lease is the point here, so this wait stays (half a second short of its end).
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     const live = slotsOf({ limit: 2, leaseMs });
     const first = await acquired(live, destination);
     expect((await members(destination)).sort()).toEqual([orphan, first.token].sort());
@@ -153,13 +175,17 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     const slots = slotsOf({ limit: 2 }); // up to 4 jobs may wait here for its slots
     const held = [await acquired(slots, destination), await acquired(slots, destination)];
     const served: number[] = [];
-    const waiters = [1, 2, 3].map(async (n) => {
-      await sleep(n * 10);
-      const slot = await acquired(slots, destination);
-      served.push(n);
-      await slots.release(slot);
-    });
-    await sleep(50);
+    const waiters: Array<Promise<void>> = [];
+    for (const n of [1, 2, 3]) {
+      waiters.push(
+        (async () => {
+          const slot = await acquired(slots, destination);
+          served.push(n);
+          await slots.release(slot);
+        })(),
+      );
+      await settled(slots); // in line before the next one comes
+    }
     await slots.release(held[0]);
     await Promise.all(waiters);
     expect(served).toEqual([1, 2, 3]);

@@ -6,6 +6,7 @@ import { eventPositions, events, unsequencedEvents } from '../../src/db/schema/i
 import { sequenceEvents, sequenceEventsOf } from '../../src/services/events/event-sequencer.js';
 import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
 import { sweepOutbox } from '../../src/services/events/sweep-outbox.js';
+import { eventually } from '../support/eventually.js';
 import { createTenant } from '../support/harness.js';
 
 /**
@@ -130,10 +131,9 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     // The last commit of each organisation is numbered by the run loop alone, within the stream's second.
     await Promise.all(tenants.map((t) => commit(t, { last: 1 })));
     const ids = tenants.map((t) => t.organisationId);
-    for (let i = 0; i < 50 && (await db.select().from(unsequencedEvents).where(inArray(unsequencedEvents.organisationId, ids))).length; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(await db.select().from(unsequencedEvents).where(inArray(unsequencedEvents.organisationId, ids))).toEqual([]);
+    const unnumbered = () => db.select().from(unsequencedEvents).where(inArray(unsequencedEvents.organisationId, ids));
+    await eventually(async () => (await unnumbered()).length === 0, 5000, 'the last commits numbered by the run loop');
+    expect(await unnumbered()).toEqual([]);
     writing = false;
     await Promise.all(readers);
     for (const { organisationId } of tenants) {
@@ -204,7 +204,7 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     const before = await vacuums();
     await sweepOutbox();
     // Statistics reach pg_stat_user_tables within about a second.
-    for (let i = 0; i < 40 && (await vacuums()) === before; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(async () => (await vacuums()) > before, 10_000, 'the vacuum counted');
     expect(await vacuums()).toBeGreaterThan(before);
   });
 });

@@ -94,11 +94,14 @@ describe('GET /events/stream across two web processes (docs/webhooks.md "Live ev
     const rest = await resumed.waitForEvents(6);
     const order = (await committed(t.organisationId)).map((e) => e.id);
     expect([...seen, ...rest].map((f) => f.id)).toEqual(order);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(resumed.events()).toHaveLength(6);
+    // Nothing repeated after them either: one more commit is the next frame (the stream is in commit order).
+    await api.post('/reservations', { venueId: t.venueId, serviceDate: day, time: timeOf(9), partySize: 2 });
+    await resumed.waitForEvents(7);
+    const all = (await committed(t.organisationId)).map((e) => e.id);
+    expect(resumed.events().map((f) => f.id)).toEqual(all.slice(3));
 
     const after = await stream(inProcess.url, t.key, `?after=${order[5]}`);
-    expect((await after.waitForEvents(3)).map((f) => f.id)).toEqual(order.slice(6));
+    expect((await after.waitForEvents(4)).map((f) => f.id)).toEqual(all.slice(6));
   });
 
   it('shows each key its own organisation and visible venues only', async () => {
@@ -126,10 +129,14 @@ describe('GET /events/stream across two web processes (docs/webhooks.md "Live ev
     expect(venuesOf(await both.waitForEvents(2))).toEqual([t.venueId, second.id]);
     expect(venuesOf(await limited.waitForEvents(1))).toEqual([second.id]);
     expect(venuesOf(await testOnly.waitForEvents(1))).toEqual([testTenant.venueId]);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(venuesOf(onlyFirst.events())).toEqual([t.venueId]);
-    expect(venuesOf(limited.events())).toEqual([second.id]);
-    expect(venuesOf(testOnly.events())).toEqual([testTenant.venueId]);
+    // What a stream leaves out would reach it before a later event it does show (each organisation's
+    // stream is in commit order): one more commit for each is the marker that it got past them.
+    await api.post('/reservations', { venueId: second.id, serviceDate: day, time: '20:00', partySize: 2 });
+    await api.post('/reservations', { venueId: t.venueId, serviceDate: day, time: '20:00', partySize: 2 });
+    await client(inProcess.url, testTenant.key).post('/reservations', { venueId: testTenant.venueId, serviceDate: day, time: '20:00', partySize: 2 });
+    expect(venuesOf(await onlyFirst.waitForEvents(2))).toEqual([t.venueId, t.venueId]);
+    expect(venuesOf(await limited.waitForEvents(2))).toEqual([second.id, second.id]);
+    expect(venuesOf(await testOnly.waitForEvents(2))).toEqual([testTenant.venueId, testTenant.venueId]);
 
     // Refusals are ordinary error answers, before any stream starts.
     const stranger = await createTenant();

@@ -183,6 +183,7 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
       await worker.close();
     }
     // 200 events beyond the burst at 100 a second: about 2 s; without the pace they run in a fraction of it.
+    // A lower bound is the point (no faster than the pace); a busy machine only makes the run longer.
     expect(Date.now() - enqueuedAt).toBeGreaterThanOrEqual(1900);
     expect(worker.order.filter((o) => o.organisationId === a).map((o) => o.eventId)).toEqual(bulk.map((e) => e.id));
   });
@@ -232,7 +233,8 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
       await takeFairTurns(queue, b, 1, pace(300));
       const heldBack = await takeFairTurns(queue, a, 300, pace(300));
       expect(heldBack[299].delay).toBeGreaterThan(2000);
-      // B's turn is older than the window now: A alone, but still ahead of its pace.
+      // B's turn is older than the window (companyMs, 300 ms) now: A alone, but still ahead of its pace. The window is time,
+      // so time passing is the point of this wait; a slow machine only makes it longer, well within A's 2 s lead.
       await new Promise((resolve) => setTimeout(resolve, 500));
       const [later] = await takeFairTurns(queue, a, 1, pace(300));
       expect(later.delay).toBeGreaterThan(0);

@@ -10,7 +10,7 @@ import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { client, createTenant } from '../support/harness.js';
 import { collectLogLines } from '../support/log-lines.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 // A partner that always fails, and worker-webhooks in its own process logging at info.
 const pipeline = useWebhookPipeline({ policy: () => 500, webhooksRole: false });

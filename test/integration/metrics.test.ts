@@ -20,7 +20,7 @@ import { importJob } from '../../src/jobs/import-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, freePort } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 const pipeline = useWebhookPipeline();
 const auth = { authorization: 'Bearer metrics-token-0123456789' };

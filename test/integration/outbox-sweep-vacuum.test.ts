@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { eventually } from '../support/eventually.js';
 
 vi.hoisted(() => {
   // A queue prefix of this file alone, and a statement timeout short enough to run into.
@@ -33,13 +34,25 @@ describe('outbox sweep', () => {
     const before = await lastVacuum();
     // The numbering cannot write positions while another transaction holds this lock: it runs into the
     // statement timeout (3 s here), as the bulk's dead rows made it do.
+    // Held from before the sweep until it has failed, however long either takes.
+    let markLocked!: () => void;
+    let unlock!: () => void;
+    const locked = new Promise<void>((resolve) => (markLocked = resolve));
+    const unlocked = new Promise<void>((resolve) => (unlock = resolve));
     const released = other.begin(async (tx) => {
       await tx`lock table event_positions in share mode`;
-      await new Promise((resolve) => setTimeout(resolve, 5000));
+      markLocked();
+      await unlocked;
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await expect(sweepOutbox()).rejects.toThrow(/statement timeout/);
+    await locked;
+    try {
+      await expect(sweepOutbox()).rejects.toThrow(/statement timeout/);
+    } finally {
+      unlock();
+    }
     await released;
+    // Statistics reach pg_stat_user_tables within about a second.
+    await eventually(async () => (await lastVacuum()) > before, 10_000, 'the vacuum recorded');
     expect(await lastVacuum()).toBeGreaterThan(before);
     // Once the lock is gone the event is numbered.
     await sequenceEvents(organisationId);

@@ -9,7 +9,7 @@ import { apiRoutes } from '../../src/routes/index.js';
 import { client, createTenant, freePort, type ApiResponse, type Client, type Tenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 import { useWebhookPipeline } from '../support/webhook-fixtures.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * An independent check of the contract: Stoplight Prism, in proxy mode, in front of the real server

@@ -23,7 +23,7 @@ import { sweepOutbox } from '../../src/services/events/sweep-outbox.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
 import { createTenant } from '../support/harness.js';
 import { addEventJobs, eventJob } from '../../src/jobs/event-job.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 afterAll(async () => {
   await closeQueues();

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/harness.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -29,11 +30,7 @@ beforeAll(async () => {
     env: { ...process.env, PORT: String(port), METRICS_PORT: '0', LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let i = 0; i < 400; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the platform did not start');
+  await eventually(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 40_000, 'the platform to start');
 }, 60_000);
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { createTenant, freePort, type Tenant } from '../support/harness.js';
 import { collectLogLines } from '../support/log-lines.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 // The API in its own process, on a Redis of its own that the test stops midway: the rate limiter and
 // the outbox then warn while serving a request, and those lines must name the request.

@@ -5,6 +5,7 @@ import { reservations, reservationTables } from '../../src/db/schema/index.js';
 import { localToInstant } from '../../src/lib/local-time.js';
 import { client, createTenant, useTestServer } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';
+import { backendPid, untilBlockedBy } from '../support/lock-waits.js';
 import { configureVenue, localDate, type VenueFixtureOptions } from '../support/venue-fixtures.js';
 
 const server = useTestServer();
@@ -35,8 +36,8 @@ async function whileTableHeld<T>(venueId: string, organisationId: string, tableI
       .returning();
     await tx.insert(reservationTables).values({ reservationId: row.id, tableId, venueId, during: `[${startsAt.toISOString()},${endsAt.toISOString()})` });
     pending = during();
-    // Long enough for the request to reach its occupancy insert and wait on this transaction.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Committed only once the request has reached its occupancy insert and waits on this transaction.
+    await untilBlockedBy(await backendPid(tx));
   });
   return pending;
 }

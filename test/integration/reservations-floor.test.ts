@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events, floorTables } from '../../src/db/schema/index.js';
 import { client, createTenant, useTestServer } from '../support/harness.js';
+import { backendPid, untilBlockedBy } from '../support/lock-waits.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
 const server = useTestServer();
@@ -41,7 +42,7 @@ describe('a booking and a floor change at the same time', () => {
       await tx.execute(sql`select id from venues where id = ${t.venueId} for no key update`);
       await tx.update(floorTables).set({ isBlocked: true, updatedAt: new Date() }).where(eq(floorTables.id, fixture.tableIds.Only));
       pending = api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time: '19:00', partySize: 2 });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await untilBlockedBy(await backendPid(tx)); // the booking waits for the change to commit
     });
     const res = await pending;
     expect(res.status).toBe(409);

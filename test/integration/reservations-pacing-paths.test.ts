@@ -12,7 +12,8 @@ import { closeQueues } from '../../src/queues/queues.js';
 import { handleImportJob } from '../../src/jobs/import-handler.js';
 import { importJob, type ImportJob } from '../../src/jobs/import-job.js';
 import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
-import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
+import { waitForImport } from '../support/imports.js';
 import { expectInvariantsHold } from '../support/invariants.js';
 import { configureVenue, localDate, type TableFixture } from '../support/venue-fixtures.js';
 
@@ -51,15 +52,6 @@ async function eventTypesOf(reservationId: string): Promise<string[]> {
     .where(and(eq(events.subjectId, reservationId), eq(events.published, true)))
     .orderBy(events.createdAt, events.id);
   return rows.map((r) => r.type);
-}
-
-async function waitForImport(api: Client, id: string) {
-  for (let i = 0; i < 300; i++) {
-    const res = await api.get(`/imports/${id}`);
-    if (res.body.import.status !== 'processing') return res.body.import;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`import ${id} did not finish`);
 }
 
 describe('paths that make covers or a table live again keep pacing, or flag the reservation', () => {

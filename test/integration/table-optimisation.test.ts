@@ -10,7 +10,7 @@ import { applyTableMoves, retryStaleMoves, StaleMovesError } from '../../src/ser
 import { client, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
-import { mulberry32 } from '../../bench/support/seeded-random.js';
+import { mulberry32 } from '../support/seeded-random.js';
 
 /** docs/reservations.md "Table optimisation", over the real server and PostgreSQL. */
 

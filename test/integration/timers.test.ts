@@ -7,6 +7,7 @@ import { startJobWorker } from '../../src/queues/start-worker.js';
 import { handleTimerJob } from '../../src/jobs/timer-handler.js';
 import { timerJob } from '../../src/jobs/timer-job.js';
 import { markNoShows, notifyLateReservations } from '../../src/services/timers/late-reservations.js';
+import { eventually } from '../support/eventually.js';
 import { client, createTenant, useTestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
@@ -39,13 +40,15 @@ async function runTimerJobsConcurrently(task: 'late-no-show' | 'daily-purge', co
   const workers = [startJobWorker(timerJob, handleTimerJob, { concurrency: 1 }), startJobWorker(timerJob, handleTimerJob, { concurrency: 1 })];
   try {
     const jobs = await queue.addBulk(Array.from({ length: count }, () => ({ name: task, data: { task } })));
-    for (let i = 0; i < 200; i++) {
-      const states = await Promise.all(jobs.map((j) => queue.getJob(j.id!).then((job) => job?.getState())));
-      if (states.every((s) => s === 'completed')) return;
-      if (states.some((s) => s === 'failed')) throw new Error(`a ${task} job failed`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`${task} jobs did not finish`);
+    await eventually(
+      async () => {
+        const states = await Promise.all(jobs.map((j) => queue.getJob(j.id!).then((job) => job?.getState())));
+        if (states.some((s) => s === 'failed')) throw new Error(`a ${task} job failed`);
+        return states.every((s) => s === 'completed');
+      },
+      20_000,
+      `${task} jobs finished`,
+    );
   } finally {
     await Promise.all(workers.map((w) => w.close()));
   }

@@ -13,6 +13,7 @@ import { handleEventJob } from '../../src/jobs/event-handler.js';
 import { eventJob, type EventJob } from '../../src/jobs/event-job.js';
 import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { processEventInBatch } from '../../src/services/events/process-event.js';
+import { eventually } from '../support/eventually.js';
 import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
@@ -41,15 +42,17 @@ async function eventsOf(subjectId: string) {
 
 /** Waits until worker-events has handled every event of the venue. */
 async function eventsDispatched(venueId: string) {
-  for (let i = 0; i < 200; i++) {
-    const pending = await db
-      .select({ id: events.id })
-      .from(events)
-      .where(and(eq(events.venueId, venueId), isNull(events.dispatchedAt)));
-    if (!pending.length) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('events not dispatched');
+  await eventually(
+    async () => {
+      const pending = await db
+        .select({ id: events.id })
+        .from(events)
+        .where(and(eq(events.venueId, venueId), isNull(events.dispatchedAt)));
+      return pending.length === 0;
+    },
+    20_000,
+    'events dispatched',
+  );
 }
 
 async function offersOf(venueId: string) {

@@ -17,7 +17,8 @@ import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, type Client } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
-import { eventually, type ReceivedWebhook } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import type { ReceivedWebhook } from '../support/webhook-receiver.js';
 
 // The partner answers the first request, then fails until told otherwise.
 let partnerAnswers = (_request: ReceivedWebhook, index: number): number | Promise<number> => (index === 0 ? 200 : 500);
@@ -66,6 +67,8 @@ describe('endpoint health', () => {
     const queue = getQueue(webhookDeliveryJob.queueName);
     await eventually(async () => (await Promise.all(deliveries.map((d) => queue.getJob(d.id)))).every((job) => !job), 10_000, 'the jobs removed');
     const sentBeforeRecovery = pipeline.receiver.received.length;
+    // An absence: no event marks it. The jobs being gone is the check that counts; this short wait only
+    // gives a send that should not exist (the compressed schedule retries within 60-300 ms) a chance to show.
     await new Promise((r) => setTimeout(r, 500));
     expect(pipeline.receiver.received).toHaveLength(sentBeforeRecovery);
 
@@ -98,6 +101,8 @@ describe('endpoint health', () => {
     const enabledEvents = await eventsOfType(api, tenant.venueId, 'webhook_endpoint_enabled');
     expect(enabledEvents).toHaveLength(1);
     expect(enabledEvents[0].data.webhookEndpoint).toMatchObject({ id: endpointId, isActive: true, health: { state: 'healthy' } });
+    // An absence again (a resend would be enqueued by the PATCH itself and reach the receiver in milliseconds):
+    // a short wait; the recovery below, whose requests must be the next four, checks it once more.
     await new Promise((r) => setTimeout(r, 300));
     expect(pipeline.receiver.received).toHaveLength(sentBeforeRecovery);
 
@@ -132,6 +137,7 @@ describe('endpoint health', () => {
     expect(repeated.status).toBe(202);
     expect(repeated.headers.get('idempotent-replayed')).toBe('true');
     expect(repeated.body.recovery.id).toBe(recovered.body.recovery.id);
+    // An absence: a second recovery would send at once, one at a time as above; a short wait lets it show.
     await new Promise((r) => setTimeout(r, 500));
     expect(pipeline.receiver.received).toHaveLength(sentBeforeRecovery + 4);
     const [left] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, outside));

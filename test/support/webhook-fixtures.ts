@@ -10,7 +10,8 @@ import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import type { EventType } from '../../src/lib/event-catalogue.js';
 import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
 import { client, createKey, startTestServer, type TestServer } from './harness.js';
-import { eventually, startWebhookReceiver, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';
+import { eventually } from './eventually.js';
+import { startWebhookReceiver, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';
 
 export interface WebhookPipeline {
   /** The URL of the API server. */

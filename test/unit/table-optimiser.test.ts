@@ -9,7 +9,7 @@ import {
   type OptimisedSeating,
 } from '../../src/lib/availability/table-optimiser.js';
 import type { Booking, FloorTable, ReservationStatus, TableCombination } from '../../src/lib/availability/types.js';
-import { mulberry32 } from '../../bench/support/seeded-random.js';
+import { mulberry32 } from '../support/seeded-random.js';
 
 const MINUTE_MS = 60_000;
 const serviceDate = '2030-03-01';
