@@ -19,7 +19,7 @@ const sentAtOncePerDestination = () => config.WEBHOOK_DESTINATION_CONCURRENCY * 
 const { advanceVirtualTime, restartVirtualTimeIfHigh, takeFairTurns } = await import('../../src/queues/fair-share.js');
 const { closeQueues, getQueue } = await import('../../src/queues/queues.js');
 const { startJobWorker } = await import('../../src/queues/start-worker.js');
-const { eventually } = await import('../support/webhook-receiver.js');
+const { eventually } = await import('../support/eventually.js');
 
 const events = () => getQueue(eventJob.queueName);
 const deliveries = () => getQueue(webhookDeliveryJob.queueName);

@@ -11,7 +11,7 @@ vi.hoisted(() => {
 import { client, createTenant, freePort } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { openSse } from '../support/sse-client.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 // The receiver answers every webhook 3 s after it arrives, so that deliveries are under way at SIGTERM.
 const answerAfterMs = 3000;

@@ -8,7 +8,8 @@ import { startJobWorker, type RunningWorker } from '../../src/queues/start-worke
 import { prepareGuestImport } from '../../src/services/guests/guest-import.js';
 import { enqueueImport, requeueStalledImports } from '../../src/services/imports/import-service.js';
 import { processNextChunk } from '../../src/services/imports/process-import-job.js';
-import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
+import { waitForImport } from '../support/imports.js';
 
 const server = useTestServer();
 let worker: RunningWorker<ImportJob>;
@@ -24,14 +25,6 @@ function expectError(res: { status: number; body: any }, status: number, code: s
   expect(res.body.error.code).toBe(code);
 }
 
-async function waitForImport(c: Client, id: string) {
-  for (let i = 0; i < 150; i++) {
-    const res = await c.get(`/imports/${id}`);
-    if (res.body.import.status !== 'processing') return res.body.import;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`import ${id} did not finish`);
-}
 
 const phoneOf = (n: number) => `+39 347 ${String(n).padStart(7, '0')}`;
 

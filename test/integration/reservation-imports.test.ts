@@ -15,21 +15,13 @@ import { handleImportJob } from '../../src/jobs/import-handler.js';
 import { importJob, type ImportJob } from '../../src/jobs/import-job.js';
 import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { importChunkSize } from '../../src/services/imports/import-contract.js';
-import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
+import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
+import { waitForImport } from '../support/imports.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
 const server = useTestServer();
 afterAll(async () => closeQueues());
 
-async function waitForImport(c: Client, id: string, timeoutMs = 15_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const res = await c.get(`/imports/${id}`);
-    if (res.body.import.status !== 'processing') return res.body.import;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`import ${id} did not finish`);
-}
 
 const phoneOf = (n: number) => `+39 347 ${String(n).padStart(7, '0')}`;
 const timeOf = (i: number) => `${String(18 + (i % 4)).padStart(2, '0')}:${['00', '15', '30', '45'][i % 4]}`;

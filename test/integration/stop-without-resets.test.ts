@@ -13,7 +13,7 @@ import { db } from '../../src/db/client.js';
 import { guests } from '../../src/db/schema/index.js';
 import { createTenant, freePort } from '../support/harness.js';
 import { useWebhookPipeline } from '../support/webhook-fixtures.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 // The API server of the pipeline is not used: the traffic goes to two web processes of their own.
 useWebhookPipeline({ webhooksRole: false });

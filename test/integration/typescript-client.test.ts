@@ -15,7 +15,7 @@ import { createWebhookReceiver } from '../../clients/typescript/examples/receive
 import { createTenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 import { useWebhookPipeline } from '../support/webhook-fixtures.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 const pipeline = useWebhookPipeline();
 

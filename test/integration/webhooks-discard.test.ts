@@ -10,7 +10,7 @@ import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 const pipeline = useWebhookPipeline({ policy: () => 500 });
 

@@ -13,7 +13,7 @@ import { destinationNotAllowed } from '../../src/services/webhooks/post-webhook.
 import { client, createTenant } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';
 import { afterAttempt, deliveriesOfEvent, emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
-import { eventually } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 const pipeline = useWebhookPipeline();
 

@@ -12,7 +12,8 @@ import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline } from '../support/webhook-fixtures.js';
-import { eventually, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import { type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const pipeline = useWebhookPipeline();
 const destinationLimit = 4; // WEBHOOK_DESTINATION_CONCURRENCY's default

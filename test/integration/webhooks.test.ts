@@ -20,7 +20,8 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import net, { type AddressInfo } from 'node:net';
 import { client, createKey, createTenant, type Tenant } from '../support/harness.js';
 import { afterAttempt, deliveriesOfEvent, emitReservationEvent, useWebhookPipeline, waitForDelivery, waitForDispatch } from '../support/webhook-fixtures.js';
-import { eventually, expectedSignature, signaturesOf } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import { expectedSignature, signaturesOf } from '../support/webhook-receiver.js';
 
 const pipeline = useWebhookPipeline();
 

@@ -98,5 +98,3 @@ export function signaturesOf(request: ReceivedWebhook): string[] {
     .map((part) => part.replace(/^v1=/, ''));
 }
 
-// Kept until the webhook suites being changed elsewhere in this wave import it from ./eventually.js themselves.
-export { eventually } from './eventually.js';
