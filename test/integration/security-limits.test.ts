@@ -6,6 +6,7 @@ vi.hoisted(() => {
   process.env.METRICS_HOST = '127.0.0.1';
 });
 
+import { markProcessState } from '../../src/core/process-state.js';
 import { startMetricsServer } from '../../src/metrics/metrics-server.js';
 import { eq } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
@@ -38,6 +39,8 @@ describe('metrics closed by default outside development (docs/security.md "Metri
     const api = await fetch(`${server.url}/metrics`);
     expect(api.status).toBe(401);
     expect(await api.text()).toContain('set METRICS_TOKEN');
+    // A process whose roles have started (its /healthz answers 503 `starting` before).
+    markProcessState('serving');
     const metrics = await startMetricsServer(0);
     try {
       // It says where it listens, truthfully: METRICS_HOST here.
