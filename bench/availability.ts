@@ -37,7 +37,11 @@ try {
   const grid = [...['12', '13'].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`)), '14:00'];
   grid.push(...['19', '20', '21'].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`)), '22:00');
   const setOptimisation = async ({ venueId, key }: { venueId: string; key: string }, value: 'off' | 'on') => {
-    const res = await fetch(`${base}/venues/${venueId}`, { method: 'PATCH', headers: headersOf(key), body: JSON.stringify({ tableOptimisation: value }) });
+    const res = await fetch(`${base}/venues/${venueId}`, {
+      method: 'PATCH',
+      headers: headersOf(key),
+      body: JSON.stringify({ tableOptimisation: value }),
+    });
     if (res.status !== 200) throw new Error(`venue: ${res.status} ${await res.text()}`);
   };
   for (const { venueId, key } of Object.values(venues)) {
@@ -51,7 +55,12 @@ try {
   await setOptimisation(venues.on, 'on');
   const times = ['12:30', '13:15', '14:00', '19:00', '19:45', '20:30', '21:15', '22:00'];
   const run = async ({ venueId, key }: { venueId: string; key: string }, connections: number, duration: number, at = port) => {
-    const requests = times.flatMap((time) => [2, 4, 6].map((partySize) => ({ method: 'GET' as const, path: `/api/v1/availability?venueId=${venueId}&serviceDate=${day}&time=${time}&partySize=${partySize}` })));
+    const requests = times.flatMap((time) =>
+      [2, 4, 6].map((partySize) => ({
+        method: 'GET' as const,
+        path: `/api/v1/availability?venueId=${venueId}&serviceDate=${day}&time=${time}&partySize=${partySize}`,
+      })),
+    );
     const result = await autocannon({ url: `http://127.0.0.1:${at}`, connections, duration, headers: headersOf(key), requests });
     if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
     return result;
@@ -60,14 +69,22 @@ try {
     const durations: number[] = [];
     for (let i = 0; i < 30; i++) {
       const started = performance.now();
-      const res = await fetch(`http://127.0.0.1:${at}/api/v1/availability/days?venueId=${venueId}&from=${day}&to=${addDays(day, 61)}&partySize=${2 + (i % 3)}`, { headers: headersOf(key) });
+      const res = await fetch(
+        `http://127.0.0.1:${at}/api/v1/availability/days?venueId=${venueId}&from=${day}&to=${addDays(day, 61)}&partySize=${2 + (i % 3)}`,
+        { headers: headersOf(key) },
+      );
       await res.json();
       if (res.status !== 200) throw new Error(`days: ${res.status}`);
       durations.push(performance.now() - started);
     }
     return durations.sort((a, b) => a - b)[15];
   };
-  const versions = earlier ? [{ name: `${earlierRev} `, at: earlierPort }, { name: 'this tree ', at: port }] : [{ name: '', at: port }];
+  const versions = earlier
+    ? [
+        { name: `${earlierRev} `, at: earlierPort },
+        { name: 'this tree ', at: port },
+      ]
+    : [{ name: '', at: port }];
   for (const { at } of versions) for (const venue of Object.values(venues)) await run(venue, 8, 2, at); // warm-up: JIT, pools, key cache
   // Alternating: off, on, off, on (each version in turn) — the machine's drift weighs on all alike.
   for (const setting of ['off', 'on', 'off', 'on'] as const) {

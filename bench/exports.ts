@@ -53,9 +53,12 @@ async function exportOnce(format: 'csv' | 'ndjson') {
   let peakRss = memoryKb('VmRSS');
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, memoryKb('VmRSS'))), 20);
   const started = performance.now();
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/exports/reservations?venueId=${venueId}&from=${from}&to=${to}&format=${format}`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
+  const res = await fetch(
+    `http://127.0.0.1:${port}/api/v1/exports/reservations?venueId=${venueId}&from=${from}&to=${to}&format=${format}`,
+    {
+      headers: { authorization: `Bearer ${key}` },
+    },
+  );
   if (res.status !== 200 || !res.body) throw new Error(`export answered ${res.status}`);
   let bytes = 0;
   let lines = 0;
@@ -69,7 +72,9 @@ async function exportOnce(format: 'csv' | 'ndjson') {
 
 try {
   // A small export first, so that the baseline includes the code paths and the pool.
-  await fetch(`http://127.0.0.1:${port}/api/v1/exports/reservations?venueId=${venueId}&from=${from}&to=${from}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.text());
+  await fetch(`http://127.0.0.1:${port}/api/v1/exports/reservations?venueId=${venueId}&from=${from}&to=${from}`, {
+    headers: { authorization: `Bearer ${key}` },
+  }).then((r) => r.text());
   const baseline = { rss: memoryKb('VmRSS'), hwm: memoryKb('VmHWM') };
   console.log(`server before the exports: VmRSS ${(baseline.rss / 1024).toFixed(1)} MiB, VmHWM ${(baseline.hwm / 1024).toFixed(1)} MiB`);
   for (const format of ['csv', 'ndjson'] as const) {
@@ -81,7 +86,11 @@ try {
     );
   }
   console.log(`server VmHWM after both: ${(memoryKb('VmHWM') / 1024).toFixed(1)} MiB (before: ${(baseline.hwm / 1024).toFixed(1)} MiB)`);
-  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 } finally {
   web.kill('SIGTERM');
 }

@@ -52,8 +52,15 @@ for (const operation of operations) {
 const seconds = (performance.now() - started) / 1000;
 const requests = [...statuses.values()].reduce((a, b) => a + b, 0);
 const fivexx = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
-console.log(`\nFuzz (seed ${seed}, scale ${scale}): ${operations.length} operations, ${requests} requests in ${seconds.toFixed(0)} s, ${fivexx} × 5xx, ${problems.length} failing families`);
-console.log([...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' '));
+console.log(
+  `\nFuzz (seed ${seed}, scale ${scale}): ${operations.length} operations, ${requests} requests in ${seconds.toFixed(0)} s, ${fivexx} × 5xx, ${problems.length} failing families`,
+);
+console.log(
+  [...statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(' '),
+);
 for (const problem of problems) console.log(`\n${problem}`);
 
 server.close();

@@ -12,13 +12,83 @@ const { sql } = await import('../src/db/client.js');
 
 const { organisationId, venueId, key } = await createBenchTenant();
 
-const firstNames = ['José', 'María', 'Giulia', 'Lorenzo', 'Chloé', 'Zoë', 'Łukasz', 'Søren', 'Ana', 'Marco', 'Francesca', 'Élodie',
-  'Matteo', 'Sofia', 'Luca', 'Andrea', 'Noémie', 'Jürgen', 'Ines', 'Paolo', 'Martina', 'Hélène', 'Tomás', 'Beatriz', 'Nicolò',
-  'Anaïs', 'Federico', 'Chiara', 'Björn', 'Raphaël', 'Alessia', 'Dario', 'Núria', 'Emma', 'Gaël', 'Irene', 'Ömer', 'Valentina',
-  'Renée', 'Stefano'];
+const firstNames = [
+  'José',
+  'María',
+  'Giulia',
+  'Lorenzo',
+  'Chloé',
+  'Zoë',
+  'Łukasz',
+  'Søren',
+  'Ana',
+  'Marco',
+  'Francesca',
+  'Élodie',
+  'Matteo',
+  'Sofia',
+  'Luca',
+  'Andrea',
+  'Noémie',
+  'Jürgen',
+  'Ines',
+  'Paolo',
+  'Martina',
+  'Hélène',
+  'Tomás',
+  'Beatriz',
+  'Nicolò',
+  'Anaïs',
+  'Federico',
+  'Chiara',
+  'Björn',
+  'Raphaël',
+  'Alessia',
+  'Dario',
+  'Núria',
+  'Emma',
+  'Gaël',
+  'Irene',
+  'Ömer',
+  'Valentina',
+  'Renée',
+  'Stefano',
+];
 const domains = ['gmail.com', 'libero.it', 'orange.fr', 'example.com'];
-const syllables = ['ro', 'ma', 'gar', 'cí', 'lo', 'ber', 'ti', 'nel', 'fon', 'tá', 'sca', 'vel', 'mü', 'ller', 'dub', 'ois',
-  'ric', 'ci', 'bian', 'co', 'es', 'po', 'si', 'to', 'mar', 'tín', 'ez', 'gó', 'mes', 'lan', 'di', 'ni'];
+const syllables = [
+  'ro',
+  'ma',
+  'gar',
+  'cí',
+  'lo',
+  'ber',
+  'ti',
+  'nel',
+  'fon',
+  'tá',
+  'sca',
+  'vel',
+  'mü',
+  'ller',
+  'dub',
+  'ois',
+  'ric',
+  'ci',
+  'bian',
+  'co',
+  'es',
+  'po',
+  'si',
+  'to',
+  'mar',
+  'tín',
+  'ez',
+  'gó',
+  'mes',
+  'lan',
+  'di',
+  'ni',
+];
 
 // Loading without the trigram index and building it afterwards is far faster than maintaining it row by row.
 const [{ indexdef }] = await sql<{ indexdef: string }[]>`select indexdef from pg_indexes where indexname = 'guests_search_idx'`;
@@ -64,7 +134,10 @@ const searches: Array<() => string> = [
 const lookups: Array<() => string> = [
   () => pick(sample).phone,
   () => `0039 ${pick(sample).phone.slice(3)}`,
-  () => pick(sample).phone.slice(3).replace(/(\d{3})(\d{3})(\d+)/, '$1 $2 $3'), // national form
+  () =>
+    pick(sample)
+      .phone.slice(3)
+      .replace(/(\d{3})(\d{3})(\d+)/, '$1 $2 $3'), // national form
   () => `347 9${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`, // unknown number
 ];
 
@@ -81,13 +154,17 @@ async function measure(label: string, makePath: () => string): Promise<void> {
   }
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1);
-  console.log(`${label.padEnd(22)} ${String(latencies.length).padStart(6)} requests   p50 ${at(0.5)} ms   p99 ${at(0.99)} ms   (target p50 < 20, p99 < 60)`);
+  console.log(
+    `${label.padEnd(22)} ${String(latencies.length).padStart(6)} requests   p50 ${at(0.5)} ms   p99 ${at(0.99)} ms   (target p50 < 20, p99 < 60)`,
+  );
 }
 
 try {
   // Warm-up: JIT, connection pool, key cache, index pages.
   for (let i = 0; i < 200; i++) {
-    await fetch(`http://127.0.0.1:3911/api/v1/guests?venueId=${venueId}&search=${encodeURIComponent(pick(searches)())}`, { headers: { authorization: `Bearer ${key}` } });
+    await fetch(`http://127.0.0.1:3911/api/v1/guests?venueId=${venueId}&search=${encodeURIComponent(pick(searches)())}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
   }
   await measure('GET /guests?search=', () => `/guests?venueId=${venueId}&search=${encodeURIComponent(pick(searches)())}`);
   await measure('GET /guests/lookup', () => `/guests/lookup?venueId=${venueId}&phone=${encodeURIComponent(pick(lookups)())}`);

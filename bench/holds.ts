@@ -31,7 +31,12 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 /** One guest: hold a slot, then book it. Null when the slot was full (a 409 at the hold). */
 async function roundTrip(): Promise<{ hold: number; book: number } | null> {
-  const slot = { venueId, serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)), time: pick(times), partySize: 2 + Math.floor(Math.random() * 3) };
+  const slot = {
+    venueId,
+    serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)),
+    time: pick(times),
+    partySize: 2 + Math.floor(Math.random() * 3),
+  };
   const started = performance.now();
   const held = await post<{ hold: { id: string } }>('/availability/holds', slot);
   const heldAt = performance.now();
@@ -64,7 +69,12 @@ try {
   const plainStopAt = performance.now() + (seconds * 1000) / 2;
   while (performance.now() < plainStopAt) {
     const started = performance.now();
-    const res = await post('/reservations', { venueId, serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)), time: pick(times), partySize: 2 });
+    const res = await post('/reservations', {
+      venueId,
+      serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)),
+      time: pick(times),
+      partySize: 2,
+    });
     if (res.status === 201) plain.push(performance.now() - started);
   }
   for (const list of [pairs, holds, books, plain]) list.sort((a, b) => a - b);

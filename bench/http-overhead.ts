@@ -56,7 +56,9 @@ try {
   }
   const fullC32 = medianOf(fullRounds);
   const bareC32 = medianOf(bareRounds);
-  console.log(`rounds of 32 connections, full: ${fullRounds.map((r) => r.rps.toFixed(0)).join(' ')} req/s; bare: ${bareRounds.map((r) => r.rps.toFixed(0)).join(' ')} req/s`);
+  console.log(
+    `rounds of 32 connections, full: ${fullRounds.map((r) => r.rps.toFixed(0)).join(' ')} req/s; bare: ${bareRounds.map((r) => r.rps.toFixed(0)).join(' ')} req/s`,
+  );
   const fullC1 = await measure(`http://127.0.0.1:3901/api/v1/venues/${venueId}`, 1, auth, full);
   const bareC1 = await measure(`http://127.0.0.1:3902/venues/${venueId}`, 1, {}, bare);
   const row = (name: string, m: { rps: number; p50: number; p99: number; cpuMicros: number }) =>
@@ -66,9 +68,13 @@ try {
   console.log(row('full chain, 1 connection', fullC1));
   console.log(row('bare Express, 1 connection', bareC1));
   const cost = 1 - fullC32.rps / bareC32.rps;
-  console.log(`throughput ratio full/bare: ${(fullC32.rps / bareC32.rps).toFixed(2)} (middleware cost ${(cost * 100).toFixed(1)} %, target < 20 %)`);
+  console.log(
+    `throughput ratio full/bare: ${(fullC32.rps / bareC32.rps).toFixed(2)} (middleware cost ${(cost * 100).toFixed(1)} %, target < 20 %)`,
+  );
   const cpuCost = 1 - bareC32.cpuMicros / fullC32.cpuMicros;
-  console.log(`server CPU per request full/bare at 32 connections: ${(fullC32.cpuMicros / bareC32.cpuMicros).toFixed(2)} (the chain's share of the full route's CPU: ${(cpuCost * 100).toFixed(1)} %)`);
+  console.log(
+    `server CPU per request full/bare at 32 connections: ${(fullC32.cpuMicros / bareC32.cpuMicros).toFixed(2)} (the chain's share of the full route's CPU: ${(cpuCost * 100).toFixed(1)} %)`,
+  );
   console.log(`authenticated GET p50 at 1 connection: ${fullC1.p50} ms (target < 5 ms)`);
   // What metrics add to each request, measured in this process alone (insensitive to the machine's load).
   const { observeHttpRequest } = await import('../src/metrics/metrics.js');

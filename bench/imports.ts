@@ -43,9 +43,15 @@ const port = await new Promise<number>((resolve) => {
   });
 });
 const web = await spawnServer('src/server.ts', env, port);
-const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/imports.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/imports.ts'], {
+  env: { ...process.env, ...env },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 const api = (path: string, init: RequestInit = {}) =>
-  fetch(`http://127.0.0.1:${port}/api/v1${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }).then((r) => r.json());
+  fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+  }).then((r) => r.json());
 
 try {
   // Let the worker connect to Redis before the clock starts.
@@ -61,10 +67,18 @@ try {
   }
   const elapsed = performance.now() - started;
   const workerMs = new Date(record.completedAt as string).getTime() - new Date(record.createdAt as string).getTime();
-  console.log(`rows ${record.totalRows}: created ${record.createdRows}, updated ${record.updatedRows}, rejected ${record.rejectedRows}, status ${record.status}`);
-  console.log(`end to end (POST → completed seen by GET): ${elapsed.toFixed(0)} ms (${((rowCount / elapsed) * 1000).toFixed(0)} rows/s), target < 3000 ms`);
+  console.log(
+    `rows ${record.totalRows}: created ${record.createdRows}, updated ${record.updatedRows}, rejected ${record.rejectedRows}, status ${record.status}`,
+  );
+  console.log(
+    `end to end (POST → completed seen by GET): ${elapsed.toFixed(0)} ms (${((rowCount / elapsed) * 1000).toFixed(0)} rows/s), target < 3000 ms`,
+  );
   console.log(`in the worker (createdAt → completedAt): ${workerMs} ms`);
-  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 } finally {
   worker.kill('SIGTERM');
   web.kill('SIGTERM');

@@ -14,7 +14,10 @@ import { prepareBenchDatabase } from './support/bench-database.js';
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
 import { spawnServer } from './support/spawn-server.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' }, 'cpu-prof': { type: 'string' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { code: { type: 'string' }, 'cpu-prof': { type: 'string' } },
+});
 const seconds = Number(positionals[0] ?? 8);
 const rounds = Number(positionals[1] ?? 3);
 await prepareBenchDatabase('floorline_bench_organisation_writes');
@@ -52,14 +55,22 @@ async function createTenants(label: string): Promise<{ one: Tenant[]; twelve: Te
 }
 
 // No metrics listener: two servers of this code would both take its port.
-const serverEnv = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench', METRICS_PORT: '0' };
+const serverEnv = {
+  DATABASE_URL: process.env.DATABASE_URL!,
+  QUEUE_PREFIX: process.env.QUEUE_PREFIX!,
+  LOG_LEVEL: 'warn',
+  ADMIN_PASSWORD: 'bench',
+  METRICS_PORT: '0',
+};
 const codes = [{ label: 'this code', dir: path.resolve('.'), port: 3946 }];
 if (values.code) codes.push({ label: values.code, dir: path.resolve(values.code), port: 3947 });
 // Each code books its own venues: venues fill as a run goes on (fewer bookings succeed), so codes
 // sharing venues would be measured on unequal days.
 const tenants = await Promise.all(codes.map((code) => createTenants(code.label)));
 const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [];
-const started = await Promise.allSettled(codes.map((code) => spawnServer(path.join(code.dir, 'src/server.ts'), serverEnv, code.port, profile)));
+const started = await Promise.allSettled(
+  codes.map((code) => spawnServer(path.join(code.dir, 'src/server.ts'), serverEnv, code.port, profile)),
+);
 const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
 if (servers.length < codes.length) {
   for (const server of servers) server.kill('SIGTERM');
@@ -90,8 +101,17 @@ async function book(port: number, server: ChildProcess, tenants: Tenant[]): Prom
         path: '/api/v1/reservations',
         setupRequest: (req) => {
           const tenant = pick(tenants);
-          const body = { venueId: tenant.venueId, serviceDate: addDays(today, 1 + Math.floor(Math.random() * 60)), time: pick(times), partySize: 2 };
-          return { ...req, headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+          const body = {
+            venueId: tenant.venueId,
+            serviceDate: addDays(today, 1 + Math.floor(Math.random() * 60)),
+            time: pick(times),
+            partySize: 2,
+          };
+          return {
+            ...req,
+            headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          };
         },
       },
     ],
@@ -110,7 +130,10 @@ async function book(port: number, server: ChildProcess, tenants: Tenant[]): Prom
 // on its first bookings: the code whose warm-up came first read whole venues' reservations per booking.
 const { analyzeChangedTables } = await import('../src/services/timers/analyze-tables.js');
 const { timerSchedules } = await import('../src/jobs/timer-job.js');
-const analyzing = setInterval(() => void analyzeChangedTables().catch(() => {}), timerSchedules.find((s) => s.task === 'analyze-tables')!.every);
+const analyzing = setInterval(
+  () => void analyzeChangedTables().catch(() => {}),
+  timerSchedules.find((s) => s.task === 'analyze-tables')!.every,
+);
 
 try {
   // Warm-up: JIT, pools, key cache, the venues' configuration caches.
@@ -125,7 +148,8 @@ try {
   }
   const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
   const rates = (phases: Phase[]) => phases.map((p) => p.perSecond.toFixed(0)).join(' ');
-  const cpu = (phases: Phase[]) => `server ${median(phases.map((p) => p.serverCpu)).toFixed(2)} ms, PostgreSQL ${median(phases.map((p) => p.postgresCpu)).toFixed(2)} ms`;
+  const cpu = (phases: Phase[]) =>
+    `server ${median(phases.map((p) => p.serverCpu)).toFixed(2)} ms, PostgreSQL ${median(phases.map((p) => p.postgresCpu)).toFixed(2)} ms`;
   for (const [i, code] of codes.entries()) {
     const { one, twelve } = figures[i];
     const [oneRate, twelveRate] = [median(one.map((p) => p.perSecond)), median(twelve.map((p) => p.perSecond))];
@@ -149,6 +173,8 @@ try {
 } finally {
   clearInterval(analyzing);
   for (const server of servers) server.kill('SIGTERM');
-  await Promise.all(servers.map((server) => new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve(null)))));
+  await Promise.all(
+    servers.map((server) => new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve(null)))),
+  );
   await sql.end();
 }

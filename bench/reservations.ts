@@ -23,7 +23,12 @@ for (let i = 0; i < venueCount; i++) {
 }
 const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 });
 
-const env = { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench' };
+const env = {
+  DATABASE_URL: process.env.DATABASE_URL!,
+  QUEUE_PREFIX: process.env.QUEUE_PREFIX!,
+  LOG_LEVEL: 'warn',
+  ADMIN_PASSWORD: 'bench',
+};
 const port = 3942;
 const server = await spawnServer('src/server.ts', env, port);
 const today = instantToLocal('Europe/Rome', Date.now()).date;
@@ -56,11 +61,20 @@ try {
   console.log(
     `POST /reservations, 32 connections, ${venueCount} venues over 30 days: ${spread.result.requests.average.toFixed(0)} req/s, ${(spread.created / seconds).toFixed(0)} bookings/s   p50 ${spread.result.latency.p50} ms   p99 ${spread.result.latency.p99} ms   (target >= 500/s)`,
   );
-  console.log(`  201: ${spread.created}   409 no_availability: ${spread.refused}   other: ${spread.others}   errors: ${spread.result.errors}`);
+  console.log(
+    `  201: ${spread.created}   409 no_availability: ${spread.refused}   other: ${spread.others}   errors: ${spread.result.errors}`,
+  );
   // Then everyone on one venue and day: tables and pacing blocks fill up, most requests lose.
   const hotDay = addDays(today, 45);
-  const hot = await run(3, () => ({ venueId: venueIds[0], serviceDate: hotDay, time: pick(times.slice(10, 18)), partySize: 2 + Math.floor(Math.random() * 3) }));
-  console.log(`contended (one venue, one day, 3 s): 201: ${hot.created}   409: ${hot.refused}   other: ${hot.others}   errors: ${hot.result.errors}`);
+  const hot = await run(3, () => ({
+    venueId: venueIds[0],
+    serviceDate: hotDay,
+    time: pick(times.slice(10, 18)),
+    partySize: 2 + Math.floor(Math.random() * 3),
+  }));
+  console.log(
+    `contended (one venue, one day, 3 s): 201: ${hot.created}   409: ${hot.refused}   other: ${hot.others}   errors: ${hot.result.errors}`,
+  );
   const answered201 = spread.created + hot.created;
 
   const [{ doubles }] = await sql`
@@ -76,7 +90,9 @@ try {
     where covers > 40`;
   const [{ stored, created }] = await sql`
     select (select count(*)::int from reservations) as stored, (select count(*)::int from events where type = 'reservation_created') as created`;
-  console.log(`  double bookings: ${doubles}   pacing blocks above maxCovers: ${overfull}   reservations stored: ${stored} (201s: ${answered201}), reservation_created events: ${created}`);
+  console.log(
+    `  double bookings: ${doubles}   pacing blocks above maxCovers: ${overfull}   reservations stored: ${stored} (201s: ${answered201}), reservation_created events: ${created}`,
+  );
   // Requests still in flight when the run stops may complete after autocannon stopped counting them.
   if (doubles || overfull || stored < answered201 || created !== stored) process.exitCode = 1;
 } finally {

@@ -32,7 +32,10 @@ const histories = [
 
 function runChild(args: string[], env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -72,7 +75,9 @@ async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
   const db = postgres(record.databaseUrl, { max: 1, onnotice: () => {} });
   const venues = await db<{ id: string }[]>`select id from venues where organisation_id = ${record.organisationId} order by created_at, id`;
   const venueId = venues[0].id;
-  const [guest] = await db<{ id: string; phone: string }[]>`select id, phone from guests where venue_id = ${venueId} order by phone limit 1`;
+  const [guest] = await db<
+    { id: string; phone: string }[]
+  >`select id, phone from guests where venue_id = ${venueId} order by phone limit 1`;
   const [reservation] = await db<{ id: string }[]>`
     select id from reservations where venue_id = ${venueId} and service_date = ${localDate(-3)} and status = 'completed' order by time limit 1`;
   await db.end();
@@ -88,7 +93,10 @@ async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
     { name: 'GET /reservations (venue, first page)', path: `/api/v1/reservations?venueId=${venueId}&limit=50` },
     { name: 'GET /reservations (venue, second page)', path: await secondPage(`/api/v1/reservations?venueId=${venueId}&limit=50`) },
     { name: 'GET /reservations (organisation)', path: `/api/v1/reservations?limit=50` },
-    { name: 'GET /reservations (venue, one day)', path: `/api/v1/reservations?venueId=${venueId}&from=${localDate(-2)}&to=${localDate(-2)}&limit=50` },
+    {
+      name: 'GET /reservations (venue, one day)',
+      path: `/api/v1/reservations?venueId=${venueId}&from=${localDate(-2)}&to=${localDate(-2)}&limit=50`,
+    },
     { name: 'GET /reservations (organisation, two days)', path: `/api/v1/reservations?from=${localDate(2)}&to=${localDate(3)}&limit=50` },
     // Full pages on both sides: a venue's week holds ~10 cancelled reservations, the organisation's ~2,000.
     { name: 'GET /reservations (venue, status=confirmed)', path: `/api/v1/reservations?venueId=${venueId}&status=confirmed&limit=50` },
@@ -98,12 +106,20 @@ async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
     { name: 'GET /reservations/{id}/history', path: `/api/v1/reservations/${reservation.id}/history` },
     { name: 'GET /availability', path: `/api/v1/availability?venueId=${venueId}&serviceDate=${future}&time=20:00&partySize=2` },
     { name: 'GET /availability/slots', path: `/api/v1/availability/slots?venueId=${venueId}&serviceDate=${future}&partySize=4` },
-    { name: 'GET /availability/days (62 days)', path: `/api/v1/availability/days?venueId=${venueId}&from=${localDate(1)}&to=${localDate(62)}&partySize=2` },
+    {
+      name: 'GET /availability/days (62 days)',
+      path: `/api/v1/availability/days?venueId=${venueId}&from=${localDate(1)}&to=${localDate(62)}&partySize=2`,
+    },
     {
       name: 'POST /reservations (200 venues)',
       method: 'POST',
       path: '/api/v1/reservations',
-      body: () => ({ venueId: pick(venues).id, serviceDate: localDate(15 + Math.floor(Math.random() * 45)), time: pick(times), partySize: 2 }),
+      body: () => ({
+        venueId: pick(venues).id,
+        serviceDate: localDate(15 + Math.floor(Math.random() * 45)),
+        time: pick(times),
+        partySize: 2,
+      }),
     },
     { name: 'GET /guests (organisation)', path: `/api/v1/guests?limit=50` },
     { name: 'GET /guests?search= (organisation)', path: `/api/v1/guests?search=giulia&limit=50` },
@@ -115,7 +131,10 @@ async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
     { name: 'GET /webhook-deliveries', path: `/api/v1/webhook-deliveries?limit=50` },
     { name: 'GET /webhook-deliveries?status=discarded', path: `/api/v1/webhook-deliveries?status=discarded&limit=50` },
     { name: 'GET /webhook-deliveries?venueId=', path: `/api/v1/webhook-deliveries?venueId=${venueId}&limit=50` },
-    { name: 'GET /exports/reservations (7 days, one venue)', path: `/api/v1/exports/reservations?venueId=${venueId}&from=${localDate(-7)}&to=${localDate(-1)}` },
+    {
+      name: 'GET /exports/reservations (7 days, one venue)',
+      path: `/api/v1/exports/reservations?venueId=${venueId}&from=${localDate(-7)}&to=${localDate(-1)}`,
+    },
     { name: 'GET /reports/summary (7 days)', path: `/api/v1/reports/summary?venueId=${venueId}&from=${localDate(-7)}&to=${localDate(-1)}` },
     { name: 'GET /reports/occupancy', path: `/api/v1/reports/occupancy?venueId=${venueId}&serviceDate=${future}` },
   ];
@@ -152,7 +171,13 @@ interface Measured {
 }
 
 async function startDatabase(record: SeedRecord, port: number): Promise<Measured & { server: ChildProcess }> {
-  const env = { DATABASE_URL: record.databaseUrl, QUEUE_PREFIX: `{scale-bench-${port}}`, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench', METRICS_PORT: '0' };
+  const env = {
+    DATABASE_URL: record.databaseUrl,
+    QUEUE_PREFIX: `{scale-bench-${port}}`,
+    LOG_LEVEL: 'warn',
+    ADMIN_PASSWORD: 'bench',
+    METRICS_PORT: '0',
+  };
   const server = await spawnServer('src/server.ts', env, port);
   const base = `http://127.0.0.1:${port}`;
   return { record, base, env, server, paths: await pathsOf(record, base), figures: new Map() };
@@ -162,9 +187,15 @@ async function measurePath(db: Measured, path: Path): Promise<void> {
   await measure(db.base, db.record.key, path, 4, 1);
   const single = await measure(db.base, db.record.key, path, 1, seconds);
   const loaded = await measure(db.base, db.record.key, path, 16, seconds);
-  const figures = { p50: single.latency.p50, throughput: loaded.requests.average, errors: single.non2xx + loaded.non2xx + single.errors + loaded.errors };
+  const figures = {
+    p50: single.latency.p50,
+    throughput: loaded.requests.average,
+    errors: single.non2xx + loaded.non2xx + single.errors + loaded.errors,
+  };
   db.figures.set(path.name, [...(db.figures.get(path.name) ?? []), figures]);
-  console.error(`${path.name} (${db.record.counts.reservations} reservations): p50 ${figures.p50} ms, ${figures.throughput} req/s${figures.errors ? `, ${figures.errors} not 2xx` : ''}`);
+  console.error(
+    `${path.name} (${db.record.counts.reservations} reservations): p50 ${figures.p50} ms, ${figures.throughput} req/s${figures.errors ? `, ${figures.errors} not 2xx` : ''}`,
+  );
 }
 
 const records = [];
@@ -186,7 +217,16 @@ try {
 }
 for (const db of started) {
   const measuredTimers = values.only ? '{}' : (await runChild(['bench/support/scale-timers.ts'], db.env)).trim().split('\n').pop()!;
-  const best = new Map([...db.figures].map(([name, list]) => [name, { p50: Math.min(...list.map((f) => f.p50)), throughput: Math.max(...list.map((f) => f.throughput)), errors: list.reduce((n, f) => n + f.errors, 0) }]));
+  const best = new Map(
+    [...db.figures].map(([name, list]) => [
+      name,
+      {
+        p50: Math.min(...list.map((f) => f.p50)),
+        throughput: Math.max(...list.map((f) => f.throughput)),
+        errors: list.reduce((n, f) => n + f.errors, 0),
+      },
+    ]),
+  );
   const timers = JSON.parse(measuredTimers) as Record<string, number>;
   results.push({ paths: best, timers });
 }

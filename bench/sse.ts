@@ -71,7 +71,9 @@ for (let i = 0; i < total; i++) {
 }
 await Promise.all(inFlight);
 await Promise.all(clients.map((c) => c.waitForEvents(total, 30_000)));
-console.log(`latency: ${total} events at ${rate}/s over ${seconds} s (2 web processes; ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)})`);
+console.log(
+  `latency: ${total} events at ${rate}/s over ${seconds} s (2 web processes; ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)})`,
+);
 clients.forEach((client, n) => {
   const arrivals = seqOf(client);
   const lags = [...committedAt].map(([seq, at]) => Math.max(0, arrivals.get(seq)! - at)).sort((a, b) => a - b);
@@ -94,15 +96,21 @@ await Promise.all(idle.map((s) => s.waitFor((frames) => frames.length >= 1, 30_0
 await new Promise((r) => setTimeout(r, 2000));
 const after = rssKb(pid);
 console.log(`memory: ${idle.length} idle streams on one web process`);
-console.log(`  RSS ${(before / 1024).toFixed(1)} MiB before, ${(after / 1024).toFixed(1)} MiB with them: ${((after - before) / idle.length).toFixed(1)} KiB per connection`);
+console.log(
+  `  RSS ${(before / 1024).toFixed(1)} MiB before, ${(after / 1024).toFixed(1)} MiB with them: ${((after - before) / idle.length).toFixed(1)} KiB per connection`,
+);
 await new Promise((r) => setTimeout(r, 16_000));
 const later = rssKb(pid);
 const keptAlive = idle.filter((s) => s.frames.some((f) => f.comment === 'keep-alive')).length;
-console.log(`  16 s later (a keep-alive round, ${keptAlive}/${idle.length} streams got it): RSS ${(later / 1024).toFixed(1)} MiB (${later >= after ? '+' : ''}${((later - after) / 1024).toFixed(1)} MiB)`);
+console.log(
+  `  16 s later (a keep-alive round, ${keptAlive}/${idle.length} streams got it): RSS ${(later / 1024).toFixed(1)} MiB (${later >= after ? '+' : ''}${((later - after) / 1024).toFixed(1)} MiB)`,
+);
 const fanOutAt = await commitEvent(-1);
 await Promise.all(idle.map((s) => s.waitForEvents(1, 30_000)));
 const lastArrival = Math.max(...idle.map((s) => s.events()[0].receivedAt));
-console.log(`  one event fanned out to all ${idle.length}: the last client had it ${(lastArrival - fanOutAt).toFixed(1)} ms after its commit`);
+console.log(
+  `  one event fanned out to all ${idle.length}: the last client had it ${(lastArrival - fanOutAt).toFixed(1)} ms after its commit`,
+);
 
 for (const s of idle) s.close();
 for (const web of webs) web.kill('SIGTERM');

@@ -60,7 +60,12 @@ for (const variant of variants) {
     const { child, ms } = await startTimed(variant.args);
     times.push(ms);
     rssReady.push(rssMiB(child));
-    await autocannon({ url: `http://127.0.0.1:${port}/api/v1/venues/${venueId}`, connections: 8, duration: 3, headers: { authorization: `Bearer ${key}` } });
+    await autocannon({
+      url: `http://127.0.0.1:${port}/api/v1/venues/${venueId}`,
+      connections: 8,
+      duration: 3,
+      headers: { authorization: `Bearer ${key}` },
+    });
     rssLoaded.push(rssMiB(child));
     await stop(child);
   }

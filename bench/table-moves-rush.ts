@@ -85,7 +85,11 @@ interface Answer {
 }
 
 /** `count` requests, `concurrency` at a time. */
-async function inParallel(count: number, concurrency: number, send: (i: number) => Promise<Answer>): Promise<{ answers: Answer[]; seconds: number }> {
+async function inParallel(
+  count: number,
+  concurrency: number,
+  send: (i: number) => Promise<Answer>,
+): Promise<{ answers: Answer[]; seconds: number }> {
   const answers: Answer[] = [];
   let next = 0;
   const started = performance.now();
@@ -107,7 +111,8 @@ async function call(port: number, method: string, path: string, body?: unknown):
   return { status: res.status, reason: json.error?.details?.reason, id: json.reservation?.id };
 }
 
-const book = (port: number, serviceDate: string, time: string, partySize: number) => call(port, 'POST', '/reservations', { venueId: venue.id, serviceDate, time, partySize });
+const book = (port: number, serviceDate: string, time: string, partySize: number) =>
+  call(port, 'POST', '/reservations', { venueId: venue.id, serviceDate, time, partySize });
 
 /**
  * A fresh day where every party of 4 at a rush time needs a move: couples of an earlier sitting take the two-tops,
@@ -116,7 +121,9 @@ const book = (port: number, serviceDate: string, time: string, partySize: number
 async function dayNeedingMoves(port: number): Promise<string> {
   const serviceDate = addDays(today, nextDay++);
   const couples = async (sitting: 'early' | 'rush') => {
-    const { answers } = await inParallel(sittings.length * TABLES_PER_SIZE, 8, (i) => book(port, serviceDate, sittings[i % sittings.length][sitting], 2));
+    const { answers } = await inParallel(sittings.length * TABLES_PER_SIZE, 8, (i) =>
+      book(port, serviceDate, sittings[i % sittings.length][sitting], 2),
+    );
     if (answers.some((a) => a.status !== 201)) throw new Error(`setup: ${sitting} couples not all seated`);
     return answers.map((a) => a.id!);
   };
@@ -137,10 +144,13 @@ async function movesOf(serviceDate: string): Promise<number> {
 async function rush(version: 'before' | 'after', movesNeeded: boolean) {
   const port = ports[version];
   const serviceDate = movesNeeded ? await dayNeedingMoves(port) : addDays(today, nextDay++);
-  const { answers, seconds } = await inParallel(requestCount, CONCURRENCY, (i) => book(port, serviceDate, sittings[i % sittings.length].rush, 4));
+  const { answers, seconds } = await inParallel(requestCount, CONCURRENCY, (i) =>
+    book(port, serviceDate, sittings[i % sittings.length].rush, 4),
+  );
   const seated = answers.filter((a) => a.status === 201).length;
   const refusals = new Map<string, number>();
-  for (const a of answers) if (a.status !== 201) refusals.set(a.reason ?? String(a.status), (refusals.get(a.reason ?? String(a.status)) ?? 0) + 1);
+  for (const a of answers)
+    if (a.status !== 201) refusals.set(a.reason ?? String(a.status), (refusals.get(a.reason ?? String(a.status)) ?? 0) + 1);
   return { seated, seconds, refusals, moves: await movesOf(serviceDate) };
 }
 

@@ -42,7 +42,10 @@ const restaurant: FloorSpec = {
   ],
   areas: ['Room', 'Terrace', 'Bar'],
   // Pairs of two-tops and of four-tops.
-  combinations: [...Array.from({ length: 6 }, (_, i) => [2 * i, 2 * i + 1]), ...Array.from({ length: 6 }, (_, i) => [18 + 2 * i, 19 + 2 * i])],
+  combinations: [
+    ...Array.from({ length: 6 }, (_, i) => [2 * i, 2 * i + 1]),
+    ...Array.from({ length: 6 }, (_, i) => [18 + 2 * i, 19 + 2 * i]),
+  ],
   pacingCovers: 90,
 };
 const bistro: FloorSpec = {
@@ -78,7 +81,10 @@ const banquette: FloorSpec = {
 };
 
 // Dinner 18:00–23:30, last seating 21:30, every 15 minutes; turn times by party size.
-const grid = Array.from({ length: 15 }, (_, i) => `${String(18 + Math.floor(i / 4)).padStart(2, '0')}:${String((i % 4) * 15).padStart(2, '0')}`);
+const grid = Array.from(
+  { length: 15 },
+  (_, i) => `${String(18 + Math.floor(i / 4)).padStart(2, '0')}:${String((i % 4) * 15).padStart(2, '0')}`,
+);
 // Guests prefer 19:30–20:30: weights per grid time.
 const timeWeights = [1, 1, 2, 2, 3, 4, 5, 5, 5, 4, 3, 2, 2, 1, 1];
 // Party sizes as restaurants see them: couples first, then fours.
@@ -112,9 +118,15 @@ interface Request {
 function nightRequests(floor: FloorSpec, demand: number, random: () => number): Request[] {
   const requests: Request[] = [];
   const target = demand * capacityOf(floor);
-  for (let covers = 0; covers < target; ) {
+  for (let covers = 0; covers < target;) {
     const partySize = weighted(random, partyMix);
-    requests.push({ time: weighted(random, grid.map((t, i): [string, number] => [t, timeWeights[i]])), partySize });
+    requests.push({
+      time: weighted(
+        random,
+        grid.map((t, i): [string, number] => [t, timeWeights[i]]),
+      ),
+      partySize,
+    });
     covers += partySize;
   }
   return requests;
@@ -125,12 +137,36 @@ function configOf(floor: FloorSpec, optimisation: boolean): VenueConfig {
     .flatMap(([count, minSeats, maxSeats]) => Array.from({ length: count }, () => ({ minSeats, maxSeats })))
     .map((t, i, all) => {
       const area = Math.floor((i * floor.areas.length) / all.length);
-      return { id: `t${i}`, name: `T${String(i + 1).padStart(2, '0')}`, areaId: floor.areas[area], areaPosition: area, isBlocked: false, ...t };
+      return {
+        id: `t${i}`,
+        name: `T${String(i + 1).padStart(2, '0')}`,
+        areaId: floor.areas[area],
+        areaPosition: area,
+        isBlocked: false,
+        ...t,
+      };
     });
   const combinations: TableCombination[] = floor.combinations.map((ids, i) => ({ id: `c${i}`, tableIds: ids.map((t) => tables[t].id) }));
   return {
-    venue: { timezone: 'Europe/Rome', slotIntervalMinutes: 15, bookingHorizonDays: 730, minNoticeMinutes: 0, tableOptimisation: optimisation },
-    shifts: [{ id: 'dinner', daysOfWeek: [1, 2, 3, 4, 5, 6, 7], startTime: '18:00', lastSeatingTime: '21:30', endTime: '23:30', validFrom: null, validTo: null, isActive: true }],
+    venue: {
+      timezone: 'Europe/Rome',
+      slotIntervalMinutes: 15,
+      bookingHorizonDays: 730,
+      minNoticeMinutes: 0,
+      tableOptimisation: optimisation,
+    },
+    shifts: [
+      {
+        id: 'dinner',
+        daysOfWeek: [1, 2, 3, 4, 5, 6, 7],
+        startTime: '18:00',
+        lastSeatingTime: '21:30',
+        endTime: '23:30',
+        validFrom: null,
+        validTo: null,
+        isActive: true,
+      },
+    ],
     closures: [],
     turnTimeRules: [
       { id: 'r2', shiftId: null, minPartySize: 1, maxPartySize: 2, durationMinutes: 90 },
@@ -171,7 +207,17 @@ interface NightResult {
 
 /** A night booked request by request as the booking service does it: evaluate, apply the moves, take the first seating. */
 function bookNight(config: VenueConfig, policy: Policy, serviceDate: string, now: number, requests: readonly Request[]): NightResult {
-  const result: NightResult = { requests: requests.length, booked: 0, covers: 0, moves: 0, refusals: new Map(), engineMs: [], searchMs: [], outcomes: [], doubleBookings: 0 };
+  const result: NightResult = {
+    requests: requests.length,
+    booked: 0,
+    covers: 0,
+    moves: 0,
+    refusals: new Map(),
+    engineMs: [],
+    searchMs: [],
+    outcomes: [],
+    doubleBookings: 0,
+  };
   const bookings: Booking[] = [];
   const byId = new Map<string, Booking>();
   const nameOf = new Map(config.tables.map((t) => [t.id, t.name]));
@@ -181,7 +227,8 @@ function bookNight(config: VenueConfig, policy: Policy, serviceDate: string, now
     const e = day.evaluate(r.time, r.partySize, { allSeatings: true });
     const ms = performance.now() - started;
     result.engineMs.push(ms);
-    if ((e.available && e.moves.length) || (!e.available && e.reason === 'no_table' && config.venue.tableOptimisation)) result.searchMs.push(ms);
+    if ((e.available && e.moves.length) || (!e.available && e.reason === 'no_table' && config.venue.tableOptimisation))
+      result.searchMs.push(ms);
     if (!e.available) {
       result.refusals.set(e.reason, (result.refusals.get(e.reason) ?? 0) + 1);
       result.outcomes.push(e.reason);
@@ -268,7 +315,8 @@ for (const [f, floor] of [restaurant, bistro, banquette].entries()) {
     }
     const of = (p: Policy) => totals.get(p)!;
     const covers = (p: Policy) => sum(of(p).map((r) => r.covers));
-    const gain = (p: Policy) => `${covers(p) >= covers(policies[0]) ? '+' : ''}${((covers(p) / covers(policies[0]) - 1) * 100).toFixed(1)} %`;
+    const gain = (p: Policy) =>
+      `${covers(p) >= covers(policies[0]) ? '+' : ''}${((covers(p) / covers(policies[0]) - 1) * 100).toFixed(1)} %`;
     const refused = (p: Policy, reason: string) => sum(of(p).map((r) => r.refusals.get(reason) ?? 0));
     const movesPerBooking = (p: Policy) => (sum(of(p).map((r) => r.moves)) / sum(of(p).map((r) => r.booked))).toFixed(3);
     const ms = (p: Policy, pick: (r: NightResult) => number[], q: number) => quantile(of(p).flatMap(pick), q).toFixed(2);
@@ -283,7 +331,9 @@ for (const [f, floor] of [restaurant, bistro, banquette].entries()) {
   const again = bookNight(configs.on, policies[2], firstNight, now, firstRequests);
   const same = again.outcomes.join(',') === firstOutcomes;
   determinismOk &&= same;
-  console.log(`\n${floor.name}: ${night} nights (${nightsPerLevel} per demand level), capacity ${capacityOf(floor)} covers a night, seed ${seed}, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `\n${floor.name}: ${night} nights (${nightsPerLevel} per demand level), capacity ${capacityOf(floor)} covers a night, seed ${seed}, ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
   console.log(
     '| demand | requests | covers off / moves / moves+packing | gain over off: moves / moves+packing | no_table off / moves / packing | pacing_full off / moves / packing | moves per booking: moves / packing | engine p50 per request off / moves / packing | optimiser p95 moves / packing |',
   );

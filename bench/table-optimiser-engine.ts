@@ -14,10 +14,23 @@ const at = (minuteOfDay: number) => Date.parse(`${serviceDate}T00:00:00Z`) + min
 const now = at(10 * 60);
 
 const random = mulberry32(2030);
-const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
 
-const tops = [...Array(18).fill({ min: 1, max: 2 }), ...Array(24).fill({ min: 2, max: 4 }), ...Array(12).fill({ min: 3, max: 6 }), ...Array(6).fill({ min: 5, max: 8 })];
-const tables: FloorTable[] = tops.map((top, i) => ({ id: `t${i}`, name: `T${String(i).padStart(2, '0')}`, areaId: `a${i % 3}`, areaPosition: i % 3, minSeats: top.min, maxSeats: top.max, isBlocked: false }));
+const tops = [
+  ...Array(18).fill({ min: 1, max: 2 }),
+  ...Array(24).fill({ min: 2, max: 4 }),
+  ...Array(12).fill({ min: 3, max: 6 }),
+  ...Array(6).fill({ min: 5, max: 8 }),
+];
+const tables: FloorTable[] = tops.map((top, i) => ({
+  id: `t${i}`,
+  name: `T${String(i).padStart(2, '0')}`,
+  areaId: `a${i % 3}`,
+  areaPosition: i % 3,
+  minSeats: top.min,
+  maxSeats: top.max,
+  isBlocked: false,
+}));
 // Neighbouring two-tops and four-tops pushed together.
 const combinations: TableCombination[] = [
   ...Array.from({ length: 6 }, (_, i) => ({ id: `c2-${i}`, tableIds: [`t${2 * i}`, `t${2 * i + 1}`] })),
@@ -43,7 +56,17 @@ function seatReservations(grid: readonly number[], count: number): Booking[] {
       misses++;
       continue;
     }
-    bookings.push({ id: `r${i}`, serviceDate, time: '', partySize, status: 'confirmed', startsAt, endsAt, tableIds: found.seating.tableIds, tableLocked: random() < 0.1 });
+    bookings.push({
+      id: `r${i}`,
+      serviceDate,
+      time: '',
+      partySize,
+      status: 'confirmed',
+      startsAt,
+      endsAt,
+      tableIds: found.seating.tableIds,
+      tableLocked: random() < 0.1,
+    });
   }
   return bookings;
 }
@@ -59,7 +82,9 @@ function timings(search: SeatingSearch, runs: number): number[] {
 }
 
 function runFloor(title: string, grid: readonly number[], bookings: Booking[]): void {
-  const requests = grid.flatMap((minute) => [2, 4, 6, 8].map((partySize): Request => ({ partySize, start: at(minute), end: at(minute) + 120 * MINUTE_MS })));
+  const requests = grid.flatMap((minute) =>
+    [2, 4, 6, 8].map((partySize): Request => ({ partySize, start: at(minute), end: at(minute) + 120 * MINUTE_MS })),
+  );
   const searchOf = (r: Request): SeatingSearch => ({ ...base, bookings, ...r });
   const outcomes = new Map(requests.map((r) => [r, findSeatingWithMoves(searchOf(r))]));
   const withMoves = (k: number) => requests.filter((r) => outcomes.get(r)?.moves.length === k);
@@ -90,7 +115,9 @@ function runFloor(title: string, grid: readonly number[], bookings: Booking[]): 
     grids.push(performance.now() - started);
   }
   grids.sort((a, b) => a - b);
-  console.log(`  ${`every grid request (${requests.length}) on one optimiser`.padEnd(42)} p50 ${grids[grids.length >> 1].toFixed(3)} ms in all`);
+  console.log(
+    `  ${`every grid request (${requests.length}) on one optimiser`.padEnd(42)} p50 ${grids[grids.length >> 1].toFixed(3)} ms in all`,
+  );
 }
 
 const day = seatReservations([...lunch, ...dinner], 150);

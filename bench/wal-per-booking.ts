@@ -29,16 +29,31 @@ const database = seedRecordOf(scale, historyDays);
 let record = await readSeedRecord(database);
 if (!record) {
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/seed.ts', '--scale', String(scale), '--history-days', String(historyDays), '--database', database], { stdio: 'inherit' });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bench/seed.ts', '--scale', String(scale), '--history-days', String(historyDays), '--database', database],
+      { stdio: 'inherit' },
+    );
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed exited with ${code}`))));
   });
   record = (await readSeedRecord(database))!;
 }
 const sql = postgres(record.databaseUrl, { max: 1, onnotice: () => {} });
-const venues = (await sql<{ id: string }[]>`select id from venues where organisation_id = ${record.organisationId} order by id`).map((v) => v.id);
+const venues = (await sql<{ id: string }[]>`select id from venues where organisation_id = ${record.organisationId} order by id`).map(
+  (v) => v.id,
+);
 
-const env = { DATABASE_URL: record.databaseUrl, QUEUE_PREFIX: `{${database}_wal}`, LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench', METRICS_PORT: '0' };
-const codes = [{ name: 'this checkout', dir: path.resolve('.') }, ...(values.code ? [{ name: path.basename(values.code), dir: path.resolve(values.code) }] : [])];
+const env = {
+  DATABASE_URL: record.databaseUrl,
+  QUEUE_PREFIX: `{${database}_wal}`,
+  LOG_LEVEL: 'warn',
+  ADMIN_PASSWORD: 'bench',
+  METRICS_PORT: '0',
+};
+const codes = [
+  { name: 'this checkout', dir: path.resolve('.') },
+  ...(values.code ? [{ name: path.basename(values.code), dir: path.resolve(values.code) }] : []),
+];
 const localDate = (offsetDays: number) => {
   const d = new Date(`${new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Rome' }).format(new Date())}T12:00:00Z`);
   d.setUTCDate(d.getUTCDate() + offsetDays);
@@ -57,7 +72,12 @@ try {
         const [{ lsn: before }] = await sql<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
         let booked = 0;
         for (let i = 0; i < bookings; i++, sequence++) {
-          const body = { venueId: venues[sequence % venues.length], serviceDate: localDate(20 + (sequence % 40)), time: ['12:00', '12:30', '13:00', '19:30', '20:00', '20:30'][sequence % 6], partySize: 2 };
+          const body = {
+            venueId: venues[sequence % venues.length],
+            serviceDate: localDate(20 + (sequence % 40)),
+            time: ['12:00', '12:30', '13:00', '19:30', '20:00', '20:30'][sequence % 6],
+            partySize: 2,
+          };
           const res = await fetch(`http://127.0.0.1:${port}/api/v1/reservations`, {
             method: 'POST',
             headers: { authorization: `Bearer ${record.key}`, 'content-type': 'application/json' },
@@ -80,5 +100,7 @@ try {
 }
 for (const [name, perBooking] of results) {
   const sorted = [...perBooking].sort((a, b) => a - b);
-  console.log(`${name}: median ${(sorted[sorted.length >> 1] / 1024).toFixed(1)} KB of WAL per booking (${database}, ${historyDays} days of history)`);
+  console.log(
+    `${name}: median ${(sorted[sorted.length >> 1] / 1024).toFixed(1)} KB of WAL per booking (${database}, ${historyDays} days of history)`,
+  );
 }

@@ -87,7 +87,16 @@ function reservationRows(n: number) {
   const tableId = tableIds[n % tableIds.length];
   const phoneNational = String(3_400_000_000 + n);
   return {
-    guest: { id: guestId, organisationId, venueId, phone: `+39${phoneNational}`, phoneNational, firstName: 'Ada', lastName: `Bench ${n}`, allergens: [] },
+    guest: {
+      id: guestId,
+      organisationId,
+      venueId,
+      phone: `+39${phoneNational}`,
+      phoneNational,
+      firstName: 'Ada',
+      lastName: `Bench ${n}`,
+      allergens: [],
+    },
     reservation: {
       id,
       organisationId,
@@ -122,7 +131,16 @@ async function emit(count: number): Promise<{ ids: string[]; committedAt: number
         type: 'reservation_created',
         subjectType: 'reservation',
         subjectId: reservation.id,
-        data: { reservation: { id: reservation.id, venueId, partySize: reservation.partySize, status: 'confirmed', source: 'api', time: reservation.time } },
+        data: {
+          reservation: {
+            id: reservation.id,
+            venueId,
+            partySize: reservation.partySize,
+            status: 'confirmed',
+            source: 'api',
+            time: reservation.time,
+          },
+        },
       });
     }
   });
@@ -145,7 +163,10 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: n
 async function cpuSnapshot() {
   const own = process.cpuUsage();
   const redisInfo = await queueConnection.info('cpu');
-  const redisSeconds = ['used_cpu_user', 'used_cpu_sys'].reduce((sum, field) => sum + Number(new RegExp(`^${field}:([0-9.]+)`, 'm').exec(redisInfo)?.[1] ?? 0), 0);
+  const redisSeconds = ['used_cpu_user', 'used_cpu_sys'].reduce(
+    (sum, field) => sum + Number(new RegExp(`^${field}:([0-9.]+)`, 'm').exec(redisInfo)?.[1] ?? 0),
+    0,
+  );
   return {
     redis: redisSeconds * 1000,
     workers: children.reduce((sum, c) => sum + processCpuMs(c.pid!), 0),
@@ -154,7 +175,12 @@ async function cpuSnapshot() {
   };
 }
 function cpuSince(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaited<ReturnType<typeof cpuSnapshot>>) {
-  return { workers: after.workers - before.workers, postgres: cpuUsedSince(before.postgres, after.postgres), receiver: after.receiver - before.receiver, redis: after.redis - before.redis };
+  return {
+    workers: after.workers - before.workers,
+    postgres: cpuUsedSince(before.postgres, after.postgres),
+    receiver: after.receiver - before.receiver,
+    redis: after.redis - before.redis,
+  };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -180,7 +206,9 @@ try {
   const seconds = (performance.timeOrigin + performance.now() - released) / 1000;
   const cpu = cpuSince(cpuBefore, await cpuSnapshot());
   const perDelivery = (ms: number) => (ms / deliveries).toFixed(2);
-  console.log(`throughput: ${deliveries} deliveries in ${seconds.toFixed(2)} s = ${(deliveries / seconds).toFixed(0)} deliveries/s with 2 worker-webhooks processes (target >= 1000)`);
+  console.log(
+    `throughput: ${deliveries} deliveries in ${seconds.toFixed(2)} s = ${(deliveries / seconds).toFixed(0)} deliveries/s with 2 worker-webhooks processes (target >= 1000)`,
+  );
   console.log(
     `CPU per delivery: ${perDelivery(cpu.workers + cpu.postgres + cpu.receiver + cpu.redis)} ms (workers ${perDelivery(cpu.workers)}, PostgreSQL ${perDelivery(cpu.postgres)}, Redis ${perDelivery(cpu.redis)}, receiver ${perDelivery(cpu.receiver)}); load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
   );
@@ -194,7 +222,11 @@ try {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     void emit(1).then(({ ids, committedAt }) => committed.set(ids[0], committedAt));
   }
-  await waitFor(() => [...committed.keys()].length === lagRate * lagSeconds && [...committed.keys()].every((id) => arrivals.has(id)), 30_000, 'lag deliveries');
+  await waitFor(
+    () => [...committed.keys()].length === lagRate * lagSeconds && [...committed.keys()].every((id) => arrivals.has(id)),
+    30_000,
+    'lag deliveries',
+  );
   const lags = [...committed].map(([id, at]) => arrivals.get(id)! - at).sort((a, b) => a - b);
   console.log(
     `lag commit → webhook at ${lagRate} events/s for ${lagSeconds} s: p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms, max ${lags[lags.length - 1].toFixed(0)} ms (target p99 < 1000 ms)`,
@@ -203,7 +235,9 @@ try {
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
   await queue.obliterate({ force: true }).catch(() => {});
-  await getQueue(eventJob.queueName).obliterate({ force: true }).catch(() => {});
+  await getQueue(eventJob.queueName)
+    .obliterate({ force: true })
+    .catch(() => {});
   await closeQueues();
   await closeRedis();
   await sql.end();

@@ -31,14 +31,17 @@ const envSchema = z
     ADMIN_USER: z.string().min(1).default('admin'),
     ADMIN_PASSWORD: z.string().min(1).optional(),
     // Proxies in front of the API whose X-Forwarded-For is believed (docs/security.md "Client address"): false, a hop count, or addresses/CIDRs; true is one hop.
-    TRUST_PROXY: z.string().default('false').transform((value, ctx) => {
-      const parsed = parseTrustProxy(value);
-      if (typeof parsed === 'string') {
-        ctx.addIssue({ code: 'custom', message: parsed });
-        return z.NEVER;
-      }
-      return parsed;
-    }),
+    TRUST_PROXY: z
+      .string()
+      .default('false')
+      .transform((value, ctx) => {
+        const parsed = parseTrustProxy(value);
+        if (typeof parsed === 'string') {
+          ctx.addIssue({ code: 'custom', message: parsed });
+          return z.NEVER;
+        }
+        return parsed;
+      }),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_WIDGET_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: bool.default(false),
@@ -96,15 +99,27 @@ const envSchema = z
     if (env.NODE_ENV === 'production' && !env.SECRETS_KEY) {
       ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY'], message: 'is required when NODE_ENV=production' });
     }
-    if (env.NODE_ENV === 'production' && env.SECRETS_KEY && (env.SECRETS_KEY.length < minProductionSecretLength || isPlaceholderSecret(env.SECRETS_KEY))) {
+    if (
+      env.NODE_ENV === 'production' &&
+      env.SECRETS_KEY &&
+      (env.SECRETS_KEY.length < minProductionSecretLength || isPlaceholderSecret(env.SECRETS_KEY))
+    ) {
       ctx.addIssue({
         code: 'custom',
         path: ['SECRETS_KEY'],
         message: `must be a random string of at least ${minProductionSecretLength} characters when NODE_ENV=production (e.g. openssl rand -base64 48), not a placeholder`,
       });
     }
-    if (env.NODE_ENV === 'production' && env.ADMIN_PASSWORD && (env.ADMIN_PASSWORD.length < minProductionPasswordLength || isPlaceholderSecret(env.ADMIN_PASSWORD))) {
-      ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: `must be at least ${minProductionPasswordLength} characters and not a placeholder when NODE_ENV=production` });
+    if (
+      env.NODE_ENV === 'production' &&
+      env.ADMIN_PASSWORD &&
+      (env.ADMIN_PASSWORD.length < minProductionPasswordLength || isPlaceholderSecret(env.ADMIN_PASSWORD))
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ADMIN_PASSWORD'],
+        message: `must be at least ${minProductionPasswordLength} characters and not a placeholder when NODE_ENV=production`,
+      });
     }
   });
 
@@ -120,7 +135,9 @@ function loadConfig(): Config {
     process.exit(1);
   }
   // A fixed development key keeps local data readable across restarts; production must set SECRETS_KEY.
-  const secretsKey = createHash('sha256').update(parsed.data.SECRETS_KEY ?? 'floorline-development-secrets-key').digest();
+  const secretsKey = createHash('sha256')
+    .update(parsed.data.SECRETS_KEY ?? 'floorline-development-secrets-key')
+    .digest();
   return { ...parsed.data, secretsKey };
 }
 

@@ -40,7 +40,9 @@ export async function explainUnreachable(): Promise<void> {
     reachable(addressOf(config.DATABASE_URL, 5432)),
     Promise.all(redisAddresses(topology).map(reachable)).then((answers) => answers.includes(true)),
   ]);
-  const missing = [!pg && `PostgreSQL (${config.DATABASE_URL.replace(/\/\/[^@]*@/, '//')})`, !redis && describeTopology(topology)].filter(Boolean);
+  const missing = [!pg && `PostgreSQL (${config.DATABASE_URL.replace(/\/\/[^@]*@/, '//')})`, !redis && describeTopology(topology)].filter(
+    Boolean,
+  );
   if (missing.length) {
     console.error(`Cannot reach ${missing.join(' and ')}: ${howToStart}.`);
     process.exit(1);

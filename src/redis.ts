@@ -1,5 +1,11 @@
 import { config } from './config.js';
-import { createRedisConnection, closeConnection, type ConnectionPurpose, type ConnectionSettings, type RedisClient } from './redis/connections.js';
+import {
+  createRedisConnection,
+  closeConnection,
+  type ConnectionPurpose,
+  type ConnectionSettings,
+  type RedisClient,
+} from './redis/connections.js';
 import { bullPrefixOf, taggedKey } from './redis/key-layout.js';
 import { redisTopologyOf } from './redis/topology.js';
 

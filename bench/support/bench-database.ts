@@ -50,7 +50,13 @@ export async function createBenchTenant(options: { tableCount?: number } = {}): 
  * metrics port is opened (METRICS_PORT=0): several processes of one role would otherwise want the same.
  */
 export function benchServerEnv(logLevel = 'warn'): Record<string, string> {
-  return { DATABASE_URL: process.env.DATABASE_URL!, QUEUE_PREFIX: process.env.QUEUE_PREFIX!, LOG_LEVEL: logLevel, ADMIN_PASSWORD: 'bench', METRICS_PORT: '0' };
+  return {
+    DATABASE_URL: process.env.DATABASE_URL!,
+    QUEUE_PREFIX: process.env.QUEUE_PREFIX!,
+    LOG_LEVEL: logLevel,
+    ADMIN_PASSWORD: 'bench',
+    METRICS_PORT: '0',
+  };
 }
 
 /**

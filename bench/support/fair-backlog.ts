@@ -38,7 +38,9 @@ await transactionWithEvents(systemActor('fair-queues bench'), async (_tx: unknow
 });
 const committedAt = Date.now();
 await settleEnqueuedEvents?.();
-process.stderr.write(`A's backlog: committed ${committedAt - emittedAt} ms after it was asked for, its jobs added ${Date.now() - committedAt} ms after that\n`);
+process.stderr.write(
+  `A's backlog: committed ${committedAt - emittedAt} ms after it was asked for, its jobs added ${Date.now() - committedAt} ms after that\n`,
+);
 // The jobs are added after commit, in the background: this process stays (as a server would) until
 // worker-events has processed every event, so that no job is left unsent when it closes.
 while ((await sql`select 1 from events where organisation_id = ${organisationId} and dispatched_at is null limit 1`).length) {

@@ -56,7 +56,16 @@ const stageNames = [
 /** Per stage, the p50 and p99 over the bookings (ms; a missing time skips that booking's stage), and the three slowest bookings in full. */
 export async function describeStages(bookings: Booking[], watched: Awaited<ReturnType<typeof watchJobStarts>>): Promise<string[]> {
   const { sql } = await import('../../src/db/client.js');
-  const rows = await sql<Array<{ reservation_id: string; event_id: string; event_at: Date | string; delivery_id: string | null; delivery_at: Date | string | null; attempt_at: Date | string | null }>>`
+  const rows = await sql<
+    Array<{
+      reservation_id: string;
+      event_id: string;
+      event_at: Date | string;
+      delivery_id: string | null;
+      delivery_at: Date | string | null;
+      attempt_at: Date | string | null;
+    }>
+  >`
     select e.subject_id as reservation_id, e.id as event_id, e.created_at as event_at, d.id as delivery_id, d.created_at as delivery_at, a.started_at as attempt_at
     from events e
     left join webhook_deliveries d on d.event_id = e.id
@@ -78,14 +87,21 @@ export async function describeStages(bookings: Booking[], watched: Awaited<Retur
     const postponed = r?.delivery_id ? (watched.deliveries.delayed.get(r.delivery_id) ?? 0) : 0;
     return { total: (b.arrivedAt ?? Number.POSITIVE_INFINITY) - b.at, times, postponed };
   });
-  const percentile = (list: number[], p: number) => [...list].sort((x, y) => x - y)[Math.min(list.length - 1, Math.ceil((p / 100) * list.length) - 1)];
+  const percentile = (list: number[], p: number) =>
+    [...list].sort((x, y) => x - y)[Math.min(list.length - 1, Math.ceil((p / 100) * list.length) - 1)];
   const lines = stageNames.map((name, i) => {
-    const spans = timelines.flatMap(({ times }) => (times[i] !== undefined && times[i + 1] !== undefined ? [times[i + 1]! - times[i]!] : []));
-    return spans.length ? `  ${name}: p50 ${percentile(spans, 50)} ms, p99 ${percentile(spans, 99)} ms (${spans.length})` : `  ${name}: not seen`;
+    const spans = timelines.flatMap(({ times }) =>
+      times[i] !== undefined && times[i + 1] !== undefined ? [times[i + 1]! - times[i]!] : [],
+    );
+    return spans.length
+      ? `  ${name}: p50 ${percentile(spans, 50)} ms, p99 ${percentile(spans, 99)} ms (${spans.length})`
+      : `  ${name}: not seen`;
   });
   const slowest = [...timelines].sort((x, y) => y.total - x.total).slice(0, 3);
   for (const { total, times, postponed } of slowest) {
-    const spans = stageNames.map((_, i) => (times[i] !== undefined && times[i + 1] !== undefined ? String(times[i + 1]! - times[i]!) : '?'));
+    const spans = stageNames.map((_, i) =>
+      times[i] !== undefined && times[i + 1] !== undefined ? String(times[i + 1]! - times[i]!) : '?',
+    );
     lines.push(`  slow booking, ${total} ms: ${spans.join(' + ')} ms; delivery job postponed ${postponed}×`);
   }
   return lines;

@@ -25,7 +25,9 @@ export async function writeSeedRecord(database: string, record: SeedRecord): Pro
 /** The record of a seeded database; null when the database or its record is missing (a load that did not finish writes none). */
 export async function readSeedRecord(database: string): Promise<SeedRecord | null> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  const [row] = await admin<{ comment: string | null }[]>`select shobj_description(oid, 'pg_database') as comment from pg_database where datname = ${database}`;
+  const [row] = await admin<
+    { comment: string | null }[]
+  >`select shobj_description(oid, 'pg_database') as comment from pg_database where datname = ${database}`;
   await admin.end();
   return row?.comment ? (JSON.parse(row.comment) as SeedRecord) : null;
 }

@@ -31,17 +31,73 @@ const TWO_YEARS_DAYS = 730;
 const PARTNERS_PER_VENUE = 4;
 /** What the daily purge leaves: deliveries concluded in the last 30 days. */
 const DELIVERY_RETENTION_DAYS = 30;
-const partnerEventTypes = ['reservation_created', 'reservation_confirmed', 'reservation_cancelled', 'meal_completed', 'reservation_no_show', 'reservation_late'];
+const partnerEventTypes = [
+  'reservation_created',
+  'reservation_confirmed',
+  'reservation_cancelled',
+  'meal_completed',
+  'reservation_no_show',
+  'reservation_late',
+];
 
 /**
  * The 14 daily bookings of a venue: a time each (lunch and dinner, at most two per 30-minute dinner
  * block, so 40-cover pacing holds) and the k-th table of the venue, so that no two of a day share a
  * table and the exclusion constraint holds whatever the party's turn time.
  */
-const dailySlots = ['12:00', '12:15', '12:30', '13:00', '13:30', '14:00', '19:00', '19:15', '19:30', '20:00', '20:30', '21:00', '21:30', '22:00'];
+const dailySlots = [
+  '12:00',
+  '12:15',
+  '12:30',
+  '13:00',
+  '13:30',
+  '14:00',
+  '19:00',
+  '19:15',
+  '19:30',
+  '20:00',
+  '20:30',
+  '21:00',
+  '21:30',
+  '22:00',
+];
 
-const firstNames = ['Giulia', 'Marco', 'Sofia', 'Luca', 'Chiara', 'Matteo', 'Anna', 'Davide', 'Elena', 'Paolo', 'Marta', 'Andrea', 'Sara', 'Franco', 'Lucia', 'Pietro'];
-const lastNames = ['Rossi', 'Bianchi', 'Romano', 'Colombo', 'Ricci', 'Marino', 'Greco', 'Bruno', 'Gallo', 'Conti', 'De Luca', 'Costa', 'Giordano', 'Mancini', 'Rizzo', 'Lombardi'];
+const firstNames = [
+  'Giulia',
+  'Marco',
+  'Sofia',
+  'Luca',
+  'Chiara',
+  'Matteo',
+  'Anna',
+  'Davide',
+  'Elena',
+  'Paolo',
+  'Marta',
+  'Andrea',
+  'Sara',
+  'Franco',
+  'Lucia',
+  'Pietro',
+];
+const lastNames = [
+  'Rossi',
+  'Bianchi',
+  'Romano',
+  'Colombo',
+  'Ricci',
+  'Marino',
+  'Greco',
+  'Bruno',
+  'Gallo',
+  'Conti',
+  'De Luca',
+  'Costa',
+  'Giordano',
+  'Mancini',
+  'Rizzo',
+  'Lombardi',
+];
 
 /** Large tables whose secondary indexes are dropped during the load and built again afterwards (much faster than row by row). */
 const bulkTables = ['guests', 'reservations', 'reservation_tables', 'events', 'automation_runs', 'webhook_deliveries'];
@@ -50,7 +106,10 @@ export async function seedScaleHistory(options: ScaleSeedOptions): Promise<Scale
   const log = options.log ?? (() => {});
   const futureDays = options.futureDays ?? 14;
   const venueCount = Math.max(1, Math.round(200 * options.scale));
-  const guestsPerVenue = Math.max(50, Math.round((GUESTS_PER_VENUE_TWO_YEARS * (options.historyDays + futureDays)) / (TWO_YEARS_DAYS + futureDays)));
+  const guestsPerVenue = Math.max(
+    50,
+    Math.round((GUESTS_PER_VENUE_TWO_YEARS * (options.historyDays + futureDays)) / (TWO_YEARS_DAYS + futureDays)),
+  );
   // Imported here: the database URL is set by the caller before the client module first loads.
   const { sql } = await import('../../src/db/client.js');
   const { createApiKey, createOrganisation } = await import('../../src/services/keys/key-service.js');
@@ -233,7 +292,10 @@ export async function seedScaleHistory(options: ScaleSeedOptions): Promise<Scale
         [org.id],
       ),
     );
-    await tx.unsafe(`insert into event_stream_heads (organisation_id, position) select $1, coalesce(max(position), 0) from event_positions where organisation_id = $1`, [org.id]);
+    await tx.unsafe(
+      `insert into event_stream_heads (organisation_id, position) select $1, coalesce(max(position), 0) from event_positions where organisation_id = $1`,
+      [org.id],
+    );
 
     // What retention keeps: the deliveries of the last 30 days, one per partner automation and event;
     // 2 % were discarded after five failed attempts.

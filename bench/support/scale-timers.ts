@@ -5,7 +5,8 @@
 // resuming client cause.
 const runs = Number(process.argv[2] ?? 7);
 const { db, sql } = await import('../../src/db/client.js');
-const { notifyLateReservations, markNoShows, selectDueLate, selectDueNoShows } = await import('../../src/services/timers/late-reservations.js');
+const { notifyLateReservations, markNoShows, selectDueLate, selectDueNoShows } =
+  await import('../../src/services/timers/late-reservations.js');
 const { purgeConcludedDeliveries } = await import('../../src/services/timers/purge-deliveries.js');
 const { purgeExpiredIdempotencyKeys } = await import('../../src/services/idempotency/idempotency-store.js');
 const { purgeTrashedGuests } = await import('../../src/services/guests/guest-service.js');

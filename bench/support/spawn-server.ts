@@ -4,7 +4,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
  * Starts a server script in its own process (so that the load generator does not share its event loop) and waits for the port.
  * `nodeOptions`: Node's own flags, e.g. `--cpu-prof` (not accepted in NODE_OPTIONS).
  */
-export async function spawnServer(script: string, env: Record<string, string>, port: number, nodeOptions: string[] = []): Promise<ChildProcess> {
+export async function spawnServer(
+  script: string,
+  env: Record<string, string>,
+  port: number,
+  nodeOptions: string[] = [],
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', script], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

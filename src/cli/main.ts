@@ -26,7 +26,13 @@ const usage = `Usage: npm run cli -- <command> [options] [--json]
                                             count violations of the database invariants (exit code 2 when any);
                                             delivery jobs are looked up under QUEUE_PREFIX or these prefixes`;
 
-const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+const list = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 
 class UsageError extends Error {}
 
@@ -70,7 +76,8 @@ function isOrigin(value: string): boolean {
 function originList(value: string | undefined): string[] | undefined {
   const origins = list(value);
   const bad = origins?.filter((o) => !isOrigin(o)) ?? [];
-  if (bad.length) throw new UsageError(`--origins must be scheme://host[:port] without a path, e.g. https://shop.example (got ${bad.join(', ')})`);
+  if (bad.length)
+    throw new UsageError(`--origins must be scheme://host[:port] without a path, e.g. https://shop.example (got ${bad.join(', ')})`);
   return origins;
 }
 
@@ -81,7 +88,10 @@ async function run(command: string | undefined, values: Record<string, string | 
       return { human: 'migrations applied', json: { migrated: true } };
     case 'org:create': {
       const org = await createOrganisation(required(values, 'name'), values.test === true);
-      return { human: `organisation ${org.id} (${org.isTest ? 'test' : 'live'})`, json: { id: org.id, name: org.name, livemode: !org.isTest } };
+      return {
+        human: `organisation ${org.id} (${org.isTest ? 'test' : 'live'})`,
+        json: { id: org.id, name: org.name, livemode: !org.isTest },
+      };
     }
     case 'venue:create': {
       const timezone = required(values, 'timezone');
@@ -111,12 +121,18 @@ async function run(command: string | undefined, values: Record<string, string | 
     }
     case 'key:list': {
       const keys = await listApiKeys(requiredId(values, 'org'));
-      return { human: keys.map((k) => `${k.id}  ${k.kind.padEnd(11)} ${k.prefix}…  ${k.name}${k.revokedAt ? '  (revoked)' : ''}`).join('\n') || 'no keys', json: { keys } };
+      return {
+        human:
+          keys.map((k) => `${k.id}  ${k.kind.padEnd(11)} ${k.prefix}…  ${k.name}${k.revokedAt ? '  (revoked)' : ''}`).join('\n') ||
+          'no keys',
+        json: { keys },
+      };
     }
     case 'demo': {
       const demo = await buildDemo();
       const bySize = new Map<string, string[]>();
-      for (const t of demo.venue.tables) bySize.set(`${t.minSeats}–${t.maxSeats}`, [...(bySize.get(`${t.minSeats}–${t.maxSeats}`) ?? []), t.name]);
+      for (const t of demo.venue.tables)
+        bySize.set(`${t.minSeats}–${t.maxSeats}`, [...(bySize.get(`${t.minSeats}–${t.maxSeats}`) ?? []), t.name]);
       const human = [
         `organisation ${demo.organisationId}`,
         `venue        ${demo.venueId}  ${demo.venue.name} (${demo.venue.timezone})`,
@@ -128,7 +144,9 @@ async function run(command: string | undefined, values: Record<string, string | 
         'Shifts (every day, venue local time):',
         ...demo.venue.shifts.map((s) => `  ${s.name.padEnd(10)} ${s.startTime}–${s.endTime}, last seating ${s.lastSeatingTime}`),
         `Tables (${demo.venue.tables.length}, seats min–max):`,
-        ...[...bySize].map(([seats, names]) => `  ${seats.padEnd(5)} ${names.sort((a, b) => a.localeCompare(b, undefined, { numeric: true })).join(' ')}`),
+        ...[...bySize].map(
+          ([seats, names]) => `  ${seats.padEnd(5)} ${names.sort((a, b) => a.localeCompare(b, undefined, { numeric: true })).join(' ')}`,
+        ),
         '',
         `Try: curl -H "Authorization: Bearer ${demo.keys.live}" "http://127.0.0.1:${config.PORT}/api/v1/availability/slots?venueId=${demo.venueId}&serviceDate=<YYYY-MM-DD>&partySize=2"`,
         'The API must use the same DATABASE_URL as this command, or it will not know these keys.',
@@ -137,7 +155,10 @@ async function run(command: string | undefined, values: Record<string, string | 
       return { human, json: { organisationId: demo.organisationId, venueId: demo.venueId, keys: demo.keys } };
     }
     case 'check': {
-      const counts = await checkInvariants({ venueIds: idList(values.venues as string | undefined), queuePrefixes: list(values['queue-prefixes'] as string | undefined) });
+      const counts = await checkInvariants({
+        venueIds: idList(values.venues as string | undefined),
+        queuePrefixes: list(values['queue-prefixes'] as string | undefined),
+      });
       const violations = totalViolations(counts);
       const human = Object.entries(counts)
         .map(([name, count]) => `${String(count).padStart(8)}  ${name}`)

@@ -30,6 +30,7 @@ const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
 /** An Idempotency-Key as the contract allows it (1 to 255 printable characters), or the 400 naming it. */
 export function checkIdempotencyKey(key: string): string {
-  if (!idempotencyKeyPattern.test(key)) throw ApiError.invalid(['Idempotency-Key'], 'Idempotency-Key must be 1 to 255 printable characters.');
+  if (!idempotencyKeyPattern.test(key))
+    throw ApiError.invalid(['Idempotency-Key'], 'Idempotency-Key must be 1 to 255 printable characters.');
   return key;
 }

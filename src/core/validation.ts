@@ -78,7 +78,11 @@ function invalidFields(fields: string[], message: string): ApiError {
 /** Parses input with a schema or throws the contract's 400 naming every wrong field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, where: 'body' | 'query'): z.output<S> {
   const badText = invalidTextFields(input);
-  if (badText.length) throw invalidFields(badText.map((f) => f || where), 'Text may not contain the NUL character (U+0000) or a lone UTF-16 surrogate.');
+  if (badText.length)
+    throw invalidFields(
+      badText.map((f) => f || where),
+      'Text may not contain the NUL character (U+0000) or a lone UTF-16 surrogate.',
+    );
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw invalidFields(fieldsOf(result.error, where), `Invalid ${where}: ${describe(result.error)}`);
@@ -105,7 +109,10 @@ export const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:mm
 export const serviceDateRange = { min: '0001-01-02', max: '9999-12-28' } as const;
 export const isoDate = z.iso
   .date()
-  .refine((d) => d >= serviceDateRange.min && d <= serviceDateRange.max, `must be a date from ${serviceDateRange.min} to ${serviceDateRange.max}`);
+  .refine(
+    (d) => d >= serviceDateRange.min && d <= serviceDateRange.max,
+    `must be a date from ${serviceDateRange.min} to ${serviceDateRange.max}`,
+  );
 
 /** The instants the API takes: those of the years 0001 to 9999 (UTC), the ones it can write back. */
 export const instantRange = { min: new Date('0001-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z') } as const;

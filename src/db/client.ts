@@ -48,9 +48,7 @@ export function createPool(options: DatabaseOptions) {
     // A pooler refuses start-up parameters (and would not keep them per client): there, each
     // transaction sets its own (transaction below); statements outside one are bounded by the pooler's
     // query_timeout (docs/operations.md "Running on several machines").
-    connection: pooled
-      ? {}
-      : { statement_timeout: options.statementTimeoutMs, idle_in_transaction_session_timeout: idleInTransactionMs },
+    connection: pooled ? {} : { statement_timeout: options.statementTimeoutMs, idle_in_transaction_session_timeout: idleInTransactionMs },
   });
 }
 
@@ -80,7 +78,9 @@ function clientGone(): Error {
  * while it ran): 08007 transaction_resolution_unknown, which the API answers with 503. Never a 2xx.
  */
 function commitNotConfirmed(cause: unknown): Error {
-  return Object.assign(new Error(`08007: the commit was not confirmed: ${(cause as Error)?.message ?? cause}`, { cause }), { code: '08007' });
+  return Object.assign(new Error(`08007: the commit was not confirmed: ${(cause as Error)?.message ?? cause}`, { cause }), {
+    code: '08007',
+  });
 }
 
 /** The running request's cancellation scope (Node's AsyncLocalStorage: follows its async calls). */
@@ -126,7 +126,10 @@ export function runCancellable<T>(work: () => T): { result: T; cancel: () => voi
 async function cancelUntilEnded(scope: CancellationScope, session: Promise<TransactionSession | null>): Promise<void> {
   const s = await session;
   while (s && scope.transactions.has(session)) {
-    await pool.unsafe('select pg_cancel_backend(pid) from pg_stat_activity where pid = $1 and xact_start = $2::timestamptz', [s.pid, s.started]);
+    await pool.unsafe('select pg_cancel_backend(pid) from pg_stat_activity where pid = $1 and xact_start = $2::timestamptz', [
+      s.pid,
+      s.started,
+    ]);
     await new Promise((resolve) => setTimeout(resolve, cancelRepeatMs));
   }
 }
@@ -194,9 +197,10 @@ export function createDatabase(options: DatabaseOptions): Database {
 
 /** Which backend runs `tx` (one statement, pipelined before the work's own), for cancelUntilEnded. */
 function trackSession(scope: CancellationScope, tx: Tx): Promise<TransactionSession | null> {
-  const session = tx
-    .execute<{ pid: number; started: string }>(statement`select pg_backend_pid() as pid, now()::text as started`)
-    .then((rows) => rows[0] as TransactionSession, () => null);
+  const session = tx.execute<{ pid: number; started: string }>(statement`select pg_backend_pid() as pid, now()::text as started`).then(
+    (rows) => rows[0] as TransactionSession,
+    () => null,
+  );
   scope.transactions.add(session);
   return session;
 }
@@ -220,7 +224,12 @@ export const transaction = defaultDatabase.transaction;
  */
 let sessionPool: ReturnType<typeof postgres> | null = null;
 export function sessionSql(): ReturnType<typeof postgres> {
-  sessionPool ??= postgres(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL, { max: 1, onnotice: () => {}, connect_timeout: 5, backoff: () => 0 });
+  sessionPool ??= postgres(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL, {
+    max: 1,
+    onnotice: () => {},
+    connect_timeout: 5,
+    backoff: () => 0,
+  });
   return sessionPool;
 }
 
@@ -242,7 +251,8 @@ const dialect = new PgDialect();
  */
 export function prepareSql<T>(built: SQL): (values: Record<string, unknown>) => Promise<T[]> {
   const query = dialect.sqlToQuery(built);
-  return async (values) => (await db.$client.unsafe(query.sql, fillPlaceholders(query.params, values) as never[], { prepare: true })) as unknown as T[];
+  return async (values) =>
+    (await db.$client.unsafe(query.sql, fillPlaceholders(query.params, values) as never[], { prepare: true })) as unknown as T[];
 }
 
 /**
@@ -287,7 +297,11 @@ export async function runSql<T extends object>(conn: DbOrTx, built: SQL, columns
   if (is(conn, PgTransaction)) {
     const fields = Object.fromEntries(columns.map((column) => [column, statement.raw(`q."${column}"`)]));
     try {
-      return (await (conn as Tx).select(fields).from(statement`(${built}) q`).prepare('run_sql').execute()) as T[];
+      return (await (conn as Tx)
+        .select(fields)
+        .from(statement`(${built}) q`)
+        .prepare('run_sql')
+        .execute()) as T[];
     } catch (err) {
       throw err instanceof DrizzleQueryError && err.cause ? err.cause : err;
     }

@@ -9,8 +9,15 @@ import { db, sql } from './client.js';
  * four nested async functions, a tracing wrapper and a cache check, and decodes each column with a
  * type test and an iterator: a tenth of a simple request's CPU.
  */
-export function prepareSelectAll<T extends PgTable>(table: T, condition: SQL): (values: Record<string, unknown>) => Promise<T['$inferSelect'][]> {
-  const query = db.select().from(table as PgTable).where(condition).toSQL();
+export function prepareSelectAll<T extends PgTable>(
+  table: T,
+  condition: SQL,
+): (values: Record<string, unknown>) => Promise<T['$inferSelect'][]> {
+  const query = db
+    .select()
+    .from(table as PgTable)
+    .where(condition)
+    .toSQL();
   // In the order of the select list drizzle wrote: the table's columns.
   const columns = Object.entries(getTableColumns(table));
   return async (values) => {

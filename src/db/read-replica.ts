@@ -59,7 +59,12 @@ export function createReadReplica(options: ReadReplicaOptions): ReadReplica {
   if (!options.url) {
     return { configured: false, read: (work) => work(primary), choose: async () => primary, lagSeconds: () => null, end: async () => {} };
   }
-  const pool = createPool({ url: options.url, pooler: options.pooler, poolSize: options.poolSize, statementTimeoutMs: options.statementTimeoutMs });
+  const pool = createPool({
+    url: options.url,
+    pooler: options.pooler,
+    poolSize: options.poolSize,
+    statementTimeoutMs: options.statementTimeoutMs,
+  });
   const replica = drizzle({ client: pool, schema });
   const pending: PendingPosition[] = [];
   let lagMs: number | null = null;

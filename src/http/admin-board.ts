@@ -27,7 +27,10 @@ export function mountAdminBoard(app: Express): void {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(basePath);
   const readOnlyMode = config.ADMIN_READ_ONLY;
-  createBullBoard({ queues: getAllQueues().map((q) => new BullMQAdapter(q, { readOnlyMode, allowRetries: !readOnlyMode })), serverAdapter });
+  createBullBoard({
+    queues: getAllQueues().map((q) => new BullMQAdapter(q, { readOnlyMode, allowRetries: !readOnlyMode })),
+    serverAdapter,
+  });
   const requireBasicAuth = (req: Request, res: Response, next: NextFunction) => {
     try {
       refuseThrottledClient(req);

@@ -54,7 +54,12 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
     req.routePattern = `${apiBasePath}/docs/start.js`;
     res.type('text/javascript').send(docsStartScript);
   });
-  app.use(`${apiBasePath}/docs/assets`, labelRoute(`${apiBasePath}/docs/assets`), pageHeaders(docsPolicy), express.static(swaggerDir, { index: false }));
+  app.use(
+    `${apiBasePath}/docs/assets`,
+    labelRoute(`${apiBasePath}/docs/assets`),
+    pageHeaders(docsPolicy),
+    express.static(swaggerDir, { index: false }),
+  );
 
   app.get('/healthz', (req, res) => {
     req.routePattern = '/healthz';

@@ -64,7 +64,9 @@ export interface RouteDefinition<PS, QS, BS, Public extends boolean> {
   /** For the document: the operationId (default: derived from method and path) and examples. */
   operationId?: string;
   examples?: { request?: unknown; response?: unknown };
-  handler: (ctx: RouteContext<Out<PS>, Out<QS>, Out<BS>, Public extends true ? AuthContext | undefined : AuthContext>) => Promise<RouteResult | void>;
+  handler: (
+    ctx: RouteContext<Out<PS>, Out<QS>, Out<BS>, Public extends true ? AuthContext | undefined : AuthContext>,
+  ) => Promise<RouteResult | void>;
 }
 
 export type AnyRoute = RouteDefinition<AnyObject | undefined, AnyObject | undefined, z.ZodType | undefined, boolean>;
@@ -181,14 +183,17 @@ export function toHandler(def: AnyRoute): RequestHandler {
         const limited = applyRateLimit(auth, req, res);
         if (limited) await limited;
         if (isPublishable(auth)) {
-          if (!def.widget) throw new ApiError('forbidden', 'Publishable keys may only check availability and book.', { reason: 'publishable_key' });
+          if (!def.widget)
+            throw new ApiError('forbidden', 'Publishable keys may only check availability and book.', { reason: 'publishable_key' });
           checkWidgetOrigin(auth, req, res);
         } else {
           if (def.scope && !hasScope(auth, def.scope)) {
             throw new ApiError('insufficient_scope', `This operation needs the scope ${def.scope}.`, { requiredScope: def.scope });
           }
           if (def.organisationWide && auth.venueIds !== null) {
-            throw new ApiError('forbidden', 'This operation is organisation-wide; the key is limited to certain venues.', { reason: 'venue_limited_key' });
+            throw new ApiError('forbidden', 'This operation is organisation-wide; the key is limited to certain venues.', {
+              reason: 'venue_limited_key',
+            });
           }
         }
       }

@@ -35,7 +35,12 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof URIError) return ApiError.notFound();
   if (isConnectionError(err)) return new ApiError('unavailable', undefined, {}, { 'Retry-After': '5' });
   if (isStatementCancelled(err)) {
-    return new ApiError('unavailable', 'The request ran longer than the database allows; narrow it or try again later.', { reason: 'statement_timeout' }, { 'Retry-After': '5' });
+    return new ApiError(
+      'unavailable',
+      'The request ran longer than the database allows; narrow it or try again later.',
+      { reason: 'statement_timeout' },
+      { 'Retry-After': '5' },
+    );
   }
   return new ApiError('internal_error');
 }

@@ -28,7 +28,12 @@ export function refuseThrottledClient(req: Request): void {
   const window = failures.get(addressOf(req));
   if (window && window.count >= config.AUTH_FAILURES_PER_MINUTE) {
     const retryAfter = Math.max(1, Math.ceil((window.endsAt - Date.now()) / 1000));
-    throw new ApiError('rate_limited', 'Too many failed authentications from this address; wait before trying again.', {}, { 'Retry-After': String(retryAfter) });
+    throw new ApiError(
+      'rate_limited',
+      'Too many failed authentications from this address; wait before trying again.',
+      {},
+      { 'Retry-After': String(retryAfter) },
+    );
   }
 }
 

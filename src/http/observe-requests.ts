@@ -23,5 +23,13 @@ subscribe('http.server.response.finish', (message) => {
   observeHttpRequest(req.method, req.routePattern ?? unmatchedRoute, res.statusCode, ms / 1000);
   // originalUrl: inside a sub-router req.path is relative to it.
   const path = req.originalUrl.split('?', 1)[0];
-  writeRequestLine({ requestId: req.requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100, keyId: req.auth?.keyId ?? null, ip: req.ip });
+  writeRequestLine({
+    requestId: req.requestId,
+    method: req.method,
+    path,
+    status: res.statusCode,
+    ms: Math.round(ms * 100) / 100,
+    keyId: req.auth?.keyId ?? null,
+    ip: req.ip,
+  });
 });

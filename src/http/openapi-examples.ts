@@ -108,6 +108,13 @@ export const exampleGuest = {
   deletedAt: null,
 };
 
-export const exampleCreateGuest = { venueId, phone: '06 1234 5678', firstName: 'Giulia', lastName: 'Rossi', email: 'giulia@example.com', allergens: ['nuts'] };
+export const exampleCreateGuest = {
+  venueId,
+  phone: '06 1234 5678',
+  firstName: 'Giulia',
+  lastName: 'Rossi',
+  email: 'giulia@example.com',
+  allergens: ['nuts'],
+};
 
 export const exampleCreateWebhookEndpoint = { venueId, url: 'https://partner.example.com/hooks/floorline' };

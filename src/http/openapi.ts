@@ -83,7 +83,8 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   const codes = new Set<ErrorCode>(['internal_error']);
   const write = writeMethods.has(route.method);
   if (!route.public) {
-    for (const code of ['unauthenticated', 'api_key_invalid', 'api_key_revoked', 'forbidden', 'rate_limited', 'unavailable'] as const) codes.add(code);
+    for (const code of ['unauthenticated', 'api_key_invalid', 'api_key_revoked', 'forbidden', 'rate_limited', 'unavailable'] as const)
+      codes.add(code);
     if (route.scope) codes.add('insufficient_scope');
     if (write) {
       codes.add('idempotency_in_progress');
@@ -128,7 +129,11 @@ const statusText: Record<number, string> = {
 };
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
-const rateLimitHeaders = { 'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'), 'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining'), 'X-RateLimit-Reset': headerRef('X-RateLimit-Reset') };
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': headerRef('X-RateLimit-Reset'),
+};
 
 /** A GET of one resource (`{venue: {…, updatedAt}}`) answers its version as ETag (docs/api.md "Requests"). */
 function sendsETag(route: AnyRoute, body: z.ZodType): boolean {
@@ -159,7 +164,10 @@ function successResponses(route: AnyRoute): Json {
       out[status] = { description: body.description, headers, content: body.content };
     } else {
       const schema = toJsonSchema(route.public ? body : withLivemode(body), 'output');
-      const example = route.examples?.response !== undefined && Number(status) === (route.successStatus ?? 200) ? { example: route.examples.response } : {};
+      const example =
+        route.examples?.response !== undefined && Number(status) === (route.successStatus ?? 200)
+          ? { example: route.examples.response }
+          : {};
       const etag = sendsETag(route, body) ? { ETag: headerRef('ETag') } : {};
       out[status] = { description, headers: { ...headers, ...etag }, content: { 'application/json': { schema, ...example } } };
     }
@@ -190,7 +198,13 @@ function errorResponses(route: AnyRoute): Json {
           schema: {
             allOf: [
               { $ref: componentRef('Error') },
-              { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', enum: codes } }, additionalProperties: true } }, additionalProperties: true },
+              {
+                type: 'object',
+                properties: {
+                  error: { type: 'object', properties: { code: { type: 'string', enum: codes } }, additionalProperties: true },
+                },
+                additionalProperties: true,
+              },
             ],
           },
           example: errorExample(route, codes[0]),
@@ -213,7 +227,10 @@ function errorExample(route: AnyRoute, code: ErrorCode): Json {
           : code === 'forbidden'
             ? { reason: 'publishable_key' }
             : {};
-  return { error: { code, message: new ApiError(code).message, details, requestId: '6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22' }, ...(route.public || errorStatus[code] === 401 ? {} : { livemode: true }) };
+  return {
+    error: { code, message: new ApiError(code).message, details, requestId: '6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22' },
+    ...(route.public || errorStatus[code] === 401 ? {} : { livemode: true }),
+  };
 }
 
 /** A stable operationId: the route's own, else the method and the static path segments. */
@@ -232,7 +249,7 @@ const signingScheme = [
   'The signed string is four lines joined by a line feed (`\\n`): the literal `v1`, the value of `X-Service-Timestamp`, the value of',
   '`X-Service-Idempotency-Key`, and the request body byte for byte. The lowercase hex digest travels in `X-Service-Signature` as',
   '`v1=<hex>`; during a secret rotation the header holds two signatures, `v1=<new>,v1=<previous>`, and one valid signature suffices.',
-  'The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination\'s own secret for a registered destination, else the',
+  "The key is the UTF-8 bytes of the whole secret (`whsec_…`): the destination's own secret for a registered destination, else the",
   'organisation secret.',
   '',
   'A registered destination created with `signatureScheme: "standard-webhooks"` is signed as Standard Webhooks libraries verify',
@@ -281,7 +298,9 @@ function webhooks(): Json {
           description: signingScheme,
           tags: ['Webhooks'],
           security: [],
-          parameters: [...serviceSignatureHeaders, ...standardSignatureHeaders].map((name) => ({ $ref: `#/components/parameters/${name}` })),
+          parameters: [...serviceSignatureHeaders, ...standardSignatureHeaders].map((name) => ({
+            $ref: `#/components/parameters/${name}`,
+          })),
           requestBody: {
             required: true,
             content: {
@@ -368,7 +387,12 @@ function buildDocument(routes: AnyRoute[]) {
             requestBody: {
               required: !route.body.safeParse({}).success,
               // Closed, as the server refuses unknown top-level fields (400 naming them).
-              content: { 'application/json': { schema: toJsonSchema(route.body instanceof z.ZodObject ? route.body.strict() : route.body, 'input'), ...requestExample } },
+              content: {
+                'application/json': {
+                  schema: toJsonSchema(route.body instanceof z.ZodObject ? route.body.strict() : route.body, 'input'),
+                  ...requestExample,
+                },
+              },
             },
           }
         : {}),
@@ -403,7 +427,9 @@ function buildDocument(routes: AnyRoute[]) {
     paths,
     webhooks: webhooks(),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `gsk_…`, `gsk_test_…` or a publishable `gspk_…`.' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `gsk_…`, `gsk_test_…` or a publishable `gspk_…`.' },
+      },
       schemas: componentSchemas(),
       parameters: {
         'Idempotency-Key': {
@@ -417,14 +443,16 @@ function buildDocument(routes: AnyRoute[]) {
           name: 'If-Match',
           in: 'header',
           required: false,
-          description: 'The version read earlier (the resource\'s `updatedAt`, or its ETag), quoted or bare: a resource changed since answers 409 `conflict` with `details.reason: version_mismatch`.',
+          description:
+            "The version read earlier (the resource's `updatedAt`, or its ETag), quoted or bare: a resource changed since answers 409 `conflict` with `details.reason: version_mismatch`.",
           schema: { type: 'string' },
         },
         'X-Service-Signature': {
           name: 'X-Service-Signature',
           in: 'header',
           required: false,
-          description: 'Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma.',
+          description:
+            'Scheme `service-v1` (the default): `v1=<lowercase hex HMAC-SHA256>`; during a rotation two signatures separated by a comma.',
           schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}(,v1=[0-9a-f]{64})?$' },
         },
         'X-Service-Timestamp': {
@@ -459,18 +487,25 @@ function buildDocument(routes: AnyRoute[]) {
           name: 'webhook-signature',
           in: 'header',
           required: false,
-          description: 'Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space.',
+          description:
+            'Scheme `standard-webhooks`: `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`; during a rotation two signatures separated by a space.',
           schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$' },
         },
       },
       headers: {
         'Retry-After': { description: 'Seconds to wait before repeating.', schema: { type: 'integer' } },
-        'X-Request-Id': { description: 'The request\'s id (the one sent, when well formed); also `error.requestId` of an error.', schema: { type: 'string' } },
+        'X-Request-Id': {
+          description: "The request's id (the one sent, when well formed); also `error.requestId` of an error.",
+          schema: { type: 'string' },
+        },
         'X-RateLimit-Limit': { description: 'Requests allowed per minute to this key.', schema: { type: 'integer' } },
         'X-RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'Unix seconds at which the current window ends.', schema: { type: 'integer' } },
         ETag: { description: 'The resource\'s version (`"<updatedAt>"`), usable as If-Match.', schema: { type: 'string' } },
-        'Idempotent-Replayed': { description: '`true` on an answer replayed for a repeated Idempotency-Key (the stored body, byte for byte).', schema: { type: 'string', enum: ['true'] } },
+        'Idempotent-Replayed': {
+          description: '`true` on an answer replayed for a repeated Idempotency-Key (the stored body, byte for byte).',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
     },
   };

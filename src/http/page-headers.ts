@@ -1,7 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 
 /** The API reference (Swagger UI): its own scripts and styles (it sets inline styles), its images as data: URLs. */
-export const docsPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'none'";
+export const docsPolicy =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'none'";
 
 /** Bull Board: its bundle, inline styles, and the Google font its page links. */
 export const adminBoardPolicy =

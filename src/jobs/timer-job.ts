@@ -43,7 +43,11 @@ export const scheduleRestoreIntervalMs = 20_000;
  */
 export async function upsertTimerSchedules(queue: Queue): Promise<void> {
   for (const s of timerSchedules) {
-    await queue.upsertJobScheduler(s.id, { every: s.every }, { name: s.task, data: { task: s.task } satisfies TimerJob, opts: timerJob.jobOptions });
+    await queue.upsertJobScheduler(
+      s.id,
+      { every: s.every },
+      { name: s.task, data: { task: s.task } satisfies TimerJob, opts: timerJob.jobOptions },
+    );
   }
 }
 
@@ -58,7 +62,8 @@ export async function keepTimerSchedules(): Promise<() => void> {
   const restore = (reason: 'reconnect' | 'interval') => {
     upsertTimerSchedules(queue).then(
       () => reason === 'reconnect' && logger.info('redis ready: timer schedules upserted'),
-      (err: unknown) => logger.warn({ err: (err as Error).message }, `timer schedules not upserted; next try within ${scheduleRestoreIntervalMs / 1000} s`),
+      (err: unknown) =>
+        logger.warn({ err: (err as Error).message }, `timer schedules not upserted; next try within ${scheduleRestoreIntervalMs / 1000} s`),
     );
   };
   const stopListening = onQueueConnectionReady(() => restore('reconnect'));

@@ -57,7 +57,12 @@ export const webhookDeliveryJob: JobDefinition<WebhookDeliveryJob> = {
 /** Moves a postponed (delayed) delivery job to the waiting list now; false when it is not delayed, or not there. */
 export async function promoteDeliveryJob(id: string): Promise<boolean> {
   const job = await getQueue(webhookDeliveryJob.queueName).getJob(id);
-  return job ? job.promote().then(() => true, () => false) : false;
+  return job
+    ? job.promote().then(
+        () => true,
+        () => false,
+      )
+    : false;
 }
 
 /** Removes waiting or delayed jobs; a job being attempted right now is left to notice the row's state. */
@@ -69,7 +74,9 @@ export async function removeDeliveryJobs(ids: string[]): Promise<void> {
 /** Best effort after the commit that annulled these deliveries: a job left behind finds its row discarded and sends nothing. */
 export function dropAnnulledJobs(ids: string[], log: Logger): void {
   if (!ids.length) return;
-  removeDeliveryJobs(ids).catch((err: unknown) => log.warn({ err: (err as Error).message, count: ids.length }, 'annulled delivery jobs not removed'));
+  removeDeliveryJobs(ids).catch((err: unknown) =>
+    log.warn({ err: (err as Error).message, count: ids.length }, 'annulled delivery jobs not removed'),
+  );
 }
 
 /** Clears the finished job of a delivery so that a new cycle can start under the same jobId; false while an attempt runs. */

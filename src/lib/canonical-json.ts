@@ -10,7 +10,8 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
     const [item, depth] = pending.pop()!;
     if (!item || typeof item !== 'object') continue;
     if (depth >= max) return true;
-    for (const child of Object.values(item as Record<string, unknown>)) if (child && typeof child === 'object') pending.push([child, depth + 1]);
+    for (const child of Object.values(item as Record<string, unknown>))
+      if (child && typeof child === 'object') pending.push([child, depth + 1]);
   }
   return false;
 }

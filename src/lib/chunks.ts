@@ -10,7 +10,11 @@ export const bulkChunkSize = 500;
  * Runs `work` on consecutive chunks of `items` (and the index of each chunk's first item), one after
  * the other, and concatenates what it returns.
  */
-export async function mapInChunks<Item, Out>(items: readonly Item[], work: (chunk: Item[], start: number) => Promise<readonly Out[]>, size = bulkChunkSize): Promise<Out[]> {
+export async function mapInChunks<Item, Out>(
+  items: readonly Item[],
+  work: (chunk: Item[], start: number) => Promise<readonly Out[]>,
+  size = bulkChunkSize,
+): Promise<Out[]> {
   const out: Out[] = [];
   for (let start = 0; start < items.length; start += size) out.push(...(await work(items.slice(start, start + size), start)));
   return out;

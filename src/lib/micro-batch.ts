@@ -13,7 +13,10 @@ export interface MicroBatcher<K> {
 
 export type BatchOutcomes<K> = Map<K, Error | undefined>;
 
-export function createMicroBatcher<K>(run: (keys: K[]) => Promise<BatchOutcomes<K>>, options: { maxSize: number; lingerMs: number }): MicroBatcher<K> {
+export function createMicroBatcher<K>(
+  run: (keys: K[]) => Promise<BatchOutcomes<K>>,
+  options: { maxSize: number; lingerMs: number },
+): MicroBatcher<K> {
   let waiting = new Map<K, Array<{ resolve: () => void; reject: (err: unknown) => void }>>();
   let timer: NodeJS.Timeout | undefined;
 

@@ -17,7 +17,10 @@ function comparableName(name: string | null | undefined): string {
  * and last name equal to the guest's, ignoring case and spacing, and the guest has a name at all (a
  * nameless guest cannot be claimed by giving no name).
  */
-export function isSameGuestName(guest: { firstName: string | null; lastName: string | null }, given: { firstName?: string | null; lastName?: string | null }): boolean {
+export function isSameGuestName(
+  guest: { firstName: string | null; lastName: string | null },
+  given: { firstName?: string | null; lastName?: string | null },
+): boolean {
   const first = comparableName(guest.firstName);
   const last = comparableName(guest.lastName);
   if (!first && !last) return false;

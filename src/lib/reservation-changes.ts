@@ -1,7 +1,18 @@
 import { canonicalJson } from './canonical-json.js';
 
 /** The fields of a reservation that its history compares (docs/reservations.md "Reservation history"), in this order. */
-export const historyFields = ['status', 'serviceDate', 'time', 'partySize', 'notes', 'table', 'guestId', 'externalRef', 'needsAttention', 'tableAssigned'] as const;
+export const historyFields = [
+  'status',
+  'serviceDate',
+  'time',
+  'partySize',
+  'notes',
+  'table',
+  'guestId',
+  'externalRef',
+  'needsAttention',
+  'tableAssigned',
+] as const;
 export type HistoryField = (typeof historyFields)[number];
 
 export type ReservationChanges = Partial<Record<HistoryField, { from: unknown; to: unknown }>>;

@@ -156,7 +156,10 @@ export function resolveServiceTime<S extends ShiftSchedule>(
 }
 
 /** The slot grid of a shift: start + k × interval, up to lastSeating included. */
-export function gridTimes(shift: Pick<ShiftSchedule, 'startTime' | 'lastSeatingTime' | 'endTime'>, slotIntervalMinutes: number): GridTime[] {
+export function gridTimes(
+  shift: Pick<ShiftSchedule, 'startTime' | 'lastSeatingTime' | 'endTime'>,
+  slotIntervalMinutes: number,
+): GridTime[] {
   if (!Number.isInteger(slotIntervalMinutes) || slotIntervalMinutes <= 0) {
     throw new RangeError(`slot interval must be a positive integer: ${slotIntervalMinutes}`);
   }

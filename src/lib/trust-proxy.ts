@@ -31,6 +31,7 @@ export function parseTrustProxy(value: string): TrustProxy | string {
   }
   const entries = text.split(',').map((e) => e.trim());
   const bad = entries.filter((e) => !isAddressOrRange(e));
-  if (bad.length) return `must be false, true (one hop), a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; not ${bad.join(', ')}`;
+  if (bad.length)
+    return `must be false, true (one hop), a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; not ${bad.join(', ')}`;
   return entries;
 }

@@ -103,7 +103,16 @@ export function postponementMs(postponed: number, random: number): number {
  * its jobs (that churn was most of the work of a backlog), the release of every slot still waking
  * the oldest waiter at once. At least postponementMs (the doubling), at most a minute.
  */
-export function queuedPostponementMs(input: { waitersAhead: number | null; holdMs: number; slots: number; postponed: number; random: number }): number {
+export function queuedPostponementMs(input: {
+  waitersAhead: number | null;
+  holdMs: number;
+  slots: number;
+  postponed: number;
+  random: number;
+}): number {
   const turnMs = ((input.waitersAhead ?? 0) * input.holdMs) / input.slots;
-  return Math.max(postponementMs(input.postponed, input.random), Math.min(destinationSlotTuning.longestQueuedPostponementMs, Math.round(turnMs)));
+  return Math.max(
+    postponementMs(input.postponed, input.random),
+    Math.min(destinationSlotTuning.longestQueuedPostponementMs, Math.round(turnMs)),
+  );
 }

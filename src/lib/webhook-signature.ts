@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 // The schemes themselves (signed content, HMAC, header parsing) are written once, in the module that
 // partners use to verify: what the service signs is by construction what they check.
-import { computeSignature, computeStandardSignature, signatureScheme, type SignatureScheme } from '../../clients/typescript/src/verify-webhook.js';
+import {
+  computeSignature,
+  computeStandardSignature,
+  signatureScheme,
+  type SignatureScheme,
+} from '../../clients/typescript/src/verify-webhook.js';
 
 export { signatureSchemes, type SignatureScheme } from '../../clients/typescript/src/verify-webhook.js';
 
@@ -39,7 +44,11 @@ export function signedHeaders(
 ): Record<string, string> {
   const timestamp = String(Math.floor(now.getTime() / 1000));
   if (scheme === 'standard-webhooks') {
-    return { 'webhook-id': idempotencyKey, 'webhook-timestamp': timestamp, 'webhook-signature': standardSignatureHeader(secrets, timestamp, idempotencyKey, body) };
+    return {
+      'webhook-id': idempotencyKey,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': standardSignatureHeader(secrets, timestamp, idempotencyKey, body),
+    };
   }
   return {
     'X-Service-Signature': signatureHeader(secrets, timestamp, idempotencyKey, body),

@@ -17,7 +17,9 @@ export async function answerMetrics(req: IncomingMessage, res: ServerResponse): 
   const token = config.METRICS_TOKEN;
   const open = !token && config.NODE_ENV === 'development';
   if (!open && !(token && safeEqual(req.headers.authorization ?? '', `Bearer ${token}`))) {
-    const why = token ? 'Authentication required\n' : 'Metrics are closed: set METRICS_TOKEN and scrape with Authorization: Bearer <token>\n';
+    const why = token
+      ? 'Authentication required\n'
+      : 'Metrics are closed: set METRICS_TOKEN and scrape with Authorization: Bearer <token>\n';
     res.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="metrics"', 'Content-Type': 'text/plain' }).end(why);
     return;
   }
@@ -42,9 +44,13 @@ export async function answerHealth(res: ServerResponse, states: readonly Process
   if (!states.includes(state)) return void res.writeHead(503, json).end(JSON.stringify({ status: state }));
   const deps = await checkDependencies();
   const ok = deps.database && deps.redis;
-  res
-    .writeHead(ok ? 200 : 503, json)
-    .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', database: deps.database ? 'ok' : 'unreachable', redis: deps.redis ? 'ok' : 'unreachable' }));
+  res.writeHead(ok ? 200 : 503, json).end(
+    JSON.stringify({
+      status: ok ? 'ok' : 'unavailable',
+      database: deps.database ? 'ok' : 'unreachable',
+      redis: deps.redis ? 'ok' : 'unreachable',
+    }),
+  );
 }
 
 export interface MetricsServer {
@@ -73,7 +79,11 @@ export async function startMetricsServer(port: number): Promise<MetricsServer> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EADDRINUSE' ? new Error(`METRICS_PORT ${port} is already in use: set METRICS_PORT to a free port, or 0 for none`) : err),
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Error(`METRICS_PORT ${port} is already in use: set METRICS_PORT to a free port, or 0 for none`)
+          : err,
+      ),
     );
     server.listen(port, config.METRICS_HOST, () => resolve());
   });

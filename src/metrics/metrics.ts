@@ -64,9 +64,16 @@ new Gauge({
     await Promise.all(
       allQueueNames.map(async (queue) => {
         // getJobCounts is one pipelined round trip of O(1) length commands per queue.
-        const counts = await withTimeout(getQueue(queue).getJobCounts('wait', 'prioritized', 'active', 'delayed', 'failed'), 1000).catch(() => null);
+        const counts = await withTimeout(getQueue(queue).getJobCounts('wait', 'prioritized', 'active', 'delayed', 'failed'), 1000).catch(
+          () => null,
+        );
         if (!counts) return;
-        const byState = { waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0), active: counts.active ?? 0, delayed: counts.delayed ?? 0, failed: counts.failed ?? 0 };
+        const byState = {
+          waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0),
+          active: counts.active ?? 0,
+          delayed: counts.delayed ?? 0,
+          failed: counts.failed ?? 0,
+        };
         for (const state of queueStates) this.set({ queue, state }, byState[state]);
       }),
     );
@@ -92,7 +99,9 @@ new Gauge({
     this.reset();
     // The partial index events_undispatched_idx answers this without scanning the history.
     const rows = await withTimeout(
-      sql<{ age: number | null }[]>`select extract(epoch from (now() - min(created_at)))::float8 as age from events where dispatched_at is null`,
+      sql<
+        { age: number | null }[]
+      >`select extract(epoch from (now() - min(created_at)))::float8 as age from events where dispatched_at is null`,
       1000,
     ).catch(() => null);
     if (rows) this.set(Math.max(0, rows[0]?.age ?? 0));
@@ -106,9 +115,10 @@ new Gauge({
   registers: [metricsRegistry],
   async collect() {
     this.reset();
-    const rows = await withTimeout(sql<{ state: string; count: number }[]>`select health_state as state, count(*)::int as count from webhook_endpoints group by 1`, 1000).catch(
-      () => null,
-    );
+    const rows = await withTimeout(
+      sql<{ state: string; count: number }[]>`select health_state as state, count(*)::int as count from webhook_endpoints group by 1`,
+      1000,
+    ).catch(() => null);
     if (!rows) return;
     for (const state of endpointHealthStates) this.set({ state }, rows.find((r) => r.state === state)?.count ?? 0);
   },

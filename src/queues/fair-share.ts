@@ -125,7 +125,13 @@ export async function takeFairTurns(queue: string, organisationId: string, count
     // Pacing, then tagging, in one MULTI: no restart of the count falls between them (restart-fair-count.lua).
     const batch = redis.multi();
     const paceKeys = [keys.recent, keys.organisationPace(organisationId), keys.pacedUntil] as const;
-    queueScript(batch, scripts.paceOrganisation, paceKeys, [organisationId, count, perSecond, pace?.burst ?? 0, pace?.companyMs ?? companyMs]);
+    queueScript(batch, scripts.paceOrganisation, paceKeys, [
+      organisationId,
+      count,
+      perSecond,
+      pace?.burst ?? 0,
+      pace?.companyMs ?? companyMs,
+    ]);
     queueScript(batch, scripts.takeFairTags, tagKeys, tagArgs);
     const replies = (await batch.exec()) ?? [];
     const failed = replies.find(([err]) => err);
@@ -150,9 +156,17 @@ export async function takeFairPriorities(queue: string, organisationId: string, 
 }
 
 /** The turns of jobs of several organisations, each organisation's in the order given. */
-export async function takeFairTurnsOf<T>(queue: string, items: readonly T[], organisationOf: (item: T) => string, pace?: Pace): Promise<FairTurn[]> {
+export async function takeFairTurnsOf<T>(
+  queue: string,
+  items: readonly T[],
+  organisationOf: (item: T) => string,
+  pace?: Pace,
+): Promise<FairTurn[]> {
   // Indexes grouped, not copied per item: one batch may hold an organisation's 20,000 jobs.
-  const byOrganisation = groupBy(items.map((_, i) => i), (i) => organisationOf(items[i]));
+  const byOrganisation = groupBy(
+    items.map((_, i) => i),
+    (i) => organisationOf(items[i]),
+  );
   const turns = new Array<FairTurn>(items.length);
   await Promise.all(
     [...byOrganisation].map(async ([organisationId, indexes]) => {
@@ -175,7 +189,12 @@ export async function takeFairPrioritiesOf<T>(queue: string, items: readonly T[]
 export async function advanceVirtualTime(queue: string, job: Job): Promise<void> {
   const priority = Number(job.priority || job.opts.priority || 0);
   if (priority > 0 && priority < behindTheLine) {
-    await runScript(await redisOf(queue), scripts.advanceFairVirtualTime, [fairKeys(queue).virtualTime], [priority, organisationTagSeconds]);
+    await runScript(
+      await redisOf(queue),
+      scripts.advanceFairVirtualTime,
+      [fairKeys(queue).virtualTime],
+      [priority, organisationTagSeconds],
+    );
   }
 }
 

@@ -9,7 +9,11 @@ import { getQueueConnection } from './queues.js';
  * enqueues the same ids itself adds nothing twice. Returns how many ids were added. `queue` is one
  * of getQueue's (the ids are looked up on its connection).
  */
-export async function requeueUnlessPending<T extends { id: string }>(queue: Queue, items: T[], add: (items: T[]) => Promise<unknown>): Promise<number> {
+export async function requeueUnlessPending<T extends { id: string }>(
+  queue: Queue,
+  items: T[],
+  add: (items: T[]) => Promise<unknown>,
+): Promise<number> {
   const ids = items.map((item) => item.id);
   // First whether Redis has a job under each id at all (the key BullMQ's add looks at to ignore a
   // duplicate id), in one round trip: after Redis lost its data none has, and the state of each
@@ -23,7 +27,10 @@ export async function requeueUnlessPending<T extends { id: string }>(queue: Queu
   const states = await Promise.all(known.map((id) => queue.getJobState(id)));
   const ended = known.filter((_, i) => states[i] === 'failed' || states[i] === 'completed');
   await Promise.all(ended.map((id) => queue.remove(id)));
-  const toAdd = new Set([...unknown, ...known.filter((_, i) => states[i] === 'unknown' || states[i] === 'failed' || states[i] === 'completed')]);
+  const toAdd = new Set([
+    ...unknown,
+    ...known.filter((_, i) => states[i] === 'unknown' || states[i] === 'failed' || states[i] === 'completed'),
+  ]);
   // In the order given: a fair queue keeps each organisation's jobs in that order.
   if (toAdd.size) await add(items.filter((item) => toAdd.has(item.id)));
   return toAdd.size;

@@ -67,7 +67,11 @@ function instrument<T>({ queueName: name, schema, fair }: JobDefinition<T>, hand
 }
 
 /** A worker of the definition's queue with its worker options (`overrides` on top: tests run fewer jobs at once). */
-export function startJobWorker<T>(definition: JobDefinition<T>, handler: JobHandler<T>, overrides: Partial<WorkerOptions> = {}): RunningWorker<T> {
+export function startJobWorker<T>(
+  definition: JobDefinition<T>,
+  handler: JobHandler<T>,
+  overrides: Partial<WorkerOptions> = {},
+): RunningWorker<T> {
   const name = definition.queueName;
   const connection = createQueueConnection();
   connection.on('error', () => {});

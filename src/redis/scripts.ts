@@ -18,13 +18,17 @@ export interface RedisScript<Keys extends readonly string[], Args extends readon
   readonly signature?: (keys: Keys, args: Args) => Result;
 }
 
-function script<Keys extends readonly string[], Args extends readonly (string | number)[], Result>(name: string): RedisScript<Keys, Args, Result> {
+function script<Keys extends readonly string[], Args extends readonly (string | number)[], Result>(
+  name: string,
+): RedisScript<Keys, Args, Result> {
   return { name };
 }
 
 export const scripts = {
   incrementRateWindow: script<readonly [window: string], readonly [ttlMs: number, hits: number], number>('increment-rate-window'),
-  acquireDestinationSlot: script<readonly [slots: string], readonly [limit: number, leaseMs: number, token: string], number>('acquire-destination-slot'),
+  acquireDestinationSlot: script<readonly [slots: string], readonly [limit: number, leaseMs: number, token: string], number>(
+    'acquire-destination-slot',
+  ),
   renewDestinationSlot: script<readonly [slots: string], readonly [leaseMs: number, token: string], number>('renew-destination-slot'),
   destinationHasFreeSlot: script<readonly [slots: string], readonly [limit: number], number>('destination-has-free-slot'),
   takeFairTags: script<
@@ -37,8 +41,12 @@ export const scripts = {
     readonly [organisationId: string, count: number, perSecond: number, burst: number, companyMs: number],
     readonly [number, number, number]
   >('pace-organisation'),
-  advanceFairVirtualTime: script<readonly [virtualTime: string], readonly [priority: number, lifetimeSeconds: number], number>('advance-fair-virtual-time'),
-  restartFairCount: script<readonly [pacedUntil: string, epoch: string, virtualTime: string], readonly [after: number], number>('restart-fair-count'),
+  advanceFairVirtualTime: script<readonly [virtualTime: string], readonly [priority: number, lifetimeSeconds: number], number>(
+    'advance-fair-virtual-time',
+  ),
+  restartFairCount: script<readonly [pacedUntil: string, epoch: string, virtualTime: string], readonly [after: number], number>(
+    'restart-fair-count',
+  ),
 } as const;
 
 /** A script's text with its includes expanded and the number of KEYS its header declares. */
@@ -56,7 +64,9 @@ export function loadScript(name: string): LoadedScript {
   if (header === undefined) throw new Error(`${name}.lua has no --[[ … ]] header declaring its KEYS and ARGV`);
   const declared = [...header.matchAll(/^\s*KEYS\[(\d+)\]/gm)].map((match) => Number(match[1]));
   if (declared.some((n, i) => n !== i + 1)) throw new Error(`${name}.lua declares KEYS out of order: ${declared.join(', ')}`);
-  const lua = text.replace(includePattern, (_, include: string) => readFileSync(new URL(`includes/${include}.lua`, scriptsDir), 'utf8').trimEnd());
+  const lua = text.replace(includePattern, (_, include: string) =>
+    readFileSync(new URL(`includes/${include}.lua`, scriptsDir), 'utf8').trimEnd(),
+  );
   return { lua, numberOfKeys: declared.length };
 }
 

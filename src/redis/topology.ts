@@ -32,7 +32,10 @@ export const redisModeVariables = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTE
 
 /** `host:port,host:port` → addresses; null when an entry is not `host:port` with a port in range. */
 export function parseHostPorts(list: string): HostPort[] | null {
-  const entries = list.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (!entries.length) return null;
   const parsed: HostPort[] = [];
   for (const entry of entries) {
@@ -61,7 +64,8 @@ export function redisTopologyOf(settings: RedisSettings): RedisTopology {
       password: settings.REDIS_PASSWORD,
     };
   }
-  if (settings.REDIS_CLUSTER_NODES) return { mode: 'cluster', nodes: parseHostPorts(settings.REDIS_CLUSTER_NODES) ?? [], password: settings.REDIS_PASSWORD };
+  if (settings.REDIS_CLUSTER_NODES)
+    return { mode: 'cluster', nodes: parseHostPorts(settings.REDIS_CLUSTER_NODES) ?? [], password: settings.REDIS_PASSWORD };
   return { mode: 'single', url: settings.REDIS_URL ?? defaultRedisUrl };
 }
 
@@ -85,7 +89,10 @@ export function redisSettingsProblems(settings: RedisSettings): Array<{ variable
     if (value && !parseHostPorts(value)) problems.push({ variable, message: 'must be a comma-separated list of host:port' });
   }
   if (settings.REDIS_SENTINELS && !settings.REDIS_SENTINEL_MASTER) {
-    problems.push({ variable: 'REDIS_SENTINEL_MASTER', message: 'is required with REDIS_SENTINELS (the name Sentinel knows the master by)' });
+    problems.push({
+      variable: 'REDIS_SENTINEL_MASTER',
+      message: 'is required with REDIS_SENTINELS (the name Sentinel knows the master by)',
+    });
   }
   if (!settings.REDIS_SENTINELS && (settings.REDIS_SENTINEL_MASTER || settings.REDIS_SENTINEL_PASSWORD)) {
     const variable = settings.REDIS_SENTINEL_MASTER ? 'REDIS_SENTINEL_MASTER' : 'REDIS_SENTINEL_PASSWORD';

@@ -26,7 +26,12 @@ function readinessDelayMs(): number {
 async function listenOn(server: Server, port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const failed = (err: NodeJS.ErrnoException) => {
-      const why = err.code === 'EADDRINUSE' ? 'is already in use' : err.code === 'EACCES' ? 'needs privileges this process lacks' : `cannot be bound (${err.code ?? err.message})`;
+      const why =
+        err.code === 'EADDRINUSE'
+          ? 'is already in use'
+          : err.code === 'EACCES'
+            ? 'needs privileges this process lacks'
+            : `cannot be bound (${err.code ?? err.message})`;
       reject(new Error(`web cannot listen: PORT ${port} ${why}`, { cause: err }));
     };
     server.once('error', failed);

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { automationStatuses } from '../db/schema/index.js';
 import { defineRoute } from '../http/define-route.js';
 import { automationJson } from '../services/automations/automation-json.js';
-import { archiveAutomation, createAutomation, getVisibleAutomation, listAutomations, updateAutomation } from '../services/automations/automation-service.js';
+import {
+  archiveAutomation,
+  createAutomation,
+  getVisibleAutomation,
+  listAutomations,
+  updateAutomation,
+} from '../services/automations/automation-service.js';
 import { automationEventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
@@ -31,7 +37,8 @@ const actionSchema = z
   })
   .superRefine((action, ctx) => {
     if (action.url && action.endpointId) {
-      for (const field of ['url', 'endpointId']) ctx.addIssue({ code: 'custom', path: [field], message: 'give either url or endpointId, not both' });
+      for (const field of ['url', 'endpointId'])
+        ctx.addIssue({ code: 'custom', path: [field], message: 'give either url or endpointId, not both' });
     }
   });
 
@@ -108,7 +115,9 @@ export const automationRoutes = [
     scope: 'webhooks:write',
     params: idParams,
     body: patchBody,
-    handler: async ({ auth, params, body, log }) => ({ body: { automation: automationJson(await updateAutomation(auth, params.id, body, log)) } }),
+    handler: async ({ auth, params, body, log }) => ({
+      body: { automation: automationJson(await updateAutomation(auth, params.id, body, log)) },
+    }),
   }),
   defineRoute({
     method: 'delete',

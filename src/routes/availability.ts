@@ -13,7 +13,15 @@ import {
   listSlots,
   slotsAnswerSchema,
 } from '../services/availability/availability-service.js';
-import { HOLD_TTL_SECONDS, MAX_LIVE_HOLDS_PER_CALLER, createHold, getHold, holdJson, holdSchema, releaseHold } from '../services/holds/hold-service.js';
+import {
+  HOLD_TTL_SECONDS,
+  MAX_LIVE_HOLDS_PER_CALLER,
+  createHold,
+  getHold,
+  holdJson,
+  holdSchema,
+  releaseHold,
+} from '../services/holds/hold-service.js';
 
 /** docs/reservations.md / docs/api.md "Keys, limits": at most 62 days, both ends included. */
 const maxRangeDays = 62;
@@ -43,7 +51,8 @@ export const availabilityRoutes = [
     examples: { response: exampleAvailable },
     tag: 'Availability',
     summary: 'Whether a party can be booked at a time, with near alternatives when not',
-    description: 'An unavailable time is a 200 with `available: false`, a `reason` and up to 6 `alternatives`. When available, `reason` is null.',
+    description:
+      'An unavailable time is a 200 with `available: false`, a `reason` and up to 6 `alternatives`. When available, `reason` is null.',
     scope: 'reservations:read',
     widget: true,
     query: availabilityQuery,

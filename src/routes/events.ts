@@ -71,8 +71,12 @@ export const eventRoutes = [
         description: 'The events, as Server-Sent Events, until the client or the server ends the stream',
         content: {
           'text/event-stream': {
-            schema: { type: 'string', description: 'Frames `id: <eventId>`, `event: <type>`, `data: <an Event as JSON>`; comment lines `: keep-alive`.' },
-            example: 'retry: 1000\n\nid: 5b0c…\nevent: reservation_created\ndata: {"id":"5b0c…","type":"reservation_created",…}\n\n: keep-alive\n\n',
+            schema: {
+              type: 'string',
+              description: 'Frames `id: <eventId>`, `event: <type>`, `data: <an Event as JSON>`; comment lines `: keep-alive`.',
+            },
+            example:
+              'retry: 1000\n\nid: 5b0c…\nevent: reservation_created\ndata: {"id":"5b0c…","type":"reservation_created",…}\n\n: keep-alive\n\n',
           },
         },
       },

@@ -8,7 +8,7 @@ export const exportRoutes = [
     method: 'get',
     path: '/exports/reservations',
     tag: 'Exports',
-    summary: 'Export a venue\'s reservations as CSV or ndjson',
+    summary: "Export a venue's reservations as CSV or ndjson",
     description:
       'The reservations of the serviceDates `from` … `to` (at most 366 days), ordered by startsAt, streamed (constant memory). `format`: ' +
       '`csv` (default; RFC 4180, header line, CRLF; `tables` joined with `+`, allergens with `|`) or `ndjson` (one JSON object per line, ' +

@@ -5,7 +5,13 @@ import { instantParam } from '../core/validation.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { getFloorPlan, listAreas, listFloorPlans, listTables } from '../services/floor/floor-reads.js';
 import { actorOf } from '../services/events/outbox.js';
-import { activateFloorPlan, createFloorPlan, replaceFloorPlan, setTableBlocked, type PlanVersionCondition } from '../services/floor/floor-plan-writes.js';
+import {
+  activateFloorPlan,
+  createFloorPlan,
+  replaceFloorPlan,
+  setTableBlocked,
+  type PlanVersionCondition,
+} from '../services/floor/floor-plan-writes.js';
 import { listOf } from './venue-config.js';
 import { keyed, pageOf } from '../core/response-schemas.js';
 import { areaSchema, floorPlanSchema, tableSchema } from '../services/floor/floor-plan-views.js';
@@ -50,7 +56,8 @@ const tableInput = z
   })
   .superRefine((t, ctx) => {
     if (t.minSeats > t.maxSeats) {
-      for (const field of ['minSeats', 'maxSeats']) ctx.addIssue({ code: 'custom', path: [field], message: 'minSeats must not exceed maxSeats' });
+      for (const field of ['minSeats', 'maxSeats'])
+        ctx.addIssue({ code: 'custom', path: [field], message: 'minSeats must not exceed maxSeats' });
     }
   });
 
@@ -73,7 +80,10 @@ const planBodyDescription =
 /** `If-Match: <version>` (or the ETag, i.e. the plan's updatedAt), quoted or bare. */
 function readIfMatch(header: string | undefined): PlanVersionCondition | undefined {
   if (header === undefined) return undefined;
-  const value = header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  const value = header
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/^"(.*)"$/, '$1');
   if (/^\d{1,9}$/.test(value)) return { version: Number(value) };
   const instant = instantParam.safeParse(value);
   if (instant.success) return { updatedAt: instant.data };
@@ -105,7 +115,9 @@ export const floorRoutes = [
     params: venueParams,
     body: z.object({ name, ...contents }),
     successStatus: 201,
-    handler: async ({ auth, params, body, log }) => ({ body: { floorPlan: await createFloorPlan(auth, actorOf(auth), params.id, body, log) } }),
+    handler: async ({ auth, params, body, log }) => ({
+      body: { floorPlan: await createFloorPlan(auth, actorOf(auth), params.id, body, log) },
+    }),
   }),
   defineRoute({
     method: 'get',
@@ -132,7 +144,9 @@ export const floorRoutes = [
     body: z.object({ name: name.optional(), ...contents }),
     ifMatch: true,
     handler: async ({ auth, params, body, req, log }) => ({
-      body: { floorPlan: await replaceFloorPlan(auth, actorOf(auth), params.id, params.planId, body, readIfMatch(req.headers['if-match']), log) },
+      body: {
+        floorPlan: await replaceFloorPlan(auth, actorOf(auth), params.id, params.planId, body, readIfMatch(req.headers['if-match']), log),
+      },
     }),
   }),
   defineRoute({
@@ -144,7 +158,9 @@ export const floorRoutes = [
     summary: 'Make a floor plan the active plan of its venue',
     scope: 'floor:write',
     params: planParams,
-    handler: async ({ auth, params, log }) => ({ body: { floorPlan: await activateFloorPlan(auth, actorOf(auth), params.id, params.planId, log) } }),
+    handler: async ({ auth, params, log }) => ({
+      body: { floorPlan: await activateFloorPlan(auth, actorOf(auth), params.id, params.planId, log) },
+    }),
   }),
   defineRoute({
     method: 'get',
@@ -169,7 +185,9 @@ export const floorRoutes = [
     scope: 'floor:write',
     params: tableParams,
     body: z.object({ isBlocked: z.boolean() }),
-    handler: async ({ auth, params, body, log }) => ({ body: { table: await setTableBlocked(auth, actorOf(auth), params.id, params.tableId, body.isBlocked, log) } }),
+    handler: async ({ auth, params, body, log }) => ({
+      body: { table: await setTableBlocked(auth, actorOf(auth), params.id, params.tableId, body.isBlocked, log) },
+    }),
   }),
   defineRoute({
     method: 'get',

@@ -3,7 +3,15 @@ import { defineRoute } from '../http/define-route.js';
 import { parseGuestSearch, searchLimits } from '../lib/guest-search.js';
 import { guestContactFields, guestFieldsSchema } from '../services/guests/guest-input.js';
 import { guestJson } from '../services/guests/guest-json.js';
-import { createGuest, getVisibleGuest, listGuests, lookupGuest, restoreGuest, trashGuest, updateGuest } from '../services/guests/guest-service.js';
+import {
+  createGuest,
+  getVisibleGuest,
+  listGuests,
+  lookupGuest,
+  restoreGuest,
+  trashGuest,
+  updateGuest,
+} from '../services/guests/guest-service.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { keyed, pageOf } from '../core/response-schemas.js';
 import { exampleCreateGuest, exampleGuest } from '../http/openapi-examples.js';
@@ -65,7 +73,8 @@ export const guestRoutes = [
     examples: { request: exampleCreateGuest, response: { guest: exampleGuest, livemode: true } },
     tag: 'Guests',
     summary: 'Create a guest',
-    description: 'The phone is normalised to E.164 with the venue country; a second live guest with the same phone in the venue is a 409 conflict.',
+    description:
+      'The phone is normalised to E.164 with the venue country; a second live guest with the same phone in the venue is a 409 conflict.',
     scope: 'guests:write',
     body: createGuestBody,
     successStatus: 201,

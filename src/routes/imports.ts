@@ -37,13 +37,21 @@ export function defineImportRoute(kind: ImportKind, summary: string, description
         return { body: { import: await dryRunImport(auth, { kind, rows: body.rows, requestHash: hashCanonical(req.body ?? {}) }) } };
       }
       const key = req.headers['idempotency-key'];
-      const { record, replayed } = await submitImport(auth, {
-        kind,
-        rows: body.rows,
-        requestHash: hashCanonical(req.body ?? {}),
-        idempotencyKey: key === undefined ? undefined : String(key),
-      }, log);
-      return { status: replayed ? 200 : 202, body: { import: importJson(record) }, headers: replayed ? { 'Idempotent-Replayed': 'true' } : undefined };
+      const { record, replayed } = await submitImport(
+        auth,
+        {
+          kind,
+          rows: body.rows,
+          requestHash: hashCanonical(req.body ?? {}),
+          idempotencyKey: key === undefined ? undefined : String(key),
+        },
+        log,
+      );
+      return {
+        status: replayed ? 200 : 202,
+        body: { import: importJson(record) },
+        headers: replayed ? { 'Idempotent-Replayed': 'true' } : undefined,
+      };
     },
   });
 }

@@ -58,7 +58,14 @@ export function metaRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       summary: 'Service status',
       handler: async () => {
         const deps = await checkDependencies();
-        return { body: { status: deps.database && deps.redis ? 'ok' : 'degraded', database: deps.database ? 'ok' : 'unreachable', redis: deps.redis ? 'ok' : 'unreachable', version: appVersion } };
+        return {
+          body: {
+            status: deps.database && deps.redis ? 'ok' : 'degraded',
+            database: deps.database ? 'ok' : 'unreachable',
+            redis: deps.redis ? 'ok' : 'unreachable',
+            version: appVersion,
+          },
+        };
       },
     }),
     defineRoute({

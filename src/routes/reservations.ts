@@ -65,7 +65,11 @@ const statusAlternatives = reservationStatuses.join('|');
  */
 const statusInput = documentAs(z.union([z.string(), z.array(z.string())]), {
   anyOf: [
-    { type: 'string', pattern: `^\\s*(${statusAlternatives})(\\s*,\\s*(${statusAlternatives}))*\\s*$`, description: 'One status, or several separated by commas.' },
+    {
+      type: 'string',
+      pattern: `^\\s*(${statusAlternatives})(\\s*,\\s*(${statusAlternatives}))*\\s*$`,
+      description: 'One status, or several separated by commas.',
+    },
     { type: 'array', items: { type: 'string', enum: [...reservationStatuses] } },
   ],
 });
@@ -90,7 +94,10 @@ const listQuery = listQuerySchema.extend({
 /** The expected version from If-Match (quoted or bare, docs/api.md "Requests") or the body's `version`. */
 function expectedVersion(header: string | undefined, bodyVersion: Date | undefined): Date | undefined {
   if (header !== undefined) {
-    const value = header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+    const value = header
+      .trim()
+      .replace(/^W\//, '')
+      .replace(/^"(.*)"$/, '$1');
     const date = new Date(value);
     if (!value || !isAnswerableInstant(date)) throw ApiError.invalid(['If-Match'], 'If-Match must be the updatedAt read earlier.');
     return date;
@@ -108,7 +115,7 @@ export const reservationRoutes = [
       'Runs the availability engine and assigns a table. 409 `no_availability` carries `details.reason` and `details.alternatives`. ' +
       'Publishable keys may book without externalRef, serviceTags, guestId, tableId, tableCombinationId, status, source or force. ' +
       'With `holdId` (a live hold of the same key) the held table is booked and the hold consumed; venue, date, time and party size ' +
-      'must equal the hold\'s (else 400 naming them). A missing, expired, consumed or foreign hold books normally when the slot is ' +
+      "must equal the hold's (else 400 naming them). A missing, expired, consumed or foreign hold books normally when the slot is " +
       'still free, else 409 `no_availability` with `details.reason: hold_expired`.',
     scope: 'reservations:write',
     widget: true,
@@ -149,7 +156,9 @@ export const reservationRoutes = [
     operationId: 'getReservation',
     responses: { 200: reservationAnswer },
     examples: { response: { reservation: exampleReservation, livemode: true } },
-    handler: async ({ auth, params }) => ({ body: { reservation: reservationJson(await getVisibleReservation(auth, params.id), guestVisibilityOf(auth)) } }),
+    handler: async ({ auth, params }) => ({
+      body: { reservation: reservationJson(await getVisibleReservation(auth, params.id), guestVisibilityOf(auth)) },
+    }),
   }),
   defineRoute({
     method: 'get',
@@ -184,7 +193,10 @@ export const reservationRoutes = [
     operationId: 'updateReservation',
     responses: { 200: reservationAnswer },
     errors: ['no_availability', 'conflict'],
-    examples: { request: { status: 'confirmed' }, response: { reservation: { ...exampleReservation, status: 'confirmed' }, livemode: true } },
+    examples: {
+      request: { status: 'confirmed' },
+      response: { reservation: { ...exampleReservation, status: 'confirmed' }, livemode: true },
+    },
     handler: async ({ auth, params, body, req, log }) => {
       const { version, ...patch } = body;
       const parts = await updateReservation(auth, params.id, patch, expectedVersion(req.get('if-match'), version), undefined, log);

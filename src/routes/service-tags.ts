@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { defineRoute } from '../http/define-route.js';
-import { createServiceTag, deleteServiceTag, getVisibleServiceTag, listServiceTags, renameServiceTag, serviceTagJson } from '../services/guests/service-tag-service.js';
+import {
+  createServiceTag,
+  deleteServiceTag,
+  getVisibleServiceTag,
+  listServiceTags,
+  renameServiceTag,
+  serviceTagJson,
+} from '../services/guests/service-tag-service.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { keyed, pageOf } from '../core/response-schemas.js';
 import { serviceTagSchema } from '../services/guests/service-tag-service.js';
@@ -60,7 +67,9 @@ export const serviceTagRoutes = [
     scope: 'guests:write',
     params: idParams,
     body: z.object({ name: tagName }),
-    handler: async ({ auth, params, body }) => ({ body: { serviceTag: serviceTagJson(await renameServiceTag(auth, params.id, body.name)) } }),
+    handler: async ({ auth, params, body }) => ({
+      body: { serviceTag: serviceTagJson(await renameServiceTag(auth, params.id, body.name)) },
+    }),
   }),
   defineRoute({
     method: 'delete',

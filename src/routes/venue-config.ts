@@ -4,10 +4,30 @@ import { hhmm, isoDate } from '../core/validation.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { keyed, pageOf } from '../core/response-schemas.js';
 import { closureJson, closureKind, closureSchema, type ClosureFields, type ClosureRow } from '../services/venue-config/closure-rules.js';
-import { pacingRuleJson, pacingRuleKind, pacingRuleSchema, type PacingRuleFields, type PacingRuleRow } from '../services/venue-config/pacing-rules.js';
+import {
+  pacingRuleJson,
+  pacingRuleKind,
+  pacingRuleSchema,
+  type PacingRuleFields,
+  type PacingRuleRow,
+} from '../services/venue-config/pacing-rules.js';
 import { shiftJson, shiftKind, shiftSchema, type ShiftFields, type ShiftRow } from '../services/venue-config/shift-rules.js';
-import { turnTimeRuleJson, turnTimeRuleKind, turnTimeRuleSchema, type TurnTimeRuleFields, type TurnTimeRuleRow } from '../services/venue-config/turn-time-rules.js';
-import { createRule, deleteRule, getRule, listRules, updateRule, type RuleKind, type RuleRow } from '../services/venue-config/venue-rules.js';
+import {
+  turnTimeRuleJson,
+  turnTimeRuleKind,
+  turnTimeRuleSchema,
+  type TurnTimeRuleFields,
+  type TurnTimeRuleRow,
+} from '../services/venue-config/turn-time-rules.js';
+import {
+  createRule,
+  deleteRule,
+  getRule,
+  listRules,
+  updateRule,
+  type RuleKind,
+  type RuleRow,
+} from '../services/venue-config/venue-rules.js';
 
 /**
  * An array of scalars validated as one field: a bad item names the array (`daysOfWeek`), not
@@ -172,7 +192,12 @@ export const venueConfigRoutes: AnyRoute[] = [
     schema: shiftSchema,
     kind: shiftKind,
     toJson: shiftJson,
-    createBody: z.object({ ...shiftFields, validFrom: shiftFields.validFrom.optional(), validTo: shiftFields.validTo.optional(), isActive: shiftFields.isActive.optional() }),
+    createBody: z.object({
+      ...shiftFields,
+      validFrom: shiftFields.validFrom.optional(),
+      validTo: shiftFields.validTo.optional(),
+      isActive: shiftFields.isActive.optional(),
+    }),
     patchBody: z.object(shiftFields).partial(),
     complete: (body) => ({ validFrom: null, validTo: null, isActive: true, ...body }) as ShiftFields,
   }),

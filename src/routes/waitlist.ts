@@ -61,7 +61,9 @@ export const waitlistRoutes = [
     scope: 'reservations:write',
     body: createEntryBody,
     successStatus: 201,
-    handler: async ({ auth, body, log }) => ({ body: { entry: waitlistEntryJson(await createWaitlistEntry(auth, body, log), showsGuestData(auth)) } }),
+    handler: async ({ auth, body, log }) => ({
+      body: { entry: waitlistEntryJson(await createWaitlistEntry(auth, body, log), showsGuestData(auth)) },
+    }),
   }),
   defineRoute({
     method: 'get',
@@ -88,7 +90,9 @@ export const waitlistRoutes = [
     summary: 'Read a waiting-list entry',
     scope: 'reservations:read',
     params: idParams,
-    handler: async ({ auth, params }) => ({ body: { entry: waitlistEntryJson(await getVisibleEntry(auth, params.id), showsGuestData(auth)) } }),
+    handler: async ({ auth, params }) => ({
+      body: { entry: waitlistEntryJson(await getVisibleEntry(auth, params.id), showsGuestData(auth)) },
+    }),
   }),
   defineRoute({
     method: 'patch',
@@ -97,11 +101,14 @@ export const waitlistRoutes = [
     responses: { 200: entryAnswer },
     tag: 'Waiting list',
     summary: 'Change an entry still in the queue',
-    description: 'partySize, name, phone (finds or creates the guest), notes, quotedWaitMinutes. A converted, cancelled or expired entry: 400 invalid_transition.',
+    description:
+      'partySize, name, phone (finds or creates the guest), notes, quotedWaitMinutes. A converted, cancelled or expired entry: 400 invalid_transition.',
     scope: 'reservations:write',
     params: idParams,
     body: z.object(entryFields).partial(),
-    handler: async ({ auth, params, body, log }) => ({ body: { entry: waitlistEntryJson(await updateWaitlistEntry(auth, params.id, body, log), showsGuestData(auth)) } }),
+    handler: async ({ auth, params, body, log }) => ({
+      body: { entry: waitlistEntryJson(await updateWaitlistEntry(auth, params.id, body, log), showsGuestData(auth)) },
+    }),
   }),
   defineRoute({
     method: 'post',
@@ -113,7 +120,9 @@ export const waitlistRoutes = [
     description: 'The entry becomes notified with notifiedAt = now (a later call-back records its own time).',
     scope: 'reservations:write',
     params: idParams,
-    handler: async ({ auth, params, log }) => ({ body: { entry: waitlistEntryJson(await notifyWaitlistEntry(auth, params.id, log), showsGuestData(auth)) } }),
+    handler: async ({ auth, params, log }) => ({
+      body: { entry: waitlistEntryJson(await notifyWaitlistEntry(auth, params.id, log), showsGuestData(auth)) },
+    }),
   }),
   defineRoute({
     method: 'post',
@@ -124,7 +133,7 @@ export const waitlistRoutes = [
     tag: 'Waiting list',
     summary: 'Turn an entry into a reservation',
     description:
-      'Books the party through the engine with source `waitlist`: at `time` on the entry\'s serviceDate, or, without a time, now (the party is at ' +
+      "Books the party through the engine with source `waitlist`: at `time` on the entry's serviceDate, or, without a time, now (the party is at " +
       'the venue; only for an entry of today). `tableId` (needs floor:write) asks for a table. Unavailable: 409 no_availability as for ' +
       'POST /reservations, and the entry stays in the queue. Answers `{entry, reservation}` with the entry converted.',
     scope: 'reservations:write',
@@ -132,7 +141,9 @@ export const waitlistRoutes = [
     body: z.object({ time: hhmm.optional(), tableId: z.uuid().optional() }),
     handler: async ({ auth, params, body, log }) => {
       const { entry, reservation } = await convertWaitlistEntry(auth, params.id, body, log);
-      return { body: { entry: waitlistEntryJson(entry, showsGuestData(auth)), reservation: reservationJson(reservation, guestVisibilityOf(auth)) } };
+      return {
+        body: { entry: waitlistEntryJson(entry, showsGuestData(auth)), reservation: reservationJson(reservation, guestVisibilityOf(auth)) },
+      };
     },
   }),
   defineRoute({
@@ -145,6 +156,8 @@ export const waitlistRoutes = [
     description: 'The entry becomes cancelled and waitlist_entry_cancelled is emitted; an entry already cancelled answers unchanged.',
     scope: 'reservations:write',
     params: idParams,
-    handler: async ({ auth, params, log }) => ({ body: { entry: waitlistEntryJson(await cancelWaitlistEntry(auth, params.id, log), showsGuestData(auth)) } }),
+    handler: async ({ auth, params, log }) => ({
+      body: { entry: waitlistEntryJson(await cancelWaitlistEntry(auth, params.id, log), showsGuestData(auth)) },
+    }),
   }),
 ];

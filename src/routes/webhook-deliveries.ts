@@ -53,7 +53,8 @@ export const webhookDeliveryRoutes = [
     responses: { 200: pageOf(attemptSchema) },
     tag: 'Webhooks',
     summary: 'List the attempts of a webhook delivery, oldest first, across redeliveries',
-    description: '`attempt` counts from 1 over the delivery\'s whole life. The log is kept as long as the delivery. Attempts never change: `changedAfter` selects those started after the instant.',
+    description:
+      "`attempt` counts from 1 over the delivery's whole life. The log is kept as long as the delivery. Attempts never change: `changedAfter` selects those started after the instant.",
     scope: 'webhooks:read',
     params: idParams,
     query: listQuerySchema,

@@ -10,7 +10,13 @@ import type { SecretIdempotency } from '../services/webhooks/secret-handout.js';
 import { rotateWebhookSecret, type RotationTarget } from '../services/webhooks/secret-rotation-service.js';
 import { sendTestWebhook } from '../services/webhooks/test-webhook.js';
 import { signatureSchemeSchema, webhookEndpointJson, webhookEndpointSchema } from '../services/webhooks/webhook-endpoint-json.js';
-import { createEndpoint, deleteEndpoint, getVisibleEndpoint, listEndpoints, updateEndpoint } from '../services/webhooks/webhook-endpoint-service.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getVisibleEndpoint,
+  listEndpoints,
+  updateEndpoint,
+} from '../services/webhooks/webhook-endpoint-service.js';
 import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
 import { instant, keyed, pageOf, uuid } from '../core/response-schemas.js';
 import { instantParam } from '../core/validation.js';
@@ -27,7 +33,9 @@ const secretSchema = z
     'Shown once; `whsec_` + 32 random bytes. `service-v1`: base64url, the HMAC key is the UTF-8 bytes of the whole string. `standard-webhooks`: standard base64, the HMAC key is the base64 decoding of what follows `whsec_`.',
   );
 
-export const rotationAnswer = z.object({ secret: secretSchema, secretVersion: z.number().int(), previousSecretExpiresAt: instant }).describe('A new signing secret, shown once; the previous one keeps signing until previousSecretExpiresAt.');
+export const rotationAnswer = z
+  .object({ secret: secretSchema, secretVersion: z.number().int(), previousSecretExpiresAt: instant })
+  .describe('A new signing secret, shown once; the previous one keeps signing until previousSecretExpiresAt.');
 
 const testDeliverySchema = z.object({
   id: uuid,
@@ -57,7 +65,13 @@ function replayHeaders(replayed: boolean): Record<string, string> {
   return replayed ? { 'Idempotent-Replayed': 'true' } : {};
 }
 
-export async function handleRotation(req: Request, auth: AuthContext, path: string, target: RotationTarget, overlapMinutes: number): Promise<RouteResult> {
+export async function handleRotation(
+  req: Request,
+  auth: AuthContext,
+  path: string,
+  target: RotationTarget,
+  overlapMinutes: number,
+): Promise<RouteResult> {
   const { result, replayed } = await rotateWebhookSecret(auth, target, overlapMinutes, secretIdempotency(req, path));
   return { body: { ...result }, headers: replayHeaders(replayed) };
 }
@@ -79,7 +93,10 @@ const dayMs = 24 * 3600_000;
 
 const recoverBody = z
   .object({
-    since: instantParam.refine((since) => since.getTime() >= Date.now() - recoveryWindowDays * dayMs, `must be at most ${recoveryWindowDays} days ago`),
+    since: instantParam.refine(
+      (since) => since.getTime() >= Date.now() - recoveryWindowDays * dayMs,
+      `must be at most ${recoveryWindowDays} days ago`,
+    ),
     until: instantParam.optional(),
   })
   .superRefine((body, ctx) => {
@@ -87,7 +104,8 @@ const recoverBody = z
     if (!(body.since instanceof Date) || (body.until !== undefined && !(body.until instanceof Date))) return;
     // `until` defaults to now (in the handler).
     if (body.until && body.until < body.since) ctx.addIssue({ code: 'custom', path: ['until'], message: 'must not be before since' });
-    if (!body.until && body.since.getTime() > Date.now()) ctx.addIssue({ code: 'custom', path: ['since'], message: 'must not be in the future without until' });
+    if (!body.until && body.since.getTime() > Date.now())
+      ctx.addIssue({ code: 'custom', path: ['since'], message: 'must not be in the future without until' });
   });
 
 export const webhookEndpointRoutes = [
@@ -114,7 +132,8 @@ export const webhookEndpointRoutes = [
     examples: { request: exampleCreateWebhookEndpoint },
     tag: 'Webhooks',
     summary: 'Register a webhook destination; its secret is returned once',
-    description: "The first destination registered for a venue is its main destination, used by actions that name neither an address nor a destination.",
+    description:
+      'The first destination registered for a venue is its main destination, used by actions that name neither an address nor a destination.',
     scope: 'webhooks:write',
     body: z.object({ venueId: z.uuid(), url: webhookUrlSchema, signatureScheme: signatureSchemeSchema.optional() }),
     successStatus: 201,
@@ -156,11 +175,14 @@ export const webhookEndpointRoutes = [
     responses: { 200: keyed('webhookEndpoint', webhookEndpointSchema) },
     tag: 'Webhooks',
     summary: 'Change the address of a webhook destination or turn it on or off',
-    description: 'Turning on (`isActive: true`) a destination the platform disabled resets its health and emits `webhook_endpoint_enabled`; nothing discarded is sent again.',
+    description:
+      'Turning on (`isActive: true`) a destination the platform disabled resets its health and emits `webhook_endpoint_enabled`; nothing discarded is sent again.',
     scope: 'webhooks:write',
     params: idParams,
     body: z.object({ url: webhookUrlSchema.optional(), isActive: z.boolean().optional() }),
-    handler: async ({ auth, params, body, log }) => ({ body: { webhookEndpoint: webhookEndpointJson(await updateEndpoint(auth, params.id, body, log)) } }),
+    handler: async ({ auth, params, body, log }) => ({
+      body: { webhookEndpoint: webhookEndpointJson(await updateEndpoint(auth, params.id, body, log)) },
+    }),
   }),
   defineRoute({
     method: 'delete',
@@ -192,7 +214,9 @@ export const webhookEndpointRoutes = [
     body: recoverBody,
     successStatus: 202,
     handler: async ({ auth, params, body, log }) => ({
-      body: { recovery: recoveryJson(await recoverDeliveries(auth, params.id, { since: body.since, until: body.until ?? new Date() }, log)) },
+      body: {
+        recovery: recoveryJson(await recoverDeliveries(auth, params.id, { since: body.since, until: body.until ?? new Date() }, log)),
+      },
     }),
   }),
   defineRoute({

@@ -10,7 +10,8 @@ export const webhookSecretRoutes = [
     errors: ['conflict'],
     tag: 'Webhooks',
     summary: 'Generate a new organisation webhook secret (for addresses written in actions) and return it once',
-    description: 'Organisation-wide: refused to keys limited to certain venues. Until the first rotation, deliveries are signed with an initial version nobody can read.',
+    description:
+      'Organisation-wide: refused to keys limited to certain venues. Until the first rotation, deliveries are signed with an initial version nobody can read.',
     scope: 'webhooks:write',
     organisationWide: true,
     body: rotationBody,

@@ -24,8 +24,14 @@ const healthKeys = () => [...allQueueNames.map((queue) => redisKey([queue], 'hea
 
 export async function checkDependencies(): Promise<{ database: boolean; redis: boolean }> {
   const [database, redis] = await Promise.all([
-    withTimeout(sql`select 1`, 2000).then(() => true, () => false),
-    withTimeout(writeToRedis(getRedis(), healthKeys()), 2000).then(() => true, () => false),
+    withTimeout(sql`select 1`, 2000).then(
+      () => true,
+      () => false,
+    ),
+    withTimeout(writeToRedis(getRedis(), healthKeys()), 2000).then(
+      () => true,
+      () => false,
+    ),
   ]);
   return { database, redis };
 }

@@ -23,9 +23,21 @@ const scenarios: Record<string, (databaseUrl: string) => Promise<ScenarioResult>
   },
   'redis-loss-heavy': async (databaseUrl) => {
     const { runRedisLoss, describeRedisLoss } = await import('./redis-loss.js');
-    const f = await runRedisLoss({ databaseUrl, bookingsPerSecond: 10, beforeMs: 5_000, outageMs: 15_000, afterMs: 5_000, strandedEvents: 10_000, deadlineMs: 240_000 });
+    const f = await runRedisLoss({
+      databaseUrl,
+      bookingsPerSecond: 10,
+      beforeMs: 5_000,
+      outageMs: 15_000,
+      afterMs: 5_000,
+      strandedEvents: 10_000,
+      deadlineMs: 240_000,
+    });
     const ok = f.missing === 0 && f.backlogDispatchedMs !== null && f.backlogDispatchedMs <= 60_000 && f.exitedProcesses === 0;
-    return { line: describeRedisLoss(f), ok, verdict: '10,000 events stranded during the outage all delivered within 60 s of Redis returning' };
+    return {
+      line: describeRedisLoss(f),
+      ok,
+      verdict: '10,000 events stranded during the outage all delivered within 60 s of Redis returning',
+    };
   },
   'slow-destination': async (databaseUrl) => {
     const { runSlowDestination, describeSlowDestination } = await import('./slow-destination.js');
@@ -89,7 +101,9 @@ if (process.argv[1]?.endsWith('chaos-scenario.ts')) {
     const result = await run(process.env.DATABASE_URL!);
     console.log(`CHAOS-RESULT ${JSON.stringify(result)}`);
   } catch (err) {
-    console.log(`CHAOS-RESULT ${JSON.stringify({ line: `FAILED: ${(err as Error).stack ?? err}`, ok: false, verdict: 'the scenario did not complete' })}`);
+    console.log(
+      `CHAOS-RESULT ${JSON.stringify({ line: `FAILED: ${(err as Error).stack ?? err}`, ok: false, verdict: 'the scenario did not complete' })}`,
+    );
     code = 1;
   } finally {
     await endAll();

@@ -94,7 +94,14 @@ export interface ApiAnswer {
 }
 
 /** One API call; a failure is classified rather than thrown. */
-export async function callApi(baseUrl: string, key: string, method: string, path: string, body?: unknown, timeoutMs = 15_000): Promise<ApiAnswer> {
+export async function callApi(
+  baseUrl: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 15_000,
+): Promise<ApiAnswer> {
   const began = Date.now();
   try {
     const res = await fetch(`${baseUrl}/api/v1${path}`, {
@@ -151,7 +158,10 @@ export class Tally {
   statuses(): string {
     const counts = new Map<string, number>();
     for (const a of this.answers) counts.set(String(a.status), (counts.get(String(a.status)) ?? 0) + 1);
-    return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => `${s}: ${n}`).join(', ');
+    return [...counts]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ');
   }
 
   count(accept: (status: ApiAnswer['status']) => boolean): number {
@@ -160,7 +170,14 @@ export class Tally {
 }
 
 /** Books at a steady rate until `until()` says stop; every answer goes to the tally. */
-export async function bookSteadily(baseUrl: string, tenant: ChaosTenant, perSecond: number, until: () => boolean, tally: Tally, firstIndex = 0): Promise<number> {
+export async function bookSteadily(
+  baseUrl: string,
+  tenant: ChaosTenant,
+  perSecond: number,
+  until: () => boolean,
+  tally: Tally,
+  firstIndex = 0,
+): Promise<number> {
   const calls: Promise<void>[] = [];
   let n = firstIndex;
   const began = Date.now();
@@ -205,7 +222,11 @@ export const chaosQueuePrefix = '{chaos}';
  * many of them never arrived. The committed ids are read once and the arrivals counted as they come,
  * so that waiting for 10,000 webhooks costs the machine (and the figures) next to nothing.
  */
-export async function awaitWebhooks(destination: Destination, venueId: string, deadline: number): Promise<{ committed: string[]; missing: number }> {
+export async function awaitWebhooks(
+  destination: Destination,
+  venueId: string,
+  deadline: number,
+): Promise<{ committed: string[]; missing: number }> {
   const committed = await committedEventIds(venueId);
   const waiting = new Set(committed);
   let seen = 0;
@@ -232,7 +253,12 @@ export interface TrafficFigures {
 }
 
 /** The traffic figures of a scenario from its tally, its destination, awaitWebhooks' answer and the processes that should still run. */
-export function trafficFigures(tally: Tally, destination: Destination, webhooks: { committed: string[]; missing: number }, processes: RoleProcess[]): TrafficFigures {
+export function trafficFigures(
+  tally: Tally,
+  destination: Destination,
+  webhooks: { committed: string[]; missing: number },
+  processes: RoleProcess[],
+): TrafficFigures {
   return {
     requests: tally.answers.length,
     statuses: tally.statuses(),

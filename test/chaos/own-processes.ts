@@ -87,7 +87,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       });
     });
   const start = async () => {
-    child = track(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
+    child = track(
+      spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }),
+    );
     await waitUntil(ping, 10_000, `redis-server on port ${port}`);
   };
   await start();
@@ -129,7 +131,9 @@ export async function startRole(role: Role | 'all', env: Record<string, string>,
   // finding where a scenario's time goes (`node --cpu-prof`; open it in Chrome DevTools).
   const profileDir = process.env.CHAOS_CPU_PROF_DIR;
   // A directory per process: its threads (the main one, tsx's loader) write a file each.
-  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, `${role}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`)}`] : [];
+  const profile = profileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, `${role}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`)}`]
+    : [];
   const args = [...profile, '--import', 'tsx', 'src/main.ts', ...(role === 'all' ? [] : ['--role', role])];
   const child = track(
     spawn(process.execPath, args, {
@@ -141,8 +145,13 @@ export async function startRole(role: Role | 'all', env: Record<string, string>,
   );
   const url = serves ? `http://127.0.0.1:${port}` : undefined;
   const ready = async () => {
-    if (!isRunning(child)) throw new Error(`${role} exited at start (code ${child.exitCode}): ${readFileSync(logFile, 'utf8').slice(-2000)}`);
-    if (url) return fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (!isRunning(child))
+      throw new Error(`${role} exited at start (code ${child.exitCode}): ${readFileSync(logFile, 'utf8').slice(-2000)}`);
+    if (url)
+      return fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
     return readFileSync(logFile, 'utf8').includes('"msg":"role started"');
   };
   await waitUntil(ready, 60_000, `the ${role} process to start`);

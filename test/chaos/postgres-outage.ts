@@ -8,7 +8,22 @@ import { webhookDeliveries } from '../../src/db/schema/index.js';
 import { eventJob } from '../../src/jobs/event-job.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { bullPrefixOf } from '../../src/redis/key-layout.js';
-import { awaitWebhooks, bookingBody, callApi, chaosQueuePrefix, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
+import {
+  awaitWebhooks,
+  bookingBody,
+  callApi,
+  chaosQueuePrefix,
+  createChaosTenant,
+  describeTraffic,
+  roleEnv,
+  routeBookingsTo,
+  seconds,
+  sleep,
+  startDestination,
+  Tally,
+  trafficFigures,
+  type TrafficFigures,
+} from './chaos-world.js';
 import type { OwnPostgres } from '../support/own-postgres.js';
 import { endProcess, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
 
@@ -41,13 +56,24 @@ export function describePostgresOutage(f: PostgresOutageFigures): string {
 }
 
 export async function runPostgresOutage(options: PostgresOutageOptions): Promise<PostgresOutageFigures> {
-  const { cluster, writers = 8, readers = 4, beforeMs = 8_000, outageMs = 15_000, afterMs = 15_000, mode = 'fast', deadlineMs = 90_000 } = options;
+  const {
+    cluster,
+    writers = 8,
+    readers = 4,
+    beforeMs = 8_000,
+    outageMs = 15_000,
+    afterMs = 15_000,
+    mode = 'fast',
+    deadlineMs = 90_000,
+  } = options;
   const redis = await startOwnRedis();
   const env = roleEnv(cluster.url, redis.url);
   const processes: RoleProcess[] = [];
   const destination = await startDestination();
   try {
-    processes.push(...(await Promise.all([startRole('web', env), startRole('events', env), startRole('webhooks', env), startRole('timers', env)])));
+    processes.push(
+      ...(await Promise.all([startRole('web', env), startRole('events', env), startRole('webhooks', env), startRole('timers', env)])),
+    );
     const web = processes[0].url!;
     const tenant = await createChaosTenant();
     await routeBookingsTo(web, tenant, destination.url);

@@ -10,7 +10,22 @@ import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { timerJob, timerSchedules } from '../../src/jobs/timer-job.js';
 import { bullPrefixOf } from '../../src/redis/key-layout.js';
-import { awaitWebhooks, bookSteadily, describeTraffic, chaosQueuePrefix, committedEventIds, createChaosTenant, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
+import {
+  awaitWebhooks,
+  bookSteadily,
+  describeTraffic,
+  chaosQueuePrefix,
+  committedEventIds,
+  createChaosTenant,
+  roleEnv,
+  routeBookingsTo,
+  seconds,
+  sleep,
+  startDestination,
+  Tally,
+  trafficFigures,
+  type TrafficFigures,
+} from './chaos-world.js';
 import { endProcess, startOwnRedis, startRole, type Role, type RoleProcess } from './own-processes.js';
 
 export interface RedisLossOptions {
@@ -73,7 +88,9 @@ export function describeRedisLoss(f: RedisLossFigures): string {
   return (
     `${describeTraffic(f)} · schedules back ${after(f.schedulesBackMs)} after Redis returned · ` +
     `backlog's events processed ${after(f.backlogProcessedMs)}, its webhooks all received ${after(f.backlogDispatchedMs)} after Redis returned · ` +
-    (f.eventsRate && f.deliveriesRate ? `events processed ${perSecond(f.eventsRate)}, webhooks received ${perSecond(f.deliveriesRate)} · ` : '') +
+    (f.eventsRate && f.deliveriesRate
+      ? `events processed ${perSecond(f.eventsRate)}, webhooks received ${perSecond(f.deliveriesRate)} · `
+      : '') +
     `processes exited ${f.exitedProcesses}`
   );
 }
@@ -96,7 +113,15 @@ async function strandEvents(tenant: { organisationId: string; venueId: string },
 }
 
 export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLossFigures> {
-  const { bookingsPerSecond = 10, beforeMs = 5_000, outageMs = 15_000, afterMs = 5_000, strandedEvents = 0, workersPerRole = 1, deadlineMs = 90_000 } = options;
+  const {
+    bookingsPerSecond = 10,
+    beforeMs = 5_000,
+    outageMs = 15_000,
+    afterMs = 5_000,
+    strandedEvents = 0,
+    workersPerRole = 1,
+    deadlineMs = 90_000,
+  } = options;
   const redis = await startOwnRedis();
   const env = roleEnv(options.databaseUrl, redis.url);
   const processes: RoleProcess[] = [];
@@ -124,11 +149,20 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
     const returnedAt = Date.now();
     // CHAOS_TIMELINE with pg_stat_statements preloaded (OWN_PG_OPTIONS): the statements' times from now on.
     const statements = process.env.CHAOS_TIMELINE
-      ? await db.execute(sql`create extension if not exists pg_stat_statements`).then(() => db.execute(sql`select pg_stat_statements_reset()`)).then(() => true, () => false)
+      ? await db
+          .execute(sql`create extension if not exists pg_stat_statements`)
+          .then(() => db.execute(sql`select pg_stat_statements_reset()`))
+          .then(
+            () => true,
+            () => false,
+          )
       : false;
 
     // The schedules of worker-timers, as Bull Board would list them, through a connection made now.
-    const timers = new Queue(timerJob.queueName, { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: bullPrefixOf(chaosQueuePrefix, timerJob.queueName) });
+    const timers = new Queue(timerJob.queueName, {
+      connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null },
+      prefix: bullPrefixOf(chaosQueuePrefix, timerJob.queueName),
+    });
     timers.on('error', () => {});
     observer = timers;
     let schedulesBackMs: number | null = null;
@@ -169,40 +203,67 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
     await sampler;
     // CHAOS_TIMELINE=1: the samples, seconds after Redis's return → events processed / webhooks received.
     if (process.env.CHAOS_TIMELINE) {
-      const line = eventSamples.map((e, i) => `${((e.at - returnedAt) / 1000).toFixed(0)}:${-e.count}/${deliverySamples[i].count}`).join(' ');
+      const line = eventSamples
+        .map((e, i) => `${((e.at - returnedAt) / 1000).toFixed(0)}:${-e.count}/${deliverySamples[i].count}`)
+        .join(' ');
       console.error(`redis-loss timeline (s after return: events left to process/webhooks received): ${line}`);
       const statsClient = new Redis(redis.port, '127.0.0.1');
       const stats = await statsClient.info('commandstats').catch(() => '');
       statsClient.disconnect();
-      const calls = [...stats.matchAll(/cmdstat_(\w+):calls=(\d+),usec=(\d+)/g)].map(([, cmd, n, usec]) => ({ cmd, n: Number(n), ms: Number(usec) / 1000 }));
+      const calls = [...stats.matchAll(/cmdstat_(\w+):calls=(\d+),usec=(\d+)/g)].map(([, cmd, n, usec]) => ({
+        cmd,
+        n: Number(n),
+        ms: Number(usec) / 1000,
+      }));
       calls.sort((a, b) => b.ms - a.ms);
-      console.error(`redis commands since its return: ${calls.slice(0, 15).map((c) => `${c.cmd} ${c.n} (${c.ms.toFixed(0)} ms)`).join(', ')}`);
+      console.error(
+        `redis commands since its return: ${calls
+          .slice(0, 15)
+          .map((c) => `${c.cmd} ${c.n} (${c.ms.toFixed(0)} ms)`)
+          .join(', ')}`,
+      );
       if (statements) {
         const top = await db.execute(
           sql`select calls, round(total_exec_time)::int as ms, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 90) as query from pg_stat_statements order by total_exec_time desc limit 12`,
         );
-        for (const row of top as unknown as Array<{ calls: number; ms: number; query: string }>) console.error(`pg ${row.ms} ms ${row.calls} calls: ${row.query}`);
+        for (const row of top as unknown as Array<{ calls: number; ms: number; query: string }>)
+          console.error(`pg ${row.ms} ms ${row.calls} calls: ${row.query}`);
       }
       for (const p of processes.filter((p) => p.role !== 'web')) {
         const failures = new Map<string, number>();
-        for (const l of readFileSync(p.logFile, 'utf8').split('\n').filter((l) => l.includes('"msg":"job failed"'))) {
+        for (const l of readFileSync(p.logFile, 'utf8')
+          .split('\n')
+          .filter((l) => l.includes('"msg":"job failed"'))) {
           const err = String((JSON.parse(l) as { err?: string }).err).slice(0, 160);
           failures.set(err, (failures.get(err) ?? 0) + 1);
         }
         if (failures.size) console.error(`${p.role} job failures: ${[...failures].map(([e, n]) => `${n}× ${e}`).join(' | ')}`);
-        const metrics = await fetch(p.metricsUrl).then((r) => r.text(), () => '');
-        console.error(`${p.role} jobs: ${metrics.split('\n').filter((l) => l.startsWith('job_duration_seconds_count')).join(' · ')}`);
+        const metrics = await fetch(p.metricsUrl).then(
+          (r) => r.text(),
+          () => '',
+        );
+        console.error(
+          `${p.role} jobs: ${metrics
+            .split('\n')
+            .filter((l) => l.startsWith('job_duration_seconds_count'))
+            .join(' · ')}`,
+        );
       }
     }
     const firstArrival = new Map<string, number>();
     for (const d of destination.received) if (!firstArrival.has(d.eventId)) firstArrival.set(d.eventId, d.receivedAt);
     const backlogArrivals = committedBeforeReturn.map((id) => firstArrival.get(id));
     const [processed] = await db
-      .select({ left: sql<number>`count(*) filter (where ${events.dispatchedAt} is null)::int`, last: sql<string | Date | null>`max(${events.dispatchedAt})` })
+      .select({
+        left: sql<number>`count(*) filter (where ${events.dispatchedAt} is null)::int`,
+        last: sql<string | Date | null>`max(${events.dispatchedAt})`,
+      })
       .from(events)
       .where(inArray(events.id, committedBeforeReturn));
     const backlogProcessedMs = processed.left === 0 && processed.last ? Math.max(0, new Date(processed.last).getTime() - returnedAt) : null;
-    const backlogDispatchedMs = backlogArrivals.every((t) => t !== undefined) ? Math.max(0, ...backlogArrivals.map((t) => t! - returnedAt)) : null;
+    const backlogDispatchedMs = backlogArrivals.every((t) => t !== undefined)
+      ? Math.max(0, ...backlogArrivals.map((t) => t! - returnedAt))
+      : null;
     return {
       ...trafficFigures(tally, destination, webhooks, processes),
       schedulesBackMs,

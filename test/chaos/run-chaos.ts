@@ -64,8 +64,16 @@ async function runScenario(name: string, databaseUrl: string): Promise<ScenarioR
   await new Promise((resolve) => child.once('exit', resolve));
   clearTimeout(limit);
   current = undefined;
-  const line = output.split('\n').filter((l) => l.startsWith('CHAOS-RESULT ')).pop();
-  if (!line) return { line: `no result (exit code ${child.exitCode}, signal ${child.signalCode}; limit ${scenarioLimitMs / 60_000} min)`, ok: false, verdict: 'the scenario did not complete' };
+  const line = output
+    .split('\n')
+    .filter((l) => l.startsWith('CHAOS-RESULT '))
+    .pop();
+  if (!line)
+    return {
+      line: `no result (exit code ${child.exitCode}, signal ${child.signalCode}; limit ${scenarioLimitMs / 60_000} min)`,
+      ok: false,
+      verdict: 'the scenario did not complete',
+    };
   return JSON.parse(line.slice('CHAOS-RESULT '.length)) as ScenarioResult;
 }
 
@@ -86,7 +94,9 @@ try {
     const began = Date.now();
     const result = await runScenario(name, own ? '' : await freshDatabase(name));
     if (!result.ok) failures++;
-    console.log(`${name}: ${result.line} → ${result.ok ? 'OK' : 'NOT MET'} (${result.verdict}) [${((Date.now() - began) / 1000).toFixed(0)} s]`);
+    console.log(
+      `${name}: ${result.line} → ${result.ok ? 'OK' : 'NOT MET'} (${result.verdict}) [${((Date.now() - began) / 1000).toFixed(0)} s]`,
+    );
   }
 } finally {
   await endAll();

@@ -1,7 +1,21 @@
 // Scenario: SIGTERM to a web process, or to the combined process of `npm start` (every role in one),
 // while keep-alive clients keep it busy, as a deploy or a scale-in does. Clients that find it gone (connection refused) go to a second web process, as behind a load
 // balancer; a request that was sent and then lost (reset, or never answered) is what must not happen.
-import { awaitWebhooks, bookingBody, callApi, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
+import {
+  awaitWebhooks,
+  bookingBody,
+  callApi,
+  createChaosTenant,
+  describeTraffic,
+  roleEnv,
+  routeBookingsTo,
+  seconds,
+  sleep,
+  startDestination,
+  Tally,
+  trafficFigures,
+  type TrafficFigures,
+} from './chaos-world.js';
 import { endProcess, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
 
 export interface SigtermDrainOptions {
@@ -43,7 +57,9 @@ export async function runSigtermDrain(options: SigtermDrainOptions): Promise<Sig
   const processes: RoleProcess[] = [];
   const destination = await startDestination();
   try {
-    processes.push(...(await Promise.all([startRole(stopped, env), startRole('web', env), startRole('events', env), startRole('webhooks', env)])));
+    processes.push(
+      ...(await Promise.all([startRole(stopped, env), startRole('web', env), startRole('events', env), startRole('webhooks', env)])),
+    );
     const [stopping, remaining] = processes;
     const tenant = await createChaosTenant();
     await routeBookingsTo(remaining.url!, tenant, destination.url);

@@ -1,7 +1,21 @@
 // Scenario: two destinations of one venue, one answering at once and one taking 12 s (past the
 // 10 s limit). The healthy destination's lag (event commit → webhook received) is measured alone,
 // then beside the slow one: per-destination isolation (docs/webhooks.md "Isolation per destination") keeps it within 2×.
-import { awaitWebhooks, bookSteadily, callApi, createChaosTenant, describeTraffic, percentile, roleEnv, routeBookingsTo, seconds, startDestination, Tally, trafficFigures, type TrafficFigures } from './chaos-world.js';
+import {
+  awaitWebhooks,
+  bookSteadily,
+  callApi,
+  createChaosTenant,
+  describeTraffic,
+  percentile,
+  roleEnv,
+  routeBookingsTo,
+  seconds,
+  startDestination,
+  Tally,
+  trafficFigures,
+  type TrafficFigures,
+} from './chaos-world.js';
 import { endProcess, startOwnRedis, startRole, type RoleProcess } from './own-processes.js';
 
 export interface SlowDestinationOptions {

@@ -26,7 +26,9 @@ async function indexOfDayRead(): Promise<string> {
 
 /** The table's changes since its last analysis, as PostgreSQL's statistics system shows them (backends report them within about a second). */
 async function changesOf(name: string): Promise<number> {
-  const [row] = await sql<Array<{ n: number }>>`select coalesce(max(n_mod_since_analyze), 0)::int as n from pg_stat_user_tables where relname = ${name}`;
+  const [row] = await sql<
+    Array<{ n: number }>
+  >`select coalesce(max(n_mod_since_analyze), 0)::int as n from pg_stat_user_tables where relname = ${name}`;
   return row.n;
 }
 
@@ -34,16 +36,24 @@ describe('analyze-tables timer task', () => {
   it('replaces the plan a connection prepared while the table was nearly empty, on a server without autovacuum', async () => {
     // The reservations table's own columns and indexes, its NOT NULLs dropped so that a few columns make a row.
     await sql.unsafe(`create table ${table} (like reservations including defaults including indexes)`);
-    const required = await sql<Array<{ name: string }>>`select attname as name from pg_attribute where attrelid = ${table}::regclass and attnum > 0 and attnotnull and attname <> 'id'`;
+    const required = await sql<
+      Array<{ name: string }>
+    >`select attname as name from pg_attribute where attrelid = ${table}::regclass and attnum > 0 and attnotnull and attname <> 'id'`;
     for (const { name } of required) await sql.unsafe(`alter table ${table} alter column ${name} drop not null`);
     const addRows = (count: number, days: number) =>
-      sql.unsafe(`insert into ${table} (id, venue_id, service_date, status) select gen_random_uuid(), '${someVenue}', date '2026-01-01' + g % ${days}, 'confirmed' from generate_series(1, ${count}) g`);
+      sql.unsafe(
+        `insert into ${table} (id, venue_id, service_date, status) select gen_random_uuid(), '${someVenue}', date '2026-01-01' + g % ${days}, 'confirmed' from generate_series(1, ${count}) g`,
+      );
     await addRows(20, 3);
     // Prepared on 20 rows with the generic plan, as a pooled connection's statement is after its first runs.
     await connection.unsafe(`set plan_cache_mode = force_generic_plan`);
-    await connection.unsafe(`prepare day_read(uuid, date) as select id from ${table} where venue_id = $1 and service_date between $2::date - 1 and $2::date + 1 and status not in ('cancelled', 'no_show')`);
+    await connection.unsafe(
+      `prepare day_read(uuid, date) as select id from ${table} where venue_id = $1 and service_date between $2::date - 1 and $2::date + 1 and status not in ('cancelled', 'no_show')`,
+    );
     const before = await indexOfDayRead();
-    const [{ dayIndex }] = await sql<Array<{ dayIndex: string }>>`select indexname as "dayIndex" from pg_indexes where tablename = ${table} and indexdef like '%(venue_id, service_date)'`;
+    const [{ dayIndex }] = await sql<
+      Array<{ dayIndex: string }>
+    >`select indexname as "dayIndex" from pg_indexes where tablename = ${table} and indexdef like '%(venue_id, service_date)'`;
     // Two years of a venue's days: the day is now what narrows the read.
     await addRows(20_000, 700);
     await eventually(async () => (await changesOf(table)) >= 20_000, 10_000, 'the added rows counted');

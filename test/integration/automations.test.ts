@@ -16,7 +16,8 @@ const pipeline = useWebhookPipeline({ policy: () => 500 });
 const action = { type: 'partner_notification' };
 
 /** The requests the receiver got for one event's delivery. */
-const attemptsReceived = (eventId: string) => pipeline.receiver.received.filter((r) => JSON.parse(r.body.toString()).eventId === eventId).length;
+const attemptsReceived = (eventId: string) =>
+  pipeline.receiver.received.filter((r) => JSON.parse(r.body.toString()).eventId === eventId).length;
 
 describe('automations API', () => {
   it('creates, reads, lists, changes and archives an automation', async () => {
@@ -44,9 +45,17 @@ describe('automations API', () => {
     });
     expect((await api.get(`/automations/${automation.id}`)).body.automation).toEqual(automation);
 
-    const patched = await api.patch(`/automations/${automation.id}`, { name: 'Renamed', status: 'inactive', conditions: { partySizeMax: 10 } });
+    const patched = await api.patch(`/automations/${automation.id}`, {
+      name: 'Renamed',
+      status: 'inactive',
+      conditions: { partySizeMax: 10 },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body.automation).toMatchObject({ name: 'Renamed', status: 'inactive', conditions: { partySizeMin: null, partySizeMax: 10, sources: null } });
+    expect(patched.body.automation).toMatchObject({
+      name: 'Renamed',
+      status: 'inactive',
+      conditions: { partySizeMin: null, partySizeMax: 10, sources: null },
+    });
     expect(patched.body.automation.updatedAt > automation.updatedAt).toBe(true);
 
     const second = await api.post('/automations', { venueId: tenant.venueId, name: 'Second', eventTypes: ['guest_seated'], action });
@@ -73,15 +82,29 @@ describe('automations API', () => {
     ['no event type', { eventTypes: [] }, ['eventTypes']],
     ['a repeated event type', { eventTypes: ['guest_seated', 'guest_seated'] }, ['eventTypes']],
     ['an unknown action type', { action: { type: 'sms' } }, ['action.type']],
-    ['both url and endpointId', { action: { ...action, url: 'https://a.example/', endpointId: crypto.randomUUID() } }, ['action.url', 'action.endpointId']],
+    [
+      'both url and endpointId',
+      { action: { ...action, url: 'https://a.example/', endpointId: crypto.randomUUID() } },
+      ['action.url', 'action.endpointId'],
+    ],
     ['a delay over one week', { action: { ...action, delayMinutes: 10081 } }, ['action.delayMinutes']],
-    ['a party size range upside down', { conditions: { partySizeMin: 8, partySizeMax: 2 } }, ['conditions.partySizeMin', 'conditions.partySizeMax']],
+    [
+      'a party size range upside down',
+      { conditions: { partySizeMin: 8, partySizeMax: 2 } },
+      ['conditions.partySizeMin', 'conditions.partySizeMax'],
+    ],
     ['an unknown source', { conditions: { sources: ['fax'] } }, ['conditions.sources.0']],
     ['an unknown condition', { conditions: { minute: 1 } }, ['conditions.minute']],
     ['an endpoint of no venue', { action: { ...action, endpointId: crypto.randomUUID() } }, ['action.endpointId']],
   ])('answers 400 for %s', async (_name, override, fields) => {
     const tenant = await createTenant();
-    const res = await client(pipeline.url, tenant.key).post('/automations', { venueId: tenant.venueId, name: 'x', eventTypes: ['reservation_created'], action, ...override });
+    const res = await client(pipeline.url, tenant.key).post('/automations', {
+      venueId: tenant.venueId,
+      name: 'x',
+      eventTypes: ['reservation_created'],
+      action,
+      ...override,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
     expect(res.body.error.details.fields).toEqual(fields);
@@ -95,7 +118,9 @@ describe('automations API', () => {
     const otherApi = client(pipeline.url, other.key);
     expect((await otherApi.get(`/automations/${created.body.automation.id}`)).status).toBe(404);
     expect((await otherApi.delete(`/automations/${created.body.automation.id}`)).status).toBe(404);
-    expect((await otherApi.post('/automations', { venueId: tenant.venueId, name: 'x', eventTypes: ['reservation_created'], action })).status).toBe(404);
+    expect(
+      (await otherApi.post('/automations', { venueId: tenant.venueId, name: 'x', eventTypes: ['reservation_created'], action })).status,
+    ).toBe(404);
     const otherEndpoint = await otherApi.post('/webhook-endpoints', { venueId: other.venueId, url: pipeline.receiver.url });
     const foreign = await api.post('/automations', {
       venueId: tenant.venueId,
@@ -118,8 +143,14 @@ describe('deactivating or archiving an automation', () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
     await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
-    const automation = (await api.post('/automations', { venueId: tenant.venueId, name: 'Failing', eventTypes: ['reservation_created'], action: tenantAction }))
-      .body.automation;
+    const automation = (
+      await api.post('/automations', {
+        venueId: tenant.venueId,
+        name: 'Failing',
+        eventTypes: ['reservation_created'],
+        action: tenantAction,
+      })
+    ).body.automation;
     const { eventId } = await emitReservationEvent(tenant);
     return { api, automation, eventId };
   }
@@ -127,24 +158,34 @@ describe('deactivating or archiving an automation', () => {
   it.each([
     ['deactivating', (api: ReturnType<typeof client>, id: string) => api.patch(`/automations/${id}`, { status: 'inactive' })],
     ['archiving', (api: ReturnType<typeof client>, id: string) => api.delete(`/automations/${id}`)],
-  ])('%s discards the deliveries waiting for a retry and removes their jobs', async (_name, stop) => {
-    const { api, automation, eventId } = await failingDelivery();
-    const waiting = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 500);
-    expect(waiting.status).toBe('pending');
-    const requestsBefore = attemptsReceived(eventId);
-    expect((await stop(api, automation.id)).status).toBe(200);
-    // Another automation's delivery, failing after the stop: its attempt 2 falls due after the stopped one's would have.
-    const later = await failingDelivery();
+  ])(
+    '%s discards the deliveries waiting for a retry and removes their jobs',
+    async (_name, stop) => {
+      const { api, automation, eventId } = await failingDelivery();
+      const waiting = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 500);
+      expect(waiting.status).toBe('pending');
+      const requestsBefore = attemptsReceived(eventId);
+      expect((await stop(api, automation.id)).status).toBe(200);
+      // Another automation's delivery, failing after the stop: its attempt 2 falls due after the stopped one's would have.
+      const later = await failingDelivery();
 
-    const listed = (await api.get(`/webhook-deliveries?automationId=${automation.id}`)).body.data;
-    expect(listed).toHaveLength(1);
-    expect(listed[0]).toMatchObject({ id: waiting.id, status: 'discarded', discardReason: 'automation_inactive', attempts: 1, nextAttemptAt: null });
-    expect(await getQueue(webhookDeliveryJob.queueName).getJob(waiting.id)).toBeUndefined();
-    // Attempt 2 was due 3 s after the failure: it never comes, although the later delivery's attempt 2 has been made.
-    await waitForDelivery(later.eventId, (d) => d.attempts === 2 && d.lastResponseStatus === 500);
-    expect(attemptsReceived(later.eventId)).toBe(2);
-    expect(attemptsReceived(eventId)).toBe(requestsBefore);
-  }, 30_000);
+      const listed = (await api.get(`/webhook-deliveries?automationId=${automation.id}`)).body.data;
+      expect(listed).toHaveLength(1);
+      expect(listed[0]).toMatchObject({
+        id: waiting.id,
+        status: 'discarded',
+        discardReason: 'automation_inactive',
+        attempts: 1,
+        nextAttemptAt: null,
+      });
+      expect(await getQueue(webhookDeliveryJob.queueName).getJob(waiting.id)).toBeUndefined();
+      // Attempt 2 was due 3 s after the failure: it never comes, although the later delivery's attempt 2 has been made.
+      await waitForDelivery(later.eventId, (d) => d.attempts === 2 && d.lastResponseStatus === 500);
+      expect(attemptsReceived(later.eventId)).toBe(2);
+      expect(attemptsReceived(eventId)).toBe(requestsBefore);
+    },
+    30_000,
+  );
 
   it('also annuls a first attempt still waiting for the action’s delay', async () => {
     const { api, automation, eventId } = await failingDelivery({ ...action, delayMinutes: 30 });

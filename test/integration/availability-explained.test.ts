@@ -36,30 +36,56 @@ describe('GET /availability/slots?include=unavailable (docs/reservations.md "Exp
     await db.insert(closures).values({ venueId: t.venueId, from: tomorrow, to: tomorrow, shiftIds: [fixture.shiftIds[1]] });
     const api = client(server.url, t.key);
     // 19:00: T2 and T4 taken until 20:30 and the 19:00–19:30 pacing block full (6 covers).
-    for (const [partySize, tableId] of [[4, fixture.tableIds.T4], [2, fixture.tableIds.T2]] as const) {
+    for (const [partySize, tableId] of [
+      [4, fixture.tableIds.T4],
+      [2, fixture.tableIds.T2],
+    ] as const) {
       const booked = await api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time: '19:00', partySize, tableId });
       expect(booked.status, booked.text).toBe(201);
     }
 
     const seen = new Set<string>();
-    for (const [serviceDate, partySize] of [[tomorrow, 2], [tomorrow, 3], [tomorrow, 5], [tomorrow, 20], [localDate(-1), 2]] as const) {
-      const res = await api.get(`/availability/slots?venueId=${t.venueId}&serviceDate=${serviceDate}&partySize=${partySize}&include=unavailable`);
+    for (const [serviceDate, partySize] of [
+      [tomorrow, 2],
+      [tomorrow, 3],
+      [tomorrow, 5],
+      [tomorrow, 20],
+      [localDate(-1), 2],
+    ] as const) {
+      const res = await api.get(
+        `/availability/slots?venueId=${t.venueId}&serviceDate=${serviceDate}&partySize=${partySize}&include=unavailable`,
+      );
       expect(res.status, res.text).toBe(200);
       expect(res.body).toMatchObject({ venueId: t.venueId, serviceDate, partySize, timezone: 'Europe/Rome', nextCursor: null });
       const times = res.body.data.map((s: { time: string }) => s.time);
       // Lunch 12:00–14:45 (closed, on to its end), dinner 18:00–23:15 (past last seating to its end), every 15 minutes.
-      const grid = (from: number, to: number) => Array.from({ length: (to - from) / 15 + 1 }, (_, i) => from + i * 15).map((m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`);
+      const grid = (from: number, to: number) =>
+        Array.from({ length: (to - from) / 15 + 1 }, (_, i) => from + i * 15).map(
+          (m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`,
+        );
       expect(times).toEqual([...grid(12 * 60, 14 * 60 + 45), ...grid(18 * 60, 23 * 60 + 15)]);
       for (const slot of res.body.data) {
-        expect(slot, `${serviceDate} ${slot.time} party ${partySize}`).toEqual(await verdictAt(api, t.venueId, serviceDate, slot.time, partySize));
+        expect(slot, `${serviceDate} ${slot.time} party ${partySize}`).toEqual(
+          await verdictAt(api, t.venueId, serviceDate, slot.time, partySize),
+        );
         seen.add(slot.reason);
       }
       // The available ones are exactly GET /availability/slots without include.
       const plain = await api.get(`/availability/slots?venueId=${t.venueId}&serviceDate=${serviceDate}&partySize=${partySize}`);
-      const available = res.body.data.filter((s: { available: boolean }) => s.available).map(({ available: _a, reason: _r, ...p }: Record<string, unknown>) => p);
+      const available = res.body.data
+        .filter((s: { available: boolean }) => s.available)
+        .map(({ available: _a, reason: _r, ...p }: Record<string, unknown>) => p);
       expect(available).toEqual(plain.body.data);
     }
-    expect([...seen].sort()).toEqual(['after_last_seating', 'available', 'closed', 'no_shift', 'no_table', 'no_turn_time_rule', 'pacing_full']);
+    expect([...seen].sort()).toEqual([
+      'after_last_seating',
+      'available',
+      'closed',
+      'no_shift',
+      'no_table',
+      'no_turn_time_rule',
+      'pacing_full',
+    ]);
   });
 
   it('a whole closed day lists its shifts closed; include takes only "unavailable"', async () => {

@@ -41,7 +41,9 @@ describe('GET /availability', () => {
   ])('answers 200 available false with reason %s', async (reason, options, time, partySize) => {
     const t = await createTenant();
     await configureVenue(t.venueId, options);
-    const res = await client(server.url, t.key).get(`/availability?venueId=${t.venueId}&serviceDate=${tomorrow}&time=${time}&partySize=${partySize}`);
+    const res = await client(server.url, t.key).get(
+      `/availability?venueId=${t.venueId}&serviceDate=${tomorrow}&time=${time}&partySize=${partySize}`,
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ available: false, reason });
     expect(Array.isArray(res.body.alternatives)).toBe(true);
@@ -139,10 +141,21 @@ describe('GET /availability/slots and /availability/days', () => {
     const t = await createTenant();
     const closed = localDate(3);
     await configureVenue(t.venueId, { closures: [{ from: closed, to: closed }] });
-    const res = await client(server.url, t.key).get(`/availability/days?venueId=${t.venueId}&from=${localDate(1)}&to=${localDate(5)}&partySize=2`);
+    const res = await client(server.url, t.key).get(
+      `/availability/days?venueId=${t.venueId}&from=${localDate(1)}&to=${localDate(5)}&partySize=2`,
+    );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ venueId: t.venueId, from: localDate(1), to: localDate(5), partySize: 2, timezone: 'Europe/Rome', nextCursor: null });
-    expect(res.body.data).toEqual([1, 2, 3, 4, 5].map((d) => ({ serviceDate: localDate(d), available: d !== 3, slotCount: d === 3 ? 0 : 17 })));
+    expect(res.body).toMatchObject({
+      venueId: t.venueId,
+      from: localDate(1),
+      to: localDate(5),
+      partySize: 2,
+      timezone: 'Europe/Rome',
+      nextCursor: null,
+    });
+    expect(res.body.data).toEqual(
+      [1, 2, 3, 4, 5].map((d) => ({ serviceDate: localDate(d), available: d !== 3, slotCount: d === 3 ? 0 : 17 })),
+    );
   });
 
   it('accepts 62 days and refuses 63 naming `to`', async () => {
@@ -169,9 +182,12 @@ describe('publishable keys', () => {
     const ok = await client(server.url, widget).get(path, { origin: 'https://shop.example' });
     expect(ok.status).toBe(200);
     expect(ok.body.available).toBe(true);
-    const days = await client(server.url, widget).get(`/availability/days?venueId=${t.venueId}&from=${tomorrow}&to=${tomorrow}&partySize=2`, {
-      origin: 'https://shop.example',
-    });
+    const days = await client(server.url, widget).get(
+      `/availability/days?venueId=${t.venueId}&from=${tomorrow}&to=${tomorrow}&partySize=2`,
+      {
+        origin: 'https://shop.example',
+      },
+    );
     expect(days.status).toBe(200);
     const elsewhere = await client(server.url, widget).get(path, { origin: 'https://evil.example' });
     expect(elsewhere.status).toBe(403);

@@ -23,7 +23,13 @@ afterAll(async () => {
 
 describe('Redis killed mid-stream and started again empty', () => {
   it('loses no webhook of a committed reservation, sends none twice, restores the timer schedules, and no process exits', async () => {
-    const figures = await runRedisLoss({ databaseUrl: ownDatabase.url, beforeMs: 2_000, outageMs: 4_000, afterMs: 2_000, deadlineMs: 45_000 });
+    const figures = await runRedisLoss({
+      databaseUrl: ownDatabase.url,
+      beforeMs: 2_000,
+      outageMs: 4_000,
+      afterMs: 2_000,
+      deadlineMs: 45_000,
+    });
     console.log(`redis-loss: ${describeRedisLoss(figures)}`);
     expect(figures.statuses).toMatch(/^201: \d+$/);
     expect(figures.committed).toBe(figures.requests);

@@ -35,7 +35,8 @@ async function widgetStatuses(key: string, venueId: string, count: number, forwa
 describe('client address (docs/security.md "Client address")', () => {
   it('TRUST_PROXY=true trusts one hop: addresses the client writes to the left of the proxy’s do not escape the per-IP widget limit', async () => {
     const t = await createTenant();
-    const limited = (name: string) => createApiKey({ organisationId: t.organisationId, kind: 'publishable', name, allowedOrigins: [origin], rateLimitPerMinute: 5 });
+    const limited = (name: string) =>
+      createApiKey({ organisationId: t.organisationId, kind: 'publishable', name, allowedOrigins: [origin], rateLimitPerMinute: 5 });
     // The proxy appends the address it saw (198.51.100.7); the client wrote the rest.
     const spoofed = await widgetStatuses((await limited('w1')).key, t.venueId, 8, (i) => `203.0.113.${i}, 198.51.100.7`);
     expect(spoofed.filter((s) => s === 429)).toHaveLength(3);
@@ -59,7 +60,9 @@ describe('client address (docs/security.md "Client address")', () => {
 
   it('the request line names the key’s id and the client address, never the key', async () => {
     const t = await createTenant();
-    const res = await fetch(`${app.url}/api/v1/me`, { headers: { authorization: `Bearer ${t.key}`, 'x-forwarded-for': '192.0.2.77', 'x-request-id': 'sec-log-1' } });
+    const res = await fetch(`${app.url}/api/v1/me`, {
+      headers: { authorization: `Bearer ${t.key}`, 'x-forwarded-for': '192.0.2.77', 'x-request-id': 'sec-log-1' },
+    });
     expect(res.status).toBe(200);
     await eventually(async () => lines.some((l) => l.requestId === 'sec-log-1'), 5000, 'the request line');
     const line = lines.find((l) => l.requestId === 'sec-log-1')!;
@@ -84,21 +87,33 @@ describe('Bull Board (docs/security.md "Bull Board")', () => {
   });
 
   it('ADMIN_READ_ONLY refuses every change (retries, removals) and still shows the queues', async () => {
-    expect((await board('192.0.2.212', process.env.ADMIN_PASSWORD!, 'PUT', '/admin/queues/api/queues/webhook-delivery/retry/failed')).status).toBe(403);
-    expect((await board('192.0.2.212', process.env.ADMIN_PASSWORD!, 'DELETE', '/admin/queues/api/queues/webhook-delivery/clean/failed')).status).toBe(403);
+    expect(
+      (await board('192.0.2.212', process.env.ADMIN_PASSWORD!, 'PUT', '/admin/queues/api/queues/webhook-delivery/retry/failed')).status,
+    ).toBe(403);
+    expect(
+      (await board('192.0.2.212', process.env.ADMIN_PASSWORD!, 'DELETE', '/admin/queues/api/queues/webhook-delivery/clean/failed')).status,
+    ).toBe(403);
     expect((await board('192.0.2.212', process.env.ADMIN_PASSWORD!)).status).toBe(200);
   });
 });
 
 describe('security headers on the HTML pages (docs/security.md "Pages")', () => {
-  it.each(['/api/v1/docs', '/api/v1/docs/start.js', '/admin/queues'])('%s: nosniff, never framed, a Content-Security-Policy without inline scripts', async (path) => {
-    const res = await fetch(`${app.url}${path}`, { headers: { authorization: `Basic ${Buffer.from(`admin:${process.env.ADMIN_PASSWORD}`).toString('base64')}`, 'x-forwarded-for': '192.0.2.213' } });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(res.headers.get('x-frame-options')).toBe('DENY');
-    const policy = res.headers.get('content-security-policy')!;
-    expect(policy).toMatch(/script-src 'self';/);
-    expect(policy).toContain("frame-ancestors 'none'");
-    if (path === '/api/v1/docs') expect(await res.text()).not.toMatch(/<script>/);
-  });
+  it.each(['/api/v1/docs', '/api/v1/docs/start.js', '/admin/queues'])(
+    '%s: nosniff, never framed, a Content-Security-Policy without inline scripts',
+    async (path) => {
+      const res = await fetch(`${app.url}${path}`, {
+        headers: {
+          authorization: `Basic ${Buffer.from(`admin:${process.env.ADMIN_PASSWORD}`).toString('base64')}`,
+          'x-forwarded-for': '192.0.2.213',
+        },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      const policy = res.headers.get('content-security-policy')!;
+      expect(policy).toMatch(/script-src 'self';/);
+      expect(policy).toContain("frame-ancestors 'none'");
+      if (path === '/api/v1/docs') expect(await res.text()).not.toMatch(/<script>/);
+    },
+  );
 });

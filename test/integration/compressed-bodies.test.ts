@@ -29,7 +29,12 @@ async function send(path: string, encoding: string, body: Buffer) {
 
 let phone = 1000;
 const routes = {
-  guests: { path: '/guests', limitBytes: 1024 * 1024, valid: () => ({ venueId: tenant.venueId, phone: `+39334${phone++}000`, firstName: 'Zip' }), created: 201 },
+  guests: {
+    path: '/guests',
+    limitBytes: 1024 * 1024,
+    valid: () => ({ venueId: tenant.venueId, phone: `+39334${phone++}000`, firstName: 'Zip' }),
+    created: 201,
+  },
   imports: {
     path: '/imports/guests',
     limitBytes: 5 * 1024 * 1024,
@@ -47,7 +52,11 @@ describe('compressed request bodies (Content-Encoding gzip, deflate, br)', () =>
         expect(valid.status, valid.text).toBe(route.created);
 
         const whole = encoders[encoding](Buffer.from(JSON.stringify(route.valid())));
-        for (const broken of [Buffer.from('{"this is": "not compressed"}'), whole.subarray(0, Math.max(2, whole.length - 6)), Buffer.from([0x1f, 0x8b, 8, 0, 0, 0])]) {
+        for (const broken of [
+          Buffer.from('{"this is": "not compressed"}'),
+          whole.subarray(0, Math.max(2, whole.length - 6)),
+          Buffer.from([0x1f, 0x8b, 8, 0, 0, 0]),
+        ]) {
           const r = await send(route.path, encoding, broken);
           expect(r.status, r.text).toBe(400);
           expect(r.body.error).toMatchObject({ code: 'invalid_request', details: { fields: ['body'] } });

@@ -85,7 +85,11 @@ describe('webhooks end to end, from a real reservation', () => {
 
     // GET /webhook-deliveries shows the stored envelope, filtered by the reader's scopes.
     const query = `?automationId=${automation.id}&status=delivered`;
-    await eventually(async () => (await deliveriesSeenWith(tenant.organisationId, ['webhooks:read'], query)).length === 1, 10_000, 'delivered');
+    await eventually(
+      async () => (await deliveriesSeenWith(tenant.organisationId, ['webhooks:read'], query)).length === 1,
+      10_000,
+      'delivered',
+    );
     const [full] = await deliveriesSeenWith(tenant.organisationId, ['webhooks:read', 'reservations:read', 'guests:read'], query);
     expect(full.payload).toEqual(envelope);
     const [noGuests] = await deliveriesSeenWith(tenant.organisationId, ['webhooks:read', 'reservations:read'], query);
@@ -102,7 +106,12 @@ describe('webhooks end to end, from a real reservation', () => {
 
   it('sends guest_profile_changed with {guest, reason}; without guests:read the guest is reduced to its id', async () => {
     const { tenant, api, r, automation } = await webhookVenue(['guest_profile_changed']);
-    const created = await api.post('/guests', { venueId: tenant.venueId, phone: '+39 06 1234 5678', firstName: 'Grace', allergies: 'gluten' });
+    const created = await api.post('/guests', {
+      venueId: tenant.venueId,
+      phone: '+39 06 1234 5678',
+      firstName: 'Grace',
+      allergies: 'gluten',
+    });
     expect(created.status).toBe(201);
     const [request] = await r.waitFor(1);
     const envelope = envelopeOf(request);
@@ -110,7 +119,11 @@ describe('webhooks end to end, from a real reservation', () => {
     expect(envelope.data).toEqual({ guest: created.body.guest, reason: 'guest_created' });
 
     const query = `?automationId=${automation.id}&eventType=guest_profile_changed`;
-    await eventually(async () => (await deliveriesSeenWith(tenant.organisationId, ['webhooks:read'], query))[0]?.payload, 10_000, 'payload');
+    await eventually(
+      async () => (await deliveriesSeenWith(tenant.organisationId, ['webhooks:read'], query))[0]?.payload,
+      10_000,
+      'payload',
+    );
     const [bare] = await deliveriesSeenWith(tenant.organisationId, ['webhooks:read'], query);
     expect(bare.payload.data).toEqual({ guest: { id: created.body.guest.id }, reason: 'guest_created' });
     const [full] = await deliveriesSeenWith(tenant.organisationId, ['webhooks:read', 'guests:read'], query);
@@ -124,7 +137,10 @@ describe('guests and service tags (docs/api.md)', () => {
     const api = client(pipeline.url, t.key);
     const created = await api.post('/service-tags', { venueId: t.venueId, name: 'VIP' });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ serviceTag: { id: expect.stringMatching(uuid), name: 'VIP', updatedAt: expect.stringMatching(instant) }, livemode: true });
+    expect(created.body).toEqual({
+      serviceTag: { id: expect.stringMatching(uuid), name: 'VIP', updatedAt: expect.stringMatching(instant) },
+      livemode: true,
+    });
     const list = await api.get('/service-tags?limit=1');
     expect(list.status).toBe(200);
     expect(list.body).toEqual({ data: [created.body.serviceTag], nextCursor: null, livemode: true });
@@ -133,15 +149,42 @@ describe('guests and service tags (docs/api.md)', () => {
   it('lists guests with the Guest fields, filters and limits of GET /guests', async () => {
     const t = await createTenant();
     const api = client(pipeline.url, t.key);
-    const guest = (await api.post('/guests', { venueId: t.venueId, phone: '06 1234 5678', firstName: 'Zoë', email: 'Zoe@Example.com', externalRef: 'crm-7' })).body.guest;
+    const guest = (
+      await api.post('/guests', {
+        venueId: t.venueId,
+        phone: '06 1234 5678',
+        firstName: 'Zoë',
+        email: 'Zoe@Example.com',
+        externalRef: 'crm-7',
+      })
+    ).body.guest;
     await api.post('/guests', { venueId: t.venueId, phone: '06 1234 5679', firstName: 'Other' });
     const list = await api.get('/guests?limit=1');
     expect(list.status).toBe(200);
     expect(Object.keys(list.body).sort()).toEqual(['data', 'livemode', 'nextCursor']);
     expect(Object.keys(list.body.data[0]).sort()).toEqual(
       [
-        'id', 'phone', 'name', 'firstName', 'lastName', 'email', 'allergies', 'allergens', 'notes', 'visitCount', 'noShowCount', 'cancelledCount',
-        'lastVisitAt', 'consents', 'campaignTags', 'serviceTags', 'externalRef', 'createdAt', 'updatedAt', 'venueId', 'deletedAt',
+        'id',
+        'phone',
+        'name',
+        'firstName',
+        'lastName',
+        'email',
+        'allergies',
+        'allergens',
+        'notes',
+        'visitCount',
+        'noShowCount',
+        'cancelledCount',
+        'lastVisitAt',
+        'consents',
+        'campaignTags',
+        'serviceTags',
+        'externalRef',
+        'createdAt',
+        'updatedAt',
+        'venueId',
+        'deletedAt',
       ].sort(),
     );
     expect(list.body.nextCursor).toEqual(expect.any(String));
@@ -154,7 +197,16 @@ describe('guests and service tags (docs/api.md)', () => {
     expect(await ids('email=zoe@example.com')).toEqual([guest.id]);
     expect(await ids('externalRef=crm-7')).toEqual([guest.id]);
 
-    for (const query of ['limit=0', 'limit=201', 'limit=x', 'search=ab', `search=${'a'.repeat(201)}`, 'search=a%20b%20c%20d%20e%20f%20g%20h%20i', 'cursor=bogus', 'changedAfter=2026-02-30T00:00:00Z']) {
+    for (const query of [
+      'limit=0',
+      'limit=201',
+      'limit=x',
+      'search=ab',
+      `search=${'a'.repeat(201)}`,
+      'search=a%20b%20c%20d%20e%20f%20g%20h%20i',
+      'cursor=bogus',
+      'changedAfter=2026-02-30T00:00:00Z',
+    ]) {
       const res = await api.get(`/guests?${query}`);
       expectError(res, 400, 'invalid_request');
       expect(res.body.error.details.fields).toEqual([query.split('=')[0]]);
@@ -242,29 +294,69 @@ describe('venue configuration and the floor (docs/api.md)', () => {
 
     const areas = await api.get(`/venues/${t.venueId}/areas`);
     expect(areas.body.data).toEqual([
-      { id: tables.body.data[0].areaId, name: 'Room', icon: expect.any(String), position: 0, widthCm: 1000, heightCm: 800, updatedAt: expect.stringMatching(instant) },
+      {
+        id: tables.body.data[0].areaId,
+        name: 'Room',
+        icon: expect.any(String),
+        position: 0,
+        widthCm: 1000,
+        heightCm: 800,
+        updatedAt: expect.stringMatching(instant),
+      },
     ]);
 
     const pacing = await api.get(`/venues/${t.venueId}/pacing-rules`);
     expect(pacing.body.data).toEqual([
-      { id: expect.stringMatching(uuid), shiftId: fixture.shiftIds[0], isEnabled: true, maxCovers: 20, windowMinutes: 30, updatedAt: expect.stringMatching(instant) },
+      {
+        id: expect.stringMatching(uuid),
+        shiftId: fixture.shiftIds[0],
+        isEnabled: true,
+        maxCovers: 20,
+        windowMinutes: 30,
+        updatedAt: expect.stringMatching(instant),
+      },
     ]);
 
     const plan = await api.get(`/venues/${t.venueId}/floor-plans/${fixture.planId}`);
     expect(plan.status).toBe(200);
-    expect(Object.keys(plan.body.floorPlan).sort()).toEqual(['areas', 'combinations', 'id', 'isActive', 'name', 'tables', 'updatedAt', 'version']);
+    expect(Object.keys(plan.body.floorPlan).sort()).toEqual([
+      'areas',
+      'combinations',
+      'id',
+      'isActive',
+      'name',
+      'tables',
+      'updatedAt',
+      'version',
+    ]);
     expect(plan.body.floorPlan.areas[0]).toEqual({ id: areas.body.data[0].id, name: 'Room', widthCm: 1000, heightCm: 800 });
     expect(Object.keys(plan.body.floorPlan.tables[0]).sort()).toEqual(
-      ['areaId', 'heightCm', 'id', 'isBlocked', 'maxSeats', 'minSeats', 'name', 'positionXCm', 'positionYCm', 'rotationDegrees', 'shape', 'widthCm'].sort(),
+      [
+        'areaId',
+        'heightCm',
+        'id',
+        'isBlocked',
+        'maxSeats',
+        'minSeats',
+        'name',
+        'positionXCm',
+        'positionYCm',
+        'rotationDegrees',
+        'shape',
+        'widthCm',
+      ].sort(),
     );
-    expect(plan.body.floorPlan.combinations).toEqual([{ id: fixture.combinationIds[0], tableIds: [fixture.tableIds.T2, fixture.tableIds.T4] }]);
+    expect(plan.body.floorPlan.combinations).toEqual([
+      { id: fixture.combinationIds[0], tableIds: [fixture.tableIds.T2, fixture.tableIds.T4] },
+    ]);
 
     const floorReader = client(pipeline.url, await createKey(t.organisationId, { scopes: ['floor:read'] }));
     const noVenues = await floorReader.get(`/venues/${t.venueId}/pacing-rules`);
     expectError(noVenues, 403, 'insufficient_scope');
     expect(noVenues.body.error.details.requiredScope).toBe('venues:read');
     const other = client(pipeline.url, (await createTenant()).key);
-    for (const path of ['tables', 'areas', 'pacing-rules', `floor-plans/${fixture.planId}`]) expectError(await other.get(`/venues/${t.venueId}/${path}`), 404, 'not_found');
+    for (const path of ['tables', 'areas', 'pacing-rules', `floor-plans/${fixture.planId}`])
+      expectError(await other.get(`/venues/${t.venueId}/${path}`), 404, 'not_found');
   });
 });
 
@@ -277,7 +369,14 @@ describe('dates PostgreSQL cannot hold are a 400, never a 500', () => {
     const closure = await api.post(`${V}/closures`, { from: '0000-01-01', to: '0000-01-02' });
     expectError(closure, 400, 'invalid_request');
     expect(closure.body.error.details.fields).toEqual(['from', 'to']);
-    const shift = await api.post(`${V}/shifts`, { name: 'Early', daysOfWeek: [1], startTime: '06:00', lastSeatingTime: '06:30', endTime: '07:00', validFrom: '0000-12-31' });
+    const shift = await api.post(`${V}/shifts`, {
+      name: 'Early',
+      daysOfWeek: [1],
+      startTime: '06:00',
+      lastSeatingTime: '06:30',
+      endTime: '07:00',
+      validFrom: '0000-12-31',
+    });
     expectError(shift, 400, 'invalid_request');
     expect(shift.body.error.details.fields).toEqual(['validFrom']);
     for (const [path, field] of [

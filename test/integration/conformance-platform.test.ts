@@ -19,7 +19,8 @@ const server = useTestServer();
 
 const label = (r: AnyRoute) => `${r.method.toUpperCase()} ${r.path}`;
 const routeParams = (r: AnyRoute) => [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]);
-const fillPath = (r: AnyRoute, values: Record<string, string> = {}) => r.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => values[name] ?? randomUUID());
+const fillPath = (r: AnyRoute, values: Record<string, string> = {}) =>
+  r.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => values[name] ?? randomUUID());
 const queryKeys = (r: AnyRoute) => (r.query ? Object.keys(r.query.shape) : []);
 const isList = (r: AnyRoute) => queryKeys(r).includes('limit');
 const keyed = apiRoutes.filter((r) => !r.public);
@@ -135,11 +136,26 @@ function expectError(res: ApiResponse, status: number, code: string, what: strin
  */
 async function insertDelivery(t: Tenant, c: Client): Promise<string> {
   const automation = (
-    await c.post('/automations', { venueId: t.venueId, name: 'Lists', eventTypes: ['reservation_created'], action: { type: 'partner_notification' }, status: 'inactive' })
+    await c.post('/automations', {
+      venueId: t.venueId,
+      name: 'Lists',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification' },
+      status: 'inactive',
+    })
   ).body.automation;
   const [event] = await db
     .insert(events)
-    .values({ organisationId: t.organisationId, venueId: t.venueId, type: 'reservation_created', subjectType: 'none', data: {}, livemode: true, published: false, dispatchedAt: new Date() })
+    .values({
+      organisationId: t.organisationId,
+      venueId: t.venueId,
+      type: 'reservation_created',
+      subjectType: 'none',
+      data: {},
+      livemode: true,
+      published: false,
+      dispatchedAt: new Date(),
+    })
     .returning();
   const [run] = await db.insert(automationRuns).values({ automationId: automation.id, eventId: event.id }).returning();
   const [delivery] = await db
@@ -172,8 +188,18 @@ describe('route table', () => {
   });
 
   it('exactly the widget operations (the four of docs/api.md and the slot holds) are open to publishable keys, exactly POST /venues and POST /webhook-secret/rotate are organisation-wide', () => {
-    expect(apiRoutes.filter((r) => r.widget).map(label).sort()).toEqual([...widgetOperations].sort());
-    expect(apiRoutes.filter((r) => r.organisationWide).map(label).sort()).toEqual([...organisationWide].sort());
+    expect(
+      apiRoutes
+        .filter((r) => r.widget)
+        .map(label)
+        .sort(),
+    ).toEqual([...widgetOperations].sort());
+    expect(
+      apiRoutes
+        .filter((r) => r.organisationWide)
+        .map(label)
+        .sort(),
+    ).toEqual([...organisationWide].sort());
   });
 });
 
@@ -181,7 +207,9 @@ describe('scopes (docs/api.md "Keys, limits" rule 5)', () => {
   it('a key without the scope gets 403 insufficient_scope naming it, on every route', async () => {
     const t = await createTenant();
     for (const r of keyed.filter((x) => x.scope)) {
-      const key = await createKey(t.organisationId, { scopes: Object.values(expectedScopes).filter((s): s is string => !!s && s !== r.scope) });
+      const key = await createKey(t.organisationId, {
+        scopes: Object.values(expectedScopes).filter((s): s is string => !!s && s !== r.scope),
+      });
       const res = await send(client(server.url, key), r, fillPath(r, { id: t.venueId }), r.body ? {} : undefined);
       expectError(res, 403, 'insufficient_scope', label(r));
       expect(res.body.error.details.requiredScope, label(r)).toBe(r.scope);
@@ -212,7 +240,11 @@ describe('publishable keys (docs/api.md "Keys, limits", docs/api.md "Keys, limit
       const origin = `https://${randomUUID().slice(0, 8)}.example`;
       const res = await fetch(`${server.url}/api/v1${path}`, {
         method: 'OPTIONS',
-        headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type, idempotency-key' },
+        headers: {
+          origin,
+          'access-control-request-method': method,
+          'access-control-request-headers': 'authorization, content-type, idempotency-key',
+        },
       });
       expect(res.status, op).toBeLessThan(300);
       expect(res.headers.get('access-control-allow-origin'), op).toBe(origin);
@@ -255,9 +287,11 @@ describe('list parameters (docs/api.md "Requests")', () => {
     expect(lists.length).toBeGreaterThan(15);
     // The lists under a reservation (its history) and under a delivery (its attempts) need one.
     await configureVenue(t.venueId);
-    const reservationId = (await c.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 })).body.reservation.id;
+    const reservationId = (await c.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 }))
+      .body.reservation.id;
     const deliveryId = await insertDelivery(t, c);
-    const parentOf = (r: AnyRoute) => (r.path.startsWith('/reservations/:id') ? reservationId : r.path.startsWith('/webhook-deliveries/:id') ? deliveryId : t.venueId);
+    const parentOf = (r: AnyRoute) =>
+      r.path.startsWith('/reservations/:id') ? reservationId : r.path.startsWith('/webhook-deliveries/:id') ? deliveryId : t.venueId;
     for (const r of lists) {
       const base = `${fillPath(r, { id: parentOf(r) })}?${queryKeys(r).includes('venueId') ? `venueId=${t.venueId}&` : ''}`;
       const ok = await c.get(`${base}limit=1`);
@@ -357,7 +391,10 @@ describe('hostile input never gives a 500', () => {
     const c = client(server.url, t.key);
     for (const r of apiRoutes.filter((x) => x.method !== 'get')) {
       for (const raw of ['[1]', 'null', '"text"', '42', 'true', '{"a":']) {
-        const res = await c.request(r.method.toUpperCase(), fillPath(r, { id: t.venueId }), { rawBody: raw, headers: { 'content-type': 'application/json' } });
+        const res = await c.request(r.method.toUpperCase(), fillPath(r, { id: t.venueId }), {
+          rawBody: raw,
+          headers: { 'content-type': 'application/json' },
+        });
         expectError(res, 400, 'invalid_request', `${label(r)} ${raw}`);
         expect(res.body.error.details.fields, `${label(r)} ${raw}`).toEqual(['body']);
       }
@@ -386,7 +423,15 @@ describe('malformed query values beside valid ones', () => {
     await configureVenue(t.venueId);
     const c = client(server.url, t.key);
     const day = localDate(1);
-    const valid: Record<string, string> = { venueId: t.venueId, serviceDate: day, time: '19:00', partySize: '2', from: day, to: day, phone: '+390612345678' };
+    const valid: Record<string, string> = {
+      venueId: t.venueId,
+      serviceDate: day,
+      time: '19:00',
+      partySize: '2',
+      from: day,
+      to: day,
+      phone: '+390612345678',
+    };
     const bad = ['2026-02-30', '24:00', '-1', '0', '1.5', '1e400', 'abc', '', '9'.repeat(400), '2026-13-01T00:00:00Z'];
     for (const r of apiRoutes.filter((x) => x.method === 'get' && x.query)) {
       const required = queryKeys(r).filter((k) => k in valid && !(r.query!.shape[k] as z.ZodType).safeParse(undefined).success);
@@ -396,7 +441,8 @@ describe('malformed query values beside valid ones', () => {
           params.set(name, value);
           const res = await c.get(`${fillPath(r, { id: t.venueId })}?${params}`);
           expect(res.status, `${label(r)} ${name}=${value.slice(0, 20)}: ${res.text.slice(0, 200)}`).toBeLessThan(500);
-          if (res.status === 400) expect(res.body.error.details.fields.length, `${label(r)} ${name}=${value.slice(0, 20)}`).toBeGreaterThan(0);
+          if (res.status === 400)
+            expect(res.body.error.details.fields.length, `${label(r)} ${name}=${value.slice(0, 20)}`).toBeGreaterThan(0);
         }
       }
     }
@@ -462,7 +508,12 @@ describe('limits (docs/api.md "Keys, limits")', () => {
     const rows = (bytes: number) => ({ rows: [{ venueId: t.venueId, notes: 'x'.repeat(bytes) }] });
     expectError(await c.post('/imports/reservations', rows(5 * 1024 * 1024 + 10)), 413, 'payload_too_large', 'import over 5 MiB');
     expect((await c.post('/imports/reservations', rows(2 * 1024 * 1024))).status).toBe(202);
-    expectError(await c.post('/guests', { venueId: t.venueId, phone: '+39 06 1234 5678', notes: 'x'.repeat(1024 * 1024 + 10) }), 413, 'payload_too_large', 'guest over 1 MiB');
+    expectError(
+      await c.post('/guests', { venueId: t.venueId, phone: '+39 06 1234 5678', notes: 'x'.repeat(1024 * 1024 + 10) }),
+      413,
+      'payload_too_large',
+      'guest over 1 MiB',
+    );
   });
 });
 
@@ -476,19 +527,46 @@ async function populateVenue(c: Client, venueId: string) {
   const base = `/venues/${venueId}`;
   const ids: Record<string, string> = { id: venueId, planId: fixture.planId, tableId: Object.values(fixture.tableIds)[0] };
   const ruleIds: Record<string, string> = {
-    shifts: ok(await c.post(`${base}/shifts`, { name: 'Lunch', daysOfWeek: [1, 2, 3, 4, 5, 6, 7], startTime: '12:00', lastSeatingTime: '14:00', endTime: '15:00' }), 'shift').shift.id,
+    shifts: ok(
+      await c.post(`${base}/shifts`, {
+        name: 'Lunch',
+        daysOfWeek: [1, 2, 3, 4, 5, 6, 7],
+        startTime: '12:00',
+        lastSeatingTime: '14:00',
+        endTime: '15:00',
+      }),
+      'shift',
+    ).shift.id,
     closures: ok(await c.post(`${base}/closures`, { from: '2030-01-01', to: '2030-01-02' }), 'closure').closure.id,
-    'turn-time-rules': ok(await c.post(`${base}/turn-time-rules`, { minPartySize: 13, maxPartySize: 20, durationMinutes: 150 }), 'turn-time rule').turnTimeRule.id,
-    'pacing-rules': ok(await c.post(`${base}/pacing-rules`, { shiftId: fixture.shiftIds[0], maxCovers: 40, windowMinutes: 30 }), 'pacing rule').pacingRule.id,
+    'turn-time-rules': ok(
+      await c.post(`${base}/turn-time-rules`, { minPartySize: 13, maxPartySize: 20, durationMinutes: 150 }),
+      'turn-time rule',
+    ).turnTimeRule.id,
+    'pacing-rules': ok(
+      await c.post(`${base}/pacing-rules`, { shiftId: fixture.shiftIds[0], maxCovers: 40, windowMinutes: 30 }),
+      'pacing rule',
+    ).pacingRule.id,
   };
   const guest = ok(await c.post('/guests', { venueId, phone: '+39 06 1234 5678', firstName: 'Ada' }), 'guest').guest;
   const byPrefix: Record<string, string> = {
     '/guests': guest.id,
     '/service-tags': ok(await c.post('/service-tags', { venueId, name: 'VIP' }), 'service tag').serviceTag.id,
-    '/reservations': ok(await c.post('/reservations', { venueId, serviceDate: localDate(1), time: '19:00', partySize: 2, guestId: guest.id }), 'reservation').reservation.id,
+    '/reservations': ok(
+      await c.post('/reservations', { venueId, serviceDate: localDate(1), time: '19:00', partySize: 2, guestId: guest.id }),
+      'reservation',
+    ).reservation.id,
     '/waitlist': ok(await c.post('/waitlist', { venueId, serviceDate: localDate(1), partySize: 2, name: 'Bob' }), 'waitlist').entry.id,
-    '/automations': ok(await c.post('/automations', { venueId, name: 'A', eventTypes: ['reservation_created'], action: { type: 'partner_notification', url: 'https://crm.example.com/h' } }), 'automation').automation.id,
-    '/webhook-endpoints': ok(await c.post('/webhook-endpoints', { venueId, url: 'https://crm.example.com/e' }), 'endpoint').webhookEndpoint.id,
+    '/automations': ok(
+      await c.post('/automations', {
+        venueId,
+        name: 'A',
+        eventTypes: ['reservation_created'],
+        action: { type: 'partner_notification', url: 'https://crm.example.com/h' },
+      }),
+      'automation',
+    ).automation.id,
+    '/webhook-endpoints': ok(await c.post('/webhook-endpoints', { venueId, url: 'https://crm.example.com/e' }), 'endpoint').webhookEndpoint
+      .id,
   };
   /** Path values that name this venue's resources for route r. */
   const valuesFor = (r: AnyRoute): Record<string, string> | undefined => {
@@ -505,7 +583,10 @@ async function populateVenue(c: Client, venueId: string) {
 describe('resources of one venue, route by route', () => {
   it('a key limited to another venue gets 404 on every one of them, and lists filtered on that venue are 404', async () => {
     const t = await createTenant();
-    const [other] = await db.insert(venues).values({ organisationId: t.organisationId, name: 'Other', timezone: 'Europe/Rome', countryCode: 'IT' }).returning();
+    const [other] = await db
+      .insert(venues)
+      .values({ organisationId: t.organisationId, name: 'Other', timezone: 'Europe/Rome', countryCode: 'IT' })
+      .returning();
     const { valuesFor } = await populateVenue(client(server.url, t.key), other.id);
     const limited = client(server.url, await createKey(t.organisationId, { venueIds: [t.venueId] }));
     const checked: string[] = [];
@@ -520,9 +601,19 @@ describe('resources of one venue, route by route', () => {
     }
     expect(checked.length).toBeGreaterThan(40);
     const day = localDate(1);
-    const queryValues: Record<string, string> = { venueId: other.id, serviceDate: day, time: '19:00', partySize: '2', from: day, to: day, phone: '+390612345678' };
+    const queryValues: Record<string, string> = {
+      venueId: other.id,
+      serviceDate: day,
+      time: '19:00',
+      partySize: '2',
+      from: day,
+      to: day,
+      phone: '+390612345678',
+    };
     for (const r of apiRoutes.filter((x) => x.method === 'get' && queryKeys(x).includes('venueId'))) {
-      const query = queryKeys(r).filter((k) => k in queryValues && (k === 'venueId' || !(r.query!.shape[k] as z.ZodType).safeParse(undefined).success));
+      const query = queryKeys(r).filter(
+        (k) => k in queryValues && (k === 'venueId' || !(r.query!.shape[k] as z.ZodType).safeParse(undefined).success),
+      );
       const res = await limited.get(`${r.path}?${query.map((k) => `${k}=${encodeURIComponent(queryValues[k])}`).join('&')}`);
       expectError(res, 404, 'not_found', label(r));
     }
@@ -531,7 +622,15 @@ describe('resources of one venue, route by route', () => {
       ['/service-tags', { venueId: other.id, name: 'Hidden' }],
       ['/reservations', { venueId: other.id, serviceDate: day, time: '19:00', partySize: 2 }],
       ['/waitlist', { venueId: other.id, serviceDate: day, partySize: 2, name: 'Eve' }],
-      ['/automations', { venueId: other.id, name: 'A', eventTypes: ['reservation_created'], action: { type: 'partner_notification', url: 'https://crm.example.com/h' } }],
+      [
+        '/automations',
+        {
+          venueId: other.id,
+          name: 'A',
+          eventTypes: ['reservation_created'],
+          action: { type: 'partner_notification', url: 'https://crm.example.com/h' },
+        },
+      ],
       ['/webhook-endpoints', { venueId: other.id, url: 'https://crm.example.com/x' }],
       ['/webhook-endpoints/test', { venueId: other.id, url: 'https://crm.example.com/x' }],
     ];
@@ -540,7 +639,10 @@ describe('resources of one venue, route by route', () => {
 
   it('lists without a venue filter never show another venue to a limited key', async () => {
     const t = await createTenant();
-    const [other] = await db.insert(venues).values({ organisationId: t.organisationId, name: 'Other', timezone: 'Europe/Rome', countryCode: 'IT' }).returning();
+    const [other] = await db
+      .insert(venues)
+      .values({ organisationId: t.organisationId, name: 'Other', timezone: 'Europe/Rome', countryCode: 'IT' })
+      .returning();
     await populateVenue(client(server.url, t.key), other.id);
     const limited = client(server.url, await createKey(t.organisationId, { venueIds: [t.venueId] }));
     for (const r of apiRoutes.filter((x) => isList(x) && routeParams(x).length === 0)) {
@@ -577,7 +679,9 @@ describe('idempotency on every write (docs/api.md "Keys, limits" and "Idempotenc
     const t = await createTenant();
     const c = client(server.url, t.key);
     // Releasing a hold succeeds whether or not it exists (docs/reservations.md "Slot holds"): its replay is checked with the successes below.
-    for (const r of apiRoutes.filter((x) => x.method !== 'get' && x.idempotency !== 'manual' && label(x) !== 'DELETE /availability/holds/:id')) {
+    for (const r of apiRoutes.filter(
+      (x) => x.method !== 'get' && x.idempotency !== 'manual' && label(x) !== 'DELETE /availability/holds/:id',
+    )) {
       const path = fillPath(r, { id: routeParams(r).length > 1 ? t.venueId : randomUUID() });
       const key = `conf-${randomUUID()}`;
       const body = r.body ? { surpriseField: 1 } : {};
@@ -603,7 +707,14 @@ describe('idempotency on every write (docs/api.md "Keys, limits" and "Idempotenc
       ['POST', '/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '20:00', partySize: 2 }],
       ['POST', '/availability/holds', { venueId: t.venueId, serviceDate: localDate(2), time: '21:00', partySize: 2 }],
       ['DELETE', `/availability/holds/${randomUUID()}`, undefined],
-      ['PATCH', fillPath(apiRoutes.find((r) => label(r) === 'PATCH /venues/:id')!, valuesFor(apiRoutes.find((r) => label(r) === 'PATCH /venues/:id')!)), { name: 'Renamed' }],
+      [
+        'PATCH',
+        fillPath(
+          apiRoutes.find((r) => label(r) === 'PATCH /venues/:id')!,
+          valuesFor(apiRoutes.find((r) => label(r) === 'PATCH /venues/:id')!),
+        ),
+        { name: 'Renamed' },
+      ],
     ];
     for (const [method, path, body] of writes) {
       const key = `ok-${randomUUID()}`;
@@ -643,7 +754,13 @@ describe('the four widget operations with a publishable key (docs/api.md "Keys, 
         expect(refused.body.error.details.reason).toBe('origin_not_allowed');
       }
     }
-    const booking = { venueId: t.venueId, serviceDate: day, time: '19:00', partySize: 2, guest: { phone: '+39 06 1234 5678', firstName: 'Ada' } };
+    const booking = {
+      venueId: t.venueId,
+      serviceDate: day,
+      time: '19:00',
+      partySize: 2,
+      guest: { phone: '+39 06 1234 5678', firstName: 'Ada' },
+    };
     const created = await widget.post('/reservations', booking, origin);
     expect(created.status, created.text).toBe(201);
     expect(created.headers.get('access-control-allow-origin')).toBe('https://shop.example');
@@ -686,7 +803,9 @@ describe('command line (README.md "Command line")', { timeout: 180_000 }, () => 
     expect(demo.keys.publishable).toMatch(/^gspk_[A-Za-z0-9]{43}$/);
     const venue = await client(server.url, demo.keys.live).get(`/venues/${demo.venueId}`);
     expect(venue.status).toBe(200);
-    expect((await client(server.url, demo.keys.live).get(`/venues/${demo.venueId}/tables?limit=200`)).body.data.length).toBeGreaterThanOrEqual(20);
+    expect(
+      (await client(server.url, demo.keys.live).get(`/venues/${demo.venueId}/tables?limit=200`)).body.data.length,
+    ).toBeGreaterThanOrEqual(20);
     expect((await client(server.url, demo.keys.test).get('/me')).body.livemode).toBe(false);
   });
 
@@ -713,7 +832,20 @@ describe('command line (README.md "Command line")', { timeout: 180_000 }, () => 
       expect(run.code, origin).toBe(1);
       expect(oneJsonObject(run.stdout).error, origin).toContain('--origins');
     }
-    const ok = oneJsonObject((await cli('key:create', '--org', org.id, '--kind', 'publishable', '--origins', 'https://shop.example,http://localhost:3000', '--json')).stdout);
+    const ok = oneJsonObject(
+      (
+        await cli(
+          'key:create',
+          '--org',
+          org.id,
+          '--kind',
+          'publishable',
+          '--origins',
+          'https://shop.example,http://localhost:3000',
+          '--json',
+        )
+      ).stdout,
+    );
     expect(ok.key).toMatch(/^gspk_/);
   });
 });
@@ -748,7 +880,23 @@ describe('malformed body values', () => {
     const t = await createTenant({ key: { rateLimitPerMinute: 1_000_000 } });
     const c = client(server.url, t.key);
     const { valuesFor } = await populateVenue(c, t.venueId);
-    const hostile: unknown[] = [null, [], {}, [{}], 'x'.repeat(300), '', -1, 0, 2 ** 31, 1e308, 1.5, true, '2026-02-30', '24:00', '2026-02-30T10:00:00Z'];
+    const hostile: unknown[] = [
+      null,
+      [],
+      {},
+      [{}],
+      'x'.repeat(300),
+      '',
+      -1,
+      0,
+      2 ** 31,
+      1e308,
+      1.5,
+      true,
+      '2026-02-30',
+      '24:00',
+      '2026-02-30T10:00:00Z',
+    ];
     for (const r of apiRoutes.filter((x) => x.method !== 'get' && x.body && 'shape' in x.body)) {
       const path = fillPath(r, valuesFor(r) ?? { id: t.venueId });
       for (const [field, wrap] of fieldsOf(r.body as z.ZodObject)) {
@@ -767,7 +915,12 @@ describe('malformed body values', () => {
       const endpoint = await c.post('/webhook-endpoints', { venueId: t.venueId, url });
       expectError(endpoint, 400, 'invalid_request', url);
       expect(endpoint.body.error.details.fields).toEqual(['url']);
-      const automation = await c.post('/automations', { venueId: t.venueId, name: 'A', eventTypes: ['reservation_created'], action: { type: 'partner_notification', url } });
+      const automation = await c.post('/automations', {
+        venueId: t.venueId,
+        name: 'A',
+        eventTypes: ['reservation_created'],
+        action: { type: 'partner_notification', url },
+      });
       expectError(automation, 400, 'invalid_request', url);
       expect(automation.body.error.details.fields).toEqual(['action.url']);
       expectError(await c.post('/webhook-endpoints/test', { venueId: t.venueId, url }), 400, 'invalid_request', url);

@@ -34,13 +34,23 @@ function book(api: Client, venueId: string, extra: Record<string, unknown> = {})
 }
 
 function availability(api: Client, venueId: string, query: Record<string, string | number> = {}) {
-  const params = new URLSearchParams({ venueId, serviceDate: tomorrow, time: '19:00', partySize: '2', ...Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])) });
+  const params = new URLSearchParams({
+    venueId,
+    serviceDate: tomorrow,
+    time: '19:00',
+    partySize: '2',
+    ...Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])),
+  });
   return api.get(`/availability?${params}`);
 }
 
 /** The published events (history-only rows aside), oldest first. */
 async function eventTypesOf(subjectId: string): Promise<string[]> {
-  const rows = await db.select({ type: events.type }).from(events).where(and(eq(events.subjectId, subjectId), eq(events.published, true))).orderBy(asc(events.createdAt), asc(events.id));
+  const rows = await db
+    .select({ type: events.type })
+    .from(events)
+    .where(and(eq(events.subjectId, subjectId), eq(events.published, true)))
+    .orderBy(asc(events.createdAt), asc(events.id));
   return rows.map((r) => r.type);
 }
 
@@ -78,11 +88,17 @@ describe('availability reasons, end to end through GET /availability and POST /r
       expect(got.body, JSON.stringify(query)).toMatchObject({ available: false, reason });
       const booked = await book(api, venueId, query);
       expect(booked.status, JSON.stringify(query)).toBe(409);
-      expect(booked.body.error, JSON.stringify(query)).toMatchObject({ code: 'no_availability', details: { reason, alternatives: expect.any(Array) } });
+      expect(booked.body.error, JSON.stringify(query)).toMatchObject({
+        code: 'no_availability',
+        details: { reason, alternatives: expect.any(Array) },
+      });
     }
     // pacing_full: 4 covers per 30-minute block from 18:00.
     expect((await book(api, venueId, { time: '19:00', partySize: 3 })).status).toBe(201);
-    expect((await availability(api, venueId, { time: '19:15', partySize: 2 })).body).toMatchObject({ available: false, reason: 'pacing_full' });
+    expect((await availability(api, venueId, { time: '19:15', partySize: 2 })).body).toMatchObject({
+      available: false,
+      reason: 'pacing_full',
+    });
     expect((await book(api, venueId, { time: '19:15', partySize: 2 })).body.error.details.reason).toBe('pacing_full');
     // table_blocked: an explicitly requested table that is out of use.
     const blocked = await book(api, venueId, { time: '20:00', partySize: 4, tableId: fixture.tableIds.B6 });
@@ -124,9 +140,36 @@ describe('availability reasons, end to end through GET /availability and POST /r
     const res = await availability(api, venueId);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(
-      ['alternatives', 'available', 'endsAt', 'livemode', 'overflowsShift', 'partySize', 'reason', 'seats', 'serviceDate', 'startsAt', 'time', 'timezone', 'turnTimeMinutes', 'venueId'].sort(),
+      [
+        'alternatives',
+        'available',
+        'endsAt',
+        'livemode',
+        'overflowsShift',
+        'partySize',
+        'reason',
+        'seats',
+        'serviceDate',
+        'startsAt',
+        'time',
+        'timezone',
+        'turnTimeMinutes',
+        'venueId',
+      ].sort(),
     );
-    expect(res.body).toMatchObject({ venueId, serviceDate: tomorrow, partySize: 2, timezone: 'Europe/Rome', available: true, alternatives: [], time: '19:00', seats: 2, turnTimeMinutes: 90, overflowsShift: false, livemode: true });
+    expect(res.body).toMatchObject({
+      venueId,
+      serviceDate: tomorrow,
+      partySize: 2,
+      timezone: 'Europe/Rome',
+      available: true,
+      alternatives: [],
+      time: '19:00',
+      seats: 2,
+      turnTimeMinutes: 90,
+      overflowsShift: false,
+      livemode: true,
+    });
   });
 
   it('answers 400 naming the field for malformed queries', async () => {
@@ -300,7 +343,13 @@ describe('events of reservation changes (docs/webhooks.md, docs/reservations.md)
     expect(listed.status).toBe(200);
     const ofReservation = listed.body.data.filter((e: { type: string }) => e.type !== 'guest_profile_changed');
     const first = ofReservation.find((e: { type: string }) => e.type === 'reservation_created');
-    expect(first.data.reservation).toMatchObject({ id: created.id, notes: 'first', time: '19:00', status: 'created', updatedAt: created.updatedAt });
+    expect(first.data.reservation).toMatchObject({
+      id: created.id,
+      notes: 'first',
+      time: '19:00',
+      status: 'created',
+      updatedAt: created.updatedAt,
+    });
     expect(first.data.reservation.guest).toEqual({ name: 'Ada', allergies: null, allergens: [] });
     const confirmed = ofReservation.find((e: { type: string }) => e.type === 'reservation_confirmed');
     expect(confirmed.data.reservation).toMatchObject({ notes: 'second', time: '19:30', status: 'confirmed' });
@@ -383,7 +432,7 @@ describe('PATCH /reservations/{id} details', () => {
     expect(empty.body.reservation.updatedAt).toBe(r.updatedAt);
   });
 
-  it('answers 404 for unknown, malformed and other organisations\' ids', async () => {
+  it("answers 404 for unknown, malformed and other organisations' ids", async () => {
     const { api } = await setup();
     expect((await api.patch('/reservations/00000000-0000-4000-8000-000000000000', { notes: 'x' })).status).toBe(404);
     expect((await api.delete('/reservations/00000000-0000-4000-8000-000000000000')).status).toBe(404);
@@ -395,10 +444,22 @@ describe('POST /reservations details', () => {
   it('finds or creates the guest by phone read with the venue country', async () => {
     const { api, venueId } = await setup({}, { venue: { countryCode: 'US', timezone: 'America/New_York' } });
     const usTomorrow = localDate(1, 'America/New_York');
-    const a = await api.post('/reservations', { venueId, serviceDate: usTomorrow, time: '19:00', partySize: 2, guest: { phone: '(415) 555-2671', firstName: 'Sam' } });
+    const a = await api.post('/reservations', {
+      venueId,
+      serviceDate: usTomorrow,
+      time: '19:00',
+      partySize: 2,
+      guest: { phone: '(415) 555-2671', firstName: 'Sam' },
+    });
     expect(a.status).toBe(201);
     expect(a.body.reservation.guestDetails).toMatchObject({ phone: '+14155552671', firstName: 'Sam', name: 'Sam' });
-    const b = await api.post('/reservations', { venueId, serviceDate: usTomorrow, time: '20:00', partySize: 2, guest: { phone: '+1 415-555-2671' } });
+    const b = await api.post('/reservations', {
+      venueId,
+      serviceDate: usTomorrow,
+      time: '20:00',
+      partySize: 2,
+      guest: { phone: '+1 415-555-2671' },
+    });
     expect(b.body.reservation.guestId).toBe(a.body.reservation.guestId);
     const bad = await api.post('/reservations', { venueId, serviceDate: usTomorrow, time: '20:00', partySize: 2, guest: { phone: '12' } });
     expect(bad.status).toBe(400);
@@ -447,7 +508,9 @@ describe('POST /reservations details', () => {
     const unknownTable = await book(api, venueId, { tableId: '00000000-0000-4000-8000-000000000000' });
     expect(unknownTable.status).toBe(400);
     expect(unknownTable.body.error.details.fields).toEqual(['tableId']);
-    expect((await api.request('POST', '/reservations', { rawBody: '[1]', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect((await api.request('POST', '/reservations', { rawBody: '[1]', headers: { 'content-type': 'application/json' } })).status).toBe(
+      400,
+    );
   });
 
   it('answers 404 for a venue of another organisation or outside a limited key', async () => {
@@ -462,7 +525,20 @@ describe('GET /reservations', () => {
   it('validates list parameters and filters', async () => {
     const { api, venueId } = await setup();
     const r = (await book(api, venueId)).body.reservation;
-    for (const query of ['limit=0', 'limit=201', 'limit=x', 'cursor=garbage', 'changedAfter=yesterday', 'from=2026-02-30', 'to=x', 'venueId=1', 'guestId=1', 'status=', `externalRef=${'x'.repeat(201)}`, 'bogus=1']) {
+    for (const query of [
+      'limit=0',
+      'limit=201',
+      'limit=x',
+      'cursor=garbage',
+      'changedAfter=yesterday',
+      'from=2026-02-30',
+      'to=x',
+      'venueId=1',
+      'guestId=1',
+      'status=',
+      `externalRef=${'x'.repeat(201)}`,
+      'bogus=1',
+    ]) {
       const res = await api.get(`/reservations?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.error.code, query).toBe('invalid_request');
@@ -479,13 +555,47 @@ describe('GET /reservations', () => {
 describe('waiting list (docs/operations.md "Waiting list")', () => {
   it('goes through its statuses with the documented codes, shape and events', async () => {
     const { api, venueId } = await setup();
-    const created = await api.post('/waitlist', { venueId, serviceDate: tomorrow, partySize: 2, name: 'Ada Lovelace', phone: '347 123 4567', quotedWaitMinutes: 20 });
+    const created = await api.post('/waitlist', {
+      venueId,
+      serviceDate: tomorrow,
+      partySize: 2,
+      name: 'Ada Lovelace',
+      phone: '347 123 4567',
+      quotedWaitMinutes: 20,
+    });
     expect(created.status).toBe(201);
     const entry = created.body.entry;
     expect(Object.keys(entry).sort()).toEqual(
-      ['createdAt', 'guestId', 'id', 'name', 'notes', 'notifiedAt', 'partySize', 'phone', 'position', 'quotedWaitMinutes', 'reservationId', 'serviceDate', 'status', 'updatedAt', 'venueId'].sort(),
+      [
+        'createdAt',
+        'guestId',
+        'id',
+        'name',
+        'notes',
+        'notifiedAt',
+        'partySize',
+        'phone',
+        'position',
+        'quotedWaitMinutes',
+        'reservationId',
+        'serviceDate',
+        'status',
+        'updatedAt',
+        'venueId',
+      ].sort(),
     );
-    expect(entry).toMatchObject({ venueId, serviceDate: tomorrow, partySize: 2, name: 'Ada Lovelace', phone: '+393471234567', status: 'waiting', position: 1, quotedWaitMinutes: 20, notifiedAt: null, reservationId: null });
+    expect(entry).toMatchObject({
+      venueId,
+      serviceDate: tomorrow,
+      partySize: 2,
+      name: 'Ada Lovelace',
+      phone: '+393471234567',
+      status: 'waiting',
+      position: 1,
+      quotedWaitMinutes: 20,
+      notifiedAt: null,
+      reservationId: null,
+    });
     expect(entry.createdAt).toMatch(instant);
     expect(created.body.livemode).toBe(true);
     expect(await eventTypesOf(entry.id)).toEqual(['waitlist_entry_created']);
@@ -503,7 +613,9 @@ describe('waiting list (docs/operations.md "Waiting list")', () => {
       ['DELETE', `/waitlist/${entry.id}`],
       ['PATCH', `/waitlist/${entry.id}`],
     ]) {
-      const res = await api.request(method, path, { body: method === 'PATCH' ? { partySize: 3 } : method === 'POST' && path.endsWith('convert') ? { time: '20:00' } : undefined });
+      const res = await api.request(method, path, {
+        body: method === 'PATCH' ? { partySize: 3 } : method === 'POST' && path.endsWith('convert') ? { time: '20:00' } : undefined,
+      });
       expect(res.status, `${method} ${path}`).toBe(400);
       expect(res.body.error.details.reason).toBe('invalid_transition');
     }
@@ -554,7 +666,10 @@ describe('waiting list (docs/operations.md "Waiting list")', () => {
       expect((await api.get(`/waitlist?${query}`)).status, query).toBe(400);
     }
     expect((await api.post('/waitlist/00000000-0000-4000-8000-000000000000/notify')).status).toBe(404);
-    for (const res of [await api.post('/waitlist', { venueId, partySize: 2, phone: '12' }), await api.patch(`/waitlist/${entry.id}`, { phone: '12' })]) {
+    for (const res of [
+      await api.post('/waitlist', { venueId, partySize: 2, phone: '12' }),
+      await api.patch(`/waitlist/${entry.id}`, { phone: '12' }),
+    ]) {
       expect(res.status).toBe(400);
       expect(res.body.error.details).toMatchObject({ field: 'phone', fields: ['phone'] });
     }
@@ -574,7 +689,17 @@ describe('POST /imports/reservations (docs/operations.md "Reservation imports")'
     const stranger = await createTenant();
     const existing = (await book(api, venueId, { time: '21:00', externalRef: 'crm-1' })).body.reservation;
     const rows = [
-      { venueId, serviceDate: localDate(-3), time: '19:00', partySize: 2, phone: '347 111 2222', guestName: 'Ada Lovelace', notes: 'old', externalRef: 'p-1', channel: 'thefork' },
+      {
+        venueId,
+        serviceDate: localDate(-3),
+        time: '19:00',
+        partySize: 2,
+        phone: '347 111 2222',
+        guestName: 'Ada Lovelace',
+        notes: 'old',
+        externalRef: 'p-1',
+        channel: 'thefork',
+      },
       { venueId, serviceDate: tomorrow, time: '19:00', partySize: 2, externalRef: 'f-1', durationMinutes: 60 },
       { venueId, serviceDate: tomorrow, time: '19:00', partySize: 2, externalRef: 'f-2' },
       { venueId, serviceDate: tomorrow, time: '21:30', partySize: 3, externalRef: 'crm-1' },
@@ -588,13 +713,38 @@ describe('POST /imports/reservations (docs/operations.md "Reservation imports")'
     ];
     const submitted = await api.post('/imports/reservations', { rows });
     expect(submitted.status).toBe(202);
-    expect(submitted.body.import).toMatchObject({ kind: 'reservations', status: 'processing', totalRows: rows.length, createdRows: 0, rejectedRows: 0, rejections: [], completedAt: null });
-    for (const key of ['id', 'kind', 'status', 'totalRows', 'createdRows', 'updatedRows', 'rejectedRows', 'rejections', 'createdAt', 'completedAt']) {
+    expect(submitted.body.import).toMatchObject({
+      kind: 'reservations',
+      status: 'processing',
+      totalRows: rows.length,
+      createdRows: 0,
+      rejectedRows: 0,
+      rejections: [],
+      completedAt: null,
+    });
+    for (const key of [
+      'id',
+      'kind',
+      'status',
+      'totalRows',
+      'createdRows',
+      'updatedRows',
+      'rejectedRows',
+      'rejections',
+      'createdAt',
+      'completedAt',
+    ]) {
       expect(submitted.body.import).toHaveProperty(key);
     }
     expect(submitted.body.import.createdAt).toMatch(instant);
     const result = await finished(api, submitted.body.import.id);
-    expect(result).toMatchObject({ status: 'completed', createdRows: 3, updatedRows: 1, rejectedRows: 7, completedAt: expect.stringMatching(instant) });
+    expect(result).toMatchObject({
+      status: 'completed',
+      createdRows: 3,
+      updatedRows: 1,
+      rejectedRows: 7,
+      completedAt: expect.stringMatching(instant),
+    });
     expect(result.rejections).toEqual([
       { row: 4, code: 'duplicate_row', message: expect.any(String), fields: ['externalRef'] },
       { row: 5, code: 'venue_not_found', message: expect.any(String), fields: ['venueId'] },
@@ -606,11 +756,26 @@ describe('POST /imports/reservations (docs/operations.md "Reservation imports")'
     ]);
 
     const byRef = async (ref: string) => (await api.get(`/reservations?externalRef=${ref}`)).body.data[0];
-    expect(await byRef('p-1')).toMatchObject({ source: 'import', sourceDetail: 'thefork', status: 'completed', tableAssigned: false, table: null, needsAttention: false, notes: 'old', guestDetails: { phone: '+393471112222', firstName: 'Ada', lastName: 'Lovelace', visitCount: 1 } });
+    expect(await byRef('p-1')).toMatchObject({
+      source: 'import',
+      sourceDetail: 'thefork',
+      status: 'completed',
+      tableAssigned: false,
+      table: null,
+      needsAttention: false,
+      notes: 'old',
+      guestDetails: { phone: '+393471112222', firstName: 'Ada', lastName: 'Lovelace', visitCount: 1 },
+    });
     const f1 = await byRef('f-1');
     expect(f1).toMatchObject({ source: 'import', status: 'created', tableAssigned: true, needsAttention: false });
     expect(new Date(f1.endsAt).getTime() - new Date(f1.startsAt).getTime()).toBe(60 * 60_000);
-    expect(await byRef('f-2')).toMatchObject({ source: 'import', status: 'created', tableAssigned: false, needsAttention: true, table: null });
+    expect(await byRef('f-2')).toMatchObject({
+      source: 'import',
+      status: 'created',
+      tableAssigned: false,
+      needsAttention: true,
+      table: null,
+    });
     expect(await byRef('crm-1')).toMatchObject({ id: existing.id, time: '21:30', partySize: 3 });
     const imported = await db.select({ id: reservations.id }).from(reservations).where(eq(reservations.source, 'import'));
     for (const { id } of imported) expect(await eventTypesOf(id)).toEqual([]);
@@ -652,13 +817,25 @@ describe('POST /imports/reservations (docs/operations.md "Reservation imports")'
   it('validates the request: 1 to 1000 rows, an object body, imports:write', async () => {
     const { api, venueId, organisationId } = await setup();
     const row = { venueId, serviceDate: tomorrow, time: '19:00', partySize: 2 };
-    for (const body of [{ rows: [] }, { rows: Array.from({ length: 1001 }, () => row) }, { rows: 'x' }, {}, { rows: [row], extra: 1 }, { rows: null }]) {
+    for (const body of [
+      { rows: [] },
+      { rows: Array.from({ length: 1001 }, () => row) },
+      { rows: 'x' },
+      {},
+      { rows: [row], extra: 1 },
+      { rows: null },
+    ]) {
       const res = await api.post('/imports/reservations', body);
       expect(res.status).toBe(400);
       expect(res.body.error.details.fields.length).toBeGreaterThan(0);
     }
-    expect((await api.request('POST', '/imports/reservations', { rawBody: '[]', headers: { 'content-type': 'application/json' } })).status).toBe(400);
-    const denied = await client(server.url, await createKey(organisationId, { scopes: ['reservations:write'] })).post('/imports/reservations', { rows: [row] });
+    expect(
+      (await api.request('POST', '/imports/reservations', { rawBody: '[]', headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(400);
+    const denied = await client(server.url, await createKey(organisationId, { scopes: ['reservations:write'] })).post(
+      '/imports/reservations',
+      { rows: [row] },
+    );
     expect(denied.body.error).toMatchObject({ code: 'insufficient_scope', details: { requiredScope: 'imports:write' } });
     expect((await api.post('/imports/reservations', { rows: Array.from({ length: 1000 }, () => row) })).status).toBe(202);
   });

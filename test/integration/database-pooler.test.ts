@@ -14,7 +14,11 @@ describe('a database behind a transaction pooler (DATABASE_POOLER=transaction)',
   afterAll(() => pooled.sql.end());
 
   it('sets the statement timeout inside each transaction, not on the session', async () => {
-    const inside = await pooled.transaction((tx) => runSql<{ statement_timeout: string }>(tx, sql`select current_setting('statement_timeout') as statement_timeout`, ['statement_timeout']));
+    const inside = await pooled.transaction((tx) =>
+      runSql<{ statement_timeout: string }>(tx, sql`select current_setting('statement_timeout') as statement_timeout`, [
+        'statement_timeout',
+      ]),
+    );
     expect(inside[0].statement_timeout).toBe('1234ms');
     // The same (only) connection, outside a transaction: the session keeps the server's default.
     const [outside] = await pooled.sql<{ statement_timeout: string }[]>`show statement_timeout`;
@@ -41,7 +45,9 @@ describe('reads that tolerate lag (DATABASE_READ_URL)', () => {
       primary: db,
     });
     try {
-      const [{ primary }] = await replica.read((conn) => runSql<{ primary: boolean }>(conn, sql`select not pg_is_in_recovery() as primary`, ['primary']));
+      const [{ primary }] = await replica.read((conn) =>
+        runSql<{ primary: boolean }>(conn, sql`select not pg_is_in_recovery() as primary`, ['primary']),
+      );
       expect(primary).toBe(true);
       expect(replica.lagSeconds()).toBeNull();
     } finally {
@@ -51,7 +57,14 @@ describe('reads that tolerate lag (DATABASE_READ_URL)', () => {
 
   it('stay on the primary when DATABASE_READ_URL is not a standby', async () => {
     // PostgreSQL itself is no standby: pg_last_wal_replay_lsn() is null there, so the replica is refused.
-    const notAReplica = createReadReplica({ url: config.DATABASE_URL, maxLagMs: 5000, pooler: 'none', poolSize: 1, statementTimeoutMs: 1000, primary: db });
+    const notAReplica = createReadReplica({
+      url: config.DATABASE_URL,
+      maxLagMs: 5000,
+      pooler: 'none',
+      poolSize: 1,
+      statementTimeoutMs: 1000,
+      primary: db,
+    });
     try {
       const conn = await notAReplica.choose();
       expect(conn).toBe(db);

@@ -111,10 +111,14 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     const handed = await waiter;
     expect(handed).toMatchObject({ token: held.token, handOvers: 1 });
     // The same member, its lease renewed: the slot was never free.
-    await eventually(async () => {
-      const [member, score] = await redis.zrange(slotsKey(destination), '0', '-1', 'WITHSCORES');
-      return member === held.token && Number(score) > Number(scoreBefore);
-    }, 2000, 'the lease renewed');
+    await eventually(
+      async () => {
+        const [member, score] = await redis.zrange(slotsKey(destination), '0', '-1', 'WITHSCORES');
+        return member === held.token && Number(score) > Number(scoreBefore);
+      },
+      2000,
+      'the lease renewed',
+    );
     expect(await competitor, 'the other process never saw the slot free').toBeNull();
     await here.release(handed!);
     expect(await members(destination)).toEqual([]);
@@ -145,10 +149,14 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
   it('lease expiry: the slot of a worker killed while holding it is taken again once its lease ends, the live ones kept', async () => {
     const destination = newDestination();
     const leaseMs = 1500;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/hold-destination-slots.ts', prefix, destination, '2', '1', String(leaseMs)], {
-      env: process.env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/support/hold-destination-slots.ts', prefix, destination, '2', '1', String(leaseMs)],
+      {
+        env: process.env,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     children.push(child);
     await once(child.stdout!, 'data'); // `held`
     const childAcquiredBefore = Date.now();
@@ -201,7 +209,10 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     await postpone('job-2');
     await postpone('job-3');
     // An enqueue of four due now: with 1 slot, 2 go to the workers at once, the others wait behind job-3.
-    const heldBack = await DestinationSlots.holdBack(redis, new Map([[destination, ['new-1', 'new-2', 'new-3', 'new-4']]]), { prefix, limit: 1 });
+    const heldBack = await DestinationSlots.holdBack(redis, new Map([[destination, ['new-1', 'new-2', 'new-3', 'new-4']]]), {
+      prefix,
+      limit: 1,
+    });
     expect([...heldBack.delays.keys()]).toEqual(['new-3', 'new-4']);
     await heldBack.enlist();
     await postpone('job-1', 1); // came back, found the destination saturated again

@@ -67,7 +67,15 @@ describe('event sequencer under concurrent writers of one organisation', () => {
         const count = 1 + ((w + i) % 3);
         await transactionWithEvents(systemActor('race'), async (_tx, emit) => {
           for (let e = 0; e < count; e++) {
-            emit({ organisationId: t.organisationId, venueId: t.venueId, livemode: true, type: 'webhook_test', subjectType: 'none', subjectId: null, data: { w, i, e } });
+            emit({
+              organisationId: t.organisationId,
+              venueId: t.venueId,
+              livemode: true,
+              type: 'webhook_test',
+              subjectType: 'none',
+              subjectId: null,
+              data: { w, i, e },
+            });
           }
         });
         emitted += count;
@@ -118,7 +126,15 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     });
     const commit = (t: (typeof tenants)[number], data: Record<string, number>) =>
       transactionWithEvents(systemActor('race'), async (_tx, emit) => {
-        emit({ organisationId: t.organisationId, venueId: t.venueId, livemode: true, type: 'webhook_test', subjectType: 'none', subjectId: null, data });
+        emit({
+          organisationId: t.organisationId,
+          venueId: t.venueId,
+          livemode: true,
+          type: 'webhook_test',
+          subjectType: 'none',
+          subjectId: null,
+          data,
+        });
       });
     const writers = tenants.flatMap((t) =>
       Array.from({ length: 3 }, async (_, w) => {
@@ -147,14 +163,38 @@ describe('event sequencer under concurrent writers of one organisation', () => {
   it('numbers an organisation after the position its events already have', async () => {
     const t = await createTenant();
     await transactionWithEvents(systemActor('test'), async (_tx, emit) => {
-      emit({ organisationId: t.organisationId, venueId: t.venueId, livemode: true, type: 'webhook_test', subjectType: 'none', subjectId: null, data: {} });
+      emit({
+        organisationId: t.organisationId,
+        venueId: t.venueId,
+        livemode: true,
+        type: 'webhook_test',
+        subjectType: 'none',
+        subjectId: null,
+        data: {},
+      });
     });
     await numberAll(t.organisationId);
     const [first] = await positionsOf(t.organisationId);
     expect(first.position).toBeGreaterThan(0);
     await transactionWithEvents(systemActor('test'), async (_tx, emit) => {
-      emit({ organisationId: t.organisationId, venueId: t.venueId, livemode: true, type: 'webhook_test', subjectType: 'none', subjectId: null, data: {} });
-      emit({ organisationId: t.organisationId, venueId: t.venueId, livemode: true, type: 'webhook_test', subjectType: 'none', subjectId: null, data: {} });
+      emit({
+        organisationId: t.organisationId,
+        venueId: t.venueId,
+        livemode: true,
+        type: 'webhook_test',
+        subjectType: 'none',
+        subjectId: null,
+        data: {},
+      });
+      emit({
+        organisationId: t.organisationId,
+        venueId: t.venueId,
+        livemode: true,
+        type: 'webhook_test',
+        subjectType: 'none',
+        subjectId: null,
+        data: {},
+      });
     });
     await numberAll(t.organisationId);
     const positions = (await positionsOf(t.organisationId)).map((r) => r.position);
@@ -168,7 +208,16 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     const venueId = randomUUID();
     await db.insert(events).values(
       organisations.flatMap((organisationId) =>
-        [1, 2].map((n) => ({ organisationId, venueId, livemode: true, type: 'webhook_test', subjectType: 'none' as const, subjectId: null, data: { n }, dispatchedAt: new Date() })),
+        [1, 2].map((n) => ({
+          organisationId,
+          venueId,
+          livemode: true,
+          type: 'webhook_test',
+          subjectType: 'none' as const,
+          subjectId: null,
+          data: { n },
+          dispatchedAt: new Date(),
+        })),
       ),
     );
     const [locked] = organisations;

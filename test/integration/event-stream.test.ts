@@ -60,13 +60,21 @@ describe('GET /events/stream across two web processes (docs/webhooks.md "Live ev
       const committedBy = Date.now();
       const frames = await live.waitForEvents(i + 1, 3000);
       latencies.push(frames[i].receivedAt - committedBy);
-      expect(JSON.parse(frames[i].data!)).toMatchObject({ type: 'reservation_created', venueId: t.venueId, data: { reservation: { id: res.body.reservation.id } } });
+      expect(JSON.parse(frames[i].data!)).toMatchObject({
+        type: 'reservation_created',
+        venueId: t.venueId,
+        data: { reservation: { id: res.body.reservation.id } },
+      });
     }
     expect(Math.max(...latencies)).toBeLessThan(1000);
 
     // Then 20 at once through both processes: all arrive, in commit order, each once.
     const both = [api, client(child.url, t.key)];
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => both[i % 2].post('/reservations', { venueId: t.venueId, serviceDate: day, time: timeOf(i + 5), partySize: 2 })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        both[i % 2].post('/reservations', { venueId: t.venueId, serviceDate: day, time: timeOf(i + 5), partySize: 2 }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
     const frames = await live.waitForEvents(25, 5000);
     const order = await committed(t.organisationId);
@@ -122,7 +130,12 @@ describe('GET /events/stream across two web processes (docs/webhooks.md "Live ev
     const api = client(inProcess.url, t.key);
     await api.post('/reservations', { venueId: t.venueId, serviceDate: day, time: '19:00', partySize: 2 });
     await api.post('/reservations', { venueId: second.id, serviceDate: day, time: '19:00', partySize: 2 });
-    await client(inProcess.url, testTenant.key).post('/reservations', { venueId: testTenant.venueId, serviceDate: day, time: '19:00', partySize: 2 });
+    await client(inProcess.url, testTenant.key).post('/reservations', {
+      venueId: testTenant.venueId,
+      serviceDate: day,
+      time: '19:00',
+      partySize: 2,
+    });
 
     const venuesOf = (frames: { data?: string }[]) => frames.map((f) => JSON.parse(f.data!).venueId);
     expect(venuesOf(await all.waitForEvents(2))).toEqual([t.venueId, second.id]);
@@ -133,7 +146,12 @@ describe('GET /events/stream across two web processes (docs/webhooks.md "Live ev
     // stream is in commit order): one more commit for each is the marker that it got past them.
     await api.post('/reservations', { venueId: second.id, serviceDate: day, time: '20:00', partySize: 2 });
     await api.post('/reservations', { venueId: t.venueId, serviceDate: day, time: '20:00', partySize: 2 });
-    await client(inProcess.url, testTenant.key).post('/reservations', { venueId: testTenant.venueId, serviceDate: day, time: '20:00', partySize: 2 });
+    await client(inProcess.url, testTenant.key).post('/reservations', {
+      venueId: testTenant.venueId,
+      serviceDate: day,
+      time: '20:00',
+      partySize: 2,
+    });
     expect(venuesOf(await onlyFirst.waitForEvents(2))).toEqual([t.venueId, t.venueId]);
     expect(venuesOf(await limited.waitForEvents(2))).toEqual([second.id, second.id]);
     expect(venuesOf(await testOnly.waitForEvents(2))).toEqual([testTenant.venueId, testTenant.venueId]);

@@ -10,7 +10,10 @@ describe('GET /events', () => {
     const api = client(server.url, tenant.key);
     const reservation = plausibleReservation(tenant.venueId);
     const created = await emitReservationEvent(tenant, { reservation });
-    const confirmed = await emitReservationEvent(tenant, { type: 'reservation_confirmed', reservation: { ...reservation, status: 'confirmed', partySize: 5 } });
+    const confirmed = await emitReservationEvent(tenant, {
+      type: 'reservation_confirmed',
+      reservation: { ...reservation, status: 'confirmed', partySize: 5 },
+    });
     const other = await createTenant();
     await emitReservationEvent(other);
 
@@ -18,8 +21,20 @@ describe('GET /events', () => {
     expect(res.status).toBe(200);
     expect(res.body.nextCursor).toBeNull();
     expect(res.body.data).toEqual([
-      { id: created.eventId, type: 'reservation_created', venueId: tenant.venueId, createdAt: expect.stringMatching(/Z$/), data: { reservation } },
-      { id: confirmed.eventId, type: 'reservation_confirmed', venueId: tenant.venueId, createdAt: expect.any(String), data: { reservation: { ...reservation, status: 'confirmed', partySize: 5 } } },
+      {
+        id: created.eventId,
+        type: 'reservation_created',
+        venueId: tenant.venueId,
+        createdAt: expect.stringMatching(/Z$/),
+        data: { reservation },
+      },
+      {
+        id: confirmed.eventId,
+        type: 'reservation_confirmed',
+        venueId: tenant.venueId,
+        createdAt: expect.any(String),
+        data: { reservation: { ...reservation, status: 'confirmed', partySize: 5 } },
+      },
     ]);
     expect(res.body.data[0].createdAt <= res.body.data[1].createdAt).toBe(true);
   });

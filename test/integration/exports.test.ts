@@ -52,7 +52,15 @@ async function setup() {
     })
   ).body.reservation;
   const early = (await api.post('/reservations', { venueId: t.venueId, serviceDate: day1, time: '18:30', partySize: 5 })).body.reservation;
-  const later = (await api.post('/reservations', { venueId: t.venueId, serviceDate: day2, time: '19:00', partySize: 4, guest: { phone: '347 000 1111' } })).body.reservation;
+  const later = (
+    await api.post('/reservations', {
+      venueId: t.venueId,
+      serviceDate: day2,
+      time: '19:00',
+      partySize: 4,
+      guest: { phone: '347 000 1111' },
+    })
+  ).body.reservation;
   // Outside the range.
   await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(3), time: '19:00', partySize: 2 });
   return { ...t, fixture, api, day1, day2, tricky, early, later };
@@ -129,7 +137,10 @@ describe('GET /exports/reservations', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
     expect(res.text.endsWith('\n')).toBe(true);
-    const records = res.text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const records = res.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(records).toHaveLength(3);
     expect(Object.keys(records[0])).toEqual([...reservationColumns, ...guestColumns]);
     expect(records[1]).toMatchObject({
@@ -146,7 +157,10 @@ describe('GET /exports/reservations', () => {
 
     const reader = client(server.url, await createKey(organisationId, { scopes: ['reservations:read'] }));
     const withoutGuests = await reader.get(`/exports/reservations?venueId=${venueId}&from=${day1}&to=${day2}&format=ndjson`);
-    const plain = withoutGuests.text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const plain = withoutGuests.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(Object.keys(plain[1])).toEqual(reservationColumns);
     expect(plain[1].guestId).toBe(tricky.guestId);
     // The guest's phone, not any '347' (a random UUID may hold one).

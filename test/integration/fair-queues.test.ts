@@ -30,12 +30,15 @@ const eventsOf = (organisationId: string, count: number) =>
 /** Runs the events queue one job at a time, as a worker role does, recording the order. */
 function recordOrder() {
   const order: Array<{ organisationId: string; eventId: string }> = [];
-  const running = startJobWorker(eventJob, async ({ organisationId = '', eventId }) => void order.push({ organisationId, eventId }), { concurrency: 1 });
+  const running = startJobWorker(eventJob, async ({ organisationId = '', eventId }) => void order.push({ organisationId, eventId }), {
+    concurrency: 1,
+  });
   return { order, close: running.close };
 }
 
 /** Another organisation takes a turn in the events queue (no job): the pace holds back only in company. */
-const joinedByAnother = () => takeFairTurns(eventJob.queueName, randomUUID(), 1, { perSecond: config.EVENT_PACING_RATE, burst: config.EVENT_PACING_BURST });
+const joinedByAnother = () =>
+  takeFairTurns(eventJob.queueName, randomUUID(), 1, { perSecond: config.EVENT_PACING_RATE, burst: config.EVENT_PACING_BURST });
 
 afterEach(async () => {
   await Promise.all([events().obliterate({ force: true }), deliveries().obliterate({ force: true })]);
@@ -55,10 +58,14 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
       const [quiet] = eventsOf(randomUUID(), 1);
       const startedBefore = worker.order.length;
       await addEventJobs([quiet]);
-      const position = await eventually(async () => {
-        const i = worker.order.findIndex((o) => o.eventId === quiet.id);
-        return i >= 0 && i;
-      }, 20_000, 'the quiet organisation to be served');
+      const position = await eventually(
+        async () => {
+          const i = worker.order.findIndex((o) => o.eventId === quiet.id);
+          return i >= 0 && i;
+        },
+        20_000,
+        'the quiet organisation to be served',
+      );
       // One job of the backlog may have started between the two reads; never the thousands behind.
       expect(position - startedBefore).toBeLessThanOrEqual(2);
       expect(worker.order.length).toBeLessThan(3000);
@@ -117,7 +124,8 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     await enqueueDeliveries(secondBatch);
     // The second batch's first jobs start (the virtual time passes the first batch's tags), then the
     // first batch's delayed jobs come back, and B's delivery is enqueued.
-    for (const d of secondBatch.slice(0, sentAtOncePerDestination())) await advanceVirtualTime(webhookDeliveryJob.queueName, (await deliveries().getJob(d.id))!);
+    for (const d of secondBatch.slice(0, sentAtOncePerDestination()))
+      await advanceVirtualTime(webhookDeliveryJob.queueName, (await deliveries().getJob(d.id))!);
     const returned = firstBatch.slice(sentAtOncePerDestination());
     for (const d of returned) await (await deliveries().getJob(d.id))!.promote();
     const [ofB] = deliveriesOf(b, `https://b-${randomUUID()}.example/hooks`, 1);
@@ -126,7 +134,11 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     const order: string[] = [];
     const worker = startJobWorker(webhookDeliveryJob, async ({ deliveryId }) => void order.push(deliveryId), { concurrency: 1 });
     try {
-      await eventually(async () => order.includes(ofB.id) && returned.every((d) => order.includes(d.id)), 20_000, 'B and the returned jobs to run');
+      await eventually(
+        async () => order.includes(ofB.id) && returned.every((d) => order.includes(d.id)),
+        20_000,
+        'B and the returned jobs to run',
+      );
     } finally {
       await worker.close();
     }

@@ -6,14 +6,47 @@ const server = useTestServer();
 
 const planKeys = ['id', 'name', 'isActive', 'version', 'updatedAt', 'areas', 'tables', 'combinations'].sort();
 const planAreaKeys = ['id', 'name', 'widthCm', 'heightCm'].sort();
-const planTableKeys = ['id', 'areaId', 'name', 'shape', 'minSeats', 'maxSeats', 'positionXCm', 'positionYCm', 'widthCm', 'heightCm', 'rotationDegrees', 'isBlocked'].sort();
-const tableListKeys = ['id', 'floorPlanId', 'areaId', 'name', 'shape', 'minSeats', 'maxSeats', 'isBlocked', 'combinationIds', 'updatedAt'].sort();
+const planTableKeys = [
+  'id',
+  'areaId',
+  'name',
+  'shape',
+  'minSeats',
+  'maxSeats',
+  'positionXCm',
+  'positionYCm',
+  'widthCm',
+  'heightCm',
+  'rotationDegrees',
+  'isBlocked',
+].sort();
+const tableListKeys = [
+  'id',
+  'floorPlanId',
+  'areaId',
+  'name',
+  'shape',
+  'minSeats',
+  'maxSeats',
+  'isBlocked',
+  'combinationIds',
+  'updatedAt',
+].sort();
 const areaListKeys = ['id', 'name', 'icon', 'position', 'widthCm', 'heightCm', 'updatedAt'].sort();
 const sorted = (o: object) => Object.keys(o).sort();
 
 /** A plan body with client-chosen ids: a dining room (T1, T2, T10) and a terrace (P1, P2), T1+T2 combined. */
 function planBody(name = 'Main') {
-  const ids = { dining: randomUUID(), terrace: randomUUID(), t1: randomUUID(), t2: randomUUID(), t10: randomUUID(), p1: randomUUID(), p2: randomUUID(), combo: randomUUID() };
+  const ids = {
+    dining: randomUUID(),
+    terrace: randomUUID(),
+    t1: randomUUID(),
+    t2: randomUUID(),
+    t10: randomUUID(),
+    p1: randomUUID(),
+    p2: randomUUID(),
+    combo: randomUUID(),
+  };
   const body = {
     name,
     areas: [
@@ -148,7 +181,9 @@ describe('replacing a plan', () => {
     // Giving a removed item back revives it with its id.
     const revived = await api.put(`${base}/floor-plans/${plan.id}`, body);
     expect(revived.body.floorPlan.version).toBe(3);
-    expect(revived.body.floorPlan.tables.map((t: { id: string }) => t.id).sort()).toEqual(plan.tables.map((t: { id: string }) => t.id).sort());
+    expect(revived.body.floorPlan.tables.map((t: { id: string }) => t.id).sort()).toEqual(
+      plan.tables.map((t: { id: string }) => t.id).sort(),
+    );
   });
 
   it('honours If-Match: the current version or ETag passes, a stale one is a 409 version_mismatch', async () => {
@@ -173,19 +208,67 @@ describe('replacing a plan', () => {
   });
 
   it.each<[string, (p: ReturnType<typeof planBody>) => object, string[]]>([
-    ['a combination of one table', ({ body, ids }) => ({ ...body, combinations: [{ tableIds: [ids.t1] }] }), ['combinations', 'combinations.0.tableIds']],
-    ['a table twice in a combination', ({ body, ids }) => ({ ...body, combinations: [{ tableIds: [ids.t1, ids.t1] }] }), ['combinations', 'combinations.0.tableIds']],
-    ['tables of two areas', ({ body, ids }) => ({ ...body, combinations: [{ tableIds: [ids.t1, ids.p1] }] }), ['combinations', 'combinations.0.tableIds']],
-    ['a table not in the plan', ({ body, ids }) => ({ ...body, combinations: [{ tableIds: [ids.t1, randomUUID()] }] }), ['combinations', 'combinations.0.tableIds']],
-    ['the same tables twice', ({ body, ids }) => ({ ...body, combinations: [{ tableIds: [ids.t1, ids.t2] }, { tableIds: [ids.t2, ids.t1] }] }), ['combinations', 'combinations.1.tableIds']],
-    ['a malformed table id in a combination', ({ body }) => ({ ...body, combinations: [{ tableIds: ['T1', 'T2'] }] }), ['combinations.0.tableIds']],
-    ['minSeats above maxSeats', ({ body }) => ({ ...body, tables: body.tables.map((t, i) => (i === 1 ? { ...t, minSeats: 7 } : t)) }), ['tables.1.minSeats', 'tables.1.maxSeats']],
-    ['zero seats', ({ body }) => ({ ...body, tables: body.tables.map((t, i) => (i === 0 ? { ...t, minSeats: 0 } : t)) }), ['tables.0.minSeats']],
-    ['an area that is not in the body', ({ body }) => ({ ...body, tables: body.tables.map((t, i) => (i === 0 ? { ...t, areaId: randomUUID() } : t)) }), ['tables', 'tables.0.areaId']],
-    ['an unknown table field', ({ body }) => ({ ...body, tables: body.tables.map((t, i) => (i === 0 ? { ...t, colour: 'red' } : t)) }), ['tables.0.colour']],
+    [
+      'a combination of one table',
+      ({ body, ids }) => ({ ...body, combinations: [{ tableIds: [ids.t1] }] }),
+      ['combinations', 'combinations.0.tableIds'],
+    ],
+    [
+      'a table twice in a combination',
+      ({ body, ids }) => ({ ...body, combinations: [{ tableIds: [ids.t1, ids.t1] }] }),
+      ['combinations', 'combinations.0.tableIds'],
+    ],
+    [
+      'tables of two areas',
+      ({ body, ids }) => ({ ...body, combinations: [{ tableIds: [ids.t1, ids.p1] }] }),
+      ['combinations', 'combinations.0.tableIds'],
+    ],
+    [
+      'a table not in the plan',
+      ({ body, ids }) => ({ ...body, combinations: [{ tableIds: [ids.t1, randomUUID()] }] }),
+      ['combinations', 'combinations.0.tableIds'],
+    ],
+    [
+      'the same tables twice',
+      ({ body, ids }) => ({ ...body, combinations: [{ tableIds: [ids.t1, ids.t2] }, { tableIds: [ids.t2, ids.t1] }] }),
+      ['combinations', 'combinations.1.tableIds'],
+    ],
+    [
+      'a malformed table id in a combination',
+      ({ body }) => ({ ...body, combinations: [{ tableIds: ['T1', 'T2'] }] }),
+      ['combinations.0.tableIds'],
+    ],
+    [
+      'minSeats above maxSeats',
+      ({ body }) => ({ ...body, tables: body.tables.map((t, i) => (i === 1 ? { ...t, minSeats: 7 } : t)) }),
+      ['tables.1.minSeats', 'tables.1.maxSeats'],
+    ],
+    [
+      'zero seats',
+      ({ body }) => ({ ...body, tables: body.tables.map((t, i) => (i === 0 ? { ...t, minSeats: 0 } : t)) }),
+      ['tables.0.minSeats'],
+    ],
+    [
+      'an area that is not in the body',
+      ({ body }) => ({ ...body, tables: body.tables.map((t, i) => (i === 0 ? { ...t, areaId: randomUUID() } : t)) }),
+      ['tables', 'tables.0.areaId'],
+    ],
+    [
+      'an unknown table field',
+      ({ body }) => ({ ...body, tables: body.tables.map((t, i) => (i === 0 ? { ...t, colour: 'red' } : t)) }),
+      ['tables.0.colour'],
+    ],
     ['a repeated area id', ({ body }) => ({ ...body, areas: [...body.areas, body.areas[0]] }), ['areas']],
-    ['an area without size', ({ body }) => ({ ...body, areas: [{ ...body.areas[0], widthCm: undefined }, body.areas[1]] }), ['areas.0.widthCm']],
-    ['a rotation of 360', ({ body }) => ({ ...body, tables: body.tables.map((t, i) => (i === 0 ? { ...t, rotationDegrees: 360 } : t)) }), ['tables.0.rotationDegrees']],
+    [
+      'an area without size',
+      ({ body }) => ({ ...body, areas: [{ ...body.areas[0], widthCm: undefined }, body.areas[1]] }),
+      ['areas.0.widthCm'],
+    ],
+    [
+      'a rotation of 360',
+      ({ body }) => ({ ...body, tables: body.tables.map((t, i) => (i === 0 ? { ...t, rotationDegrees: 360 } : t)) }),
+      ['tables.0.rotationDegrees'],
+    ],
   ])('refuses %s with 400 naming the field, on create and on replace', async (_name, mutate, fields) => {
     const { api, base, plan } = await tenantWithPlan();
     const invalid = mutate(planBody());
@@ -256,13 +339,21 @@ describe('tables and areas of the active plan', () => {
     expect(res.body.nextCursor).toBeNull();
     for (const t of res.body.data) expect(sorted(t)).toEqual(tableListKeys);
     expect(res.body.data.map((t: { name: string }) => t.name)).toEqual(['T1', 'T10', 'T2', 'P1', 'P2']);
-    expect(res.body.data[0]).toMatchObject({ id: ids.t1, floorPlanId: plan.id, areaId: ids.dining, shape: 'square', combinationIds: [ids.combo] });
+    expect(res.body.data[0]).toMatchObject({
+      id: ids.t1,
+      floorPlanId: plan.id,
+      areaId: ids.dining,
+      shape: 'square',
+      combinationIds: [ids.combo],
+    });
     expect(res.body.data[1].combinationIds).toEqual([]);
 
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { data: { name: string }[]; nextCursor: string | null } } = await api.get(`${base}/tables?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const page: { body: { data: { name: string }[]; nextCursor: string | null } } = await api.get(
+        `${base}/tables?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(page.body.data.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.data.map((t) => t.name));
       cursor = page.body.nextCursor;
@@ -294,7 +385,10 @@ describe('tables and areas of the active plan', () => {
 
   it('blocks and unblocks a table, moving the plan version only on a real change', async () => {
     const { api, base, plan, ids } = await tenantWithPlan();
-    const lastChange = (await api.get(`${base}/tables`)).body.data.map((t: { updatedAt: string }) => t.updatedAt).sort().at(-1);
+    const lastChange = (await api.get(`${base}/tables`)).body.data
+      .map((t: { updatedAt: string }) => t.updatedAt)
+      .sort()
+      .at(-1);
     const blocked = await api.patch(`${base}/tables/${ids.t1}`, { isBlocked: true });
     expect(blocked.status).toBe(200);
     expect(sorted(blocked.body.table)).toEqual(tableListKeys);

@@ -8,7 +8,15 @@ vi.hoisted(() => {
 import { buildOpenApi } from '../../src/http/openapi.js';
 import { apiRoutes } from '../../src/routes/index.js';
 import { checkConformance } from '../support/contract.js';
-import { fuzzFamily, operationsOf, prepareFuzzTargets, problemOf, requestFamilies, runsOf, type FuzzTargets } from '../support/fuzz-requests.js';
+import {
+  fuzzFamily,
+  operationsOf,
+  prepareFuzzTargets,
+  problemOf,
+  requestFamilies,
+  runsOf,
+  type FuzzTargets,
+} from '../support/fuzz-requests.js';
 import { createTenant, useTestServer, type Tenant } from '../support/harness.js';
 
 /**
@@ -35,7 +43,10 @@ beforeAll(async () => {
 afterAll(() => {
   const requests = [...statuses.values()].reduce((a, b) => a + b, 0);
   const fivexx = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
-  const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
+  const byStatus = [...statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(' ');
   console.log(`Fuzz (seed ${seed}): ${operations.length} operations, ${requests} requests, ${fivexx} × 5xx; ${byStatus}`);
 });
 
@@ -50,7 +61,8 @@ describe('requests generated from the OpenAPI document (fast-check)', () => {
         await fuzzFamily(server.url, family, { seed: seed + i, numRuns: runsOf(family.name, 1) }, (request, answer) => {
           statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
           const problem = problemOf(answer);
-          if (problem) throw new Error(`${request.method} ${request.url.slice(0, 300)} [${request.variant}] → ${answer.status}: ${problem}`);
+          if (problem)
+            throw new Error(`${request.method} ${request.url.slice(0, 300)} [${request.variant}] → ${answer.status}: ${problem}`);
           checkConformance(request.method, `${server.url}/api/v1${request.url}`, answer.status, answer.headers, answer.text);
         });
       }

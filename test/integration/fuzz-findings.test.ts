@@ -24,7 +24,8 @@ function expectFields(res: { status: number; body: any }, fields: string[]) {
 describe('service dates at the ends of the calendar', () => {
   it('GET /reservations: a window reaching past 9999-12-28 or before 0001-01-02 is a 400 naming its end', async () => {
     const { api } = await tenantApi();
-    for (const to of ['9999-12-29', '9999-12-30', '9999-12-31']) expectFields(await api.get(`/reservations?from=2026-01-01&to=${to}`), ['to']);
+    for (const to of ['9999-12-29', '9999-12-30', '9999-12-31'])
+      expectFields(await api.get(`/reservations?from=2026-01-01&to=${to}`), ['to']);
     expectFields(await api.get('/reservations?from=0001-01-01'), ['from']);
   });
 
@@ -58,7 +59,10 @@ describe('a lone UTF-16 surrogate is invalid text, as U+0000 is', () => {
     const json = { 'content-type': 'application/json' };
     expectFields(await api.request('PATCH', `/reservations/${id}`, { rawBody: '{"notes":"a\\ud800b"}', headers: json }), ['notes']);
     expect((await api.get(`/reservations/${id}`)).body.reservation.notes).toBeNull();
-    expectFields(await api.request('POST', '/venues', { rawBody: '{"name":"V","timezone":"UTC","countryCode":"GB","\\udfff":1}', headers: json }), ['\udfff']);
+    expectFields(
+      await api.request('POST', '/venues', { rawBody: '{"name":"V","timezone":"UTC","countryCode":"GB","\\udfff":1}', headers: json }),
+      ['\udfff'],
+    );
     const pair = await api.post('/venues', { name: 'Caf\u00e9 \ud83d\ude00', timezone: 'UTC', countryCode: 'GB' });
     expect(pair.status).toBe(201);
     expect(pair.body.venue.name).toBe('Caf\u00e9 \ud83d\ude00');

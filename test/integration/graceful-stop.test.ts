@@ -25,7 +25,10 @@ afterAll(() => {
   if (app && app.exitCode === null && app.signalCode === null) app.kill('SIGKILL');
 });
 
-type Outcome = { kind: 'answered'; status: number; connectionClose: boolean } | { kind: 'refused' } | { kind: 'failed'; error: string; reusedSocket: boolean };
+type Outcome =
+  | { kind: 'answered'; status: number; connectionClose: boolean }
+  | { kind: 'refused' }
+  | { kind: 'failed'; error: string; reusedSocket: boolean };
 
 /** One request on a keep-alive agent; the body is read to its end. */
 function send(agent: http.Agent, key: string, method: string, path: string, body?: unknown): Promise<Outcome> {
@@ -38,16 +41,25 @@ function send(agent: http.Agent, key: string, method: string, path: string, body
         method,
         path: `/api/v1${path}`,
         agent,
-        headers: { authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
       },
       (res) => {
         res.resume();
-        res.on('end', () => resolve({ kind: 'answered', status: res.statusCode ?? 0, connectionClose: res.headers.connection === 'close' }));
+        res.on('end', () =>
+          resolve({ kind: 'answered', status: res.statusCode ?? 0, connectionClose: res.headers.connection === 'close' }),
+        );
         res.on('error', (err) => resolve({ kind: 'failed', error: err.message, reusedSocket: req.reusedSocket }));
       },
     );
     req.on('error', (err: NodeJS.ErrnoException) =>
-      resolve(err.code === 'ECONNREFUSED' && !req.reusedSocket ? { kind: 'refused' } : { kind: 'failed', error: `${err.code}: ${err.message}`, reusedSocket: req.reusedSocket }),
+      resolve(
+        err.code === 'ECONNREFUSED' && !req.reusedSocket
+          ? { kind: 'refused' }
+          : { kind: 'failed', error: `${err.code}: ${err.message}`, reusedSocket: req.reusedSocket },
+      ),
     );
     req.end(payload);
   });
@@ -57,7 +69,12 @@ describe('SIGTERM under load (README.md "Command line")', () => {
   it('answers every request it accepted, refuses new connections, finishes running jobs, exits 0', async () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
-    await api.post('/automations', { venueId: tenant.venueId, name: 'Slow partner', eventTypes: ['reservation_created'], action: { type: 'partner_notification', url: pipeline.receiver.url } });
+    await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'Slow partner',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification', url: pipeline.receiver.url },
+    });
 
     app = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', METRICS_PORT: '0' },
@@ -66,7 +83,15 @@ describe('SIGTERM under load (README.md "Command line")', () => {
     let output = '';
     app.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     const exited = once(app, 'exit') as Promise<[number | null, string | null]>;
-    await eventually(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 40_000, 'the app to start');
+    await eventually(
+      () =>
+        fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      40_000,
+      'the app to start',
+    );
 
     // Eight keep-alive clients sending continuously (reads and writes) until their connection is refused.
     const outcomes: Outcome[] = [];
@@ -79,7 +104,11 @@ describe('SIGTERM under load (README.md "Command line")', () => {
         const outcome =
           n % 2 === 0
             ? await send(agent, tenant.key, 'GET', '/me')
-            : await send(agent, tenant.key, 'POST', '/guests', { venueId: tenant.venueId, firstName: 'Drain', lastName: `Client ${i}-${n}` });
+            : await send(agent, tenant.key, 'POST', '/guests', {
+                venueId: tenant.venueId,
+                firstName: 'Drain',
+                lastName: `Client ${i}-${n}`,
+              });
         outcomes.push(outcome);
         if (outcome.kind === 'answered') lastClosed = outcome.connectionClose;
         // Refused (or, a failure the assertions below report): this client is done.

@@ -25,7 +25,6 @@ function expectError(res: { status: number; body: any }, status: number, code: s
   expect(res.body.error.code).toBe(code);
 }
 
-
 const phoneOf = (n: number) => `+39 347 ${String(n).padStart(7, '0')}`;
 
 describe('POST /imports/guests', () => {
@@ -38,7 +37,15 @@ describe('POST /imports/guests', () => {
     const stranger = await createTenant();
 
     const rows = [
-      { venueId: t.venueId, phone: phoneOf(1), firstName: 'Ana', allergens: ['milk'], serviceTags: ['vip'], consents: { marketingSms: true }, externalRef: 'crm-1' },
+      {
+        venueId: t.venueId,
+        phone: phoneOf(1),
+        firstName: 'Ana',
+        allergens: ['milk'],
+        serviceTags: ['vip'],
+        consents: { marketingSms: true },
+        externalRef: 'crm-1',
+      },
       { venueId: t.venueId, phone: phoneOf(2), lastName: 'Bruno' },
       { venueId: t.venueId, phone: '+39 06 1234 5678', firstName: 'New', notes: 'updated by phone' },
       { venueId: t.venueId, phone: phoneOf(901), externalRef: 'crm-9', lastName: 'By ref' },
@@ -51,10 +58,23 @@ describe('POST /imports/guests', () => {
     ];
     const res = await c.post('/imports/guests', { rows });
     expect(res.status).toBe(202);
-    expect(res.body.import).toMatchObject({ id: expect.any(String), kind: 'guests', status: 'processing', totalRows: 10, completedAt: null });
+    expect(res.body.import).toMatchObject({
+      id: expect.any(String),
+      kind: 'guests',
+      status: 'processing',
+      totalRows: 10,
+      completedAt: null,
+    });
 
     const done = await waitForImport(c, res.body.import.id);
-    expect(done).toMatchObject({ status: 'completed', totalRows: 10, createdRows: 2, updatedRows: 2, rejectedRows: 6, completedAt: expect.any(String) });
+    expect(done).toMatchObject({
+      status: 'completed',
+      totalRows: 10,
+      createdRows: 2,
+      updatedRows: 2,
+      rejectedRows: 6,
+      completedAt: expect.any(String),
+    });
     expect(done.rejections).toEqual([
       { row: 4, code: 'invalid_field', message: expect.any(String), fields: ['email'] },
       { row: 5, code: 'venue_not_found', message: expect.any(String), fields: ['venueId'] },
@@ -65,7 +85,13 @@ describe('POST /imports/guests', () => {
     ]);
 
     const ana = (await c.get('/guests?externalRef=crm-1')).body.data[0];
-    expect(ana).toMatchObject({ firstName: 'Ana', phone: '+393470000001', allergens: ['milk'], serviceTags: ['VIP'], consents: { marketingEmail: false, marketingSms: true } });
+    expect(ana).toMatchObject({
+      firstName: 'Ana',
+      phone: '+393470000001',
+      allergens: ['milk'],
+      serviceTags: ['VIP'],
+      consents: { marketingEmail: false, marketingSms: true },
+    });
     expect((await c.get(`/guests/${byPhone.id}`)).body.guest).toMatchObject({ firstName: 'New', notes: 'updated by phone' });
     expect((await c.get(`/guests/${byRef.id}`)).body.guest).toMatchObject({ lastName: 'By ref', phone: '+393470000901' });
     expect((await client(server.url, stranger.key).get('/guests')).body.data).toEqual([]);
@@ -74,7 +100,15 @@ describe('POST /imports/guests', () => {
     const importEvents = await db
       .select()
       .from(events)
-      .where(and(eq(events.subjectType, 'guest'), inArray(events.subjectId, imported.map((g) => g.id))));
+      .where(
+        and(
+          eq(events.subjectType, 'guest'),
+          inArray(
+            events.subjectId,
+            imported.map((g) => g.id),
+          ),
+        ),
+      );
     // Only the two guests created through POST /guests have an event.
     expect(importEvents.map((e) => (e.data as { reason: string }).reason)).toEqual(['guest_created', 'guest_created']);
 
@@ -92,9 +126,17 @@ describe('POST /imports/guests', () => {
     const replay = await c.post('/imports/guests', body, { 'idempotency-key': 'import-1' });
     expect(replay.status).toBe(200);
     expect(replay.body.import).toMatchObject({ id: first.body.import.id, status: 'completed', createdRows: 1 });
-    expectError(await c.post('/imports/guests', { rows: [{ venueId: t.venueId, phone: phoneOf(12) }] }, { 'idempotency-key': 'import-1' }), 422, 'idempotency_key_reused');
+    expectError(
+      await c.post('/imports/guests', { rows: [{ venueId: t.venueId, phone: phoneOf(12) }] }, { 'idempotency-key': 'import-1' }),
+      422,
+      'idempotency_key_reused',
+    );
     // One key, one operation: a key used by an import cannot create a guest, and the other way round.
-    expectError(await c.post('/guests', { venueId: t.venueId, phone: phoneOf(13) }, { 'idempotency-key': 'import-1' }), 422, 'idempotency_key_reused');
+    expectError(
+      await c.post('/guests', { venueId: t.venueId, phone: phoneOf(13) }, { 'idempotency-key': 'import-1' }),
+      422,
+      'idempotency_key_reused',
+    );
     expect((await c.post('/guests', { venueId: t.venueId, phone: phoneOf(14) }, { 'idempotency-key': 'guest-1' })).status).toBe(201);
     expectError(await c.post('/imports/guests', body, { 'idempotency-key': 'guest-1' }), 422, 'idempotency_key_reused');
     expect(await db.select().from(imports).where(eq(imports.organisationId, t.organisationId))).toHaveLength(1);
@@ -125,7 +167,15 @@ describe('POST /imports/guests', () => {
     const rows = [{ venueId: t.venueId, phone: phoneOf(77) }];
     const [record] = await db
       .insert(imports)
-      .values({ organisationId: t.organisationId, apiKeyId: t.keyId, kind: 'guests', requestHash: 'x', rows, totalRows: 1, updatedAt: sql`clock_timestamp() - interval '2 minutes'` })
+      .values({
+        organisationId: t.organisationId,
+        apiKeyId: t.keyId,
+        kind: 'guests',
+        requestHash: 'x',
+        rows,
+        totalRows: 1,
+        updatedAt: sql`clock_timestamp() - interval '2 minutes'`,
+      })
       .returning();
     expect(await requeueStalledImports()).toBeGreaterThanOrEqual(1);
     expect(await waitForImport(c, record.id)).toMatchObject({ status: 'completed', createdRows: 1 });
@@ -151,7 +201,12 @@ describe('POST /imports/guests', () => {
     expect(denied.body.error.details.requiredScope).toBe('imports:write');
 
     const limited = client(server.url, await createKey(t.organisationId, { venueIds: [t.venueId] }));
-    const res = await limited.post('/imports/guests', { rows: [{ venueId: t.venueId, phone: phoneOf(1) }, { venueId: other, phone: phoneOf(2) }] });
+    const res = await limited.post('/imports/guests', {
+      rows: [
+        { venueId: t.venueId, phone: phoneOf(1) },
+        { venueId: other, phone: phoneOf(2) },
+      ],
+    });
     const done = await waitForImport(limited, res.body.import.id);
     expect(done).toMatchObject({ createdRows: 1, rejectedRows: 1, rejections: [{ row: 1, code: 'venue_not_found', fields: ['venueId'] }] });
     // The organisation-wide key sees the limited key's import; another organisation does not.

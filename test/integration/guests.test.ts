@@ -229,7 +229,10 @@ describe('guests', () => {
     const live = await newGuest(c, t.venueId, { phone: '+39 347 000 0013' });
     await c.delete(`/guests/${old.id}`);
     await c.delete(`/guests/${recent.id}`);
-    await db.update(guests).set({ deletedAt: new Date(Date.now() - 31 * 86_400_000) }).where(eq(guests.id, old.id));
+    await db
+      .update(guests)
+      .set({ deletedAt: new Date(Date.now() - 31 * 86_400_000) })
+      .where(eq(guests.id, old.id));
     const [booking] = await db
       .insert(reservations)
       .values({
@@ -269,7 +272,12 @@ describe('guests', () => {
     expect(emitted.slice(0, 3).map((e) => e.reason)).toEqual(['guest_created', 'profile_changed', 'service_tags_changed']);
     expect(emitted[2].guest.serviceTags).toEqual(['Regular']);
     // The last PATCH changed both: two events of one transaction (same createdAt), both with the final guest.
-    expect(emitted.slice(3).map((e) => e.reason).sort()).toEqual(['profile_changed', 'service_tags_changed']);
+    expect(
+      emitted
+        .slice(3)
+        .map((e) => e.reason)
+        .sort(),
+    ).toEqual(['profile_changed', 'service_tags_changed']);
     for (const e of emitted.slice(3)) expect(e.guest).toMatchObject({ lastName: 'Adams', serviceTags: [] });
     const [row] = await db.select().from(events).where(eq(events.subjectId, guest.id)).limit(1);
     expect(row).toMatchObject({ venueId: t.venueId, organisationId: t.organisationId, livemode: true, subjectType: 'guest' });

@@ -25,8 +25,14 @@ const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((a
 /** The test-only way to let a hold lapse now: its row and its occupancy rows expire a second ago. */
 async function expireHold(id: string): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.update(availabilityHolds).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(availabilityHolds.id, id));
-    await tx.update(reservationTables).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(reservationTables.holdId, id));
+    await tx
+      .update(availabilityHolds)
+      .set({ expiresAt: sql`now() - interval '1 second'` })
+      .where(eq(availabilityHolds.id, id));
+    await tx
+      .update(reservationTables)
+      .set({ expiresAt: sql`now() - interval '1 second'` })
+      .where(eq(reservationTables.holdId, id));
   });
 }
 
@@ -50,11 +56,17 @@ async function availableAt(api: Client, venueId: string, time: string, partySize
 describe('POST /availability/holds', () => {
   it('holds a table: 201 {hold} with the proposal; the table is taken for others until released', async () => {
     const { api, venueId } = await setup();
-    const { venueId: _v, serviceDate: _d, partySize: _p, timezone: _z, available: _a, reason: _r, alternatives: _alt, livemode: _l, ...proposal } = await availableAt(
-      api,
-      venueId,
-      '19:00',
-    );
+    const {
+      venueId: _v,
+      serviceDate: _d,
+      partySize: _p,
+      timezone: _z,
+      available: _a,
+      reason: _r,
+      alternatives: _alt,
+      livemode: _l,
+      ...proposal
+    } = await availableAt(api, venueId, '19:00');
     const before = Date.now();
     const res = await api.post('/availability/holds', slot(venueId, { ttlSeconds: 120 }));
     expect(res.status, res.text).toBe(201);
@@ -122,7 +134,9 @@ describe('POST /availability/holds', () => {
     expect(first).toBeDefined();
     expect(await availableAt(api, venueId, '19:15', 3)).toMatchObject({ available: false, reason: 'pacing_full' });
     expect((await api.post('/reservations', slot(venueId, { time: '19:15', partySize: 3 }))).body.error.details.reason).toBe('pacing_full');
-    expect((await api.post('/availability/holds', slot(venueId, { time: '19:15', partySize: 3 }))).body.error.details.reason).toBe('pacing_full');
+    expect((await api.post('/availability/holds', slot(venueId, { time: '19:15', partySize: 3 }))).body.error.details.reason).toBe(
+      'pacing_full',
+    );
     expect(await availableAt(api, venueId, '19:15', 2)).toMatchObject({ available: true });
 
     await api.delete(`/availability/holds/${first.id}`);
@@ -161,7 +175,12 @@ describe('POST /availability/holds', () => {
   });
 
   it('a tableId needs floor:write; ttlSeconds bounds are accepted', async () => {
-    const { api, venueId, organisationId, fixture } = await setup({ tables: [{ name: 'A', minSeats: 1, maxSeats: 4 }, { name: 'B', minSeats: 1, maxSeats: 4 }] });
+    const { api, venueId, organisationId, fixture } = await setup({
+      tables: [
+        { name: 'A', minSeats: 1, maxSeats: 4 },
+        { name: 'B', minSeats: 1, maxSeats: 4 },
+      ],
+    });
     const noFloor = client(server.url, await createKey(organisationId, { scopes: ['reservations:write', 'reservations:read'] }));
     const refused = await noFloor.post('/availability/holds', slot(venueId, { tableId: fixture.tableIds.B }));
     expect(refused.status).toBe(403);
@@ -178,11 +197,20 @@ describe('POST /availability/holds', () => {
 
 describe('POST /reservations with holdId', () => {
   it('books the held table and consumes the hold; a second use of it books normally only while the slot is free', async () => {
-    const { api, venueId, fixture } = await setup({ tables: [{ name: 'A', minSeats: 1, maxSeats: 4 }, { name: 'B', minSeats: 1, maxSeats: 4 }] });
+    const { api, venueId, fixture } = await setup({
+      tables: [
+        { name: 'A', minSeats: 1, maxSeats: 4 },
+        { name: 'B', minSeats: 1, maxSeats: 4 },
+      ],
+    });
     const { hold } = (await api.post('/availability/holds', slot(venueId, { tableId: fixture.tableIds.B }))).body;
     const booked = await api.post('/reservations', slot(venueId, { holdId: hold.id, notes: 'from a hold' }));
     expect(booked.status, booked.text).toBe(201);
-    expect(booked.body.reservation).toMatchObject({ table: { tableId: fixture.tableIds.B }, startsAt: hold.proposal.startsAt, endsAt: hold.proposal.endsAt });
+    expect(booked.body.reservation).toMatchObject({
+      table: { tableId: fixture.tableIds.B },
+      startsAt: hold.proposal.startsAt,
+      endsAt: hold.proposal.endsAt,
+    });
     expect((await api.get(`/availability/holds/${hold.id}`)).status).toBe(404);
     expect(await db.select().from(availabilityHolds).where(eq(availabilityHolds.id, hold.id))).toHaveLength(0);
 
@@ -277,7 +305,11 @@ describe('publishable keys', () => {
 
     // Releasing, booking or expiry gives the room back.
     expect((await widget.delete(`/availability/holds/${holds[0].id}`, origin)).status).toBe(204);
-    const booked = await widget.post('/reservations', { ...slot(venueId), holdId: holds[1].id, guest: { phone: '+39 06 1234 5678' } }, origin);
+    const booked = await widget.post(
+      '/reservations',
+      { ...slot(venueId), holdId: holds[1].id, guest: { phone: '+39 06 1234 5678' } },
+      origin,
+    );
     expect(booked.status, booked.text).toBe(201);
     await expireHold(holds[2].id);
     for (let i = 0; i < 3; i++) expect((await widget.post('/availability/holds', slot(venueId), origin)).status).toBe(201);
@@ -288,7 +320,9 @@ describe('publishable keys', () => {
   });
 
   it('concurrent holds of one caller never exceed the limit', async () => {
-    const { venueId, organisationId } = await setup({ tables: Array.from({ length: 10 }, (_, i) => ({ name: `T${i}`, minSeats: 1, maxSeats: 4 })) });
+    const { venueId, organisationId } = await setup({
+      tables: Array.from({ length: 10 }, (_, i) => ({ name: `T${i}`, minSeats: 1, maxSeats: 4 })),
+    });
     const widget = client(server.url, await createKey(organisationId, { kind: 'publishable', allowedOrigins: ['https://shop.example'] }));
     const results = await Promise.all(Array.from({ length: 8 }, () => widget.post('/availability/holds', slot(venueId), origin)));
     expect(tally(results.map((r) => r.status))).toEqual({ 201: 3, 429: 5 });
@@ -301,7 +335,9 @@ describe('races in PostgreSQL', () => {
     const times = ['19:00', '19:30', '20:00'];
     const results = await Promise.all(
       Array.from({ length: 24 }, (_, i) =>
-        i % 2 ? api.post('/availability/holds', slot(venueId, { time: times[i % 3] })) : api.post('/reservations', slot(venueId, { time: times[i % 3], notes: `#${i}` })),
+        i % 2
+          ? api.post('/availability/holds', slot(venueId, { time: times[i % 3] }))
+          : api.post('/reservations', slot(venueId, { time: times[i % 3], notes: `#${i}` })),
       ),
     );
     return results;
@@ -317,7 +353,10 @@ describe('races in PostgreSQL', () => {
     expect(await doubleOccupancies(venueId)).toBe(0);
     const [{ holds, bookings }] = (await db.execute(sql`
       select (select count(*)::int from availability_holds where venue_id = ${venueId}) as holds,
-             (select count(*)::int from reservations where venue_id = ${venueId}) as bookings`)) as unknown as { holds: number; bookings: number }[];
+             (select count(*)::int from reservations where venue_id = ${venueId}) as bookings`)) as unknown as {
+      holds: number;
+      bookings: number;
+    }[];
     expect(holds + bookings).toBe(1);
     await expectInvariantsHold([venueId]);
   });
@@ -339,13 +378,17 @@ describe('races in PostgreSQL', () => {
     const tables = Array.from({ length: 12 }, (_, i) => ({ name: `T${String(i).padStart(2, '0')}`, minSeats: 1, maxSeats: 4 }));
     const { api, venueId } = await setup({ tables, pacing: [{ maxCovers: 7, windowMinutes: 30 }] });
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => (i % 2 ? api.post('/availability/holds', slot(venueId, { time: '19:15' })) : api.post('/reservations', slot(venueId)))),
+      Array.from({ length: 12 }, (_, i) =>
+        i % 2 ? api.post('/availability/holds', slot(venueId, { time: '19:15' })) : api.post('/reservations', slot(venueId)),
+      ),
     );
     expect(tally(results.map((r) => r.status))).toEqual({ 201: 3, 409: 9 });
     for (const r of results.filter((x) => x.status === 409)) expect(r.body.error.details.reason).toBe('pacing_full');
     const [{ covers }] = (await db.execute(sql`
       select (select coalesce(sum(party_size), 0) from reservations where venue_id = ${venueId})
-           + (select coalesce(sum(party_size), 0) from availability_holds where venue_id = ${venueId}) as covers`)) as unknown as { covers: string }[];
+           + (select coalesce(sum(party_size), 0) from availability_holds where venue_id = ${venueId}) as covers`)) as unknown as {
+      covers: string;
+    }[];
     expect(Number(covers)).toBe(6);
     await expectInvariantsHold([venueId]);
   });
@@ -377,7 +420,12 @@ describe('the invariant check (npm run cli -- check)', () => {
 
 describe('purge', () => {
   it('the daily purge deletes expired holds and keeps live ones', async () => {
-    const { api, venueId } = await setup({ tables: [{ name: 'A', minSeats: 1, maxSeats: 4 }, { name: 'B', minSeats: 1, maxSeats: 4 }] });
+    const { api, venueId } = await setup({
+      tables: [
+        { name: 'A', minSeats: 1, maxSeats: 4 },
+        { name: 'B', minSeats: 1, maxSeats: 4 },
+      ],
+    });
     const expired = (await api.post('/availability/holds', slot(venueId))).body.hold;
     const live = (await api.post('/availability/holds', slot(venueId))).body.hold;
     await expireHold(expired.id);

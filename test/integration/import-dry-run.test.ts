@@ -43,7 +43,12 @@ async function dryThenReal(api: Client, kind: 'reservations' | 'guests', venueId
   return { dry: dry.body.import, real };
 }
 
-const plan = (i: any) => ({ createdRows: i.createdRows, updatedRows: i.updatedRows, rejectedRows: i.rejectedRows, rejections: i.rejections });
+const plan = (i: any) => ({
+  createdRows: i.createdRows,
+  updatedRows: i.updatedRows,
+  rejectedRows: i.rejectedRows,
+  rejections: i.rejections,
+});
 
 describe('dry-run imports (docs/operations.md "Reservation imports")', () => {
   it('plans reservation rows exactly as the real import then does them, across chunks', async () => {
@@ -51,7 +56,17 @@ describe('dry-run imports (docs/operations.md "Reservation imports")', () => {
     await configureVenue(t.venueId);
     const api = client(server.url, t.key);
     for (const [n, ref] of ['pre-1', 'pre-2', 'pre-3'].entries()) {
-      expect((await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(10), time: `2${n}:00`, partySize: 2, externalRef: ref })).status).toBe(201);
+      expect(
+        (
+          await api.post('/reservations', {
+            venueId: t.venueId,
+            serviceDate: localDate(10),
+            time: `2${n}:00`,
+            partySize: 2,
+            externalRef: ref,
+          })
+        ).status,
+      ).toBe(201);
     }
     // 250 rows (three chunks of the real run), by i % 10: an invalid field, an invalid phone, a past
     // row, a future row with an externalRef, the previous row's externalRef again, a party no table
@@ -95,7 +110,9 @@ describe('dry-run imports (docs/operations.md "Reservation imports")', () => {
   it('plans guest rows exactly as the real import then does them', async () => {
     const t = await createTenant();
     const api = client(server.url, t.key);
-    expect((await api.post('/guests', { venueId: t.venueId, phone: phoneOf(900), externalRef: 'crm-1', firstName: 'Old' })).status).toBe(201);
+    expect((await api.post('/guests', { venueId: t.venueId, phone: phoneOf(900), externalRef: 'crm-1', firstName: 'Old' })).status).toBe(
+      201,
+    );
     expect((await api.post('/guests', { venueId: t.venueId, phone: phoneOf(901), firstName: 'Known' })).status).toBe(201);
     const rows = [
       ...Array.from({ length: 20 }, (_, i) => ({ venueId: t.venueId, phone: phoneOf(i), firstName: `G${i}` })),
@@ -126,6 +143,11 @@ describe('dry-run imports (docs/operations.md "Reservation imports")', () => {
     expect(bad.body.error.details.fields).toEqual(['dryRun']);
     const stranger = await createTenant();
     const foreign = await client(server.url, stranger.key).post('/imports/guests?dryRun=true', { rows });
-    expect(foreign.body.import).toMatchObject({ status: 'dry_run', createdRows: 0, rejectedRows: 1, rejections: [{ row: 0, code: 'venue_not_found' }] });
+    expect(foreign.body.import).toMatchObject({
+      status: 'dry_run',
+      createdRows: 0,
+      rejectedRows: 1,
+      rejections: [{ row: 0, code: 'venue_not_found' }],
+    });
   });
 });

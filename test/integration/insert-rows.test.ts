@@ -84,6 +84,11 @@ describe('insertRows', () => {
     ]);
     // The other columns were written as given.
     const [stored] = await readBack(rows[1].id!);
-    expect(stored).toMatchObject({ data: rows[1].data, actor: rows[1].actor, published: false, createdAt: new Date('2026-11-26T10:00:00Z') });
+    expect(stored).toMatchObject({
+      data: rows[1].data,
+      actor: rows[1].actor,
+      published: false,
+      createdAt: new Date('2026-11-26T10:00:00Z'),
+    });
   });
 });

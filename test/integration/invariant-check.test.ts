@@ -5,7 +5,15 @@ import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { config } from '../../src/config.js';
 import { db } from '../../src/db/client.js';
-import { automationRuns, automations, events, guests, reservations, reservationTables, webhookDeliveries } from '../../src/db/schema/index.js';
+import {
+  automationRuns,
+  automations,
+  events,
+  guests,
+  reservations,
+  reservationTables,
+  webhookDeliveries,
+} from '../../src/db/schema/index.js';
 import { localToInstant } from '../../src/lib/local-time.js';
 import { closeQueues, getQueueConnection } from '../../src/queues/queues.js';
 import { bullPrefixOf } from '../../src/redis/key-layout.js';
@@ -20,12 +28,28 @@ afterAll(async () => closeQueues());
 const tomorrow = localDate(1);
 
 /** A reservation row written directly, as a bug would leave it (the services never do). */
-async function insertReservation(t: { organisationId: string; venueId: string }, time: string, partySize: number, extra: Partial<typeof reservations.$inferInsert> = {}) {
+async function insertReservation(
+  t: { organisationId: string; venueId: string },
+  time: string,
+  partySize: number,
+  extra: Partial<typeof reservations.$inferInsert> = {},
+) {
   const [h, m] = time.split(':').map(Number);
   const startsAt = new Date(localToInstant('Europe/Rome', tomorrow, h * 60 + m));
   const [row] = await db
     .insert(reservations)
-    .values({ organisationId: t.organisationId, venueId: t.venueId, serviceDate: tomorrow, time, startsAt, endsAt: new Date(startsAt.getTime() + 90 * 60_000), partySize, status: 'confirmed', source: 'api', ...extra })
+    .values({
+      organisationId: t.organisationId,
+      venueId: t.venueId,
+      serviceDate: tomorrow,
+      time,
+      startsAt,
+      endsAt: new Date(startsAt.getTime() + 90 * 60_000),
+      partySize,
+      status: 'confirmed',
+      source: 'api',
+      ...extra,
+    })
     .returning();
   return row;
 }
@@ -33,16 +57,42 @@ async function insertReservation(t: { organisationId: string; venueId: string },
 async function insertDelivery(t: { organisationId: string; venueId: string }, values: Partial<typeof webhookDeliveries.$inferInsert>) {
   const [event] = await db
     .insert(events)
-    .values({ organisationId: t.organisationId, venueId: t.venueId, type: 'reservation_created', subjectType: 'none', data: {}, livemode: true })
+    .values({
+      organisationId: t.organisationId,
+      venueId: t.venueId,
+      type: 'reservation_created',
+      subjectType: 'none',
+      data: {},
+      livemode: true,
+    })
     .returning();
   const [automation] = await db
     .insert(automations)
-    .values({ organisationId: t.organisationId, venueId: t.venueId, name: 'a', eventTypes: ['reservation_created'], conditions: { partySizeMin: null, partySizeMax: null, sources: null }, action: { type: 'partner_notification', url: 'https://example.com/hook', endpointId: null, delayMinutes: 0 } })
+    .values({
+      organisationId: t.organisationId,
+      venueId: t.venueId,
+      name: 'a',
+      eventTypes: ['reservation_created'],
+      conditions: { partySizeMin: null, partySizeMax: null, sources: null },
+      action: { type: 'partner_notification', url: 'https://example.com/hook', endpointId: null, delayMinutes: 0 },
+    })
     .returning();
   const [run] = await db.insert(automationRuns).values({ automationId: automation.id, eventId: event.id }).returning();
   const [delivery] = await db
     .insert(webhookDeliveries)
-    .values({ organisationId: t.organisationId, venueId: t.venueId, eventId: event.id, eventType: event.type, automationId: automation.id, runId: run.id, actionIndex: 0, idempotencyKey: `automation:${run.id}:0`, destination: 'url', url: 'https://example.com/hook', ...values })
+    .values({
+      organisationId: t.organisationId,
+      venueId: t.venueId,
+      eventId: event.id,
+      eventType: event.type,
+      automationId: automation.id,
+      runId: run.id,
+      actionIndex: 0,
+      idempotencyKey: `automation:${run.id}:0`,
+      destination: 'url',
+      url: 'https://example.com/hook',
+      ...values,
+    })
     .returning();
   return delivery;
 }
@@ -68,10 +118,21 @@ describe('the invariant check (npm run cli -- check)', () => {
 
     // A cancelled reservation still holding its table live.
     const cancelled = await insertReservation(t, '21:00', 2, { status: 'cancelled', tableId: fixture.tableIds.T2, tableAssigned: true });
-    await db.insert(reservationTables).values({ reservationId: cancelled.id, tableId: fixture.tableIds.T2, venueId: t.venueId, during: `[${cancelled.startsAt.toISOString()},${cancelled.endsAt.toISOString()})` });
+    await db.insert(reservationTables).values({
+      reservationId: cancelled.id,
+      tableId: fixture.tableIds.T2,
+      venueId: t.venueId,
+      during: `[${cancelled.startsAt.toISOString()},${cancelled.endsAt.toISOString()})`,
+    });
 
     // A guest carrying a tag the venue does not have.
-    await db.insert(guests).values({ organisationId: t.organisationId, venueId: t.venueId, phone: '+393331112223', phoneNational: '3331112223', serviceTags: ['Ghost'] });
+    await db.insert(guests).values({
+      organisationId: t.organisationId,
+      venueId: t.venueId,
+      phone: '+393331112223',
+      phoneNational: '3331112223',
+      serviceTags: ['Ghost'],
+    });
 
     // Deliveries: one pending without a job and overdue; one pending with its job (delayed) is fine.
     const old = new Date(Date.now() - (overdueDeliverySeconds + 60) * 1000);
@@ -105,31 +166,59 @@ describe('the invariant check (npm run cli -- check)', () => {
     // The database is left consistent: the suite ends with a check of the whole database.
     await db.delete(reservationTables).where(eq(reservationTables.reservationId, cancelled.id));
     await db.delete(guests).where(eq(guests.venueId, t.venueId));
-    await db.update(webhookDeliveries).set({ status: 'discarded', discardReason: 'max_attempts' }).where(eq(webhookDeliveries.venueId, t.venueId));
+    await db
+      .update(webhookDeliveries)
+      .set({ status: 'discarded', discardReason: 'max_attempts' })
+      .where(eq(webhookDeliveries.venueId, t.venueId));
     expect(Object.values(await checkInvariants({ venueIds: [t.venueId] })).every((n) => n === 0)).toBe(true);
   });
 
-  it('looks up a delivery\'s job under the queue prefixes it is given (--queue-prefixes), QUEUE_PREFIX alone by default', async () => {
+  it("looks up a delivery's job under the queue prefixes it is given (--queue-prefixes), QUEUE_PREFIX alone by default", async () => {
     const t = await createTenant();
     const old = new Date(Date.now() - 60_000);
     const delivery = await insertDelivery(t, { status: 'pending', nextAttemptAt: new Date(Date.now() + 3600_000), updatedAt: old });
     // Its job is delayed under another prefix, as a test file with queues of its own leaves it.
     const otherPrefix = `${config.QUEUE_PREFIX}other`;
-    const other = new Queue(webhookDeliveryJob.queueName, { connection: getQueueConnection(), prefix: bullPrefixOf(otherPrefix, webhookDeliveryJob.queueName) });
+    const other = new Queue(webhookDeliveryJob.queueName, {
+      connection: getQueueConnection(),
+      prefix: bullPrefixOf(otherPrefix, webhookDeliveryJob.queueName),
+    });
     try {
       await other.add('delivery', { deliveryId: delivery.id }, { jobId: delivery.id, delay: 3600_000 });
       expect((await checkInvariants({ venueIds: [t.venueId] })).pendingDeliveriesWithoutJob).toBe(1);
       expect((await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [otherPrefix] })).pendingDeliveriesWithoutJob).toBe(0);
-      expect((await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [config.QUEUE_PREFIX, otherPrefix] })).pendingDeliveriesWithoutJob).toBe(0);
-      const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'cli', '--', 'check', '--json', '--venues', t.venueId, '--queue-prefixes', `${config.QUEUE_PREFIX},${otherPrefix}`], { env: process.env });
+      expect(
+        (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [config.QUEUE_PREFIX, otherPrefix] })).pendingDeliveriesWithoutJob,
+      ).toBe(0);
+      const { stdout } = await promisify(execFile)(
+        'npm',
+        [
+          'run',
+          '--silent',
+          'cli',
+          '--',
+          'check',
+          '--json',
+          '--venues',
+          t.venueId,
+          '--queue-prefixes',
+          `${config.QUEUE_PREFIX},${otherPrefix}`,
+        ],
+        { env: process.env },
+      );
       expect(JSON.parse(stdout)).toMatchObject({ pendingDeliveriesWithoutJob: 0, violations: 0 });
       // A finished job is no job: nothing will attempt the delivery.
       await other.remove(delivery.id);
-      expect((await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [config.QUEUE_PREFIX, otherPrefix] })).pendingDeliveriesWithoutJob).toBe(1);
+      expect(
+        (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [config.QUEUE_PREFIX, otherPrefix] })).pendingDeliveriesWithoutJob,
+      ).toBe(1);
     } finally {
       await other.obliterate({ force: true });
       await other.close();
-      await db.update(webhookDeliveries).set({ status: 'discarded', discardReason: 'max_attempts' }).where(eq(webhookDeliveries.venueId, t.venueId));
+      await db
+        .update(webhookDeliveries)
+        .set({ status: 'discarded', discardReason: 'max_attempts' })
+        .where(eq(webhookDeliveries.venueId, t.venueId));
     }
   });
 });

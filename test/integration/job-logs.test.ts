@@ -25,8 +25,16 @@ describe('worker logs', () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
     await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
-    await api.post('/automations', { venueId: tenant.venueId, name: 'Failing partner', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
-    worker = spawn(process.execPath, ['--import', 'tsx', 'workers/webhooks.ts'], { env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'Failing partner',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification' },
+    });
+    worker = spawn(process.execPath, ['--import', 'tsx', 'workers/webhooks.ts'], {
+      env: { ...process.env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const lines = collectLogLines(worker.stdout!);
 
     const { eventId } = await emitReservationEvent(tenant);

@@ -64,10 +64,18 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
       const failing = await createTenant();
       const okReceiver = await pipeline.startReceiver(() => 200);
       const failingReceiver = await pipeline.startReceiver(() => 500);
-      for (const [tenant, receiver] of [[ok, okReceiver], [failing, failingReceiver]] as const) {
+      for (const [tenant, receiver] of [
+        [ok, okReceiver],
+        [failing, failingReceiver],
+      ] as const) {
         const api = client(pipeline.url, tenant.key);
         expect((await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: receiver.url })).status).toBe(201);
-        const automation = { venueId: tenant.venueId, name: 'Notify', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } };
+        const automation = {
+          venueId: tenant.venueId,
+          name: 'Notify',
+          eventTypes: ['reservation_created'],
+          action: { type: 'partner_notification' },
+        };
         expect((await api.post('/automations', automation)).status).toBe(201);
       }
 
@@ -101,7 +109,16 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
       // The outbox: an event committed long ago and never dispatched.
       const [oldEvent] = await db
         .insert(events)
-        .values({ organisationId: ok.organisationId, venueId: ok.venueId, livemode: true, type: 'reservation_created', subjectType: 'none', subjectId: null, data: {}, createdAt: sql`now() - interval '3650 days'` })
+        .values({
+          organisationId: ok.organisationId,
+          venueId: ok.venueId,
+          livemode: true,
+          type: 'reservation_created',
+          subjectType: 'none',
+          subjectId: null,
+          data: {},
+          createdAt: sql`now() - interval '3650 days'`,
+        })
         .returning({ id: events.id });
 
       const after = await scrape(metricsUrl);
@@ -109,15 +126,20 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
       await imports.obliterate({ force: true });
       const [eventRow] = await db.select({ createdAt: events.createdAt }).from(events).where(eq(events.id, delivered.eventId));
 
-      const requests = (method: string, route: string, status: number) => delta(before, after, `http_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"}`);
+      const requests = (method: string, route: string, status: number) =>
+        delta(before, after, `http_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"}`);
       expect(requests('GET', '/api/v1/venues/:id', 200)).toBe(3);
       expect(requests('GET', '/api/v1/venues/:id', 404)).toBe(1);
       expect(requests('GET', 'unmatched', 404)).toBe(1);
       expect(requests('PUT', '/api/v1/venues/:id', 405)).toBe(1);
       expect(requests('GET', '/healthz', 200)).toBe(1);
       expect([...after.keys()].some((k) => k.includes('route="/metrics"'))).toBe(false);
-      expect(delta(before, after, 'http_request_duration_seconds_sum{method="GET",route="/api/v1/venues/:id",status="200"}')).toBeGreaterThan(0);
-      expect(delta(before, after, 'http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/api/v1/venues/:id",status="200"}')).toBe(3);
+      expect(
+        delta(before, after, 'http_request_duration_seconds_sum{method="GET",route="/api/v1/venues/:id",status="200"}'),
+      ).toBeGreaterThan(0);
+      expect(
+        delta(before, after, 'http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/api/v1/venues/:id",status="200"}'),
+      ).toBe(3);
 
       expect(delta(before, after, 'job_duration_seconds_count{queue="events",outcome="completed"}')).toBe(2);
       expect(delta(before, after, 'job_duration_seconds_count{queue="webhook-delivery",outcome="completed"}')).toBe(1);
@@ -151,10 +173,17 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
 
   it('a worker role run as its own process answers /healthz and /metrics on its metrics port', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'workers/webhooks.ts'], { env: { ...process.env, LOG_LEVEL: 'silent', METRICS_PORT: String(port) }, stdio: 'ignore' });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'workers/webhooks.ts'], {
+      env: { ...process.env, LOG_LEVEL: 'silent', METRICS_PORT: String(port) },
+      stdio: 'ignore',
+    });
     try {
       const health = await eventually(
-        () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => (r.ok ? r.json() : undefined), () => undefined),
+        () =>
+          fetch(`http://127.0.0.1:${port}/healthz`).then(
+            (r) => (r.ok ? r.json() : undefined),
+            () => undefined,
+          ),
         60_000,
         'worker-webhooks /healthz',
       );

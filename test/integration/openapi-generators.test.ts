@@ -69,7 +69,9 @@ describe('clients generated from the OpenAPI document by other tools, unconfigur
     await mkdir(path.join(dir, 'openapi-typescript'));
     await writeFile(path.join(dir, 'openapi-typescript', 'schema.d.ts'), await generateSchemaTypes());
     // The workspace's own binary: @hey-api/openapi-ts needs the TypeScript 5 the client workspace holds.
-    await run('npx', ['openapi-ts', '--input', path.join(dir, 'openapi.json'), '--output', path.join(dir, 'hey-api'), '--silent'], { cwd: path.join(root, 'clients/typescript') });
+    await run('npx', ['openapi-ts', '--input', path.join(dir, 'openapi.json'), '--output', path.join(dir, 'hey-api'), '--silent'], {
+      cwd: path.join(root, 'clients/typescript'),
+    });
     expect(await readFile(path.join(dir, 'hey-api', 'client.gen.ts'), 'utf8')).toContain("baseUrl: 'http://127.0.0.1:3000/api/v1'");
 
     await writeFile(path.join(dir, 'program.ts'), program);
@@ -90,7 +92,9 @@ describe('clients generated from the OpenAPI document by other tools, unconfigur
         files: ['program.ts'],
       }),
     );
-    const checked = await run(path.join(root, 'node_modules/.bin/tsc'), ['-p', dir]).catch((error: { stdout: string; stderr: string }) => error);
+    const checked = await run(path.join(root, 'node_modules/.bin/tsc'), ['-p', dir]).catch(
+      (error: { stdout: string; stderr: string }) => error,
+    );
     expect(checked.stdout + checked.stderr).toBe('');
   }, 120_000);
 });

@@ -22,7 +22,11 @@ afterAll(async () => {
 });
 
 const lastVacuum = async () =>
-  (await sql<Array<{ at: number }>>`select coalesce(extract(epoch from last_vacuum) * 1000, 0)::float8 as at from pg_stat_user_tables where relname = 'unsequenced_events'`)[0].at;
+  (
+    await sql<
+      Array<{ at: number }>
+    >`select coalesce(extract(epoch from last_vacuum) * 1000, 0)::float8 as at from pg_stat_user_tables where relname = 'unsequenced_events'`
+  )[0].at;
 
 describe('outbox sweep', () => {
   it('vacuums the numbering queue even when its numbering fails (a bulk left dead rows that made numbering time out)', async () => {
@@ -56,7 +60,9 @@ describe('outbox sweep', () => {
     expect(await lastVacuum()).toBeGreaterThan(before);
     // Once the lock is gone the event is numbered.
     await sequenceEvents(organisationId);
-    const [{ left }] = await sql<Array<{ left: number }>>`select count(*)::int as left from unsequenced_events where organisation_id = ${organisationId}`;
+    const [{ left }] = await sql<
+      Array<{ left: number }>
+    >`select count(*)::int as left from unsequenced_events where organisation_id = ${organisationId}`;
     expect(left).toBe(0);
   });
 });

@@ -56,7 +56,15 @@ describe('authentication (docs/api.md "Keys, limits")', () => {
     const res = await client(server.url, t.key).get('/me');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      key: { id: t.keyId, name: 'test key', kind: 'test', livemode: false, scopes: ['venues:read'], venueIds: null, organisationId: t.organisationId },
+      key: {
+        id: t.keyId,
+        name: 'test key',
+        kind: 'test',
+        livemode: false,
+        scopes: ['venues:read'],
+        venueIds: null,
+        organisationId: t.organisationId,
+      },
       livemode: false,
     });
     expect(t.key.startsWith('gsk_test_')).toBe(true);
@@ -86,7 +94,10 @@ describe('venue isolation', () => {
     const a = await createTenant();
     const b = await createTenant();
     expectError(await client(server.url, b.key).get(`/venues/${a.venueId}`), 404, 'not_found');
-    const [other] = await db.insert(venues).values({ organisationId: a.organisationId, name: 'Second', timezone: 'UTC', countryCode: 'GB' }).returning();
+    const [other] = await db
+      .insert(venues)
+      .values({ organisationId: a.organisationId, name: 'Second', timezone: 'UTC', countryCode: 'GB' })
+      .returning();
     const limited = await createKey(a.organisationId, { venueIds: [other.id] });
     expectError(await client(server.url, limited).get(`/venues/${a.venueId}`), 404, 'not_found');
     expect((await client(server.url, limited).get(`/venues/${other.id}`)).status).toBe(200);
@@ -116,7 +127,10 @@ describe('routing', () => {
 describe('request bodies', () => {
   it('invalid JSON → 400 naming body, with livemode', async () => {
     const t = await createTenant();
-    const res = await client(server.url, t.key).request('PATCH', `/venues/${t.venueId}`, { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
+    const res = await client(server.url, t.key).request('PATCH', `/venues/${t.venueId}`, {
+      rawBody: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(res, 400, 'invalid_request');
     expect(res.body.error.details.fields).toEqual(['body']);
     expect(res.body.livemode).toBe(true);
@@ -197,7 +211,11 @@ describe('idempotency (docs/api.md "Keys, limits" and "Idempotency")', () => {
     const body = { name: 'New venue', timezone: 'Europe/Paris', countryCode: 'FR' };
     const first = await c.post('/venues', body, { 'idempotency-key': 'create-1' });
     expect(first.status).toBe(201);
-    const again = await c.post('/venues', { countryCode: 'FR', timezone: 'Europe/Paris', name: 'New venue' }, { 'idempotency-key': 'create-1' });
+    const again = await c.post(
+      '/venues',
+      { countryCode: 'FR', timezone: 'Europe/Paris', name: 'New venue' },
+      { 'idempotency-key': 'create-1' },
+    );
     expect(again.status).toBe(201);
     expect(again.text).toBe(first.text);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -209,7 +227,11 @@ describe('idempotency (docs/api.md "Keys, limits" and "Idempotency")', () => {
     const t = await createTenant();
     const c = client(server.url, t.key);
     await c.post('/venues', { name: 'A', timezone: 'UTC', countryCode: 'GB' }, { 'idempotency-key': 'k-2' });
-    expectError(await c.post('/venues', { name: 'B', timezone: 'UTC', countryCode: 'GB' }, { 'idempotency-key': 'k-2' }), 422, 'idempotency_key_reused');
+    expectError(
+      await c.post('/venues', { name: 'B', timezone: 'UTC', countryCode: 'GB' }, { 'idempotency-key': 'k-2' }),
+      422,
+      'idempotency_key_reused',
+    );
     expectError(await c.patch(`/venues/${t.venueId}`, { name: 'A' }, { 'idempotency-key': 'k-2' }), 422, 'idempotency_key_reused');
   });
 
@@ -251,7 +273,11 @@ describe('idempotency (docs/api.md "Keys, limits" and "Idempotency")', () => {
 
   it('an Idempotency-Key that is too long → 400', async () => {
     const t = await createTenant();
-    const res = await client(server.url, t.key).post('/venues', { name: 'x', timezone: 'UTC', countryCode: 'GB' }, { 'idempotency-key': 'k'.repeat(256) });
+    const res = await client(server.url, t.key).post(
+      '/venues',
+      { name: 'x', timezone: 'UTC', countryCode: 'GB' },
+      { 'idempotency-key': 'k'.repeat(256) },
+    );
     expectError(res, 400, 'invalid_request');
     expect(res.body.error.details.fields).toEqual(['Idempotency-Key']);
   });
@@ -347,9 +373,13 @@ describe('meta', () => {
   it('Bull Board needs basic auth', async () => {
     const denied = await fetch(`${server.url}/admin/queues`);
     expect(denied.status).toBe(401);
-    const ok = await fetch(`${server.url}/admin/queues`, { headers: { authorization: `Basic ${Buffer.from('admin:test-admin-password').toString('base64')}` } });
+    const ok = await fetch(`${server.url}/admin/queues`, {
+      headers: { authorization: `Basic ${Buffer.from('admin:test-admin-password').toString('base64')}` },
+    });
     expect(ok.status).toBe(200);
-    const queues = await fetch(`${server.url}/admin/queues/api/queues`, { headers: { authorization: `Basic ${Buffer.from('admin:test-admin-password').toString('base64')}` } });
+    const queues = await fetch(`${server.url}/admin/queues/api/queues`, {
+      headers: { authorization: `Basic ${Buffer.from('admin:test-admin-password').toString('base64')}` },
+    });
     const names = ((await queues.json()) as { queues: { name: string }[] }).queues.map((q) => q.name).sort();
     expect(names).toEqual(['events', 'imports', 'timers', 'webhook-delivery']);
   });

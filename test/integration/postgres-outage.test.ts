@@ -28,15 +28,30 @@ beforeAll(async () => {
   pg = await startOwnPostgres();
   receiver = await startWebhookReceiver();
   app = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: String(port), DATABASE_URL: pg.url, QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn', DB_POOL_SIZE: '6',
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: pg.url,
+      QUEUE_PREFIX: queuePrefix,
+      LOG_LEVEL: 'warn',
+      DB_POOL_SIZE: '6',
       // 16 clients looping on fast 503s send tens of thousands of requests during the outage: with the
       // default 600/minute the key would still be rate-limited (429) when PostgreSQL is back.
-      RATE_LIMIT_PER_MINUTE: '10000000' },
+      RATE_LIMIT_PER_MINUTE: '10000000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   app.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   app.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  await eventually(() => fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false), 40_000, 'the app to start');
+  await eventually(
+    () =>
+      fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    40_000,
+    'the app to start',
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -71,7 +86,14 @@ async function call(key: string, method: string, path: string, body?: unknown): 
       signal: AbortSignal.timeout(11_000),
     });
     const text = await res.text();
-    return { method, at: started, status: res.status, retryAfter: res.headers.get('retry-after'), ms: Date.now() - started, body: text ? JSON.parse(text) : undefined };
+    return {
+      method,
+      at: started,
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      ms: Date.now() - started,
+      body: text ? JSON.parse(text) : undefined,
+    };
   } catch (err) {
     return { method, at: started, status: 'error', retryAfter: null, ms: Date.now() - started, error: (err as Error).message };
   }
@@ -79,11 +101,18 @@ async function call(key: string, method: string, path: string, body?: unknown): 
 
 describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent reads and writes', () => {
   it('no process exits, the API answers only 503 with Retry-After, jobs keep their attempts, and all resumes', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', '--json'], { env: { ...process.env, DATABASE_URL: pg.url } });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', '--json'], {
+      env: { ...process.env, DATABASE_URL: pg.url },
+    });
     const demo = JSON.parse(stdout) as { venueId: string; keys: { live: string } };
     const key = demo.keys.live;
     expect((await call(key, 'POST', '/webhook-endpoints', { venueId: demo.venueId, url: receiver.url })).status).toBe(201);
-    const automation = { venueId: demo.venueId, name: 'Notify', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } };
+    const automation = {
+      venueId: demo.venueId,
+      name: 'Notify',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification' },
+    };
     expect((await call(key, 'POST', '/automations', automation)).status).toBe(201);
 
     const outcomes: Outcome[] = [];
@@ -94,13 +123,19 @@ describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent read
       while (!stop) {
         const i = n++;
         const times = ['12:00', '12:30', '13:00', '19:00', '19:30', '20:00', '20:30', '21:00'];
-        const res = await call(key, 'POST', '/reservations', { venueId: demo.venueId, serviceDate: localDate(2 + (i % 40)), time: times[i % times.length], partySize: 2 });
+        const res = await call(key, 'POST', '/reservations', {
+          venueId: demo.venueId,
+          serviceDate: localDate(2 + (i % 40)),
+          time: times[i % times.length],
+          partySize: 2,
+        });
         outcomes.push(res);
         if (res.status === 201) booked.push(res.body.reservation.id);
       }
     };
     const reader = async () => {
-      while (!stop) outcomes.push(await call(key, 'GET', `/reservations?venueId=${demo.venueId}&from=${localDate(2)}&to=${localDate(10)}&limit=20`));
+      while (!stop)
+        outcomes.push(await call(key, 'GET', `/reservations?venueId=${demo.venueId}&from=${localDate(2)}&to=${localDate(10)}&limit=20`));
     };
     const clients = [...Array.from({ length: 8 }, writer), ...Array.from({ length: 8 }, reader)];
 
@@ -113,13 +148,19 @@ describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent read
     await pg.start();
     const restarted = outcomes.length;
     // Writes and reads succeed again by themselves.
-    await eventually(async () => outcomes.slice(restarted).some((o) => o.status === 201) && outcomes.slice(restarted).some((o) => o.status === 200), 20_000, 'requests to succeed again');
+    await eventually(
+      async () => outcomes.slice(restarted).some((o) => o.status === 201) && outcomes.slice(restarted).some((o) => o.status === 200),
+      20_000,
+      'requests to succeed again',
+    );
     stop = true;
     await Promise.all(clients);
 
     expect(app.exitCode, output).toBeNull();
     const statuses = new Set(outcomes.map((o) => o.status));
-    const unexpected = outcomes.filter((o) => !(typeof o.status === 'number' && (o.status < 300 || (o.status >= 400 && o.status < 500) || o.status === 503)));
+    const unexpected = outcomes.filter(
+      (o) => !(typeof o.status === 'number' && (o.status < 300 || (o.status >= 400 && o.status < 500) || o.status === 503)),
+    );
     expect(unexpected, `statuses seen: ${[...statuses].join(', ')}`).toEqual([]);
     expect(during.filter((o) => o.status === 503).length).toBeGreaterThan(0);
     expect(outcomes.filter((o) => o.status === 503).every((o) => o.retryAfter !== null)).toBe(true);
@@ -140,10 +181,14 @@ describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent read
       };
       // An event is marked dispatched after its deliveries are enqueued (and a mark that met the outage
       // comes with the job's next run, 5 s later): its webhook may arrive first, so the wait is for both.
-      const done = await eventually(async () => {
-        const s = await stats();
-        return s.delivered === s.events && s.events === s.reservations && s.undispatched === 0 && s;
-      }, 30_000, 'every booking to be delivered and its event marked dispatched').catch(async () => stats());
+      const done = await eventually(
+        async () => {
+          const s = await stats();
+          return s.delivered === s.events && s.events === s.reservations && s.undispatched === 0 && s;
+        },
+        30_000,
+        'every booking to be delivered and its event marked dispatched',
+      ).catch(async () => stats());
       expect(done).toMatchObject({ undispatched: 0, pending: 0, discarded: 0 });
       expect(done.reservations).toBeGreaterThanOrEqual(booked.length);
       expect(done.delivered).toBe(done.reservations);

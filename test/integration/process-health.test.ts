@@ -45,7 +45,10 @@ describe('processes that tell the truth (docs/operations.md "Metrics and health"
     if (state) markProcessState(state);
     const metrics = await startMetricsServer(0);
     try {
-      for (const [path, [status, said]] of [['/healthz', healthz], ['/readyz', readyz]] as const) {
+      for (const [path, [status, said]] of [
+        ['/healthz', healthz],
+        ['/readyz', readyz],
+      ] as const) {
         const res = await fetch(`http://127.0.0.1:${metrics.port}${path}`);
         expect([path, res.status, ((await res.json()) as { status: string }).status]).toEqual([path, status, said]);
       }

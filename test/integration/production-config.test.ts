@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 async function loadConfig(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
   const { NODE_ENV: _, SECRETS_KEY: __, ADMIN_PASSWORD: ___, WEBHOOKS_ALLOW_PRIVATE_TARGETS: ____, ...inherited } = process.env;
   try {
-    const { stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', "await import('./src/config.ts')"], { env: { ...inherited, ...env } });
+    const { stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', "await import('./src/config.ts')"], {
+      env: { ...inherited, ...env },
+    });
     return { code: 0, stderr };
   } catch (err) {
     const failed = err as { code: number; stderr: string };

@@ -2,7 +2,14 @@ import { and, asc, between, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/core/auth-context.js';
 import { db } from '../../src/db/client.js';
-import { eventPositions, events, idempotencyKeys, reservations, webhookDeliveries, webhookDeliveryAttempts } from '../../src/db/schema/index.js';
+import {
+  eventPositions,
+  events,
+  idempotencyKeys,
+  reservations,
+  webhookDeliveries,
+  webhookDeliveryAttempts,
+} from '../../src/db/schema/index.js';
 import { selectEventsAfter } from '../../src/services/events/event-stream.js';
 import { expiredIdempotencyKeys } from '../../src/services/idempotency/idempotency-store.js';
 import { reservationListFilters, type ReservationListQuery } from '../../src/services/reservations/list-reservations.js';
@@ -11,7 +18,16 @@ import { selectDueLate, selectDueNoShows } from '../../src/services/timers/late-
 import { concludedLongAgo } from '../../src/services/timers/purge-deliveries.js';
 
 /** The tables that grow with history: no request or timer statement may read them whole. */
-const largeTables = new Set(['reservations', 'events', 'event_positions', 'webhook_deliveries', 'webhook_delivery_attempts', 'idempotency_keys', 'guests', 'reservation_tables']);
+const largeTables = new Set([
+  'reservations',
+  'events',
+  'event_positions',
+  'webhook_deliveries',
+  'webhook_delivery_attempts',
+  'idempotency_keys',
+  'guests',
+  'reservation_tables',
+]);
 const someId = '00000000-0000-4000-8000-000000000000';
 
 interface PlanNode {
@@ -60,7 +76,10 @@ describe('statements of the request and timer paths read large tables by index',
   it.each([
     ['late scan', () => selectDueLate(db)],
     ['no-show scan', () => selectDueNoShows(db)],
-    ['concluded deliveries purge', () => db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(concludedLongAgo).limit(1000)],
+    [
+      'concluded deliveries purge',
+      () => db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(concludedLongAgo).limit(1000),
+    ],
     ['idempotency keys purge', () => db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(expiredIdempotencyKeys)],
     [
       'GET /events?type= of an organisation',
@@ -79,7 +98,13 @@ describe('statements of the request and timer paths read large tables by index',
     ],
     [
       'GET /webhook-deliveries/{id}/attempts',
-      () => db.select().from(webhookDeliveryAttempts).where(eq(webhookDeliveryAttempts.deliveryId, someId)).orderBy(asc(webhookDeliveryAttempts.attempt)).limit(50),
+      () =>
+        db
+          .select()
+          .from(webhookDeliveryAttempts)
+          .where(eq(webhookDeliveryAttempts.deliveryId, someId))
+          .orderBy(asc(webhookDeliveryAttempts.attempt))
+          .limit(50),
     ],
     [
       'POST /webhook-endpoints/{id}/recover: the discarded deliveries of the window, in event order',
@@ -89,14 +114,22 @@ describe('statements of the request and timer paths read large tables by index',
           .from(webhookDeliveries)
           .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
           .where(
-            and(eq(webhookDeliveries.endpointId, someId), eq(webhookDeliveries.status, 'discarded'), between(webhookDeliveries.createdAt, new Date(0), new Date())),
+            and(
+              eq(webhookDeliveries.endpointId, someId),
+              eq(webhookDeliveries.status, 'discarded'),
+              between(webhookDeliveries.createdAt, new Date(0), new Date()),
+            ),
           )
           .orderBy(asc(events.createdAt), asc(events.id), asc(webhookDeliveries.id)),
     ],
     [
       // The rows the UPDATE discards, by its condition (EXPLAIN takes no parenthesised UPDATE).
       'a destination disabled: its pending deliveries discarded',
-      () => db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(and(eq(webhookDeliveries.endpointId, someId), eq(webhookDeliveries.status, 'pending'))),
+      () =>
+        db
+          .select({ id: webhookDeliveries.id })
+          .from(webhookDeliveries)
+          .where(and(eq(webhookDeliveries.endpointId, someId), eq(webhookDeliveries.status, 'pending'))),
     ],
     [
       'a booking with table moves: the parties to move, locked in id order',
@@ -113,7 +146,18 @@ describe('statements of the request and timer paths read large tables by index',
   });
 
   // A page of GET /reservations, with the service's own conditions.
-  const anyKey: AuthContext = { keyId: someId, keyName: 'plans', organisationId: someId, kind: 'live', livemode: true, scopes: new Set(), venueIds: null, allowedOrigins: [], rateLimitPerMinute: null, revoked: false };
+  const anyKey: AuthContext = {
+    keyId: someId,
+    keyName: 'plans',
+    organisationId: someId,
+    kind: 'live',
+    livemode: true,
+    scopes: new Set(),
+    venueIds: null,
+    allowedOrigins: [],
+    rateLimitPerMinute: null,
+    revoked: false,
+  };
   const reservationPage = (query: ReservationListQuery) =>
     db
       .select()
@@ -124,7 +168,10 @@ describe('statements of the request and timer paths read large tables by index',
   /** Read by an index whose condition names `column`, in page order (no sort, no filter on it). */
   const readByIndexOn = (plan: PlanNode, column: string) => {
     const nodes = nodesOf(plan);
-    return nodes.some((node) => node['Index Cond']?.includes(column)) && !nodes.some((node) => /Sort/.test(node['Node Type']) || node.Filter?.includes(column));
+    return (
+      nodes.some((node) => node['Index Cond']?.includes(column)) &&
+      !nodes.some((node) => /Sort/.test(node['Node Type']) || node.Filter?.includes(column))
+    );
   };
 
   // Bounded by the venue alone, a page of a rare status would read every row of the other statuses
@@ -150,7 +197,7 @@ describe('statements of the request and timer paths read large tables by index',
   it.each([
     ['venueId', 'venue_id', { venueId: someId }],
     ['automationId', 'automation_id', { automationId: someId }],
-  ])('GET /webhook-deliveries?%s= reads that one\'s deliveries only', async (_name, column, filter) => {
+  ])("GET /webhook-deliveries?%s= reads that one's deliveries only", async (_name, column, filter) => {
     const page = db
       .select()
       .from(webhookDeliveries)
@@ -162,6 +209,13 @@ describe('statements of the request and timer paths read large tables by index',
   });
 
   it('detects a statement no index serves', async () => {
-    expect(await largeTablesScannedWhole(db.select().from(events).where(sql`${events.data}->>'x' = 'y'`))).toEqual(['events']);
+    expect(
+      await largeTablesScannedWhole(
+        db
+          .select()
+          .from(events)
+          .where(sql`${events.data}->>'x' = 'y'`),
+      ),
+    ).toEqual(['events']);
   });
 });

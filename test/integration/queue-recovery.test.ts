@@ -45,7 +45,14 @@ async function strandEvents(tenant: { organisationId: string; venueId: string },
   }));
   const ids: string[] = [];
   for (let i = 0; i < rows.length; i += 1000) {
-    ids.push(...(await db.insert(events).values(rows.slice(i, i + 1000)).returning({ id: events.id })).map((r) => r.id));
+    ids.push(
+      ...(
+        await db
+          .insert(events)
+          .values(rows.slice(i, i + 1000))
+          .returning({ id: events.id })
+      ).map((r) => r.id),
+    );
   }
   return ids;
 }
@@ -71,7 +78,10 @@ describe('the outbox sweeper after an outage', () => {
     try {
       await eventually(
         async () => {
-          const [left] = await db.select({ n: count() }).from(events).where(and(inArray(events.id, stranded), isNull(events.dispatchedAt)));
+          const [left] = await db
+            .select({ n: count() })
+            .from(events)
+            .where(and(inArray(events.id, stranded), isNull(events.dispatchedAt)));
           return left.n === 0;
         },
         60_000,
@@ -81,7 +91,10 @@ describe('the outbox sweeper after an outage', () => {
       await stop();
       // The recent ones stay undispatched (no process is left to enqueue them): concluded here, so
       // that the catch-up tests below, once they are 5 s old, do not find them stranded.
-      await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, recent));
+      await db
+        .update(events)
+        .set({ dispatchedAt: sql`clock_timestamp()` })
+        .where(inArray(events.id, recent));
     }
   }, 90_000);
 });
@@ -105,7 +118,10 @@ describe('the catch-up sweep', () => {
 
       // Due in 2 s: 5 s from now, the least spacing between catch-ups.
       await timers.obliterate({ force: true });
-      await db.update(events).set({ createdAt: sql`clock_timestamp() - interval '28 seconds'` }).where(inArray(events.id, young));
+      await db
+        .update(events)
+        .set({ createdAt: sql`clock_timestamp() - interval '28 seconds'` })
+        .where(inArray(events.id, young));
       await sweepOutbox();
       expect((await timers.getJob(catchUpSweepJobId))?.opts.delay).toBe(5000);
 
@@ -116,7 +132,10 @@ describe('the catch-up sweep', () => {
       expect(await timers.getJob(catchUpSweepJobId)).toBeUndefined();
       await getQueue(eventJob.queueName).obliterate({ force: true });
     } finally {
-      await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, young));
+      await db
+        .update(events)
+        .set({ dispatchedAt: sql`clock_timestamp()` })
+        .where(inArray(events.id, young));
       await timers.obliterate({ force: true });
     }
   });
@@ -126,13 +145,19 @@ describe('the catch-up sweep', () => {
     const timers = getQueue(timerJob.queueName);
     await timers.obliterate({ force: true });
     // What the tests above left undispatched (their "recent" events) is seconds old by now.
-    await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(isNull(events.dispatchedAt));
+    await db
+      .update(events)
+      .set({ dispatchedAt: sql`clock_timestamp()` })
+      .where(isNull(events.dispatchedAt));
     const justCommitted = await strandEvents(tenant, 3, 1);
     try {
       await sweepOutbox();
       expect(await timers.getJob(catchUpSweepJobId)).toBeUndefined();
     } finally {
-      await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, justCommitted));
+      await db
+        .update(events)
+        .set({ dispatchedAt: sql`clock_timestamp()` })
+        .where(inArray(events.id, justCommitted));
     }
   });
 });
@@ -155,7 +180,10 @@ async function overdueDeliveries(name: string, count: number, attemptedJustNow: 
     })
     .returning();
   const eventIds = await strandEvents(tenant, count, 120, true);
-  await db.update(events).set({ dispatchedAt: sql`clock_timestamp()` }).where(inArray(events.id, eventIds));
+  await db
+    .update(events)
+    .set({ dispatchedAt: sql`clock_timestamp()` })
+    .where(inArray(events.id, eventIds));
   const runs = await db
     .insert(automationRuns)
     .values(eventIds.map((eventId) => ({ automationId: automation.id, eventId })))
@@ -205,7 +233,9 @@ describe('a delivery waiting behind the line', () => {
     const queue = getQueue(webhookDeliveryJob.queueName);
     await queue.obliterate({ force: true });
     // Their jobs came back from the delayed set behind the line, and another organisation's work keeps the queue busy.
-    await queue.addBulk(deliveries.map((d) => ({ name: 'delivery', data: { deliveryId: d.id }, opts: { jobId: d.id, priority: behindTheLine } })));
+    await queue.addBulk(
+      deliveries.map((d) => ({ name: 'delivery', data: { deliveryId: d.id }, opts: { jobId: d.id, priority: behindTheLine } })),
+    );
     await queue.add('delivery', { deliveryId: randomUUID() }, { jobId: randomUUID(), priority: 5 });
 
     expect(await sweepDeliveries()).toBe(0);

@@ -30,7 +30,15 @@ beforeAll(async () => {
     env: { ...process.env, PORT: String(port), METRICS_PORT: '0', LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await eventually(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 40_000, 'the platform to start');
+  await eventually(
+    () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    40_000,
+    'the platform to start',
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -43,7 +51,16 @@ afterAll(async () => {
 describe('docs/quickstart.md, run as written', () => {
   it('has the steps of the walkthrough', () => {
     const script = pageScript();
-    for (const step of ['/availability?', '/webhook-endpoints', '/automations', '/availability/holds', 'holdId', 'If-Match', 'verified reservation_confirmed', '-X DELETE']) {
+    for (const step of [
+      '/availability?',
+      '/webhook-endpoints',
+      '/automations',
+      '/availability/holds',
+      'holdId',
+      'If-Match',
+      'verified reservation_confirmed',
+      '-X DELETE',
+    ]) {
       expect(script).toContain(step);
     }
   });

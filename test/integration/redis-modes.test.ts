@@ -15,7 +15,10 @@ const connect = (port: number) => {
   return redis;
 };
 const answers = (redis: RedisClient) =>
-  Promise.race([writeToRedis(redis, ['{health-test}:a', '{health-test:b}:b']), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]).then(
+  Promise.race([
+    writeToRedis(redis, ['{health-test}:a', '{health-test:b}:b']),
+    new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000)),
+  ]).then(
     () => true,
     () => false,
   );
@@ -35,7 +38,11 @@ describe('Redis health and connection loss', () => {
   });
 
   it('a worker whose queue connection gives up exits non-zero', async () => {
-    const worker = await startRole('events', { REDIS_URL: `redis://127.0.0.1:${pair.master.port}`, REDIS_GIVE_UP_AFTER_SECONDS: '1', QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}lost` });
+    const worker = await startRole('events', {
+      REDIS_URL: `redis://127.0.0.1:${pair.master.port}`,
+      REDIS_GIVE_UP_AFTER_SECONDS: '1',
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}lost`,
+    });
     const exited = new Promise<number | null>((resolve) => worker.child.once('exit', (code) => resolve(code)));
     await pair.master.kill();
     expect(await exited).toBe(1);

@@ -19,7 +19,13 @@ describe('GET /reports/summary', () => {
     const d1 = localDate(-2);
     const d2 = localDate(-1);
     const d3 = localDate(0);
-    const row = (serviceDate: string, partySize: number, status: (typeof reservations.$inferInsert)['status'], source: (typeof reservations.$inferInsert)['source'], extra = {}) => ({
+    const row = (
+      serviceDate: string,
+      partySize: number,
+      status: (typeof reservations.$inferInsert)['status'],
+      source: (typeof reservations.$inferInsert)['source'],
+      extra = {},
+    ) => ({
       organisationId: t.organisationId,
       venueId: t.venueId,
       serviceDate,
@@ -31,17 +37,21 @@ describe('GET /reports/summary', () => {
       source,
       ...extra,
     });
-    await db.insert(reservations).values([
-      row(d1, 2, 'completed', 'api', { seatedAt: at(d1, '19:00'), freedAt: at(d1, '20:30'), completedAt: at(d1, '20:45') }),
-      row(d1, 4, 'completed', 'phone', { seatedAt: at(d1, '19:05'), completedAt: at(d1, '21:05') }),
-      row(d1, 3, 'no_show', 'api'),
-      row(d1, 5, 'cancelled', 'import'),
-      row(d2, 6, 'seated', 'walk_in', { seatedAt: at(d2, '19:00') }),
-      row(d2, 2, 'confirmed', 'waitlist'),
-    ]);
+    await db
+      .insert(reservations)
+      .values([
+        row(d1, 2, 'completed', 'api', { seatedAt: at(d1, '19:00'), freedAt: at(d1, '20:30'), completedAt: at(d1, '20:45') }),
+        row(d1, 4, 'completed', 'phone', { seatedAt: at(d1, '19:05'), completedAt: at(d1, '21:05') }),
+        row(d1, 3, 'no_show', 'api'),
+        row(d1, 5, 'cancelled', 'import'),
+        row(d2, 6, 'seated', 'walk_in', { seatedAt: at(d2, '19:00') }),
+        row(d2, 2, 'confirmed', 'waitlist'),
+      ]);
     // Another venue's reservations never count.
     const other = await createTenant();
-    await db.insert(reservations).values({ ...row(d1, 8, 'completed', 'api'), organisationId: other.organisationId, venueId: other.venueId });
+    await db
+      .insert(reservations)
+      .values({ ...row(d1, 8, 'completed', 'api'), organisationId: other.organisationId, venueId: other.venueId });
 
     const res = await client(server.url, t.key).get(`/reports/summary?venueId=${t.venueId}&from=${d1}&to=${d3}`);
     expect(res.status).toBe(200);
@@ -70,7 +80,16 @@ describe('GET /reports/summary', () => {
           averagePartySize: 4,
           averageSeatedMinutes: null,
         },
-        { serviceDate: d3, covers: 0, reservations: 0, byStatus: statuses, bySource: sources, noShowRate: null, averagePartySize: null, averageSeatedMinutes: null },
+        {
+          serviceDate: d3,
+          covers: 0,
+          reservations: 0,
+          byStatus: statuses,
+          bySource: sources,
+          noShowRate: null,
+          averagePartySize: null,
+          averageSeatedMinutes: null,
+        },
       ],
       totals: {
         covers: 14,
@@ -102,7 +121,9 @@ describe('GET /reports/summary', () => {
     }
     expect((await api.get(`/reports/summary?venueId=${t.venueId}&from=2026-01-01`)).body.error.details.fields).toEqual(['to']);
     const noScope = client(server.url, await createKey(t.organisationId, { scopes: ['guests:read'] }));
-    expect((await noScope.get(`/reports/summary?venueId=${t.venueId}&from=2026-01-01&to=2026-01-02`)).body.error.details.requiredScope).toBe('reservations:read');
+    expect(
+      (await noScope.get(`/reports/summary?venueId=${t.venueId}&from=2026-01-01&to=2026-01-02`)).body.error.details.requiredScope,
+    ).toBe('reservations:read');
     const stranger = client(server.url, (await createTenant()).key);
     expect((await stranger.get(`/reports/summary?venueId=${t.venueId}&from=2026-01-01&to=2026-01-02`)).status).toBe(404);
   });
@@ -121,7 +142,8 @@ describe('GET /reports/occupancy', () => {
     ] as const) {
       expect((await api.post('/reservations', { venueId: t.venueId, serviceDate: day, time, partySize })).status).toBe(201);
     }
-    const cancelled = (await api.post('/reservations', { venueId: t.venueId, serviceDate: day, time: '21:00', partySize: 2 })).body.reservation;
+    const cancelled = (await api.post('/reservations', { venueId: t.venueId, serviceDate: day, time: '21:00', partySize: 2 })).body
+      .reservation;
     await api.delete(`/reservations/${cancelled.id}`);
 
     const res = await api.get(`/reports/occupancy?venueId=${t.venueId}&serviceDate=${day}`);
@@ -130,9 +152,25 @@ describe('GET /reports/occupancy', () => {
     // Dinner 18:00–23:30 in 15-minute slots.
     expect(res.body.data).toHaveLength(22);
     const slot = (time: string) => res.body.data.find((s: any) => s.time === time);
-    expect(slot('18:00')).toEqual({ time: '18:00', startsAt: at(day, '18:00').toISOString(), reservations: 0, covers: 0, arrivals: 0, arrivingCovers: 0, tablesInUse: 0, occupancyRate: 0 });
+    expect(slot('18:00')).toEqual({
+      time: '18:00',
+      startsAt: at(day, '18:00').toISOString(),
+      reservations: 0,
+      covers: 0,
+      arrivals: 0,
+      arrivingCovers: 0,
+      tablesInUse: 0,
+      occupancyRate: 0,
+    });
     expect(slot('19:00')).toMatchObject({ reservations: 2, covers: 6, arrivals: 2, arrivingCovers: 6, tablesInUse: 2, occupancyRate: 0.5 });
-    expect(slot('20:00')).toMatchObject({ reservations: 3, covers: 11, arrivals: 1, arrivingCovers: 5, tablesInUse: 3, occupancyRate: 0.9167 });
+    expect(slot('20:00')).toMatchObject({
+      reservations: 3,
+      covers: 11,
+      arrivals: 1,
+      arrivingCovers: 5,
+      tablesInUse: 3,
+      occupancyRate: 0.9167,
+    });
     expect(slot('20:30')).toMatchObject({ reservations: 1, covers: 5, arrivals: 0, tablesInUse: 1 });
     expect(slot('21:00')).toMatchObject({ reservations: 1, covers: 5, arrivals: 0 });
     expect(slot('22:00')).toMatchObject({ reservations: 0, covers: 0 });

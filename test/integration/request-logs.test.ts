@@ -26,11 +26,19 @@ const accepts = (p: number) =>
 
 beforeAll(async () => {
   const redisPort = await freePort();
-  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   await eventually(() => accepts(redisPort), 10_000, 'redis-server');
   app = spawn(process.execPath, ['--import', 'tsx', 'test/support/serve-app.ts'], {
     // Its own queue prefix: no other file's worker takes its jobs.
-    env: { ...process.env, PORT: String(port), REDIS_URL: `redis://127.0.0.1:${redisPort}`, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}logs`, LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}logs`,
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   lines = collectLogLines(app.stdout!);
@@ -40,7 +48,11 @@ afterAll(async () => {
   app?.kill('SIGKILL');
   redis?.kill('SIGKILL');
   // The events of this file's guests were never processed: they must not wait for another file's outbox sweep.
-  if (tenant) await db.update(events).set({ dispatchedAt: new Date() }).where(and(eq(events.organisationId, tenant.organisationId), isNull(events.dispatchedAt)));
+  if (tenant)
+    await db
+      .update(events)
+      .set({ dispatchedAt: new Date() })
+      .where(and(eq(events.organisationId, tenant.organisationId), isNull(events.dispatchedAt)));
 });
 
 describe('request logs', () => {
@@ -59,12 +71,17 @@ describe('request logs', () => {
     await exited;
 
     expect((await createGuest('log-test-2', '+39 06 1234 5679')).status).toBe(201);
-    const notEnqueued = await eventually(async () => lines.find((l) => String(l.msg).startsWith('events not enqueued')), 10_000, 'the outbox warning');
+    const notEnqueued = await eventually(
+      async () => lines.find((l) => String(l.msg).startsWith('events not enqueued')),
+      10_000,
+      'the outbox warning',
+    );
     expect(notEnqueued.requestId).toBe('log-test-2');
     await eventually(async () => lines.filter((l) => l.msg === 'request').length === 2, 5000, 'both request lines');
     // Nothing else was served, so every line of the process is about one of these two requests, except
     // the rate limiter's batched flush of hits (many requests' at once, on a timer), which names none.
     const batchedFlush = (l: Record<string, unknown>) => String(l.msg).startsWith('rate limiter unavailable') && l.requestId === undefined;
-    for (const line of lines.filter((l) => !batchedFlush(l))) expect(['log-test-1', 'log-test-2'], JSON.stringify(line)).toContain(line.requestId);
+    for (const line of lines.filter((l) => !batchedFlush(l)))
+      expect(['log-test-1', 'log-test-2'], JSON.stringify(line)).toContain(line.requestId);
   });
 });

@@ -12,14 +12,24 @@ const server = useTestServer();
 afterAll(async () => closeQueues());
 
 const day = localDate(2);
-const tableOf = (id: string, name: string, minSeats: number, maxSeats: number) => ({ tableId: id, tableCombinationId: null, tables: [{ id, name, minSeats, maxSeats }] });
+const tableOf = (id: string, name: string, minSeats: number, maxSeats: number) => ({
+  tableId: id,
+  tableCombinationId: null,
+  tables: [{ id, name, minSeats, maxSeats }],
+});
 
 describe('GET /reservations/{id}/history (docs/reservations.md "Reservation history")', () => {
   it('lists create → confirm → move → table change → cancel with exact changes and the key as actor', async () => {
     const t = await createTenant();
     const floor = await configureVenue(t.venueId);
     const desk = client(server.url, await createKey(t.organisationId, { name: 'Front desk' }));
-    const created = await desk.post('/reservations', { venueId: t.venueId, serviceDate: day, time: '19:00', partySize: 2, guest: { phone: '347 111 2233', firstName: 'Ada' } });
+    const created = await desk.post('/reservations', {
+      venueId: t.venueId,
+      serviceDate: day,
+      time: '19:00',
+      partySize: 2,
+      guest: { phone: '347 111 2233', firstName: 'Ada' },
+    });
     expect(created.status).toBe(201);
     const { id, guestId } = created.body.reservation;
     const t2 = tableOf(floor.tableIds.T2, 'T2', 1, 2);
@@ -58,7 +68,9 @@ describe('GET /reservations/{id}/history (docs/reservations.md "Reservation hist
     ]);
     // The other entries are the reservation's events: the same ids as GET /events, oldest first.
     const listed = (await desk.get(`/events?venueId=${t.venueId}`)).body.data.filter((e: any) => e.data.reservation?.id === id);
-    expect(res.body.data.filter((e: any) => e.type !== 'reservation_updated').map((e: any) => e.eventId)).toEqual(listed.map((e: any) => e.id));
+    expect(res.body.data.filter((e: any) => e.type !== 'reservation_updated').map((e: any) => e.eventId)).toEqual(
+      listed.map((e: any) => e.id),
+    );
 
     // Pages of 2 give the same entries, each compared with the entry before it, even across pages.
     const paged: unknown[] = [];
@@ -74,8 +86,15 @@ describe('GET /reservations/{id}/history (docs/reservations.md "Reservation hist
   it('names a publishable key as widget, the timers as system, and events recorded before actors as unrecorded', async () => {
     const t = await createTenant();
     await configureVenue(t.venueId);
-    const widget = client(server.url, await createKey(t.organisationId, { kind: 'publishable', name: 'Website', allowedOrigins: ['https://shop.example'] }));
-    const booked = await widget.post('/reservations', { venueId: t.venueId, serviceDate: day, time: '19:00', partySize: 2 }, { origin: 'https://shop.example' });
+    const widget = client(
+      server.url,
+      await createKey(t.organisationId, { kind: 'publishable', name: 'Website', allowedOrigins: ['https://shop.example'] }),
+    );
+    const booked = await widget.post(
+      '/reservations',
+      { venueId: t.venueId, serviceDate: day, time: '19:00', partySize: 2 },
+      { origin: 'https://shop.example' },
+    );
     expect(booked.status).toBe(201);
     const id = booked.body.reservation.id;
     // Started 46 minutes ago: late, then no-show, by worker-timers.
@@ -104,7 +123,13 @@ describe('GET /reservations/{id}/history (docs/reservations.md "Reservation hist
     const t = await createTenant();
     await configureVenue(t.venueId);
     const api = client(server.url, await createKey(t.organisationId, { name: 'Migration' }));
-    const booked = await api.post('/reservations', { venueId: t.venueId, serviceDate: day, time: '19:00', partySize: 2, externalRef: 'pos-1' });
+    const booked = await api.post('/reservations', {
+      venueId: t.venueId,
+      serviceDate: day,
+      time: '19:00',
+      partySize: 2,
+      externalRef: 'pos-1',
+    });
     const id = booked.body.reservation.id;
     const submitted = await api.post('/imports/reservations', {
       rows: [
@@ -121,10 +146,17 @@ describe('GET /reservations/{id}/history (docs/reservations.md "Reservation hist
     ]);
     expect(history[1].changes).toMatchObject({ partySize: { from: 2, to: 4 }, notes: { from: null, to: 'from the old system' } });
 
-    const [imported] = await db.select().from(reservations).where(and(eq(reservations.venueId, t.venueId), eq(reservations.externalRef, 'pos-2')));
+    const [imported] = await db
+      .select()
+      .from(reservations)
+      .where(and(eq(reservations.venueId, t.venueId), eq(reservations.externalRef, 'pos-2')));
     const importedHistory = (await api.get(`/reservations/${imported.id}/history`)).body.data;
     expect(importedHistory).toHaveLength(1);
-    expect(importedHistory[0]).toMatchObject({ type: 'reservation_created', actor: { kind: 'import', name: 'Migration' }, changes: { externalRef: { from: null, to: 'pos-2' } } });
+    expect(importedHistory[0]).toMatchObject({
+      type: 'reservation_created',
+      actor: { kind: 'import', name: 'Migration' },
+      changes: { externalRef: { from: null, to: 'pos-2' } },
+    });
 
     const listed = (await api.get(`/events?venueId=${t.venueId}`)).body.data.map((e: any) => e.id);
     expect(listed).toEqual([history[0].eventId]);

@@ -22,7 +22,6 @@ import { configureVenue, localDate } from '../support/venue-fixtures.js';
 const server = useTestServer();
 afterAll(async () => closeQueues());
 
-
 const phoneOf = (n: number) => `+39 347 ${String(n).padStart(7, '0')}`;
 const timeOf = (i: number) => `${String(18 + (i % 4)).padStart(2, '0')}:${['00', '15', '30', '45'][i % 4]}`;
 
@@ -36,7 +35,13 @@ function mixedRows(venueId: string, strangerVenueId: string) {
   const invalid = [{ partySize: 0 }, { time: '25:00' }, { serviceDate: undefined }, { colour: 'red' }, { durationMinutes: 3 }];
   return Array.from({ length: 1000 }, (_, i) => {
     const kind = i % 10;
-    const future = { venueId, serviceDate: localDate(1 + (i % 20)), time: timeOf(Math.floor(i / 20)), partySize: 1 + (i % 6), channel: 'thefork' };
+    const future = {
+      venueId,
+      serviceDate: localDate(1 + (i % 20)),
+      time: timeOf(Math.floor(i / 20)),
+      partySize: 1 + (i % 6),
+      channel: 'thefork',
+    };
     const past = { venueId, serviceDate: localDate(-1 - (i % 20)), time: timeOf(i), partySize: 2, notes: `past ${i}` };
     switch (kind) {
       case 0:
@@ -84,7 +89,13 @@ describe('POST /imports/reservations with worker-imports running', () => {
     const api = client(server.url, t.key);
     const pre = [];
     for (const i of [5, 15, 25, 35, 45]) {
-      const res = await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(30 + i), time: '19:00', partySize: 2, externalRef: `pre-${i}` });
+      const res = await api.post('/reservations', {
+        venueId: t.venueId,
+        serviceDate: localDate(30 + i),
+        time: '19:00',
+        partySize: 2,
+        externalRef: `pre-${i}`,
+      });
       expect(res.status).toBe(201);
       pre.push(res.body.reservation);
     }
@@ -134,17 +145,33 @@ describe('POST /imports/reservations with worker-imports running', () => {
     // Without a channel the key's name; a name without a phone stays with the notes.
     const walkBy = past.find((r) => r.notes === 'Walk-by — past 4');
     expect(walkBy).toMatchObject({ sourceDetail: 'test key', guestId: null, source: 'import' });
-    expect((await api.get(`/reservations/${walkBy!.id}`)).body.reservation).toMatchObject({ status: 'completed', table: null, tableAssigned: false });
+    expect((await api.get(`/reservations/${walkBy!.id}`)).body.reservation).toMatchObject({
+      status: 'completed',
+      table: null,
+      tableAssigned: false,
+    });
 
     // The pre-existing reservations were updated in place: their time, party and channel come from the rows.
     for (const [n, r] of pre.entries()) {
       const [row] = await db.select().from(reservations).where(eq(reservations.id, r.id));
       const i = [5, 15, 25, 35, 45][n];
-      expect(row).toMatchObject({ serviceDate: localDate(1 + (i % 20)), time: timeOf(Math.floor(i / 20)), partySize: 1 + (i % 6), source: 'api', sourceDetail: 'thefork', externalRef: `pre-${i}` });
+      expect(row).toMatchObject({
+        serviceDate: localDate(1 + (i % 20)),
+        time: timeOf(Math.floor(i / 20)),
+        partySize: 1 + (i % 6),
+        source: 'api',
+        sourceDetail: 'thefork',
+        externalRef: `pre-${i}`,
+      });
     }
 
     // A guest per past row with a phone (and per future row with one), their visit counted; no events at all.
-    const guest = (await db.select().from(guests).where(and(eq(guests.venueId, t.venueId), eq(guests.phone, '+393470000003'))))[0];
+    const guest = (
+      await db
+        .select()
+        .from(guests)
+        .where(and(eq(guests.venueId, t.venueId), eq(guests.phone, '+393470000003')))
+    )[0];
     expect(guest).toMatchObject({ firstName: 'Guest', lastName: '3', visitCount: 1 });
     // The venue's only events are those of the five reservations booked through the API.
     const venueEvents = await db.select().from(events).where(eq(events.venueId, t.venueId));
@@ -155,7 +182,12 @@ describe('POST /imports/reservations with worker-imports running', () => {
     const historyOnly = venueEvents.filter((e) => !e.published);
     expect(historyOnly).toHaveLength(600);
     expect(historyOnly.every((e) => e.dispatchedAt !== null && e.actor?.kind === 'import')).toBe(true);
-    expect(historyOnly.filter((e) => e.type === 'reservation_modified').map((e) => e.subjectId).sort()).toEqual(pre.map((r) => r.id).sort());
+    expect(
+      historyOnly
+        .filter((e) => e.type === 'reservation_modified')
+        .map((e) => e.subjectId)
+        .sort(),
+    ).toEqual(pre.map((r) => r.id).sort());
 
     const overlaps = await db.execute(sql`
       select count(*)::int as n from ${reservationTables} a join ${reservationTables} b
@@ -176,11 +208,18 @@ describe('POST /imports/reservations with worker-imports running', () => {
     expect(replay.status).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.import).toMatchObject({ id: first.body.import.id, kind: 'reservations', status: 'completed', createdRows: 1 });
-    const other = await api.post('/imports/reservations', { rows: [{ ...body.rows[0], partySize: 3 }] }, { 'idempotency-key': 'res-import-1' });
+    const other = await api.post(
+      '/imports/reservations',
+      { rows: [{ ...body.rows[0], partySize: 3 }] },
+      { 'idempotency-key': 'res-import-1' },
+    );
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('idempotency_key_reused');
     // The same key for a guest import is another operation.
-    expect((await api.post('/imports/guests', { rows: [{ venueId: t.venueId, phone: phoneOf(1) }] }, { 'idempotency-key': 'res-import-1' })).status).toBe(422);
+    expect(
+      (await api.post('/imports/guests', { rows: [{ venueId: t.venueId, phone: phoneOf(1) }] }, { 'idempotency-key': 'res-import-1' }))
+        .status,
+    ).toBe(422);
     expect(await db.select().from(imports).where(eq(imports.organisationId, t.organisationId))).toHaveLength(1);
     expect(await importedReservations(t.venueId)).toHaveLength(1);
 
@@ -254,7 +293,13 @@ describe('worker-imports killed in the middle of an import', () => {
     const stranger = await createTenant();
     const api = client(server.url, t.key);
     for (const i of [5, 15, 25, 35, 45]) {
-      await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(30 + i), time: '19:00', partySize: 2, externalRef: `pre-${i}` });
+      await api.post('/reservations', {
+        venueId: t.venueId,
+        serviceDate: localDate(30 + i),
+        time: '19:00',
+        partySize: 2,
+        externalRef: `pre-${i}`,
+      });
     }
 
     const first = spawnImportsWorker();
@@ -263,7 +308,7 @@ describe('worker-imports killed in the middle of an import', () => {
     // SIGKILL as soon as the first chunk has committed.
     let processed = 0;
     // The child needs a few seconds to start (tsx) on a loaded machine.
-    for (const until = Date.now() + 45_000; Date.now() < until && processed < importChunkSize; ) {
+    for (const until = Date.now() + 45_000; Date.now() < until && processed < importChunkSize;) {
       [{ processedRows: processed }] = await db.select({ processedRows: imports.processedRows }).from(imports).where(eq(imports.id, id));
       if (processed < importChunkSize) await new Promise((r) => setTimeout(r, 5));
     }
@@ -276,7 +321,7 @@ describe('worker-imports killed in the middle of an import', () => {
     // The dead worker's BullMQ lock expires and the new worker takes the job over.
     spawnImportsWorker();
     const started = Date.now();
-    for (let status = 'processing'; status === 'processing' && Date.now() - started < 60_000; ) {
+    for (let status = 'processing'; status === 'processing' && Date.now() - started < 60_000;) {
       await new Promise((r) => setTimeout(r, 250));
       [{ status }] = await db.select({ status: imports.status }).from(imports).where(eq(imports.id, id));
     }

@@ -32,9 +32,23 @@ async function whileTableHeld<T>(venueId: string, organisationId: string, tableI
   await db.transaction(async (tx) => {
     const [row] = await tx
       .insert(reservations)
-      .values({ organisationId, venueId, serviceDate: tomorrow, time: '19:00', startsAt, endsAt, partySize: 2, status: 'created', source: 'api', tableId, tableAssigned: true })
+      .values({
+        organisationId,
+        venueId,
+        serviceDate: tomorrow,
+        time: '19:00',
+        startsAt,
+        endsAt,
+        partySize: 2,
+        status: 'created',
+        source: 'api',
+        tableId,
+        tableAssigned: true,
+      })
       .returning();
-    await tx.insert(reservationTables).values({ reservationId: row.id, tableId, venueId, during: `[${startsAt.toISOString()},${endsAt.toISOString()})` });
+    await tx
+      .insert(reservationTables)
+      .values({ reservationId: row.id, tableId, venueId, during: `[${startsAt.toISOString()},${endsAt.toISOString()})` });
     pending = during();
     // Committed only once the request has reached its occupancy insert and waits on this transaction.
     await untilBlockedBy(await backendPid(tx));
@@ -46,7 +60,9 @@ describe('PostgreSQL keeps the floor consistent under concurrency', () => {
   it('20 concurrent bookings of the last free table: one 201, nineteen 409 no_availability', async () => {
     const { api, venueId, fixture } = await setup({ tables: [{ name: 'Last', minSeats: 1, maxSeats: 4 }] });
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => api.post('/reservations', { venueId, serviceDate: tomorrow, time: '19:00', partySize: 2, notes: `#${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        api.post('/reservations', { venueId, serviceDate: tomorrow, time: '19:00', partySize: 2, notes: `#${i}` }),
+      ),
     );
     expect(tally(results.map((r) => r.status))).toEqual({ 201: 1, 409: 19 });
     for (const r of results.filter((r) => r.status === 409)) {
@@ -61,7 +77,9 @@ describe('PostgreSQL keeps the floor consistent under concurrency', () => {
     const tables = Array.from({ length: 12 }, (_, i) => ({ name: `T${String(i).padStart(2, '0')}`, minSeats: 1, maxSeats: 4 }));
     const { api, venueId } = await setup({ tables, pacing: [{ maxCovers: 7, windowMinutes: 30 }] });
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => api.post('/reservations', { venueId, serviceDate: tomorrow, time: i % 2 ? '19:00' : '19:15', partySize: 2 })),
+      Array.from({ length: 12 }, (_, i) =>
+        api.post('/reservations', { venueId, serviceDate: tomorrow, time: i % 2 ? '19:00' : '19:15', partySize: 2 }),
+      ),
     );
     expect(tally(results.map((r) => r.status))).toEqual({ 201: 3, 409: 9 });
     for (const r of results.filter((r) => r.status === 409)) expect(r.body.error.details.reason).toBe('pacing_full');
@@ -76,10 +94,13 @@ describe('PostgreSQL keeps the floor consistent under concurrency', () => {
     const { api, venueId } = await setup({});
     const r = (await api.post('/reservations', { venueId, serviceDate: tomorrow, time: '19:00', partySize: 2 })).body.reservation;
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => api.patch(`/reservations/${r.id}`, { notes: `writer ${i}` }, { 'if-match': `"${r.updatedAt}"` })),
+      Array.from({ length: 10 }, (_, i) =>
+        api.patch(`/reservations/${r.id}`, { notes: `writer ${i}` }, { 'if-match': `"${r.updatedAt}"` }),
+      ),
     );
     expect(tally(results.map((x) => x.status))).toEqual({ 200: 1, 409: 9 });
-    for (const x of results.filter((x) => x.status === 409)) expect(x.body.error).toMatchObject({ code: 'conflict', details: { reason: 'version_mismatch' } });
+    for (const x of results.filter((x) => x.status === 409))
+      expect(x.body.error).toMatchObject({ code: 'conflict', details: { reason: 'version_mismatch' } });
   });
 
   it('an automatic assignment that loses the race takes the next table', async () => {
@@ -115,7 +136,11 @@ describe('PostgreSQL keeps the floor consistent under concurrency', () => {
     ).rejects.toMatchObject({ cause: { code: '23P01' } });
     // A freed occupancy no longer counts.
     await api.delete(`/reservations/${first.id}`);
-    const [moved] = await db.update(reservationTables).set({ during: overlapping }).where(eq(reservationTables.reservationId, second.id)).returning();
+    const [moved] = await db
+      .update(reservationTables)
+      .set({ during: overlapping })
+      .where(eq(reservationTables.reservationId, second.id))
+      .returning();
     expect(moved).toMatchObject({ tableId: fixture.tableIds.A, live: true });
   });
 

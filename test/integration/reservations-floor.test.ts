@@ -19,7 +19,8 @@ async function setup() {
     ],
   });
   const api = client(server.url, t.key);
-  const booked = (await api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time: '19:00', partySize: 2 })).body.reservation;
+  const booked = (await api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time: '19:00', partySize: 2 })).body
+    .reservation;
   expect(booked.table.tableId).toBe(fixture.tableIds.A);
   return { ...t, fixture, api, booked };
 }

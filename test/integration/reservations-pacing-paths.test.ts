@@ -66,7 +66,12 @@ describe('paths that make covers or a table live again keep pacing, or flag the 
     const back = await v.patch(late.id, { status: 'arrived' });
     expect(back.status, back.text).toBe(200);
     expect(back.body.reservation).toMatchObject({ status: 'arrived', needsAttention: true, tableAssigned: false, table: null });
-    expect(await eventTypesOf(late.id)).toEqual(['reservation_created', 'reservation_no_show', 'guest_arrived', 'reservation_needs_attention']);
+    expect(await eventTypesOf(late.id)).toEqual([
+      'reservation_created',
+      'reservation_no_show',
+      'guest_arrived',
+      'reservation_needs_attention',
+    ]);
     await expectInvariantsHold([v.venueId]);
   });
 
@@ -79,7 +84,12 @@ describe('paths that make covers or a table live again keep pacing, or flag the 
 
     const back = await v.patch(late.id, { status: 'seated' });
     expect(back.status, back.text).toBe(200);
-    expect(back.body.reservation).toMatchObject({ status: 'seated', needsAttention: true, tableAssigned: true, table: { tableId: v.fixture.tableIds.B } });
+    expect(back.body.reservation).toMatchObject({
+      status: 'seated',
+      needsAttention: true,
+      tableAssigned: true,
+      table: { tableId: v.fixture.tableIds.B },
+    });
     expect(await eventTypesOf(late.id)).toContain('reservation_needs_attention');
     await expectInvariantsHold([v.venueId]);
   });
@@ -118,7 +128,11 @@ describe('paths that make covers or a table live again keep pacing, or flag the 
     // Once the block has room, a table clears the flag.
     await v.api.delete(`/reservations/${first.id}`);
     const cleared = await v.patch(forced.id, { tableId: v.fixture.tableIds.U2 });
-    expect(cleared.body.reservation).toMatchObject({ tableAssigned: true, needsAttention: false, table: { tableId: v.fixture.tableIds.U2 } });
+    expect(cleared.body.reservation).toMatchObject({
+      tableAssigned: true,
+      needsAttention: false,
+      table: { tableId: v.fixture.tableIds.U2 },
+    });
     await expectInvariantsHold([v.venueId]);
   });
 
@@ -147,7 +161,9 @@ describe('paths that make covers or a table live again keep pacing, or flag the 
     const v = await setup(sixes('A', 'B', 'C'));
     await v.book('19:00', 5);
     await v.book('19:00', 5);
-    const entry = (await v.api.post('/waitlist', { venueId: v.venueId, serviceDate: tomorrow, partySize: 2, name: 'Ada', phone: '347 123 4567' })).body.entry;
+    const entry = (
+      await v.api.post('/waitlist', { venueId: v.venueId, serviceDate: tomorrow, partySize: 2, name: 'Ada', phone: '347 123 4567' })
+    ).body.entry;
     const res = await v.api.post(`/waitlist/${entry.id}/convert`, { time: '19:15' });
     expect(res.status, res.text).toBe(409);
     expect(res.body.error.details.reason).toBe('pacing_full');
@@ -161,7 +177,9 @@ describe('paths that make covers or a table live again keep pacing, or flag the 
     const v = await setup(sixes('A', 'B', 'C'));
     await v.book('19:00', 5);
     await v.book('19:00', 5);
-    const submitted = await v.api.post('/imports/reservations', { rows: [{ venueId: v.venueId, serviceDate: tomorrow, time: '19:15', partySize: 2, externalRef: 'ext-1' }] });
+    const submitted = await v.api.post('/imports/reservations', {
+      rows: [{ venueId: v.venueId, serviceDate: tomorrow, time: '19:15', partySize: 2, externalRef: 'ext-1' }],
+    });
     expect(submitted.status, submitted.text).toBe(202);
     expect(await waitForImport(v.api, submitted.body.import.id)).toMatchObject({ status: 'completed', createdRows: 1 });
     const [imported] = (await v.api.get(`/reservations?venueId=${v.venueId}&externalRef=ext-1`)).body.data;
@@ -178,7 +196,9 @@ describe('paths that make covers or a table live again keep pacing, or flag the 
       await Promise.all(parties.map((p) => v.patch(p.id, { status: 'no_show' })));
       const results = await Promise.all([
         ...parties.map((p, i) => v.patch(p.id, { status: i % 2 ? 'arrived' : 'seated' })),
-        ...Array.from({ length: 5 }, () => v.api.post('/reservations', { venueId: v.venueId, serviceDate: tomorrow, time: '19:15', partySize: 2 })),
+        ...Array.from({ length: 5 }, () =>
+          v.api.post('/reservations', { venueId: v.venueId, serviceDate: tomorrow, time: '19:15', partySize: 2 }),
+        ),
       ]);
       for (const r of results) expect([200, 201, 409], r.text).toContain(r.status);
       for (const r of results.slice(0, 5)) expect(r.status).toBe(200);

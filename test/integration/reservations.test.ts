@@ -11,7 +11,11 @@ const tomorrow = localDate(1);
 
 /** The published events (history-only rows aside), oldest first. */
 async function eventTypesOf(reservationId: string): Promise<string[]> {
-  const rows = await db.select({ type: events.type }).from(events).where(and(eq(events.subjectId, reservationId), eq(events.published, true))).orderBy(asc(events.createdAt));
+  const rows = await db
+    .select({ type: events.type })
+    .from(events)
+    .where(and(eq(events.subjectId, reservationId), eq(events.published, true)))
+    .orderBy(asc(events.createdAt));
   return rows.map((r) => r.type);
 }
 
@@ -49,7 +53,11 @@ describe('POST /reservations', () => {
       externalRef: 'ext-1',
       guest: { name: 'Ada Lovelace', allergies: null, allergens: ['nuts'] },
       guestDetails: { phone: '+393471234567', firstName: 'Ada', lastName: 'Lovelace', visitCount: 0, noShowCount: 0 },
-      table: { tableId: fixture.tableIds.T2, tableCombinationId: null, tables: [{ id: fixture.tableIds.T2, name: 'T2', minSeats: 1, maxSeats: 2 }] },
+      table: {
+        tableId: fixture.tableIds.T2,
+        tableCombinationId: null,
+        tables: [{ id: fixture.tableIds.T2, name: 'T2', minSeats: 1, maxSeats: 2 }],
+      },
     });
     expect(r.guestId).toBe(r.guestDetails.id);
     expect(new Date(r.endsAt).getTime() - new Date(r.startsAt).getTime()).toBe(90 * 60_000);
@@ -226,7 +234,12 @@ describe('status flow', () => {
     const noShow = await api.patch(`/reservations/${r.id}`, { status: 'no_show' });
     expect(noShow.body.reservation.guestDetails.noShowCount).toBe(1);
     const late = await api.patch(`/reservations/${r.id}`, { status: 'seated' });
-    expect(late.body.reservation).toMatchObject({ status: 'seated', tableAssigned: true, needsAttention: false, guestDetails: { noShowCount: 0 } });
+    expect(late.body.reservation).toMatchObject({
+      status: 'seated',
+      tableAssigned: true,
+      needsAttention: false,
+      guestDetails: { noShowCount: 0 },
+    });
     expect(await eventTypesOf(r.id)).toEqual(['reservation_created', 'reservation_no_show', 'guest_seated']);
   });
 
@@ -237,7 +250,12 @@ describe('status flow', () => {
     expect((await book(api, venueId, { time: '19:15' })).status).toBe(201);
     const late = await api.patch(`/reservations/${r.id}`, { status: 'arrived' });
     expect(late.body.reservation).toMatchObject({ status: 'arrived', tableAssigned: false, needsAttention: true, table: null });
-    expect(await eventTypesOf(r.id)).toEqual(['reservation_created', 'reservation_no_show', 'guest_arrived', 'reservation_needs_attention']);
+    expect(await eventTypesOf(r.id)).toEqual([
+      'reservation_created',
+      'reservation_no_show',
+      'guest_arrived',
+      'reservation_needs_attention',
+    ]);
   });
 
   it.each([
@@ -385,7 +403,11 @@ describe('PATCH /reservations/:id', () => {
     const withGuest = (await book(api, venueId, { guest: { phone: '3471234567' } })).body.reservation;
     const r = (await book(api, venueId, { time: '20:00' })).body.reservation;
     const attached = await api.patch(`/reservations/${r.id}`, { guestId: withGuest.guestId, externalRef: 'crm-7' });
-    expect(attached.body.reservation).toMatchObject({ guestId: withGuest.guestId, externalRef: 'crm-7', guestDetails: { id: withGuest.guestId } });
+    expect(attached.body.reservation).toMatchObject({
+      guestId: withGuest.guestId,
+      externalRef: 'crm-7',
+      guestDetails: { id: withGuest.guestId },
+    });
     const detached = await api.patch(`/reservations/${r.id}`, { guestId: null, externalRef: null });
     expect(detached.body.reservation).toMatchObject({ guestId: null, guest: null, guestDetails: null, externalRef: null });
     expect((await api.patch(`/reservations/${r.id}`, { externalRef: '' })).body.error.details.fields).toEqual(['externalRef']);
@@ -400,7 +422,13 @@ describe('scopes', () => {
     const { api, venueId, organisationId, fixture } = await setup();
     const r = (await book(api, venueId)).body.reservation;
     const writer = client(server.url, await createKey(organisationId, { scopes: ['reservations:read', 'reservations:write'] }));
-    for (const body of [{ status: 'arrived' }, { status: 'seated' }, { status: 'no_show' }, { tableId: fixture.tableIds.T4 }, { tableCombinationId: null }]) {
+    for (const body of [
+      { status: 'arrived' },
+      { status: 'seated' },
+      { status: 'no_show' },
+      { tableId: fixture.tableIds.T4 },
+      { tableCombinationId: null },
+    ]) {
       const res = await writer.patch(`/reservations/${r.id}`, body);
       expect(res.status).toBe(403);
       expect(res.body.error).toMatchObject({ code: 'insufficient_scope', details: { requiredScope: 'floor:write' } });
@@ -411,7 +439,10 @@ describe('scopes', () => {
       expect(res.body.error).toMatchObject({ code: 'insufficient_scope', details: { requiredScope: 'floor:write' } });
     }
     const reader = client(server.url, await createKey(organisationId, { scopes: ['reservations:read'] }));
-    expect((await book(reader, venueId)).body.error).toMatchObject({ code: 'insufficient_scope', details: { requiredScope: 'reservations:write' } });
+    expect((await book(reader, venueId)).body.error).toMatchObject({
+      code: 'insufficient_scope',
+      details: { requiredScope: 'reservations:write' },
+    });
     expect((await reader.delete(`/reservations/${r.id}`)).status).toBe(403);
     expect((await reader.get(`/reservations/${r.id}`)).status).toBe(200);
   });
@@ -423,7 +454,11 @@ describe('publishable keys', () => {
     const widgetKey = await createKey(organisationId, { kind: 'publishable', allowedOrigins: ['https://shop.example'] });
     const widget = client(server.url, widgetKey);
     const origin = { origin: 'https://shop.example' };
-    const res = await widget.post('/reservations', { venueId, serviceDate: tomorrow, time: '19:00', partySize: 2, guest: { phone: '3471234567', firstName: 'Web' } }, origin);
+    const res = await widget.post(
+      '/reservations',
+      { venueId, serviceDate: tomorrow, time: '19:00', partySize: 2, guest: { phone: '3471234567', firstName: 'Web' } },
+      origin,
+    );
     expect(res.status).toBe(201);
     expect(res.body.reservation).toMatchObject({ guest: null, guestId: null, source: 'api', sourceDetail: 'extra key', status: 'created' });
     expect(res.body.reservation).not.toHaveProperty('guestDetails');
@@ -516,7 +551,10 @@ describe('isolation and lists', () => {
     await configureVenue(t.venueId, night);
     await configureVenue(west, night);
     const ids: string[] = [];
-    for (const [venueId, zone] of [[t.venueId, 'Pacific/Kiritimati'], [west, 'Pacific/Pago_Pago']]) {
+    for (const [venueId, zone] of [
+      [t.venueId, 'Pacific/Kiritimati'],
+      [west, 'Pacific/Pago_Pago'],
+    ]) {
       const serviceDate = localDate(3, zone);
       const starts: number[] = [];
       for (const time of ['00:00', '01:30']) {
@@ -527,7 +565,8 @@ describe('isolation and lists', () => {
       }
       expect(starts[1] - starts[0], 'the 01:30 party sits the night after the date').toBe(25.5 * 3600_000);
     }
-    const listed = async (from: string, to: string) => (await api.get(`/reservations?from=${from}&to=${to}&limit=50`)).body.data.map((r: { id: string }) => r.id);
+    const listed = async (from: string, to: string) =>
+      (await api.get(`/reservations?from=${from}&to=${to}&limit=50`)).body.data.map((r: { id: string }) => r.id);
     const east = localDate(3, 'Pacific/Kiritimati');
     const westDate = localDate(3, 'Pacific/Pago_Pago');
     expect(await listed(east, east)).toEqual(expect.arrayContaining(ids.slice(0, 2)));

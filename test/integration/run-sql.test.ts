@@ -44,7 +44,9 @@ describe('runSql', () => {
     const t = await createTenant();
     const prepared = await transaction(async (tx) => {
       await runSql<Row>(tx, statement(t.venueId), columns);
-      return tx.execute<{ n: number }>(sql`select count(*)::int as n from pg_prepared_statements where statement like '%q."missing"%from venues v%'`);
+      return tx.execute<{ n: number }>(
+        sql`select count(*)::int as n from pg_prepared_statements where statement like '%q."missing"%from venues v%'`,
+      );
     });
     expect(prepared[0].n).toBe(1);
   });

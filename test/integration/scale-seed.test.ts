@@ -55,17 +55,27 @@ describe('bench:seed (the scale data set)', () => {
   });
 
   it('numbers the events 1..N in creation order, with the stream head at N', async () => {
-    const [row] = await sql<{ n: number; min: number; max: number; distinct_positions: number; out_of_order: number; head: number; unsequenced: number }[]>`
+    const [row] = await sql<
+      { n: number; min: number; max: number; distinct_positions: number; out_of_order: number; head: number; unsequenced: number }[]
+    >`
       select count(*)::int as n, min(position)::int as min, max(position)::int as max, count(distinct position)::int as distinct_positions,
         (select count(*)::int from (select e.created_at < lag(e.created_at) over (order by p.position) as back
            from event_positions p join events e on e.id = p.event_id) o where back) as out_of_order,
         (select position::int from event_stream_heads where organisation_id = ${seed.organisationId}) as head,
         (select count(*)::int from unsequenced_events) as unsequenced
       from events left join event_positions p on p.event_id = events.id`;
-    expect(row).toEqual({ n: seed.counts.events, min: 1, max: seed.counts.events, distinct_positions: seed.counts.events, out_of_order: 0, head: seed.counts.events, unsequenced: 0 });
+    expect(row).toEqual({
+      n: seed.counts.events,
+      min: 1,
+      max: seed.counts.events,
+      distinct_positions: seed.counts.events,
+      out_of_order: 0,
+      head: seed.counts.events,
+      unsequenced: 0,
+    });
   });
 
-  it("keeps guest counters equal to their reservations, and only the deliveries retention keeps", async () => {
+  it('keeps guest counters equal to their reservations, and only the deliveries retention keeps', async () => {
     const [row] = await sql<{ counters_off: number; old_deliveries: number; undispatched: number }[]>`
       select
         (select count(*)::int from guests g where visit_count <> (select count(*) from reservations r where r.guest_id = g.id and r.status = 'completed')

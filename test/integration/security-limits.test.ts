@@ -63,9 +63,16 @@ describe('widget bookings and known phones (docs/security.md "Widget bookings")'
     const ada = await staff.post('/guests', { venueId: t.venueId, phone: '347 555 0199', firstName: 'Ada', lastName: 'Lovelace' });
     expect(ada.status).toBe(201);
     const book = async (time: string, guest: Record<string, string>) => {
-      const res = await widget.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time, partySize: 2, guest }, { origin });
+      const res = await widget.post(
+        '/reservations',
+        { venueId: t.venueId, serviceDate: localDate(2), time, partySize: 2, guest },
+        { origin },
+      );
       expect(res.status).toBe(201);
-      const [row] = await db.select({ guestId: reservations.guestId }).from(reservations).where(eq(reservations.id, res.body.reservation.id));
+      const [row] = await db
+        .select({ guestId: reservations.guestId })
+        .from(reservations)
+        .where(eq(reservations.id, res.body.reservation.id));
       return row.guestId;
     };
     expect(await book('19:00', { phone: '+39 347 555 0199', firstName: 'Mallory', lastName: 'Lovelace' })).toBeNull();
@@ -84,7 +91,11 @@ describe('widget bookings and known phones (docs/security.md "Widget bookings")'
     const origin = 'https://shop.example';
     const widget = client(server.url, await createKey(t.organisationId, { kind: 'publishable', allowedOrigins: [origin] }));
     const day = localDate(2);
-    const booked = await widget.post('/reservations', { venueId: t.venueId, serviceDate: day, time: '20:00', partySize: 2, notes: "=cmd|' /C calc'!A0", guest: { phone: '347 555 0300' } }, { origin });
+    const booked = await widget.post(
+      '/reservations',
+      { venueId: t.venueId, serviceDate: day, time: '20:00', partySize: 2, notes: "=cmd|' /C calc'!A0", guest: { phone: '347 555 0300' } },
+      { origin },
+    );
     expect(booked.status).toBe(201);
     const csv = await client(server.url, t.key).get(`/exports/reservations?venueId=${t.venueId}&from=${day}&to=${day}&format=csv`);
     expect(csv.text).toContain(`"'=cmd|' /C calc'!A0"`);

@@ -52,7 +52,13 @@ async function whileVenueLocked(venueId: string, during: () => Promise<void>): P
 /** POST /reservations sent raw, so that the test can leave while it runs. */
 function startBooking(url: string, key: string, body: unknown): http.ClientRequest {
   const target = new URL(`${url}/api/v1/reservations`);
-  const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+  const req = http.request({
+    host: target.hostname,
+    port: target.port,
+    path: target.pathname,
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+  });
   req.on('error', () => {});
   req.end(JSON.stringify(body));
   return req;
@@ -74,7 +80,9 @@ describe('a request whose client has gone stops using the database', () => {
     // The server is fine afterwards and nothing was booked by the request that left.
     const api = client(server.url, t.key);
     expect((await api.get(`/reservations?venueId=${t.venueId}`)).body.data).toEqual([]);
-    expect((await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 })).status).toBe(201);
+    expect((await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 })).status).toBe(
+      201,
+    );
   });
 });
 
@@ -115,7 +123,13 @@ describe('many clients leaving at once', () => {
       const reads = Array.from({ length: 40 }, () => {
         const controller = new AbortController();
         setTimeout(() => controller.abort(), Math.random() * 600);
-        return fetch(`${server.url}/api/v1/venues/${t.venueId}`, { headers: { authorization: `Bearer ${t.key}` }, signal: controller.signal }).then((r) => r.text(), () => 'left');
+        return fetch(`${server.url}/api/v1/venues/${t.venueId}`, {
+          headers: { authorization: `Bearer ${t.key}` },
+          signal: controller.signal,
+        }).then(
+          (r) => r.text(),
+          () => 'left',
+        );
       });
       await until(async () => (await waitingStatements()) > 0, 5000);
       bookings.forEach((b) => b.destroy());
@@ -126,7 +140,9 @@ describe('many clients leaving at once', () => {
     // Every booking that lost its client was cancelled while it waited, the cancel repeated until its
     // transaction ended (a cancel between two statements alone would change nothing).
     expect((await api.get(`/reservations?venueId=${t.venueId}`)).body.data).toEqual([]);
-    expect((await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 })).status).toBe(201);
+    expect((await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 })).status).toBe(
+      201,
+    );
   });
 });
 
@@ -142,7 +158,12 @@ describe('statement timeout', () => {
     await configureVenue(t.venueId);
     await whileVenueLocked(t.venueId, async () => {
       const started = Date.now();
-      const res = await client(child.url, t.key).post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 });
+      const res = await client(child.url, t.key).post('/reservations', {
+        venueId: t.venueId,
+        serviceDate: localDate(2),
+        time: '19:00',
+        partySize: 2,
+      });
       expect(Date.now() - started).toBeLessThan(5000);
       expect(res.status).toBe(503);
       expect(res.body.error).toMatchObject({ code: 'unavailable', details: { reason: 'statement_timeout' } });

@@ -39,7 +39,13 @@ interface WebProcess {
 async function spawnWeb(): Promise<WebProcess> {
   const [port, metricsPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', 'web'], {
-    env: { ...process.env, PORT: String(port), METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info', SHUTDOWN_READINESS_DELAY_MS: String(readinessDelayMs) },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'info',
+      SHUTDOWN_READINESS_DELAY_MS: String(readinessDelayMs),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -63,7 +69,10 @@ function send(port: number, key: string, method: string, path: string, body?: un
         method,
         path,
         agent: false,
-        headers: { authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
       },
       (res) => {
         let text = '';
@@ -72,7 +81,9 @@ function send(port: number, key: string, method: string, path: string, body?: un
         res.on('error', (err) => resolve({ port, at: Date.now(), kind: 'failed', error: err.message }));
       },
     );
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ port, at: Date.now(), kind: 'failed', error: `${err.code}: ${err.message}` }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      resolve({ port, at: Date.now(), kind: 'failed', error: `${err.code}: ${err.message}` }),
+    );
     req.end(payload);
   });
 }
@@ -91,7 +102,11 @@ describe('stopping a web process behind a load balancer (docs/operations.md "Sto
     const tenant = await createTenant();
     const [first, second] = await Promise.all([spawnWeb(), spawnWeb()]);
     for (const web of [first, second]) {
-      await eventually(async () => (await readyz(web.port))?.status === 200 && (await readyz(web.metricsPort))?.status === 200, 60_000, `web on ${web.port} to be ready`);
+      await eventually(
+        async () => (await readyz(web.port))?.status === 200 && (await readyz(web.metricsPort))?.status === 200,
+        60_000,
+        `web on ${web.port} to be ready`,
+      );
     }
 
     // The balancer: sends each new connection to the next process whose last /readyz check was 200.
@@ -132,7 +147,12 @@ describe('stopping a web process behind a load balancer (docs/operations.md "Sto
           outcomes.push(await send(port, tenant.key, 'GET', '/api/v1/me'));
         } else {
           const lastName = `Stop ${i}-${n}`;
-          const outcome = await send(port, tenant.key, 'POST', '/api/v1/guests', { venueId: tenant.venueId, firstName: 'NoReset', lastName, phone: `+3906${i}${String(n).padStart(7, '0')}` });
+          const outcome = await send(port, tenant.key, 'POST', '/api/v1/guests', {
+            venueId: tenant.venueId,
+            firstName: 'NoReset',
+            lastName,
+            phone: `+3906${i}${String(n).padStart(7, '0')}`,
+          });
           outcomes.push(outcome);
           if (outcome.kind === 'answered' && outcome.status === 201) written.push(lastName);
         }

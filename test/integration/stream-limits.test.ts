@@ -32,7 +32,10 @@ async function stream(key: string): Promise<SseStream> {
 
 /** Resolves with the stream's end, or rejects after `ms`. */
 function endsWithin(s: SseStream, ms: number): Promise<void> {
-  return Promise.race([s.ended, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`stream still open after ${ms} ms`)), ms))]);
+  return Promise.race([
+    s.ended,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`stream still open after ${ms} ms`)), ms)),
+  ]);
 }
 
 const guest = { phone: '347 555 0101', firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com', notes: 'window seat' };
@@ -41,24 +44,46 @@ describe('live streams end with their key (docs/security.md "Live streams")', ()
   it('a revoked key’s open stream ends within seconds and carries no later event', async () => {
     const t = await createTenant();
     await configureVenue(t.venueId);
-    const watcher = await createApiKey({ organisationId: t.organisationId, kind: 'live', name: 'watcher', scopes: ['events:read', 'guests:read'] });
+    const watcher = await createApiKey({
+      organisationId: t.organisationId,
+      kind: 'live',
+      name: 'watcher',
+      scopes: ['events:read', 'guests:read'],
+    });
     const live = await stream(watcher.key);
     expect(live.status).toBe(200);
     await revokeApiKey(watcher.id);
     await endsWithin(live, 5000);
     expect(live.frames.at(-1)?.comment).toBe('closed: key_revoked');
-    const booked = await client(server.url, t.key).post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2, guest });
+    const booked = await client(server.url, t.key).post('/reservations', {
+      venueId: t.venueId,
+      serviceDate: localDate(2),
+      time: '19:00',
+      partySize: 2,
+      guest,
+    });
     expect(booked.status).toBe(201);
     expect(live.events()).toEqual([]);
     // Requests see the revocation once the key's cache entry (4 s) expires.
-    await vi.waitFor(async () => expect((await client(server.url, watcher.key).get('/events')).status).toBe(401), { timeout: 8000, interval: 250 });
+    await vi.waitFor(async () => expect((await client(server.url, watcher.key).get('/events')).status).toBe(401), {
+      timeout: 8000,
+      interval: 250,
+    });
   });
 
   it('a change of the key’s scopes ends its stream', async () => {
     const t = await createTenant();
-    const watcher = await createApiKey({ organisationId: t.organisationId, kind: 'live', name: 'watcher', scopes: ['events:read', 'guests:read'] });
+    const watcher = await createApiKey({
+      organisationId: t.organisationId,
+      kind: 'live',
+      name: 'watcher',
+      scopes: ['events:read', 'guests:read'],
+    });
     const live = await stream(watcher.key);
-    await db.update(apiKeys).set({ scopes: ['events:read'] }).where(eq(apiKeys.id, watcher.id));
+    await db
+      .update(apiKeys)
+      .set({ scopes: ['events:read'] })
+      .where(eq(apiKeys.id, watcher.id));
     await endsWithin(live, 5000);
     expect(live.frames.at(-1)?.comment).toBe('closed: key_changed');
   });
@@ -95,7 +120,13 @@ describe('events redacted by scope as webhook payloads are', () => {
     await configureVenue(t.venueId);
     const eventsOnly = await createApiKey({ organisationId: t.organisationId, kind: 'live', name: 'events only', scopes: ['events:read'] });
     const live = await stream(eventsOnly.key);
-    const booked = await client(server.url, t.key).post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:30', partySize: 2, guest });
+    const booked = await client(server.url, t.key).post('/reservations', {
+      venueId: t.venueId,
+      serviceDate: localDate(2),
+      time: '19:30',
+      partySize: 2,
+      guest,
+    });
     expect(booked.status).toBe(201);
     const guestId = booked.body.reservation.guestId as string;
 

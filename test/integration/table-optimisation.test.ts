@@ -54,7 +54,11 @@ function availabilityOf(api: Client, venueId: string, time: string, partySize: n
 }
 
 async function historyOf(api: Client, id: string) {
-  return (await api.get(`/reservations/${id}/history`)).body.data as { type: string; actor: { kind: string; name: string }; changes: Record<string, { from: unknown; to: unknown }> }[];
+  return (await api.get(`/reservations/${id}/history`)).body.data as {
+    type: string;
+    actor: { kind: string; name: string };
+    changes: Record<string, { from: unknown; to: unknown }>;
+  }[];
 }
 
 describe('table optimisation (venue setting tableOptimisation, default on)', () => {
@@ -97,7 +101,9 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     const refused = await book('19:00', 4);
     expect(refused.status).toBe(409);
     expect(refused.body.error.details.reason).toBe('no_table');
-    expect((await api.patch(`/venues/${venueId}`, { tableOptimisation: 'sometimes' })).body.error.details.fields).toEqual(['tableOptimisation']);
+    expect((await api.patch(`/venues/${venueId}`, { tableOptimisation: 'sometimes' })).body.error.details.fields).toEqual([
+      'tableOptimisation',
+    ]);
   });
 
   it('never moves a locked table: chosen explicitly, or locked by PATCH; unlocking lets it move', async () => {
@@ -118,7 +124,13 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     const hold = await api.post('/availability/holds', { venueId, serviceDate: tomorrow, time: '19:00', partySize: 4 });
     expect(hold.status).toBe(201);
     expect((await api.get(`/reservations/${couple.id}`)).body.reservation.table.tables[0].name).toBe('T2');
-    const booked = await api.post('/reservations', { venueId, serviceDate: tomorrow, time: '19:00', partySize: 4, holdId: hold.body.hold.id });
+    const booked = await api.post('/reservations', {
+      venueId,
+      serviceDate: tomorrow,
+      time: '19:00',
+      partySize: 4,
+      holdId: hold.body.hold.id,
+    });
     expect(booked.status).toBe(201);
     expect(booked.body.reservation.table.tables[0].name).toBe('F4a');
   });
@@ -131,9 +143,14 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     if (!evaluation.available) return;
     // Meanwhile the floor locks the couple where it sits.
     expect((await api.patch(`/reservations/${couple.id}`, { tableLocked: true })).status).toBe(200);
-    const applying = transactionWithEvents(systemActor('test'), (tx, emit) => applyTableMoves(tx, emit, venueId, evaluation.moves, false, Date.now()));
+    const applying = transactionWithEvents(systemActor('test'), (tx, emit) =>
+      applyTableMoves(tx, emit, venueId, evaluation.moves, false, Date.now()),
+    );
     await expect(applying).rejects.toBeInstanceOf(StaleMovesError);
-    const tables = await db.select({ tableId: reservationTables.tableId }).from(reservationTables).where(eq(reservationTables.reservationId, couple.id));
+    const tables = await db
+      .select({ tableId: reservationTables.tableId })
+      .from(reservationTables)
+      .where(eq(reservationTables.reservationId, couple.id));
     expect(tables).toEqual([{ tableId: fixture.tableIds.F4a }]);
   });
 
@@ -141,7 +158,10 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     let runs = 0;
     expect(await retryStaleMoves(async () => (++runs < 3 ? Promise.reject(new StaleMovesError()) : 'booked'))).toBe('booked');
     expect(runs).toBe(3);
-    await expect(retryStaleMoves(() => Promise.reject(new StaleMovesError()))).rejects.toMatchObject({ code: 'no_availability', details: { reason: 'conflict' } });
+    await expect(retryStaleMoves(() => Promise.reject(new StaleMovesError()))).rejects.toMatchObject({
+      code: 'no_availability',
+      details: { reason: 'conflict' },
+    });
     // A deadlock PostgreSQL broke by rolling the booking back is run again too; other errors are not.
     runs = 0;
     const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
@@ -154,10 +174,14 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     venueIds.push(t.venueId);
     const names = (prefix: string) => Array.from({ length: 8 }, (_, i) => `${prefix}${i + 1}`);
     await configureVenue(t.venueId, {
-      tables: [...names('A').map((name) => ({ name, minSeats: 1, maxSeats: 2 })), ...names('F').map((name) => ({ name, minSeats: 2, maxSeats: 4 }))],
+      tables: [
+        ...names('A').map((name) => ({ name, minSeats: 1, maxSeats: 2 })),
+        ...names('F').map((name) => ({ name, minSeats: 2, maxSeats: 4 })),
+      ],
     });
     const api = client(server.url, t.key);
-    const book = (time: string, partySize: number) => api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time, partySize });
+    const book = (time: string, partySize: number) =>
+      api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time, partySize });
     // Eight couples at 18:00 take the two-tops until 19:30, so eight couples at 19:00 sit on the four-tops;
     // the early ones cancel: eight two-tops free, eight four-tops each freed by moving its couple.
     const early = [];
@@ -166,7 +190,8 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     for (const r of early) expect((await api.delete(`/reservations/${r.body.reservation.id}`)).status).toBe(200);
 
     // Every third request is a slot hold: holds move parties as bookings do, in the same turn.
-    const hold = (partySize: number) => api.post('/availability/holds', { venueId: t.venueId, serviceDate: tomorrow, time: '19:00', partySize });
+    const hold = (partySize: number) =>
+      api.post('/availability/holds', { venueId: t.venueId, serviceDate: tomorrow, time: '19:00', partySize });
     const rush = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? hold(3 + (i % 2)) : book('19:00', 3 + (i % 2)))));
     const reasons = rush.filter((r) => r.status === 409).map((r) => r.body.error.details.reason);
     expect({ seated: rush.filter((r) => r.status === 201).length, reasons }).toEqual({ seated: 8, reasons: Array(4).fill('no_table') });
@@ -178,7 +203,12 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     venueIds.push(t.venueId);
     const tops = [...Array(6).fill([1, 2]), ...Array(8).fill([2, 4]), ...Array(3).fill([4, 6]), [5, 8]] as [number, number][];
     await configureVenue(t.venueId, {
-      tables: tops.map(([minSeats, maxSeats], i) => ({ name: `T${String(i).padStart(2, '0')}`, minSeats, maxSeats, area: i % 2 ? 'Terrace' : 'Room' })),
+      tables: tops.map(([minSeats, maxSeats], i) => ({
+        name: `T${String(i).padStart(2, '0')}`,
+        minSeats,
+        maxSeats,
+        area: i % 2 ? 'Terrace' : 'Room',
+      })),
       combinations: [
         ['T00', 'T01'],
         ['T06', 'T07'],
@@ -204,9 +234,15 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     const responses = await Promise.all(Array.from({ length: 60 }, book));
     for (let wave = 0; wave < 5 && (wave === 0 || (await movesOnTheNight()) === 0); wave++) {
       const seated = responses.filter((r) => r.status === 201).map((r) => r.body.reservation.id as string);
-      const changes = seated.slice(wave * 24, wave * 24 + 24).map((id, i) =>
-        i % 3 === 0 ? api.delete(`/reservations/${id}`) : i % 3 === 1 ? api.patch(`/reservations/${id}`, { time: pick(times) }) : api.patch(`/reservations/${id}`, { tableLocked: random() < 0.5 }),
-      );
+      const changes = seated
+        .slice(wave * 24, wave * 24 + 24)
+        .map((id, i) =>
+          i % 3 === 0
+            ? api.delete(`/reservations/${id}`)
+            : i % 3 === 1
+              ? api.patch(`/reservations/${id}`, { time: pick(times) })
+              : api.patch(`/reservations/${id}`, { tableLocked: random() < 0.5 }),
+        );
       const answers = await Promise.all([...changes, ...Array.from({ length: 60 }, book)]);
       for (const r of answers) expect([200, 201, 409]).toContain(r.status);
       responses.push(...answers);

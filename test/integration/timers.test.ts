@@ -1,7 +1,15 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
-import { automationRuns, automations, events, guests, reservations, waitlistEntries, webhookDeliveries } from '../../src/db/schema/index.js';
+import {
+  automationRuns,
+  automations,
+  events,
+  guests,
+  reservations,
+  waitlistEntries,
+  webhookDeliveries,
+} from '../../src/db/schema/index.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { startJobWorker } from '../../src/queues/start-worker.js';
 import { handleTimerJob } from '../../src/jobs/timer-handler.js';
@@ -15,7 +23,11 @@ const server = useTestServer();
 
 /** The published events (history-only rows aside), oldest first. */
 async function eventTypesOf(subjectId: string): Promise<string[]> {
-  const rows = await db.select({ type: events.type }).from(events).where(and(eq(events.subjectId, subjectId), eq(events.published, true))).orderBy(asc(events.createdAt));
+  const rows = await db
+    .select({ type: events.type })
+    .from(events)
+    .where(and(eq(events.subjectId, subjectId), eq(events.published, true)))
+    .orderBy(asc(events.createdAt));
   return rows.map((r) => r.type);
 }
 
@@ -24,7 +36,13 @@ async function reservationStartedAgo(minutesAgo: number, venue: { noShowToleranc
   const t = await createTenant({ venue });
   await configureVenue(t.venueId);
   const api = client(server.url, t.key);
-  const res = await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(1), time: '19:00', partySize: 2, guest: { phone: '347 765 4321', firstName: 'Ada' } });
+  const res = await api.post('/reservations', {
+    venueId: t.venueId,
+    serviceDate: localDate(1),
+    time: '19:00',
+    partySize: 2,
+    guest: { phone: '347 765 4321', firstName: 'Ada' },
+  });
   expect(res.status).toBe(201);
   const id: string = res.body.reservation.id;
   await db
@@ -37,7 +55,10 @@ async function reservationStartedAgo(minutesAgo: number, venue: { noShowToleranc
 async function runTimerJobsConcurrently(task: 'late-no-show' | 'daily-purge', count: number): Promise<void> {
   const queue = getQueue(timerJob.queueName);
   // Two workers of the timers queue, as two worker-timers processes would run them.
-  const workers = [startJobWorker(timerJob, handleTimerJob, { concurrency: 1 }), startJobWorker(timerJob, handleTimerJob, { concurrency: 1 })];
+  const workers = [
+    startJobWorker(timerJob, handleTimerJob, { concurrency: 1 }),
+    startJobWorker(timerJob, handleTimerJob, { concurrency: 1 }),
+  ];
   try {
     const jobs = await queue.addBulk(Array.from({ length: count }, () => ({ name: task, data: { task } })));
     await eventually(
@@ -65,7 +86,10 @@ describe('late and no-show detection', () => {
     const [row] = await db.select().from(reservations).where(eq(reservations.id, id));
     expect(row.status).toBe('created');
     expect(row.lateNotifiedAt).not.toBeNull();
-    const [late] = await db.select().from(events).where(and(eq(events.subjectId, id), eq(events.type, 'reservation_late')));
+    const [late] = await db
+      .select()
+      .from(events)
+      .where(and(eq(events.subjectId, id), eq(events.type, 'reservation_late')));
     expect(late.data).toMatchObject({ reservation: { id, status: 'created', guest: { name: 'Ada' } } });
 
     // Later runs change nothing.
@@ -87,7 +111,10 @@ describe('late and no-show detection', () => {
     expect(await eventTypesOf(id)).toEqual(['reservation_created', 'reservation_late', 'reservation_no_show']);
     const [guest] = await db.select().from(guests).where(eq(guests.id, guestId));
     expect(guest.noShowCount).toBe(1);
-    const [noShow] = await db.select().from(events).where(and(eq(events.subjectId, id), eq(events.type, 'reservation_no_show')));
+    const [noShow] = await db
+      .select()
+      .from(events)
+      .where(and(eq(events.subjectId, id), eq(events.type, 'reservation_no_show')));
     expect(noShow.data).toMatchObject({ reservation: { id, status: 'no_show', guestDetails: { noShowCount: 1 } } });
 
     // The late guest arrives after all: the usual move back, and the timer leaves it alone.
@@ -123,11 +150,22 @@ describe('daily purge', () => {
     const recent = (await api.post('/guests', { venueId: t.venueId, phone: '347 111 0002' })).body.guest;
     await api.delete(`/guests/${old.id}`);
     await api.delete(`/guests/${recent.id}`);
-    await db.update(guests).set({ deletedAt: sql`clock_timestamp() - interval '31 days'` }).where(eq(guests.id, old.id));
+    await db
+      .update(guests)
+      .set({ deletedAt: sql`clock_timestamp() - interval '31 days'` })
+      .where(eq(guests.id, old.id));
 
     const [event] = await db
       .insert(events)
-      .values({ organisationId: t.organisationId, venueId: t.venueId, type: 'webhook_test', subjectType: 'none', subjectId: null, data: {}, livemode: true })
+      .values({
+        organisationId: t.organisationId,
+        venueId: t.venueId,
+        type: 'webhook_test',
+        subjectType: 'none',
+        subjectId: null,
+        data: {},
+        livemode: true,
+      })
       .returning();
     const [automation] = await db
       .insert(automations)
@@ -163,8 +201,24 @@ describe('daily purge', () => {
     const yesterday = localDate(-1);
     await db.insert(waitlistEntries).values([
       { organisationId: t.organisationId, venueId: t.venueId, serviceDate: yesterday, partySize: 2, position: 1, name: 'Past waiting' },
-      { organisationId: t.organisationId, venueId: t.venueId, serviceDate: yesterday, partySize: 2, position: 2, name: 'Past notified', status: 'notified' },
-      { organisationId: t.organisationId, venueId: t.venueId, serviceDate: yesterday, partySize: 2, position: 3, name: 'Past converted', status: 'converted' },
+      {
+        organisationId: t.organisationId,
+        venueId: t.venueId,
+        serviceDate: yesterday,
+        partySize: 2,
+        position: 2,
+        name: 'Past notified',
+        status: 'notified',
+      },
+      {
+        organisationId: t.organisationId,
+        venueId: t.venueId,
+        serviceDate: yesterday,
+        partySize: 2,
+        position: 3,
+        name: 'Past converted',
+        status: 'converted',
+      },
       { organisationId: t.organisationId, venueId: t.venueId, serviceDate: localDate(0), partySize: 2, position: 1, name: 'Today' },
     ]);
 
@@ -175,12 +229,21 @@ describe('daily purge', () => {
     const remainingDeliveries = await db
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
-      .where(inArray(webhookDeliveries.id, rows.map((r) => r.id)));
+      .where(
+        inArray(
+          webhookDeliveries.id,
+          rows.map((r) => r.id),
+        ),
+      );
     expect(remainingDeliveries.map((d) => d.id).sort()).toEqual([rows[2].id, rows[3].id].sort());
     // The kept pending row was written without a job, as no service writes one: removed, so the run's
     // database holds no delivery nothing will attempt when the suite ends (the check after the suite).
     await db.delete(webhookDeliveries).where(eq(webhookDeliveries.id, rows[3].id));
-    const entries = await db.select().from(waitlistEntries).where(eq(waitlistEntries.venueId, t.venueId)).orderBy(asc(waitlistEntries.name));
+    const entries = await db
+      .select()
+      .from(waitlistEntries)
+      .where(eq(waitlistEntries.venueId, t.venueId))
+      .orderBy(asc(waitlistEntries.name));
     expect(entries.map((e) => [e.name, e.status])).toEqual([
       ['Past converted', 'converted'],
       ['Past notified', 'expired'],

@@ -81,18 +81,28 @@ describe('a COMMIT that fails', () => {
     );
   });
   afterAll(async () => {
-    await db.execute(sql.raw(`drop trigger if exists refuse_marked_reservation on reservations; drop function if exists refuse_marked_reservation()`));
+    await db.execute(
+      sql.raw(`drop trigger if exists refuse_marked_reservation on reservations; drop function if exists refuse_marked_reservation()`),
+    );
   });
 
   it('answers 503 unavailable, never 2xx, and stores nothing', async () => {
     const t = await createTenant();
     await configureVenue(t.venueId);
     const api = client(server.url, t.key);
-    const res = await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2, notes: marker });
+    const res = await api.post('/reservations', {
+      venueId: t.venueId,
+      serviceDate: localDate(2),
+      time: '19:00',
+      partySize: 2,
+      notes: marker,
+    });
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('unavailable');
     expect((await api.get(`/reservations?venueId=${t.venueId}`)).body.data).toEqual([]);
     // Anything else still books.
-    expect((await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 })).status).toBe(201);
+    expect((await api.post('/reservations', { venueId: t.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2 })).status).toBe(
+      201,
+    );
   });
 });

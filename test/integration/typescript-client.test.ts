@@ -8,7 +8,14 @@ vi.hoisted(() => {
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { computeSignature, createFloorlineClient, dataOrThrow, FloorlineApiError, idempotencyKey, type WebhookEvent } from '@floorline/client';
+import {
+  computeSignature,
+  createFloorlineClient,
+  dataOrThrow,
+  FloorlineApiError,
+  idempotencyKey,
+  type WebhookEvent,
+} from '@floorline/client';
 import { generateSchemaTypes, schemaFile } from '../../clients/typescript/scripts/generate-types.js';
 import { bookATable } from '../../clients/typescript/examples/book-a-table.js';
 import { createWebhookReceiver } from '../../clients/typescript/examples/receive-webhooks.js';
@@ -40,7 +47,9 @@ describe('the TypeScript client (clients/typescript)', () => {
   });
 
   it('typechecks, with its examples, under its own tsconfig (noUncheckedIndexedAccess)', async () => {
-    const { stdout } = await promisify(execFile)('npx', ['tsc', '-p', 'clients/typescript'], { env: process.env }).catch((error: { stdout: string }) => error);
+    const { stdout } = await promisify(execFile)('npx', ['tsc', '-p', 'clients/typescript'], { env: process.env }).catch(
+      (error: { stdout: string }) => error,
+    );
     expect(stdout).toBe('');
   });
 
@@ -77,18 +86,31 @@ describe('the TypeScript client (clients/typescript)', () => {
       const again = await dataOrThrow(client.POST('/reservations', { params: { header: key }, body: once }));
       expect(again.reservation.id).toBe(first.reservation.id);
 
-      const { webhookEndpoint, secret } = await dataOrThrow(client.POST('/webhook-endpoints', { body: { venueId: tenant.venueId, url: receiverUrl } }));
+      const { webhookEndpoint, secret } = await dataOrThrow(
+        client.POST('/webhook-endpoints', { body: { venueId: tenant.venueId, url: receiverUrl } }),
+      );
       secrets.push(secret);
       const eventTypes = ['reservation_created', 'reservation_confirmed', 'guest_arrived', 'guest_seated', 'meal_completed'] as const;
       await dataOrThrow(
         client.POST('/automations', {
-          body: { venueId: tenant.venueId, name: 'Partner CRM', eventTypes: [...eventTypes], action: { type: 'partner_notification', endpointId: webhookEndpoint.id } },
+          body: {
+            venueId: tenant.venueId,
+            name: 'Partner CRM',
+            eventTypes: [...eventTypes],
+            action: { type: 'partner_notification', endpointId: webhookEndpoint.id },
+          },
         }),
       );
 
       // availability → booking (with an Idempotency-Key) → confirmation: the example itself.
       const serviceDate = localDate(1);
-      const request = { venueId: tenant.venueId, serviceDate, time: '20:00', partySize: 2, guest: { firstName: 'Ada', lastName: 'Lovelace', phone: '+390612345678' } };
+      const request = {
+        venueId: tenant.venueId,
+        serviceDate,
+        time: '20:00',
+        partySize: 2,
+        guest: { firstName: 'Ada', lastName: 'Lovelace', phone: '+390612345678' },
+      };
       const booked = await bookATable(client, request);
       expect(booked.reservation).toMatchObject({ venueId: tenant.venueId, serviceDate, time: '20:00', partySize: 2, status: 'confirmed' });
       const id = booked.reservation.id;
@@ -104,7 +126,11 @@ describe('the TypeScript client (clients/typescript)', () => {
 
       // Typed errors: a stale version is a 409 conflict with the contract's error body.
       const stale = await dataOrThrow(
-        client.PATCH('/reservations/{id}', { params: { path: { id } }, body: { notes: 'too late' }, headers: { 'If-Match': booked.reservation.updatedAt } }),
+        client.PATCH('/reservations/{id}', {
+          params: { path: { id } },
+          body: { notes: 'too late' },
+          headers: { 'If-Match': booked.reservation.updatedAt },
+        }),
       ).catch((error: unknown) => error);
       expect(stale).toBeInstanceOf(FloorlineApiError);
       if (stale instanceof FloorlineApiError) {
@@ -114,7 +140,11 @@ describe('the TypeScript client (clients/typescript)', () => {
       }
 
       // The list, filtered by status.
-      const page = await dataOrThrow(client.GET('/reservations', { params: { query: { venueId: tenant.venueId, from: serviceDate, to: serviceDate, status: 'completed' } } }));
+      const page = await dataOrThrow(
+        client.GET('/reservations', {
+          params: { query: { venueId: tenant.venueId, from: serviceDate, to: serviceDate, status: 'completed' } },
+        }),
+      );
       expect(page.data.map((r) => r.id)).toEqual([id]);
       expect(page.nextCursor).toBeNull();
 

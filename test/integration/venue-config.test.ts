@@ -8,7 +8,19 @@ const everyDay = [1, 2, 3, 4, 5, 6, 7];
 const lunch = { name: 'Lunch', daysOfWeek: everyDay, startTime: '12:00', lastSeatingTime: '14:00', endTime: '15:00' };
 const dinner = { name: 'Dinner', daysOfWeek: everyDay, startTime: '19:00', lastSeatingTime: '22:00', endTime: '23:30' };
 
-const shiftKeys = ['id', 'venueId', 'name', 'daysOfWeek', 'startTime', 'lastSeatingTime', 'endTime', 'validFrom', 'validTo', 'isActive', 'updatedAt'];
+const shiftKeys = [
+  'id',
+  'venueId',
+  'name',
+  'daysOfWeek',
+  'startTime',
+  'lastSeatingTime',
+  'endTime',
+  'validFrom',
+  'validTo',
+  'isActive',
+  'updatedAt',
+];
 const closureKeys = ['id', 'venueId', 'from', 'to', 'shiftIds', 'reason', 'updatedAt'];
 const turnTimeRuleKeys = ['id', 'venueId', 'shiftId', 'minPartySize', 'maxPartySize', 'durationMinutes', 'updatedAt'];
 const pacingRuleKeys = ['id', 'shiftId', 'isEnabled', 'maxCovers', 'windowMinutes', 'updatedAt'];
@@ -59,7 +71,13 @@ describe('shifts', () => {
 
   it('accepts a shift running past midnight and lists with changedAfter and cursors', async () => {
     const { api, base } = await tenantWithClient();
-    const late = await api.post(`${base}/shifts`, { name: 'Late', daysOfWeek: [5, 6], startTime: '21:00', lastSeatingTime: '00:30', endTime: '02:00' });
+    const late = await api.post(`${base}/shifts`, {
+      name: 'Late',
+      daysOfWeek: [5, 6],
+      startTime: '21:00',
+      lastSeatingTime: '00:30',
+      endTime: '02:00',
+    });
     expect(late.status).toBe(201);
     await createShift(api, base, lunch);
     const first = await api.get(`${base}/shifts?limit=1`);
@@ -100,19 +118,48 @@ describe('shifts', () => {
   it('refuses shifts that overlap on a common day, naming startTime and endTime', async () => {
     const { api, base } = await tenantWithClient();
     const lunchId = await createShift(api, base, lunch);
-    const late = await createShift(api, base, { name: 'Late', daysOfWeek: [6], startTime: '20:00', lastSeatingTime: '00:00', endTime: '01:30' });
+    const late = await createShift(api, base, {
+      name: 'Late',
+      daysOfWeek: [6],
+      startTime: '20:00',
+      lastSeatingTime: '00:00',
+      endTime: '01:30',
+    });
 
-    const overlapping = await api.post(`${base}/shifts`, { ...lunch, name: 'Brunch', daysOfWeek: [7], startTime: '11:00', endTime: '12:30', lastSeatingTime: '12:00' });
+    const overlapping = await api.post(`${base}/shifts`, {
+      ...lunch,
+      name: 'Brunch',
+      daysOfWeek: [7],
+      startTime: '11:00',
+      endTime: '12:30',
+      lastSeatingTime: '12:00',
+    });
     expect(overlapping.status).toBe(400);
     expect(overlapping.body.error.details.fields).toEqual(['startTime', 'endTime']);
 
     // Past-midnight tail of Saturday's late shift against an early shift of Saturday.
-    const early = await api.post(`${base}/shifts`, { name: 'Night', daysOfWeek: [6], startTime: '00:30', lastSeatingTime: '01:00', endTime: '03:00' });
+    const early = await api.post(`${base}/shifts`, {
+      name: 'Night',
+      daysOfWeek: [6],
+      startTime: '00:30',
+      lastSeatingTime: '01:00',
+      endTime: '03:00',
+    });
     expect(early.status).toBe(400);
 
     // Other days, back to back, disjoint validity and inactive shifts are accepted.
     expect((await api.post(`${base}/shifts`, { ...dinner, daysOfWeek: [1, 2, 3, 4, 5, 7] })).status).toBe(201);
-    expect((await api.post(`${base}/shifts`, { name: 'Afternoon', daysOfWeek: everyDay, startTime: '15:00', lastSeatingTime: '17:00', endTime: '18:00' })).status).toBe(201);
+    expect(
+      (
+        await api.post(`${base}/shifts`, {
+          name: 'Afternoon',
+          daysOfWeek: everyDay,
+          startTime: '15:00',
+          lastSeatingTime: '17:00',
+          endTime: '18:00',
+        })
+      ).status,
+    ).toBe(201);
     expect((await api.patch(`${base}/shifts/${lunchId}`, { validFrom: '2021-01-01' })).status).toBe(200);
     expect((await api.post(`${base}/shifts`, { ...lunch, name: 'Old lunch', validTo: '2020-12-31' })).status).toBe(201);
     const inactive = await api.post(`${base}/shifts`, { ...lunch, name: 'Spare', validFrom: '2021-06-01', isActive: false });
@@ -224,7 +271,11 @@ describe('turn-time rules', () => {
     ['a party size 501', { minPartySize: 1, maxPartySize: 501, durationMinutes: 90 }, ['maxPartySize']],
     ['a zero duration', { minPartySize: 1, maxPartySize: 2, durationMinutes: 0 }, ['durationMinutes']],
     ['a fractional duration', { minPartySize: 1, maxPartySize: 2, durationMinutes: 90.5 }, ['durationMinutes']],
-    ['an unknown shift', { shiftId: '00000000-0000-4000-8000-000000000000', minPartySize: 1, maxPartySize: 2, durationMinutes: 90 }, ['shiftId']],
+    [
+      'an unknown shift',
+      { shiftId: '00000000-0000-4000-8000-000000000000', minPartySize: 1, maxPartySize: 2, durationMinutes: 90 },
+      ['shiftId'],
+    ],
   ])('refuses %s', async (_name, body, fields) => {
     const { api, base } = await tenantWithClient();
     const res = await api.post(`${base}/turn-time-rules`, body);
@@ -321,18 +372,28 @@ describe('demo venue', () => {
     const { api, base, organisationId, venueId } = await tenantWithClient();
     const setup = await configureDemoVenue(organisationId, venueId, { tableCount });
     const shifts = (await api.get(`${base}/shifts`)).body.data;
-    expect(shifts.map((s: { startTime: string; lastSeatingTime: string; endTime: string }) => [s.startTime, s.lastSeatingTime, s.endTime])).toEqual([
+    expect(
+      shifts.map((s: { startTime: string; lastSeatingTime: string; endTime: string }) => [s.startTime, s.lastSeatingTime, s.endTime]),
+    ).toEqual([
       ['12:00', '14:00', '15:00'],
       ['19:00', '22:00', '23:30'],
     ]);
     const turnTimes = (await api.get(`${base}/turn-time-rules`)).body.data;
-    expect(turnTimes.map((r: { minPartySize: number; maxPartySize: number; durationMinutes: number }) => [r.minPartySize, r.maxPartySize, r.durationMinutes])).toEqual([
+    expect(
+      turnTimes.map((r: { minPartySize: number; maxPartySize: number; durationMinutes: number }) => [
+        r.minPartySize,
+        r.maxPartySize,
+        r.durationMinutes,
+      ]),
+    ).toEqual([
       [1, 2, 90],
       [3, 4, 105],
       [5, 8, 120],
       [9, 16, 150],
     ]);
-    expect((await api.get(`${base}/pacing-rules`)).body.data).toMatchObject([{ shiftId: setup.shiftIds.dinner, maxCovers: 40, windowMinutes: 30, isEnabled: true }]);
+    expect((await api.get(`${base}/pacing-rules`)).body.data).toMatchObject([
+      { shiftId: setup.shiftIds.dinner, maxCovers: 40, windowMinutes: 30, isEnabled: true },
+    ]);
     const tables = (await api.get(`${base}/tables?limit=200`)).body.data;
     expect(tables).toHaveLength(tableCount);
     expect(new Set(tables.map((t: { maxSeats: number }) => t.maxSeats))).toEqual(new Set([2, 4, 6, 8]));

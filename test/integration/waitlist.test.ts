@@ -113,7 +113,12 @@ describe('waiting list', () => {
     expect(page.body.data.map((e: any) => e.id)).toEqual([entry.id, second.id]);
     const rest = await api.get(`/waitlist?venueId=${venueId}&serviceDate=${today}&limit=2&cursor=${page.body.nextCursor}`);
     expect(rest.body).toMatchObject({ data: [{ id: third.id }], nextCursor: null });
-    expect((await api.get(`/waitlist?venueId=${venueId}`)).body.data.map((e: any) => e.id)).toEqual([entry.id, second.id, third.id, otherDay.id]);
+    expect((await api.get(`/waitlist?venueId=${venueId}`)).body.data.map((e: any) => e.id)).toEqual([
+      entry.id,
+      second.id,
+      third.id,
+      otherDay.id,
+    ]);
   });
 
   it('changes, notifies, cancels (once), and answers 400 for a finished entry', async () => {
@@ -144,7 +149,11 @@ describe('waiting list', () => {
     const [cancelEvent] = (await eventsOf(entry.id)).filter((e) => e.type === 'waitlist_entry_cancelled');
     expect(cancelEvent.data).toEqual({ waitlistEntry: cancelled.body.entry });
 
-    for (const res of [await api.patch(`/waitlist/${entry.id}`, { partySize: 2 }), await api.post(`/waitlist/${entry.id}/notify`), await api.post(`/waitlist/${entry.id}/convert`, { time: '19:00' })]) {
+    for (const res of [
+      await api.patch(`/waitlist/${entry.id}`, { partySize: 2 }),
+      await api.post(`/waitlist/${entry.id}/notify`),
+      await api.post(`/waitlist/${entry.id}/convert`, { time: '19:00' }),
+    ]) {
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'invalid_request', details: { reason: 'invalid_transition' } });
     }
@@ -183,7 +192,12 @@ describe('waiting list', () => {
     const noTime = await api.post(`/waitlist/${later.id}/convert`, {});
     expect(noTime.status).toBe(400);
     expect(noTime.body.error.details.fields).toEqual(['time']);
-    const writer = client(server.url, await createKey((await db.select().from(guests).where(eq(guests.id, entry.guestId)))[0].organisationId, { scopes: ['reservations:write', 'reservations:read'] }));
+    const writer = client(
+      server.url,
+      await createKey((await db.select().from(guests).where(eq(guests.id, entry.guestId)))[0].organisationId, {
+        scopes: ['reservations:write', 'reservations:read'],
+      }),
+    );
     const denied = await writer.post(`/waitlist/${later.id}/convert`, { time: '20:00', tableId: fixture.tableIds.T2 });
     expect(denied.status).toBe(403);
     expect(denied.body.error.details.requiredScope).toBe('floor:write');
@@ -207,7 +221,13 @@ describe('waiting list', () => {
     expect((await client(server.url, other.key).get(`/waitlist?venueId=${venueId}`)).status).toBe(404);
     expect((await api.get('/waitlist/not-a-uuid')).status).toBe(404);
 
-    for (const body of [{ venueId, partySize: 0, name: 'x' }, { venueId, partySize: 2 }, { venueId, partySize: 2, name: 'x', phone: '12' }, { venueId, partySize: 2, name: 'x', serviceDate: localDate(-1) }, { venueId, partySize: 2, name: 'x', extra: 1 }]) {
+    for (const body of [
+      { venueId, partySize: 0, name: 'x' },
+      { venueId, partySize: 2 },
+      { venueId, partySize: 2, name: 'x', phone: '12' },
+      { venueId, partySize: 2, name: 'x', serviceDate: localDate(-1) },
+      { venueId, partySize: 2, name: 'x', extra: 1 },
+    ]) {
       const res = await api.post('/waitlist', body);
       expect(res.status).toBe(400);
       expect(res.body.error.details.fields.length).toBeGreaterThan(0);
@@ -230,12 +250,18 @@ describe('compatible_table_freed', () => {
     expect((await api.delete(`/reservations/${booked.id}`)).status).toBe(200);
     // T4 frees at 19:00: the party of 6 does not fit it, the notified one was already called: the next waiting party of 3 gets it.
     expect(await offersOf(venueId)).toEqual([fits.id]);
-    const [offer] = await db.select().from(events).where(and(eq(events.subjectId, fits.id), eq(events.type, 'compatible_table_freed')));
+    const [offer] = await db
+      .select()
+      .from(events)
+      .where(and(eq(events.subjectId, fits.id), eq(events.type, 'compatible_table_freed')));
     expect(offer.data).toEqual({ waitlistEntry: expect.objectContaining({ id: fits.id, partySize: 3, status: 'waiting' }) });
     expect(offer.subjectType).toBe('waitlist_entry');
 
     // worker-events handling the same event again (a crash before its mark) offers nothing more.
-    const [cancelled] = await db.select().from(events).where(and(eq(events.subjectId, booked.id), eq(events.type, 'reservation_cancelled')));
+    const [cancelled] = await db
+      .select()
+      .from(events)
+      .where(and(eq(events.subjectId, booked.id), eq(events.type, 'reservation_cancelled')));
     await db.update(events).set({ dispatchedAt: null }).where(eq(events.id, cancelled.id));
     await processEventInBatch({ eventId: cancelled.id });
     expect(await offersOf(venueId)).toEqual([fits.id]);
@@ -245,12 +271,16 @@ describe('compatible_table_freed', () => {
     expect([tooBig.id, alsoFits.id]).not.toContain(offer.subjectId);
   });
 
-  it('offers nothing when the freed table is taken again within the party\'s turn time, and offers an unblocked table to today\'s queue', async () => {
+  it("offers nothing when the freed table is taken again within the party's turn time, and offers an unblocked table to today's queue", async () => {
     const { api, venueId, fixture } = await setup();
-    const early = (await api.post('/reservations', { venueId, serviceDate: tomorrow, time: '18:00', partySize: 4, tableId: fixture.tableIds.T6 })).body.reservation;
+    const early = (
+      await api.post('/reservations', { venueId, serviceDate: tomorrow, time: '18:00', partySize: 4, tableId: fixture.tableIds.T6 })
+    ).body.reservation;
     expect(early.table.tableId).toBe(fixture.tableIds.T6);
     // T6 is booked again from 19:30: a party of 5 from 18:00 would need it for 120 minutes.
-    expect((await api.post('/reservations', { venueId, serviceDate: tomorrow, time: '19:30', partySize: 5 })).body.reservation.table.tableId).toBe(fixture.tableIds.T6);
+    expect(
+      (await api.post('/reservations', { venueId, serviceDate: tomorrow, time: '19:30', partySize: 5 })).body.reservation.table.tableId,
+    ).toBe(fixture.tableIds.T6);
     await join(api, venueId, { serviceDate: tomorrow, partySize: 5 });
     await api.delete(`/reservations/${early.id}`);
     expect(await offersOf(venueId)).toEqual([]);

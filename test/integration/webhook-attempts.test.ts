@@ -14,7 +14,12 @@ import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../su
 // 9 bytes with an invalid one, then x up to byte 1022, then a euro sign (3 bytes) cut by the
 // 1,024-byte limit, then 200 KB more that must not be kept.
 const prefix = Buffer.concat([Buffer.from('error: '), Buffer.from([0xff]), Buffer.from(' ')]);
-const errorPage = Buffer.concat([prefix, Buffer.from('x'.repeat(1022 - prefix.length)), Buffer.from('€'), Buffer.from('TAIL'.repeat(50_000))]);
+const errorPage = Buffer.concat([
+  prefix,
+  Buffer.from('x'.repeat(1022 - prefix.length)),
+  Buffer.from('€'),
+  Buffer.from('TAIL'.repeat(50_000)),
+]);
 const expectedExcerpt = `error: \ufffd ${'x'.repeat(1022 - prefix.length)}\ufffd`;
 
 // The partner fails the first attempt with an error page, then accepts.
@@ -38,7 +43,12 @@ describe('attempt log', () => {
     const api = client(pipeline.url, tenant.key);
     const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
     const endpointId = created.body.webhookEndpoint.id;
-    await api.post('/automations', { venueId: tenant.venueId, name: 'Partner', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'Partner',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification' },
+    });
     const partnerHost = new URL(pipeline.receiver.url).host;
 
     const { eventId } = await emitReservationEvent(tenant);
@@ -57,7 +67,11 @@ describe('attempt log', () => {
     expect(attempts[0]).toMatchObject({ responseStatus: 500, error: `HTTP 500 from ${partnerHost}`, responseBodyExcerpt: expectedExcerpt });
     expect(attempts[1]).toMatchObject({ responseStatus: 200, error: null, responseBodyExcerpt: 'ok' });
     for (const attempt of attempts.slice(2)) {
-      expect(attempt).toMatchObject({ responseStatus: null, error: `connection refused by 127.0.0.1:${closedPort}`, responseBodyExcerpt: null });
+      expect(attempt).toMatchObject({
+        responseStatus: null,
+        error: `connection refused by 127.0.0.1:${closedPort}`,
+        responseBodyExcerpt: null,
+      });
     }
     const started = attempts.map((a) => Date.parse(a.startedAt));
     expect(started).toEqual([...started].sort((a, b) => a - b));
@@ -66,7 +80,9 @@ describe('attempt log', () => {
     // Addressed by its idempotency key as well.
     const byKey = await api.get(`/webhook-deliveries/${delivered.idempotencyKey}/attempts`);
     expect(byKey.body.data.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    const sinceRedelivery = await api.get(`/webhook-deliveries/${delivered.id}/attempts?changedAfter=${encodeURIComponent(attempts[1].startedAt)}`);
+    const sinceRedelivery = await api.get(
+      `/webhook-deliveries/${delivered.id}/attempts?changedAfter=${encodeURIComponent(attempts[1].startedAt)}`,
+    );
     expect(sinceRedelivery.body.data.map((a: { attempt: number }) => a.attempt)).toEqual([3, 4, 5, 6, 7]);
 
     // The failed job: one-line errors without a stack trace, and one log line per attempt.
@@ -74,7 +90,11 @@ describe('attempt log', () => {
     const refused = `connection refused by 127.0.0.1:${closedPort}`;
     expect(job.failedReason).toBe(`${refused} (attempt 5 of 5)`);
     const stacks = job.stacktrace ?? [];
-    expect(stacks.slice(0, 4)).toEqual([1, 2, 3, 4].map((n) => expect.stringMatching(new RegExp(`^${refused} \\(attempt ${n} of 5, next at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`))));
+    expect(stacks.slice(0, 4)).toEqual(
+      [1, 2, 3, 4].map((n) =>
+        expect.stringMatching(new RegExp(`^${refused} \\(attempt ${n} of 5, next at \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`)),
+      ),
+    );
     expect(stacks[4]).toBe(`${refused} (attempt 5 of 5)`);
     const { logs } = await getQueue(webhookDeliveryJob.queueName).getJobLogs(delivered.id);
     expect(logs).toEqual([1, 2, 3, 4, 5].map((n) => expect.stringMatching(new RegExp(`^attempt ${n} of 5: ${refused} in \\d+ ms$`))));
@@ -89,7 +109,14 @@ describe('attempt log', () => {
     const shown = queues.find((q) => q.name === webhookDeliveryJob.queueName)!.jobs.find((j) => j.id === delivered.id)!;
     // Named when the cycle was enqueued, after the address the delivery last went to.
     expect(shown.name).toBe(`reservation_created → ${partnerHost}`);
-    expect(shown.data).toMatchObject({ deliveryId: delivered.id, organisationId: tenant.organisationId, venueId: tenant.venueId, eventId, endpointId, automationId: delivered.automationId });
+    expect(shown.data).toMatchObject({
+      deliveryId: delivered.id,
+      organisationId: tenant.organisationId,
+      venueId: tenant.venueId,
+      eventId,
+      endpointId,
+      automationId: delivered.automationId,
+    });
     expect(shown.failedReason).toBe(`${refused} (attempt 5 of 5)`);
     expect(shown.stacktrace.join('\n')).not.toMatch(/\n\s+at /);
   }, 60_000);

@@ -24,7 +24,8 @@ import type { ReceivedWebhook } from '../support/webhook-receiver.js';
 let partnerAnswers = (_request: ReceivedWebhook, index: number): number | Promise<number> => (index === 0 ? 200 : 500);
 const pipeline = useWebhookPipeline({ policy: (request, index) => partnerAnswers(request, index) });
 
-const eventsOfType = async (api: Client, venueId: string, type: string) => (await api.get(`/events?venueId=${venueId}&type=${type}`)).body.data;
+const eventsOfType = async (api: Client, venueId: string, type: string) =>
+  (await api.get(`/events?venueId=${venueId}&type=${type}`)).body.data;
 
 describe('endpoint health', () => {
   it('a destination failing 3 times in a row is disabled once, its pending deliveries discarded; turning it on resets its health; a recovery sends the discarded deliveries of the window again, once each, in event order', async () => {
@@ -32,7 +33,12 @@ describe('endpoint health', () => {
     const api = client(pipeline.url, tenant.key);
     const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
     const endpointId: string = created.body.webhookEndpoint.id;
-    const automation = await api.post('/automations', { venueId: tenant.venueId, name: 'Partner', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    const automation = await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'Partner',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification' },
+    });
     expect(automation.status).toBe(201);
 
     // A success first: lastSuccessAt survives the disabling and the re-enabling.
@@ -65,7 +71,11 @@ describe('endpoint health', () => {
 
     // Their jobs are gone (removed, or ended on finding the row discarded), and nothing more is sent.
     const queue = getQueue(webhookDeliveryJob.queueName);
-    await eventually(async () => (await Promise.all(deliveries.map((d) => queue.getJob(d.id)))).every((job) => !job), 10_000, 'the jobs removed');
+    await eventually(
+      async () => (await Promise.all(deliveries.map((d) => queue.getJob(d.id)))).every((job) => !job),
+      10_000,
+      'the jobs removed',
+    );
     const sentBeforeRecovery = pipeline.receiver.received.length;
     // An absence: no event marks it. The jobs being gone is the check that counts; this short wait only
     // gives a send that should not exist (the compressed schedule retries within 60-300 ms) a chance to show.
@@ -74,14 +84,23 @@ describe('endpoint health', () => {
 
     const disabledEvents = await eventsOfType(api, tenant.venueId, 'webhook_endpoint_disabled');
     expect(disabledEvents).toHaveLength(1);
-    expect(disabledEvents[0].data.webhookEndpoint).toMatchObject({ id: endpointId, isActive: false, health: { state: 'disabled', disabledAt: disabled.health.disabledAt } });
+    expect(disabledEvents[0].data.webhookEndpoint).toMatchObject({
+      id: endpointId,
+      isActive: false,
+      health: { state: 'disabled', disabledAt: disabled.health.disabledAt },
+    });
 
     const gauge = await metricsRegistry.getSingleMetricAsString('webhook_endpoints');
     expect(gauge).toMatch(/^webhook_endpoints\{state="disabled"\} [1-9]\d*$/m);
     expect(gauge).toMatch(/^webhook_endpoints\{state="healthy"\} \d+$/m);
 
     // Operator events trigger nothing: no automation can listen to them.
-    const listening = await api.post('/automations', { venueId: tenant.venueId, name: 'Ops', eventTypes: ['webhook_endpoint_disabled'], action: { type: 'partner_notification' } });
+    const listening = await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'Ops',
+      eventTypes: ['webhook_endpoint_disabled'],
+      action: { type: 'partner_notification' },
+    });
     expect(listening.status).toBe(400);
     expect(listening.body.error.details.fields).toEqual(['eventTypes.0']);
 
@@ -95,7 +114,13 @@ describe('endpoint health', () => {
     expect(enabled.status).toBe(200);
     expect(enabled.body.webhookEndpoint).toMatchObject({
       isActive: true,
-      health: { state: 'healthy', consecutiveFailures: 0, failingSince: null, disabledAt: null, lastSuccessAt: healthy.health.lastSuccessAt },
+      health: {
+        state: 'healthy',
+        consecutiveFailures: 0,
+        failingSince: null,
+        disabledAt: null,
+        lastSuccessAt: healthy.health.lastSuccessAt,
+      },
     });
     expect((await api.patch(`/webhook-endpoints/${endpointId}`, { isActive: true })).status).toBe(200);
     const enabledEvents = await eventsOfType(api, tenant.venueId, 'webhook_endpoint_enabled');
@@ -109,9 +134,16 @@ describe('endpoint health', () => {
     // One of the five dates from before the window (as if discarded two hours ago): the recovery of
     // the last hour sends the other four, in event order, one at a time.
     const [outside, ...inside] = failingIds;
-    await db.update(webhookDeliveries).set({ createdAt: new Date(Date.now() - 2 * 3600_000) }).where(eq(webhookDeliveries.eventId, outside));
+    await db
+      .update(webhookDeliveries)
+      .set({ createdAt: new Date(Date.now() - 2 * 3600_000) })
+      .where(eq(webhookDeliveries.eventId, outside));
     const windowStart = new Date(Date.now() - 3600_000);
-    const byEvent = await db.select({ id: events.id }).from(events).where(inArray(events.id, inside)).orderBy(asc(events.createdAt), asc(events.id));
+    const byEvent = await db
+      .select({ id: events.id })
+      .from(events)
+      .where(inArray(events.id, inside))
+      .orderBy(asc(events.createdAt), asc(events.id));
     const expectedOrder = byEvent.map((e) => e.id);
     let inFlight = 0;
     let mostInFlight = 0;
@@ -154,7 +186,10 @@ describe('endpoint health', () => {
     expect(tooOld.status).toBe(400);
     expect(tooOld.body.error.details.fields).toEqual(['since']);
 
-    const reversed = await api.post(path, { since: new Date(Date.now() - 3600_000).toISOString(), until: new Date(Date.now() - 7200_000).toISOString() });
+    const reversed = await api.post(path, {
+      since: new Date(Date.now() - 3600_000).toISOString(),
+      until: new Date(Date.now() - 7200_000).toISOString(),
+    });
     expect(reversed.status).toBe(400);
     expect(reversed.body.error.details.fields).toEqual(['until']);
 

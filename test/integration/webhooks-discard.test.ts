@@ -19,11 +19,22 @@ describe('discarded deliveries', () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
     await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
-    await api.post('/automations', { venueId: tenant.venueId, name: 'Failing', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'Failing',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification' },
+    });
     const { eventId } = await emitReservationEvent(tenant);
 
     const discarded = await waitForDelivery(eventId, (d) => d.status === 'discarded', 30_000);
-    expect(discarded).toMatchObject({ attempts: 5, discardReason: 'max_attempts', lastResponseStatus: 500, lastError: 'HTTP 500', nextAttemptAt: null });
+    expect(discarded).toMatchObject({
+      attempts: 5,
+      discardReason: 'max_attempts',
+      lastResponseStatus: 500,
+      lastError: 'HTTP 500',
+      nextAttemptAt: null,
+    });
     expect(pipeline.receiver.received).toHaveLength(5);
     const keys = new Set(pipeline.receiver.received.map((q) => q.headers['x-service-idempotency-key']));
     expect(keys.size).toBe(1);
@@ -33,10 +44,14 @@ describe('discarded deliveries', () => {
     [60, 300, 900, 3600].forEach((wait, i) => expect(gaps[i]).toBeGreaterThanOrEqual(wait - 5));
 
     const queue = getQueue(webhookDeliveryJob.queueName);
-    const job = await eventually(async () => {
-      const j = await queue.getJob(discarded.id);
-      return j && (await j.isFailed()) ? j : undefined;
-    }, 5000, 'failed job');
+    const job = await eventually(
+      async () => {
+        const j = await queue.getJob(discarded.id);
+        return j && (await j.isFailed()) ? j : undefined;
+      },
+      5000,
+      'failed job',
+    );
     expect(job.attemptsMade).toBe(5);
     expect((await queue.getFailed()).map((j) => j.id)).toContain(discarded.id);
     const listed = await api.get(`/webhook-deliveries?status=discarded&venueId=${tenant.venueId}`);
@@ -53,10 +68,14 @@ describe('discarded deliveries', () => {
 
     // Retrying the failed job in Bull Board is a redelivery too.
     pipeline.receiver.setPolicy(() => 200);
-    const failedJob = await eventually(async () => {
-      const j = await queue.getJob(discarded.id);
-      return j && (await j.isFailed()) ? j : undefined;
-    }, 5000, 'failed job');
+    const failedJob = await eventually(
+      async () => {
+        const j = await queue.getJob(discarded.id);
+        return j && (await j.isFailed()) ? j : undefined;
+      },
+      5000,
+      'failed job',
+    );
     await failedJob.retry('failed');
     const delivered = await waitForDelivery(eventId, (d) => d.status === 'delivered', 10_000);
     expect(delivered).toMatchObject({ attempts: 1, lastResponseStatus: 200, discardReason: null });

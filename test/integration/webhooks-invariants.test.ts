@@ -58,7 +58,16 @@ describe('a refused webhook destination reveals nothing about internal DNS', () 
       const tenant = await createTenant();
       const api = client(pipeline.url, tenant.key);
       expect((await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: receiverUrl })).status).toBe(201);
-      expect((await api.post('/automations', { venueId: tenant.venueId, name: 'CRM', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } })).status).toBe(201);
+      expect(
+        (
+          await api.post('/automations', {
+            venueId: tenant.venueId,
+            name: 'CRM',
+            eventTypes: ['reservation_created'],
+            action: { type: 'partner_notification' },
+          })
+        ).status,
+      ).toBe(201);
       const delivery = await refusingPrivateTargets(async () => {
         const { eventId } = await emitReservationEvent(tenant);
         return waitForDelivery(eventId, afterAttempt(1));
@@ -81,13 +90,23 @@ describe('concurrent redeliveries', () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
     await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
-    await api.post('/automations', { venueId: tenant.venueId, name: 'CRM', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'CRM',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification' },
+    });
     const { eventId } = await emitReservationEvent(tenant);
     const delivered = await waitForDelivery(eventId, (d) => d.status === 'delivered');
     await r.waitFor(1);
     const queue = getQueue(webhookDeliveryJob.queueName);
     /** The last attempt has finished too (its row is concluded a moment before its job): the delivery can be redelivered. */
-    const lastAttemptFinished = () => eventually(async () => ((await queue.getJobState(delivered.id)) === 'unknown' ? true : undefined), 10_000, 'the finished job of the last attempt');
+    const lastAttemptFinished = () =>
+      eventually(
+        async () => ((await queue.getJobState(delivered.id)) === 'unknown' ? true : undefined),
+        10_000,
+        'the finished job of the last attempt',
+      );
 
     for (let round = 1; round <= rounds; round++) {
       await lastAttemptFinished();
@@ -97,7 +116,10 @@ describe('concurrent redeliveries', () => {
       try {
         const answers = await Promise.all(Array.from({ length: racers }, () => api.post(`/webhook-deliveries/${delivered.id}/redeliver`)));
         expect(answers.map((a) => a.status).sort(), `round ${round}`).toEqual([202, ...Array<number>(racers - 1).fill(409)]);
-        expect(answers.filter((a) => a.status === 409).every((a) => a.body.error.details?.reason === 'delivery_pending'), `round ${round}`).toBe(true);
+        expect(
+          answers.filter((a) => a.status === 409).every((a) => a.body.error.details?.reason === 'delivery_pending'),
+          `round ${round}`,
+        ).toBe(true);
         const [row] = await deliveriesOfEvent(eventId);
         expect(row.status, `round ${round}`).toBe('pending');
         expect(await queue.getJobState(delivered.id), `round ${round}: the job of the reopened delivery`).toBe('prioritized');

@@ -54,7 +54,12 @@ describe('delivery isolation per destination (docs/webhooks.md "Isolation per de
     const healthy = pipeline.receiver;
     const slow = await pipeline.startReceiver(() => 'hold'); // never answers: every attempt runs into the 10 s limit
     const automation = (name: string, url: string) =>
-      api.post('/automations', { venueId: tenant.venueId, name, eventTypes: ['reservation_created'], action: { type: 'partner_notification', url } });
+      api.post('/automations', {
+        venueId: tenant.venueId,
+        name,
+        eventTypes: ['reservation_created'],
+        action: { type: 'partner_notification', url },
+      });
 
     // The healthy destination alone.
     expect((await automation('Healthy', healthy.url)).status).toBe(201);
@@ -69,12 +74,18 @@ describe('delivery isolation per destination (docs/webhooks.md "Isolation per de
     await healthy.waitFor(2 * bookings, 60_000);
     const besideP99 = p99(latencies(healthy.received, beside));
 
-    expect(besideP99, `healthy p99 ${besideP99} ms beside the slow destination, ${aloneP99} ms alone`).toBeLessThanOrEqual(2 * Math.max(aloneP99, 250));
+    expect(besideP99, `healthy p99 ${besideP99} ms beside the slow destination, ${aloneP99} ms alone`).toBeLessThanOrEqual(
+      2 * Math.max(aloneP99, 250),
+    );
     expect(slow.received.length).toBeGreaterThanOrEqual(destinationLimit);
     expect(slow.maxInFlight()).toBeLessThanOrEqual(destinationLimit);
 
     // Postponements consume no attempt: each delivery's count is exactly the requests the slow destination saw.
-    const slowDeliveries = () => db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.automationId, [slowAutomation.body.automation.id]));
+    const slowDeliveries = () =>
+      db
+        .select()
+        .from(webhookDeliveries)
+        .where(inArray(webhookDeliveries.automationId, [slowAutomation.body.automation.id]));
     await eventually(
       async () => {
         const counts = await receivedByKey(slow);

@@ -17,7 +17,11 @@ const children: ChildProcess[] = [];
 
 /** worker-webhooks as its own process, in its own process group so that npx and tsx die with it. */
 function spawnWebhookWorker(): ChildProcess {
-  const child = spawn('npx', ['tsx', 'workers/webhooks.ts'], { env: { ...process.env, LOG_LEVEL: 'silent' }, detached: true, stdio: 'ignore' });
+  const child = spawn('npx', ['tsx', 'workers/webhooks.ts'], {
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+    detached: true,
+    stdio: 'ignore',
+  });
   children.push(child);
   return child;
 }
@@ -43,7 +47,12 @@ describe('a worker killed in the middle of a delivery', () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
     await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
-    await api.post('/automations', { venueId: tenant.venueId, name: 'Crash', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'Crash',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification' },
+    });
 
     const first = spawnWebhookWorker();
     const { eventId } = await emitReservationEvent(tenant);

@@ -110,8 +110,15 @@ describe('endpoint secret rotation', () => {
 
     const endpointId = created.body.webhookEndpoint.id;
     const rotationKey = `rotate-${crypto.randomUUID()}`;
-    const rotated = await api.post(`/webhook-endpoints/${endpointId}/rotate-secret`, { overlapMinutes: 0 }, { 'idempotency-key': rotationKey });
-    const stored = await db.select().from(idempotencyKeys).where(inArray(idempotencyKeys.key, [key, rotationKey]));
+    const rotated = await api.post(
+      `/webhook-endpoints/${endpointId}/rotate-secret`,
+      { overlapMinutes: 0 },
+      { 'idempotency-key': rotationKey },
+    );
+    const stored = await db
+      .select()
+      .from(idempotencyKeys)
+      .where(inArray(idempotencyKeys.key, [key, rotationKey]));
     expect(stored).toHaveLength(2);
     for (const row of stored) {
       expect(row.responseBody).not.toContain(created.body.secret);

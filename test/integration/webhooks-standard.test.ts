@@ -22,7 +22,11 @@ async function standardEndpoint() {
   const tenant = await createTenant();
   const api = client(pipeline.url, tenant.key);
   const receiver = await pipeline.startReceiver();
-  const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: receiver.url, signatureScheme: 'standard-webhooks' });
+  const created = await api.post('/webhook-endpoints', {
+    venueId: tenant.venueId,
+    url: receiver.url,
+    signatureScheme: 'standard-webhooks',
+  });
   expect(created.status).toBe(201);
   return { tenant, api, receiver, endpoint: created.body.webhookEndpoint, secret: created.body.secret as string };
 }
@@ -53,7 +57,12 @@ describe('Standard Webhooks signatures (signatureScheme: standard-webhooks)', ()
     const envelope = verifyIndependently(secret, request) as { id: string; eventId: string; data: { reservation: { id: string } } };
     expect(envelope).toMatchObject({ id: request.headers['webhook-id'], eventId, data: { reservation: { id: reservation.id } } });
     // A tampered body does not verify.
-    expect(() => verifyIndependently(secret, { ...request, body: Buffer.from(request.body.toString('utf8').replace(reservation.id, crypto.randomUUID())) })).toThrow();
+    expect(() =>
+      verifyIndependently(secret, {
+        ...request,
+        body: Buffer.from(request.body.toString('utf8').replace(reservation.id, crypto.randomUUID())),
+      }),
+    ).toThrow();
     // The client package's verifier agrees.
     const ours = await verifyWebhook({ rawBody: request.body, headers: request.headers, secrets: secret, scheme: 'standard-webhooks' });
     expect(ours).toMatchObject({ ok: true, idempotencyKey: request.headers['webhook-id'] });

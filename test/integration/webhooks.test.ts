@@ -19,7 +19,14 @@ import { automationRuns, events, webhookDeliveries } from '../../src/db/schema/i
 import { eq, inArray, sql } from 'drizzle-orm';
 import net, { type AddressInfo } from 'node:net';
 import { client, createKey, createTenant, type Tenant } from '../support/harness.js';
-import { afterAttempt, deliveriesOfEvent, emitReservationEvent, useWebhookPipeline, waitForDelivery, waitForDispatch } from '../support/webhook-fixtures.js';
+import {
+  afterAttempt,
+  deliveriesOfEvent,
+  emitReservationEvent,
+  useWebhookPipeline,
+  waitForDelivery,
+  waitForDispatch,
+} from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { expectedSignature, signaturesOf } from '../support/webhook-receiver.js';
 
@@ -38,7 +45,13 @@ async function setUp(options: { receiverUrl: string; action?: Record<string, unk
     action: { type: 'partner_notification', ...options.action },
   });
   expect(automation.status).toBe(201);
-  return { tenant, api, endpoint: endpoint.body.webhookEndpoint, secret: endpoint.body.secret as string, automation: automation.body.automation };
+  return {
+    tenant,
+    api,
+    endpoint: endpoint.body.webhookEndpoint,
+    secret: endpoint.body.secret as string,
+    automation: automation.body.automation,
+  };
 }
 
 describe('webhook delivery', () => {
@@ -100,7 +113,9 @@ describe('webhook delivery', () => {
     const pending = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 500);
     expect(pending).toMatchObject({ status: 'pending', lastError: 'HTTP 500' });
     // attempt 2 is due 1 minute × WEBHOOK_BACKOFF_SCALE after the first failure
-    expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(60_000 * config.WEBHOOK_BACKOFF_SCALE);
+    expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(
+      60_000 * config.WEBHOOK_BACKOFF_SCALE,
+    );
     expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeLessThan(60_000 * config.WEBHOOK_BACKOFF_SCALE + 1000);
     // The waiting job carries the custom strategy, whose unscaled delays are the production schedule.
     const queue = getQueue(webhookDeliveryJob.queueName);
@@ -129,7 +144,9 @@ describe('webhook delivery', () => {
     expect(delivery.lastError).toMatch(/redirect/);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(r.received).toHaveLength(1);
-    await client(pipeline.url, tenant.key).patch(`/automations/${(await deliveriesOfEvent(eventId))[0].automationId}`, { status: 'inactive' });
+    await client(pipeline.url, tenant.key).patch(`/automations/${(await deliveriesOfEvent(eventId))[0].automationId}`, {
+      status: 'inactive',
+    });
   });
 
   it('redelivers a concluded delivery with the same key and body, and answers 409 while it is pending', async () => {
@@ -175,7 +192,12 @@ describe('webhook delivery', () => {
   it('fails with a clear error when the venue has no destination, or it is off', async () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
-    await api.post('/automations', { venueId: tenant.venueId, name: 'Main', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'Main',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification' },
+    });
     const none = await emitReservationEvent(tenant);
     expect((await waitForDelivery(none.eventId, afterAttempt(1))).lastError).toBe('the venue has no webhook endpoint');
 
@@ -197,7 +219,12 @@ describe('webhook delivery', () => {
     const endpoint = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
     expect(endpoint.status).toBe(201);
     expect(endpoint.body.livemode).toBe(false);
-    await api.post('/automations', { venueId: tenant.venueId, name: 'Test', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+    await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'Test',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification' },
+    });
     const { eventId } = await emitReservationEvent(tenant, { livemode: false });
     await waitForDispatch(eventId);
     expect(await deliveriesOfEvent(eventId)).toEqual([]);
@@ -217,13 +244,20 @@ describe('webhook delivery', () => {
     await api.post('/automations', { ...base, name: 'Inactive', eventTypes: ['reservation_created'], status: 'inactive' });
     await api.post('/automations', { ...base, name: 'Other type', eventTypes: ['reservation_cancelled'] });
     await api.post('/automations', { ...base, name: 'Big parties', eventTypes: ['reservation_created'], conditions: { partySizeMin: 8 } });
-    const phone = await api.post('/automations', { ...base, name: 'Phone', eventTypes: ['reservation_created'], conditions: { sources: ['phone'] } });
+    const phone = await api.post('/automations', {
+      ...base,
+      name: 'Phone',
+      eventTypes: ['reservation_created'],
+      conditions: { sources: ['phone'] },
+    });
     const { eventId } = await emitReservationEvent(tenant);
     await waitForDispatch(eventId);
     expect(await deliveriesOfEvent(eventId)).toEqual([]);
 
     const { reservation } = await emitReservationEvent(tenant);
-    const { eventId: matching } = await emitReservationEvent(tenant, { reservation: { ...reservation, id: crypto.randomUUID(), source: 'phone' } });
+    const { eventId: matching } = await emitReservationEvent(tenant, {
+      reservation: { ...reservation, id: crypto.randomUUID(), source: 'phone' },
+    });
     const delivery = await waitForDelivery(matching, (d) => d.status === 'delivered');
     expect(delivery.automationId).toBe(phone.body.automation.id);
   });
@@ -243,7 +277,12 @@ describe('current state', () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
     await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: r.url });
-    await api.post('/automations', { venueId: tenant.venueId, name: 'Profiles', eventTypes: ['guest_profile_changed'], action: { type: 'partner_notification' } });
+    await api.post('/automations', {
+      venueId: tenant.venueId,
+      name: 'Profiles',
+      eventTypes: ['guest_profile_changed'],
+      action: { type: 'partner_notification' },
+    });
     const created = await api.post('/guests', { venueId: tenant.venueId, phone: '+39 06 1234 5678', firstName: 'Grace' });
     expect(created.status).toBe(201);
     const guest = created.body.guest;
@@ -321,7 +360,10 @@ describe('exactly once', () => {
     expect(await (await queue.getJob(waiting.id))?.isDelayed()).toBe(true);
     // Redis loses the job; the row says the attempt is long overdue.
     await queue.remove(waiting.id);
-    await db.update(webhookDeliveries).set({ nextAttemptAt: sql`clock_timestamp() - interval '2 minutes'` }).where(eq(webhookDeliveries.id, waiting.id));
+    await db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: sql`clock_timestamp() - interval '2 minutes'` })
+      .where(eq(webhookDeliveries.id, waiting.id));
     expect(await sweepDeliveries()).toBeGreaterThanOrEqual(1);
     await r.waitFor(1);
     expect((await waitForDelivery(eventId, (d) => d.status === 'delivered')).attempts).toBe(1);
@@ -338,7 +380,12 @@ describe('POST /webhook-endpoints/test', () => {
     expect(ok.body.delivery.durationMs).toBeGreaterThanOrEqual(0);
     const [request] = await r.waitFor(1);
     expect(signaturesOf(request)).toEqual([expectedSignature(secret, request)]);
-    expect(JSON.parse(request.body.toString())).toMatchObject({ type: 'webhook_test', venueId: tenant.venueId, apiVersion: 'v1', data: {} });
+    expect(JSON.parse(request.body.toString())).toMatchObject({
+      type: 'webhook_test',
+      venueId: tenant.venueId,
+      apiVersion: 'v1',
+      data: {},
+    });
 
     const failed = await api.post('/webhook-endpoints/test', { venueId: tenant.venueId, url: r.url });
     expect(failed.body.delivery).toMatchObject({ status: 'failed', responseStatus: 503, error: 'HTTP 503' });
@@ -423,9 +470,32 @@ describe('webhook endpoints API', () => {
     expect(created.status).toBe(201);
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     const endpoint = created.body.webhookEndpoint;
-    expect(Object.keys(endpoint).sort()).toEqual(['createdAt', 'health', 'id', 'isActive', 'previousSecretExpiresAt', 'secretVersion', 'signatureScheme', 'updatedAt', 'url', 'venueId']);
-    expect(endpoint).toMatchObject({ venueId: tenant.venueId, url: 'https://partner.example.com/hooks', isActive: true, secretVersion: 1, signatureScheme: 'service-v1' });
-    expect(endpoint.health).toEqual({ state: 'healthy', consecutiveFailures: 0, failingSince: null, lastSuccessAt: null, disabledAt: null });
+    expect(Object.keys(endpoint).sort()).toEqual([
+      'createdAt',
+      'health',
+      'id',
+      'isActive',
+      'previousSecretExpiresAt',
+      'secretVersion',
+      'signatureScheme',
+      'updatedAt',
+      'url',
+      'venueId',
+    ]);
+    expect(endpoint).toMatchObject({
+      venueId: tenant.venueId,
+      url: 'https://partner.example.com/hooks',
+      isActive: true,
+      secretVersion: 1,
+      signatureScheme: 'service-v1',
+    });
+    expect(endpoint.health).toEqual({
+      state: 'healthy',
+      consecutiveFailures: 0,
+      failingSince: null,
+      lastSuccessAt: null,
+      disabledAt: null,
+    });
     expect(JSON.stringify(endpoint)).not.toContain('whsec_');
 
     const other = await createTenant();

@@ -68,7 +68,10 @@ export function checkConformance(method: string, url: string, status: number, he
   if (!op) return;
   const label = `${method.toUpperCase()} ${op.path} → ${status}`;
   const documented = s.document.paths[op.path][lower].responses[String(status)] as Json | undefined;
-  if (!documented) throw new ContractViolation(`${label}: status not documented (documented: ${Object.keys(s.document.paths[op.path][lower].responses).join(', ')})\n${text.slice(0, 500)}`);
+  if (!documented)
+    throw new ContractViolation(
+      `${label}: status not documented (documented: ${Object.keys(s.document.paths[op.path][lower].responses).join(', ')})\n${text.slice(0, 500)}`,
+    );
   checkHeaders(label, s.document, documented, headers);
   const content = documented.content as Json | undefined;
   if (!content) {
@@ -76,7 +79,8 @@ export function checkConformance(method: string, url: string, status: number, he
     return;
   }
   const mediaType = (headers.get('content-type') ?? '').split(';')[0].trim();
-  if (!(mediaType in content)) throw new ContractViolation(`${label}: media type ${mediaType || '(none)'} not documented (${Object.keys(content).join(', ')})`);
+  if (!(mediaType in content))
+    throw new ContractViolation(`${label}: media type ${mediaType || '(none)'} not documented (${Object.keys(content).join(', ')})`);
   if (mediaType !== 'application/json') return;
   const validate = validatorFor(s, op.path, lower, String(status), mediaType);
   const body: unknown = JSON.parse(text);
@@ -93,7 +97,10 @@ const ownHeaders = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining'
 function checkHeaders(label: string, document: Json, documented: Json, headers: Headers): void {
   const components = (document.components as { headers: Record<string, Json> }).headers;
   const declared = new Map(
-    Object.entries((documented.headers ?? {}) as Record<string, { $ref: string }>).map(([name, ref]) => [name.toLowerCase(), components[ref.$ref.split('/').pop()!]]),
+    Object.entries((documented.headers ?? {}) as Record<string, { $ref: string }>).map(([name, ref]) => [
+      name.toLowerCase(),
+      components[ref.$ref.split('/').pop()!],
+    ]),
   );
   if (!headers.get('x-request-id')) throw new ContractViolation(`${label}: no X-Request-Id`);
   for (const name of ownHeaders) {
@@ -101,6 +108,7 @@ function checkHeaders(label: string, document: Json, documented: Json, headers: 
     if (value === null) continue;
     const header = declared.get(name.toLowerCase());
     if (!header) throw new ContractViolation(`${label}: sends ${name}, which the document does not declare for this answer`);
-    if ((header.schema as Json).type === 'integer' && !/^\d+$/.test(value)) throw new ContractViolation(`${label}: ${name} is not an integer: ${value}`);
+    if ((header.schema as Json).type === 'integer' && !/^\d+$/.test(value))
+      throw new ContractViolation(`${label}: ${name} is not an integer: ${value}`);
   }
 }

@@ -42,7 +42,24 @@ export function operationsOf(document: Json): FuzzOperation[] {
 
 const httpDate = 'Sat, 01 Jan 275760 00:00:00 GMT';
 /** Dates and instants near the ends of the calendar, in odd notations, and impossible ones. */
-const edgeDates = ['0000-01-01', '0001-01-01', '0001-01-02', '0001-01-03', '9999-12-27', '9999-12-28', '9999-12-29', '9999-12-30', '9999-12-31', '10000-01-01', '+010000-01-01', '2026-02-29', '2028-02-29', '2026-02-30', '2026-13-01', '2026-1-1'];
+const edgeDates = [
+  '0000-01-01',
+  '0001-01-01',
+  '0001-01-02',
+  '0001-01-03',
+  '9999-12-27',
+  '9999-12-28',
+  '9999-12-29',
+  '9999-12-30',
+  '9999-12-31',
+  '10000-01-01',
+  '+010000-01-01',
+  '2026-02-29',
+  '2028-02-29',
+  '2026-02-30',
+  '2026-13-01',
+  '2026-1-1',
+];
 const edgeInstants = [
   '0000-12-31T23:59:59.999Z',
   '0001-01-01T00:00:00Z',
@@ -61,7 +78,12 @@ const edgeInstants = [
 ];
 /** Well-formed dates and instants at the ends of the calendar and of the range the API takes. */
 const calendarEndDates = ['0000-12-31', '0001-01-01', '0001-01-02', '9999-12-28', '9999-12-29', '9999-12-31'];
-const calendarEndInstants = ['0000-12-31T23:59:59.999Z', '0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59-14:00'];
+const calendarEndInstants = [
+  '0000-12-31T23:59:59.999Z',
+  '0001-01-01T00:00:00.000Z',
+  '9999-12-31T23:59:59.999Z',
+  '9999-12-31T23:59:59-14:00',
+];
 /** Text at the edges of Unicode and of what PostgreSQL stores. */
 const edgeTexts = ['\ud800', 'a\udc00b', '\u0000', "\ud83d\ude00\uffffe\u0301\ufeff\u202e\u2028\\'; select 1; --%00"];
 
@@ -70,12 +92,17 @@ const huge = (length: number) => 'x'.repeat(length);
 
 function resolve(schema: Json, document: Json): Json {
   let s = schema;
-  while (s && typeof s.$ref === 'string') s = s.$ref.split('/').slice(1).reduce((node: Json, key: string) => node[key], document);
+  while (s && typeof s.$ref === 'string')
+    s = s.$ref
+      .split('/')
+      .slice(1)
+      .reduce((node: Json, key: string) => node[key], document);
   return s ?? {};
 }
 
 const today = new Date();
-const isoDay = (offsetDays: number) => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + offsetDays)).toISOString().slice(0, 10);
+const isoDay = (offsetDays: number) =>
+  new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + offsetDays)).toISOString().slice(0, 10);
 
 /** A string the schema accepts; `name` steers ids, phones and dates towards values that reach the database. */
 function validString(s: Json, name: string, targets: FuzzTargets): fc.Arbitrary<string> {
@@ -84,15 +111,26 @@ function validString(s: Json, name: string, targets: FuzzTargets): fc.Arbitrary<
     const known = Object.values(targets.ids).flat();
     return known.length ? fc.oneof(fc.constantFrom(...known), fc.uuid()) : fc.uuid();
   }
-  if (s.format === 'date') return fc.oneof({ weight: 6, arbitrary: fc.integer({ min: -2, max: 40 }).map(isoDay) }, { weight: 1, arbitrary: fc.constantFrom('0001-01-02', '9999-12-28') });
-  if (s.format === 'date-time') return fc.oneof(fc.date({ min: new Date('2000-01-01'), max: new Date('2040-01-01'), noInvalidDate: true }).map((d) => d.toISOString()), fc.constantFrom('0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'));
+  if (s.format === 'date')
+    return fc.oneof(
+      { weight: 6, arbitrary: fc.integer({ min: -2, max: 40 }).map(isoDay) },
+      { weight: 1, arbitrary: fc.constantFrom('0001-01-02', '9999-12-28') },
+    );
+  if (s.format === 'date-time')
+    return fc.oneof(
+      fc.date({ min: new Date('2000-01-01'), max: new Date('2040-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
+      fc.constantFrom('0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'),
+    );
   if (s.format === 'email') return fc.emailAddress();
   if (s.format === 'uri') return fc.webUrl({ validSchemes: ['https'] });
-  if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
+  if (s.pattern)
+    return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity));
   if (/phone/i.test(name)) return fc.constantFrom('06 1234 5678', '+39 347 111 2222', '+44 20 7946 0958', '555');
   const minLength = s.minLength ?? 0;
   const maxLength = Math.max(minLength, Math.min(s.maxLength ?? 30, 30));
-  return fc.oneof(fc.string({ minLength, maxLength }), fc.string({ minLength, maxLength, unit: 'grapheme' })).filter((v) => v.trim().length >= minLength);
+  return fc
+    .oneof(fc.string({ minLength, maxLength }), fc.string({ minLength, maxLength, unit: 'grapheme' }))
+    .filter((v) => v.trim().length >= minLength);
 }
 
 /** A value the schema accepts (as far as a schema can say: the server's rules may still refuse it). */
@@ -102,8 +140,10 @@ function validValue(schema: Json, document: Json, targets: FuzzTargets, name = '
   if (s.enum) return fc.constantFrom(...(s.enum as unknown[]));
   const branches = (s.anyOf ?? s.oneOf) as Json[] | undefined;
   if (branches) return fc.oneof(...branches.map((b) => validValue(b, document, targets, name, depth)));
-  if (s.allOf) return validValue(Object.assign({}, ...(s.allOf as Json[]).map((b) => resolve(b, document))), document, targets, name, depth);
-  if (Array.isArray(s.type)) return fc.oneof(...(s.type as string[]).map((type) => validValue({ ...s, type }, document, targets, name, depth)));
+  if (s.allOf)
+    return validValue(Object.assign({}, ...(s.allOf as Json[]).map((b) => resolve(b, document))), document, targets, name, depth);
+  if (Array.isArray(s.type))
+    return fc.oneof(...(s.type as string[]).map((type) => validValue({ ...s, type }, document, targets, name, depth)));
   switch (s.type) {
     case 'string':
       return validString(s, name, targets);
@@ -117,7 +157,10 @@ function validValue(schema: Json, document: Json, targets: FuzzTargets, name = '
       return fc.constant(null);
     case 'array': {
       const minLength = s.minItems ?? 0;
-      return fc.array(validValue(s.items ?? {}, document, targets, name, depth + 1), { minLength, maxLength: Math.max(minLength, Math.min(s.maxItems ?? 3, 3)) });
+      return fc.array(validValue(s.items ?? {}, document, targets, name, depth + 1), {
+        minLength,
+        maxLength: Math.max(minLength, Math.min(s.maxItems ?? 3, 3)),
+      });
     }
     case 'object': {
       const properties = (s.properties ?? {}) as Json;
@@ -128,7 +171,9 @@ function validValue(schema: Json, document: Json, targets: FuzzTargets, name = '
         const values = s.additionalProperties === true ? {} : (s.additionalProperties as Json);
         return fc.dictionary(fc.string({ maxLength: 12 }), validValue(values, document, targets, '', depth + 1), { maxKeys: 4 });
       }
-      const shape = Object.fromEntries(Object.entries(properties).map(([key, child]) => [key, validValue(child as Json, document, targets, key, depth + 1)]));
+      const shape = Object.fromEntries(
+        Object.entries(properties).map(([key, child]) => [key, validValue(child as Json, document, targets, key, depth + 1)]),
+      );
       return fc.record(shape, { requiredKeys: required.filter((k) => k in shape) });
     }
     default:
@@ -155,14 +200,19 @@ function boundValues(schema: Json, document: Json): unknown[] {
       if (b.format === 'uuid') values.push('00000000-0000-0000-0000-000000000000', '0000000-0000-0000-0000-000000000000');
     }
     if (b.type === 'array') {
-      values.push(...[b.minItems, b.maxItems].flatMap((n) => (typeof n === 'number' ? [Math.max(0, n - 1), n + 1] : [])).map((n) => Array.from({ length: n }, () => 'x')));
+      values.push(
+        ...[b.minItems, b.maxItems]
+          .flatMap((n) => (typeof n === 'number' ? [Math.max(0, n - 1), n + 1] : []))
+          .map((n) => Array.from({ length: n }, () => 'x')),
+      );
     }
   }
   return values;
 }
 
 const isDateSchema = (s: Json) => s.format === 'date' || s.format === 'date-time';
-const isStringSchema = (s: Json, document: Json) => s.type === 'string' || ((s.anyOf ?? s.oneOf ?? []) as Json[]).some((b) => resolve(b, document).type === 'string');
+const isStringSchema = (s: Json, document: Json) =>
+  s.type === 'string' || ((s.anyOf ?? s.oneOf ?? []) as Json[]).some((b) => resolve(b, document).type === 'string');
 
 interface Slot {
   where: 'query' | 'body';
@@ -176,18 +226,29 @@ function bodySlots(schema: Json, document: Json, at: (string | number)[] = [], d
   const here: Slot[] = at.length ? [{ where: 'body', at, schema: s }] : [];
   if (depth > 3) return here;
   if (s.type === 'object' && s.properties) {
-    return [...here, ...Object.entries(s.properties as Json).flatMap(([key, child]) => bodySlots(child as Json, document, [...at, key], depth + 1))];
+    return [
+      ...here,
+      ...Object.entries(s.properties as Json).flatMap(([key, child]) => bodySlots(child as Json, document, [...at, key], depth + 1)),
+    ];
   }
   if (s.type === 'array' && s.items) return [...here, ...bodySlots(s.items as Json, document, [...at, 0], depth + 1)];
   const branches = (s.anyOf ?? s.oneOf) as Json[] | undefined;
-  if (branches) return [...here, ...branches.flatMap((b) => bodySlots(b, document, at, depth + 1).filter((slot) => slot.at.length > at.length))];
+  if (branches)
+    return [...here, ...branches.flatMap((b) => bodySlots(b, document, at, depth + 1).filter((slot) => slot.at.length > at.length))];
   return here;
 }
 
 function setAt(root: unknown, at: (string | number)[], value: unknown): unknown {
   if (!at.length) return value;
   const [head, ...rest] = at;
-  const container: any = typeof head === 'number' ? (Array.isArray(root) ? [...root] : []) : root && typeof root === 'object' && !Array.isArray(root) ? { ...root } : {};
+  const container: any =
+    typeof head === 'number'
+      ? Array.isArray(root)
+        ? [...root]
+        : []
+      : root && typeof root === 'object' && !Array.isArray(root)
+        ? { ...root }
+        : {};
   container[head] = setAt(container[head], rest, value);
   return container;
 }
@@ -208,7 +269,7 @@ const queryValueLimit = 4000;
 
 /** A query name or value as sent: percent-encoded where it can be, raw bytes (an invalid UTF-8 sequence) where it cannot. */
 function encodeQueryValue(value: unknown): string {
-  const text = (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, queryValueLimit);
+  const text = (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).slice(0, queryValueLimit);
   try {
     return encodeURIComponent(text);
   } catch {
@@ -229,10 +290,40 @@ function pathParam(path: string, name: string, targets: FuzzTargets): fc.Arbitra
   return known.length ? fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: missing }) : missing;
 }
 
-const badBodies = ['', '{', '[]', 'null', '"text"', '1e999', '{"a":1,"a":2}', '\ufeff{}', `{"rows":${'['.repeat(5000)}${']'.repeat(5000)}}`, '{"x":"\\ud800"}', '{"x":"\\u0000"}'];
-const contentTypes = ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'multipart/form-data; boundary=x', 'application/xml'];
+const badBodies = [
+  '',
+  '{',
+  '[]',
+  'null',
+  '"text"',
+  '1e999',
+  '{"a":1,"a":2}',
+  '\ufeff{}',
+  `{"rows":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+  '{"x":"\\ud800"}',
+  '{"x":"\\u0000"}',
+];
+const contentTypes = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+];
 const idempotencyKeys = ['', ' ', 'k'.repeat(256), 'cl\u00e9', 'fuzz-key'];
-const ifMatchValues = ['*', '"', '""', 'W/"x"', '1', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', httpDate, '-271821-04-20T00:00:00Z', '2026'];
+const ifMatchValues = [
+  '*',
+  '"',
+  '""',
+  'W/"x"',
+  '1',
+  '0000-01-01T00:00:00Z',
+  '9999-12-31T23:59:59.999Z',
+  httpDate,
+  '-271821-04-20T00:00:00Z',
+  '2026',
+];
 
 /** A request in the making: the valid one a family then makes wrong. */
 interface Draft {
@@ -287,17 +378,47 @@ export function requestFamilies(operation: FuzzOperation, document: Json, target
 
   const changes: [string, fc.Arbitrary<Change>][] = [['valid', fc.constant(() => {})]];
   if (slots.length) {
-    changes.push(['wrong type', fc.tuple(fc.constantFrom(...slots), fc.constantFrom(...wrongTypes)).map(([slot, value]) => (d: Draft) => setSlot(d, slot, value))]);
+    changes.push([
+      'wrong type',
+      fc.tuple(fc.constantFrom(...slots), fc.constantFrom(...wrongTypes)).map(
+        ([slot, value]) =>
+          (d: Draft) =>
+            setSlot(d, slot, value),
+      ),
+    ]);
   }
-  if (bounded.length) changes.push(['bounds', fc.constantFrom(...bounded).map(({ slot, value }) => (d: Draft) => setSlot(d, slot, value))]);
+  if (bounded.length)
+    changes.push([
+      'bounds',
+      fc.constantFrom(...bounded).map(
+        ({ slot, value }) =>
+          (d: Draft) =>
+            setSlot(d, slot, value),
+      ),
+    ]);
   if (stringSlots.length) {
-    changes.push(['huge or empty string', fc.tuple(fc.constantFrom(...stringSlots), fc.constantFrom('', ' ', huge(10_000), huge(300_000))).map(([slot, value]) => (d: Draft) => setSlot(d, slot, value))]);
+    changes.push([
+      'huge or empty string',
+      fc.tuple(fc.constantFrom(...stringSlots), fc.constantFrom('', ' ', huge(10_000), huge(300_000))).map(
+        ([slot, value]) =>
+          (d: Draft) =>
+            setSlot(d, slot, value),
+      ),
+    ]);
   }
   // Each Unicode edge in every string of the body at once, then of the query (apart: one refused
   // first would hide the other): a lone surrogate (high, low), U+0000, and text that is valid.
   for (const edge of edgeTexts) {
-    if (bodySchema) changes.push([`${JSON.stringify(edge)} in every body string`, fc.constant((d: Draft) => void (d.body = mapStrings(d.body, (s) => `${s}${edge}`)))]);
-    if (queryParams.length) changes.push([`${JSON.stringify(edge)} in every query value`, fc.constant((d: Draft) => void (d.query = mapStrings(d.query, (s) => `${s}${edge}`) as Json))]);
+    if (bodySchema)
+      changes.push([
+        `${JSON.stringify(edge)} in every body string`,
+        fc.constant((d: Draft) => void (d.body = mapStrings(d.body, (s) => `${s}${edge}`))),
+      ]);
+    if (queryParams.length)
+      changes.push([
+        `${JSON.stringify(edge)} in every query value`,
+        fc.constant((d: Draft) => void (d.query = mapStrings(d.query, (s) => `${s}${edge}`) as Json)),
+      ]);
   }
   // Each date alone at each end of the calendar (the others valid): a window widened inside the server
   // shows only with one end at the edge and the other in range.
@@ -306,13 +427,25 @@ export function requestFamilies(operation: FuzzOperation, document: Json, target
       changes.push([`${slot.at.join('.')} at an end of the calendar`, fc.constant((d: Draft) => setSlot(d, slot, edge))]);
     }
   }
-  const unknownAt = [...(queryParams.length || !bodySchema ? [{ where: 'query' as const, at: [] as (string | number)[] }] : []), ...(bodySchema ? [{ where: 'body' as const, at: [] as (string | number)[] }, ...slots.filter((x) => x.where === 'body' && resolve(x.schema, document).type === 'object').map((x) => ({ where: 'body' as const, at: x.at }))] : [])];
+  const unknownAt = [
+    ...(queryParams.length || !bodySchema ? [{ where: 'query' as const, at: [] as (string | number)[] }] : []),
+    ...(bodySchema
+      ? [
+          { where: 'body' as const, at: [] as (string | number)[] },
+          ...slots
+            .filter((x) => x.where === 'body' && resolve(x.schema, document).type === 'object')
+            .map((x) => ({ where: 'body' as const, at: x.at })),
+        ]
+      : []),
+  ];
   changes.push([
     'unknown field',
-    fc.tuple(fc.constantFrom(...unknownAt), fc.constantFrom('unknownField', 'constructor', '__proto__', '', '\ud800', 'a\u0000')).map(([place, name]) => (d: Draft) => {
-      if (place.where === 'query') d.query[name || 'x'] = 'x';
-      else d.body = setAt(d.body, [...place.at, name], 'x');
-    }),
+    fc
+      .tuple(fc.constantFrom(...unknownAt), fc.constantFrom('unknownField', 'constructor', '__proto__', '', '\ud800', 'a\u0000'))
+      .map(([place, name]) => (d: Draft) => {
+        if (place.where === 'query') d.query[name || 'x'] = 'x';
+        else d.body = setAt(d.body, [...place.at, name], 'x');
+      }),
   ]);
   if (bodySchema || writes) {
     changes.push([
@@ -325,7 +458,8 @@ export function requestFamilies(operation: FuzzOperation, document: Json, target
   }
   const headerChanges: fc.Arbitrary<Change>[] = [];
   if (writes) headerChanges.push(fc.constantFrom(...idempotencyKeys).map((key) => (d: Draft) => void (d.headers['idempotency-key'] = key)));
-  if (parameters.some((p) => p.name === 'If-Match')) headerChanges.push(fc.constantFrom(...ifMatchValues).map((value) => (d: Draft) => void (d.headers['if-match'] = value)));
+  if (parameters.some((p) => p.name === 'If-Match'))
+    headerChanges.push(fc.constantFrom(...ifMatchValues).map((value) => (d: Draft) => void (d.headers['if-match'] = value)));
   if (headerChanges.length) changes.push(['odd headers', fc.oneof(...headerChanges)]);
 
   return changes.map(([name, change]) => ({
@@ -333,7 +467,9 @@ export function requestFamilies(operation: FuzzOperation, document: Json, target
     requests: fc.record({ params: pathArb, query: queryArb, body: bodyArb, change }).map(({ params, query, body, change: apply }) => {
       const draft: Draft = { query: { ...query }, body, headers: auth ? { authorization: `Bearer ${auth}` } : {} };
       apply(draft);
-      const pairs = Object.entries(draft.query).flatMap(([key, value]) => (Array.isArray(value) ? value : [value]).map((v) => `${encodeQueryValue(key)}=${encodeQueryValue(v)}`));
+      const pairs = Object.entries(draft.query).flatMap(([key, value]) =>
+        (Array.isArray(value) ? value : [value]).map((v) => `${encodeQueryValue(key)}=${encodeQueryValue(v)}`),
+      );
       const sendsBody = draft.rawBody !== undefined || (draft.body !== undefined && (bodySchema !== undefined || writes));
       if (sendsBody) draft.headers['content-type'] ??= 'application/json';
       return {
@@ -357,7 +493,12 @@ export function runsOf(family: string, scale: number): number {
 export type AnswerCheck = (request: FuzzRequest, answer: FuzzAnswer) => void;
 
 /** Sends `numRuns` requests of a family (fixed seed: the same requests every run) and checks each answer. */
-export async function fuzzFamily(baseUrl: string, family: RequestFamily, options: { seed: number; numRuns: number }, check: AnswerCheck): Promise<void> {
+export async function fuzzFamily(
+  baseUrl: string,
+  family: RequestFamily,
+  options: { seed: number; numRuns: number },
+  check: AnswerCheck,
+): Promise<void> {
   await fc.assert(
     fc.asyncProperty(family.requests, async (request) => {
       check(request, await sendFuzzRequest(baseUrl, request));
@@ -375,7 +516,12 @@ export interface FuzzAnswer {
 /** Sends a request; a stream (text/event-stream) is left once its status and headers have arrived. */
 async function sendFuzzRequest(baseUrl: string, request: FuzzRequest): Promise<FuzzAnswer> {
   const controller = new AbortController();
-  const res = await fetch(`${baseUrl}/api/v1${request.url}`, { method: request.method, headers: request.headers, body: request.body, signal: controller.signal });
+  const res = await fetch(`${baseUrl}/api/v1${request.url}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    signal: controller.signal,
+  });
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     controller.abort();
     return { status: res.status, headers: res.headers, text: '' };
@@ -395,14 +541,21 @@ export function problemOf(answer: FuzzAnswer): string | undefined {
     return `an error body that is not JSON: ${answer.text.slice(0, 200)}`;
   }
   const error = body?.error as Json | undefined;
-  if (!error || typeof error.code !== 'string' || typeof error.message !== 'string' || typeof error.details !== 'object' || error.details === null) {
+  if (
+    !error ||
+    typeof error.code !== 'string' ||
+    typeof error.message !== 'string' ||
+    typeof error.details !== 'object' ||
+    error.details === null
+  ) {
     return `an error body without code, message and details: ${answer.text.slice(0, 300)}`;
   }
   if (error.requestId !== answer.headers.get('x-request-id')) return 'error.requestId is not the X-Request-Id header';
   if (error.code === 'invalid_request') {
     const fields = error.details.fields as unknown;
     // A field may be named "" (an unknown key of that name), but it is named.
-    if (!Array.isArray(fields) || !fields.length || fields.some((f) => typeof f !== 'string')) return `a 400 without the fields it names: ${answer.text.slice(0, 300)}`;
+    if (!Array.isArray(fields) || !fields.length || fields.some((f) => typeof f !== 'string'))
+      return `a 400 without the fields it names: ${answer.text.slice(0, 300)}`;
   }
   return undefined;
 }
@@ -424,7 +577,13 @@ export async function prepareFuzzTargets(baseUrl: string, key: string, venueId: 
   };
   const tomorrow = isoDay(1);
   const venue = `/venues/${venueId}`;
-  const shift = await call('POST', `${venue}/shifts`, { name: 'Dinner', daysOfWeek: [1, 2, 3, 4, 5, 6, 7], startTime: '18:00', lastSeatingTime: '22:00', endTime: '23:30' });
+  const shift = await call('POST', `${venue}/shifts`, {
+    name: 'Dinner',
+    daysOfWeek: [1, 2, 3, 4, 5, 6, 7],
+    startTime: '18:00',
+    lastSeatingTime: '22:00',
+    endTime: '23:30',
+  });
   const areaId = '5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a0aa';
   const plan = await call('POST', `${venue}/floor-plans`, {
     name: 'Main',
@@ -439,7 +598,12 @@ export async function prepareFuzzTargets(baseUrl: string, key: string, venueId: 
   await call('POST', '/reservations', { venueId, serviceDate: tomorrow, time: '19:00', partySize: 2, guestId: guest.id });
   await call('POST', '/service-tags', { venueId, name: 'VIP' });
   await call('POST', '/webhook-endpoints', { venueId, url: 'https://partner.example.com/hooks/floorline' });
-  await call('POST', '/automations', { venueId, name: 'Fuzz', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } });
+  await call('POST', '/automations', {
+    venueId,
+    name: 'Fuzz',
+    eventTypes: ['reservation_created'],
+    action: { type: 'partner_notification' },
+  });
   await call('POST', '/waitlist', { venueId, partySize: 2, name: 'Waiting' });
   const hold = await call('POST', '/availability/holds', { venueId, serviceDate: tomorrow, time: '20:00', partySize: 2 });
   await call('POST', '/imports/guests', { rows: [{ venueId, phone: '06 5555 1234' }] });

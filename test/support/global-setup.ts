@@ -85,14 +85,21 @@ async function scanKeys(redis: Redis, pattern: string, handle: (keys: string[]) 
 async function checkRun(database: string, prefixes: string[]): Promise<Error | undefined> {
   let stdout: string;
   try {
-    ({ stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', '--json', '--queue-prefixes', prefixes.join(',')], { env: process.env, timeout: 60_000 }));
+    ({ stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'check', '--json', '--queue-prefixes', prefixes.join(',')],
+      { env: process.env, timeout: 60_000 },
+    ));
   } catch (err) {
     // Exit code 2: violations, still printed as JSON.
     stdout = (err as { stdout?: string }).stdout ?? '';
-    if ((err as { code?: unknown }).code !== 2) return new Error(`the invariant check after the suite did not run: ${(err as Error).message}`);
+    if ((err as { code?: unknown }).code !== 2)
+      return new Error(`the invariant check after the suite did not run: ${(err as Error).message}`);
   }
   const counts = JSON.parse(stdout) as Record<string, number>;
-  const line = Object.entries(counts).map(([name, n]) => `${name}=${n}`).join(' ');
+  const line = Object.entries(counts)
+    .map(([name, n]) => `${name}=${n}`)
+    .join(' ');
   console.log(`Invariant check after the suite (${database}, ${prefixes.length} queue prefixes): ${line}`);
   if (counts.violations) return new Error(`the invariant check after the suite found ${counts.violations} violation(s): ${line}`);
   return undefined;

@@ -89,7 +89,11 @@ export interface ApiResponse<T = any> {
 }
 
 export interface Client {
-  request: <T = any>(method: string, path: string, options?: { body?: unknown; rawBody?: string; headers?: Record<string, string> }) => Promise<ApiResponse<T>>;
+  request: <T = any>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ) => Promise<ApiResponse<T>>;
   get: <T = any>(path: string, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
   post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
   patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
@@ -99,7 +103,11 @@ export interface Client {
 
 /** A tiny HTTP client for `/api/v1` with a Bearer key (or none). */
 export function client(baseUrl: string, key?: string): Client {
-  const request = async <T>(method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) => {
+  const request = async <T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  ) => {
     const headers: Record<string, string> = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...options.headers };
     let body: string | undefined = options.rawBody;
     if (options.body !== undefined) {

@@ -13,7 +13,8 @@ export function findLayerViolations(graph: ImportGraph, rules: readonly LayerRul
     const rule = rules.find((r) => from.startsWith(r.layer));
     if (!rule) continue;
     for (const target of targets) {
-      if (rule.mayNotImport.some((forbidden) => target === forbidden || target.startsWith(forbidden))) violations.push(`${from} imports ${target}`);
+      if (rule.mayNotImport.some((forbidden) => target === forbidden || target.startsWith(forbidden)))
+        violations.push(`${from} imports ${target}`);
     }
   }
   return violations.sort();

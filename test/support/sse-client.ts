@@ -22,7 +22,10 @@ export interface SseStream {
 
 export async function openSse(url: string, key: string, headers: Record<string, string> = {}): Promise<SseStream> {
   const controller = new AbortController();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
   const frames: SseFrame[] = [];
   const waiters = new Set<() => void>();
   const ended = (async () => {

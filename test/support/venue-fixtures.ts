@@ -1,5 +1,14 @@
 import { db } from '../../src/db/client.js';
-import { areas, closures, floorPlans, floorTables, pacingRules, shifts, tableCombinations, turnTimeRules } from '../../src/db/schema/index.js';
+import {
+  areas,
+  closures,
+  floorPlans,
+  floorTables,
+  pacingRules,
+  shifts,
+  tableCombinations,
+  turnTimeRules,
+} from '../../src/db/schema/index.js';
 import { addDays, instantToLocal } from '../../src/lib/local-time.js';
 
 export interface ShiftFixture {

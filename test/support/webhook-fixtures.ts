@@ -74,7 +74,12 @@ async function concludeDeliveriesInFlight(apiUrl: string): Promise<void> {
     .from(webhookDeliveries)
     .where(and(inArray(webhookDeliveries.id, [...inFlight] as string[]), eq(webhookDeliveries.status, 'pending')));
   const pending = await db
-    .select({ id: webhookDeliveries.id, automationId: webhookDeliveries.automationId, organisationId: webhookDeliveries.organisationId, isTest: organisations.isTest })
+    .select({
+      id: webhookDeliveries.id,
+      automationId: webhookDeliveries.automationId,
+      organisationId: webhookDeliveries.organisationId,
+      isTest: organisations.isTest,
+    })
     .from(webhookDeliveries)
     .innerJoin(organisations, eq(organisations.id, webhookDeliveries.organisationId))
     .where(and(eq(webhookDeliveries.status, 'pending'), inArray(webhookDeliveries.automationId, automationsInFlight)));
@@ -84,9 +89,11 @@ async function concludeDeliveriesInFlight(apiUrl: string): Promise<void> {
   for (const [automationId, deliveries] of byAutomation) {
     if (!deliveries.every((d) => inFlight.has(d.id))) continue;
     const { organisationId, isTest } = deliveries[0];
-    if (!keys.has(organisationId)) keys.set(organisationId, createKey(organisationId, { kind: isTest ? 'test' : 'live', name: 'file teardown' }));
+    if (!keys.has(organisationId))
+      keys.set(organisationId, createKey(organisationId, { kind: isTest ? 'test' : 'live', name: 'file teardown' }));
     const archived = await client(apiUrl, await keys.get(organisationId)).delete(`/automations/${automationId}`);
-    if (archived.status !== 200) throw new Error(`archiving automation ${automationId} at the end of the file answered ${archived.status}: ${archived.text}`);
+    if (archived.status !== 200)
+      throw new Error(`archiving automation ${automationId} at the end of the file answered ${archived.status}: ${archived.text}`);
   }
 }
 
@@ -163,7 +170,10 @@ export async function deliveriesOfEvent(eventId: string) {
 export async function waitForDelivery(eventId: string, accept: (d: typeof webhookDeliveries.$inferSelect) => boolean, timeoutMs = 20_000) {
   return eventually(
     async () => {
-      const [delivery] = await db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.eventId, eventId)));
+      const [delivery] = await db
+        .select()
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.eventId, eventId)));
       return delivery && accept(delivery) ? delivery : undefined;
     },
     timeoutMs,
@@ -184,4 +194,5 @@ export async function waitForDispatch(eventId: string) {
 
 /** The delivery has had `n` attempts and the outcome of the last one is recorded (an attempt under way is counted first). */
 export const afterAttempt = (n: number) => (d: typeof webhookDeliveries.$inferSelect) =>
-  d.attempts === n && (d.status !== 'pending' || (d.nextAttemptAt !== null && d.lastAttemptAt !== null && d.nextAttemptAt > d.lastAttemptAt));
+  d.attempts === n &&
+  (d.status !== 'pending' || (d.nextAttemptAt !== null && d.lastAttemptAt !== null && d.nextAttemptAt > d.lastAttemptAt));

@@ -46,7 +46,8 @@ export async function startWebhookReceiver(policy: ReceiverPolicy = () => 200): 
       if (answer === 'hold') return;
       void Promise.resolve(answer).then((given) => {
         const { status, body } = typeof given === 'number' ? { status: given, body: 'ok' } : given;
-        if (!res.destroyed) res.writeHead(status, status >= 300 && status < 400 ? { Location: 'http://127.0.0.1:1/elsewhere' } : {}).end(body);
+        if (!res.destroyed)
+          res.writeHead(status, status >= 300 && status < 400 ? { Location: 'http://127.0.0.1:1/elsewhere' } : {}).end(body);
       });
     });
   });
@@ -97,4 +98,3 @@ export function signaturesOf(request: ReceivedWebhook): string[] {
     .split(',')
     .map((part) => part.replace(/^v1=/, ''));
 }
-

@@ -28,7 +28,10 @@ export function ensureRedisBinaries(): void {
   };
   if (has('redis-server') && has('redis-cli')) return;
   if (process.getuid?.() !== 0) throw new Error('redis-server and redis-cli are needed: apt-get install redis-server');
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'redis-server'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'redis-server'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
 }
 
 export interface OwnServer {
@@ -79,11 +82,28 @@ export async function startOwnCluster(count = 3): Promise<OwnCluster> {
   const masters: OwnServer[] = [];
   for (let i = 0; i < count; i++) {
     const port = await freePort();
-    masters.push(await startServer([...baseArgs(port), '--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '2000'], dir, port));
+    masters.push(
+      await startServer(
+        [
+          ...baseArgs(port),
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          path.join(dir, `nodes-${port}.conf`),
+          '--cluster-node-timeout',
+          '2000',
+        ],
+        dir,
+        port,
+      ),
+    );
   }
   await run('redis-cli', ['--cluster', 'create', ...masters.map((m) => `127.0.0.1:${m.port}`), '--cluster-yes']);
   await waitFor(
-    async () => (await Promise.all(masters.map((m) => withServer(m.port, async (r) => (await r.cluster('INFO')).includes('cluster_state:ok'))))).every(Boolean),
+    async () =>
+      (
+        await Promise.all(masters.map((m) => withServer(m.port, async (r) => (await r.cluster('INFO')).includes('cluster_state:ok'))))
+      ).every(Boolean),
     30_000,
     'the cluster to cover its slots',
   );
@@ -124,7 +144,8 @@ export async function migrateSlot(cluster: OwnCluster, slot: number): Promise<{ 
       moved += keys.length;
     }
   });
-  for (const m of [target, owner, ...cluster.masters.map((x) => x.port)]) await withServer(m, (r) => r.cluster('SETSLOT', slot, 'NODE', ids.get(target)!));
+  for (const m of [target, owner, ...cluster.masters.map((x) => x.port)])
+    await withServer(m, (r) => r.cluster('SETSLOT', slot, 'NODE', ids.get(target)!));
   return { from: owner, to: target, keys: moved };
 }
 
@@ -167,7 +188,11 @@ export async function startOwnReplicaPair(dir = makeTempDir('redis-replica')): P
   const master = await startServer(baseArgs(masterPort), dir, masterPort);
   const replicaPort = await freePort();
   const replica = await startServer([...baseArgs(replicaPort), '--replicaof', '127.0.0.1', String(masterPort)], dir, replicaPort);
-  await waitFor(() => withServer(replicaPort, async (r) => (await r.info('replication')).includes('master_link_status:up')), 15_000, 'the replica to sync');
+  await waitFor(
+    () => withServer(replicaPort, async (r) => (await r.info('replication')).includes('master_link_status:up')),
+    15_000,
+    'the replica to sync',
+  );
   return { master, replica };
 }
 
@@ -196,17 +221,20 @@ export async function startOwnSentinelGroup(masterName = 'floorline'): Promise<O
     );
     sentinels.push(await startServer([file, '--sentinel'], dir, port));
   }
-  const currentMasterPort = () => withServer(sentinels[0].port, async (r) => Number(((await r.call('SENTINEL', 'get-master-addr-by-name', masterName)) as string[])[1]));
+  const currentMasterPort = () =>
+    withServer(sentinels[0].port, async (r) => Number(((await r.call('SENTINEL', 'get-master-addr-by-name', masterName)) as string[])[1]));
   // Every Sentinel knows the replica and the others before a failover is asked of them.
   await waitFor(
     async () =>
       (
         await Promise.all(
-          sentinels.map((s) => withServer(s.port, async (r) => {
-            const info = (await r.call('SENTINEL', 'master', masterName)) as string[];
-            const field = (name: string) => Number(info[info.indexOf(name) + 1]);
-            return field('num-slaves') >= 1 && field('num-other-sentinels') >= 2;
-          })),
+          sentinels.map((s) =>
+            withServer(s.port, async (r) => {
+              const info = (await r.call('SENTINEL', 'master', masterName)) as string[];
+              const field = (name: string) => Number(info[info.indexOf(name) + 1]);
+              return field('num-slaves') >= 1 && field('num-other-sentinels') >= 2;
+            }),
+          ),
         )
       ).every(Boolean),
     30_000,

@@ -67,7 +67,7 @@ async function startPgbouncer(targetPort: number, database: string): Promise<{ u
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,
-      "unix_socket_dir =",
+      'unix_socket_dir =',
       'auth_type = trust',
       `auth_file = ${path.join(dir, 'users.txt')}`,
       'pool_mode = transaction',
@@ -105,7 +105,20 @@ async function startStandby(primaryPort: number): Promise<{ url: (db: string) =>
     const [c, a] = asPostgres(path.join(binaries, tool), args);
     return run(c, a);
   };
-  await pg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--no-sync']);
+  await pg('pg_basebackup', [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(primaryPort),
+    '-U',
+    'postgres',
+    '-D',
+    data,
+    '-R',
+    '-X',
+    'stream',
+    '--no-sync',
+  ]);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c hot_standby=on`;
   await pg('pg_ctl', ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', '-t', '30', 'start']);
   return {
@@ -131,7 +144,15 @@ async function startWeb(env: Record<string, string>): Promise<{ url: string; chi
 }
 
 /** Bookings at `connections` for `duration` s; the ids of the 201s and the count of 5xx. */
-async function book(url: string, key: string, venueIds: string[], today: string, addDays: (d: string, n: number) => string, duration: number, connections = 16) {
+async function book(
+  url: string,
+  key: string,
+  venueIds: string[],
+  today: string,
+  addDays: (d: string, n: number) => string,
+  duration: number,
+  connections = 16,
+) {
   const created: string[] = [];
   const times = ['19:00', '19:15', '19:30', '19:45', '20:00', '20:15', '20:30', '20:45', '21:00', '12:00', '12:30', '13:00'];
   const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
@@ -146,7 +167,12 @@ async function book(url: string, key: string, venueIds: string[], today: string,
         path: '/api/v1/reservations',
         setupRequest: (req) => ({
           ...req,
-          body: JSON.stringify({ venueId: pick(venueIds), serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)), time: pick(times), partySize: 2 }),
+          body: JSON.stringify({
+            venueId: pick(venueIds),
+            serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)),
+            time: pick(times),
+            partySize: 2,
+          }),
         }),
         onResponse: (status, body) => {
           if (status === 201) created.push((JSON.parse(body) as { reservation: { id: string } }).reservation.id);
@@ -158,7 +184,15 @@ async function book(url: string, key: string, venueIds: string[], today: string,
   const fiveHundreds = Object.entries(statuses)
     .filter(([code]) => code.startsWith('5'))
     .reduce((sum, [, s]) => sum + s.count, 0);
-  return { created, fiveHundreds, perSecond: created.length / duration, errors: result.errors, statuses: Object.entries(statuses).map(([c, s]) => `${c}×${s.count}`).join(' ') };
+  return {
+    created,
+    fiveHundreds,
+    perSecond: created.length / duration,
+    errors: result.errors,
+    statuses: Object.entries(statuses)
+      .map(([c, s]) => `${c}×${s.count}`)
+      .join(' '),
+  };
 }
 
 async function storedCount(sql: postgres.Sql, ids: string[]): Promise<number> {
@@ -187,7 +221,10 @@ async function main(): Promise<void> {
   const { runMigrations } = await import('../../src/db/migrate.js');
   const migrations = await Promise.allSettled([runMigrations(bouncer.url), runMigrations(bouncer.url)]);
   const [{ locks }] = await direct<{ locks: number }[]>`select count(*)::int as locks from pg_locks where locktype = 'advisory'`;
-  check(migrations.every((m) => m.status === 'fulfilled') && locks === 0, `two concurrent migrations through PgBouncer: ${migrations.map((m) => m.status).join(', ')}; advisory locks left: ${locks}`);
+  check(
+    migrations.every((m) => m.status === 'fulfilled') && locks === 0,
+    `two concurrent migrations through PgBouncer: ${migrations.map((m) => m.status).join(', ')}; advisory locks left: ${locks}`,
+  );
 
   // The tenant, made directly (this process's own modules on the direct URL).
   process.env.DATABASE_URL = directUrl;
@@ -214,7 +251,9 @@ async function main(): Promise<void> {
   console.log(
     `info reproduction, DATABASE_POOLER=none through PgBouncer (prepared statements): ${old.created.length} × 201, ${old.created.length - oldStored} of them not in the database; ${old.fiveHundreds} × 5xx (${old.statuses})`,
   );
-  const [{ stuck }] = await direct<{ stuck: number }[]>`select count(*)::int as stuck from pg_stat_activity where datname = ${database} and state = 'idle in transaction (aborted)'`;
+  const [{ stuck }] = await direct<
+    { stuck: number }[]
+  >`select count(*)::int as stuck from pg_stat_activity where datname = ${database} and state = 'idle in transaction (aborted)'`;
   console.log(`info   server connections then left idle in an aborted transaction: ${stuck}`);
   await endProcess(before.child, 'SIGKILL');
 
@@ -227,13 +266,18 @@ async function main(): Promise<void> {
     throughStored === through.created.length && through.fiveHundreds === 0 && through.errors === 0,
     `c=16 through PgBouncer (DATABASE_POOLER=transaction): ${through.created.length} × 201, ${throughStored} stored (SQL), ${through.fiveHundreds} × 5xx (${through.statuses})`,
   );
-  const [{ venue0 }] = await direct<{ venue0: number }[]>`select count(*)::int as venue0 from reservations where id = any(${through.created}::uuid[]) and venue_id = ${venueIds[0]}`;
+  const [{ venue0 }] = await direct<
+    { venue0: number }[]
+  >`select count(*)::int as venue0 from reservations where id = any(${through.created}::uuid[]) and venue_id = ${venueIds[0]}`;
   const delivered = await stream.waitForEvents(venue0, 30_000).then(
     (frames) => frames.length,
     () => stream.events().length,
   );
   stream.close();
-  check(delivered >= venue0 && venue0 > 0, `live stream through DATABASE_DIRECT_URL: ${delivered} of the ${venue0} bookings of its venue delivered`);
+  check(
+    delivered >= venue0 && venue0 > 0,
+    `live stream through DATABASE_DIRECT_URL: ${delivered} of the ${venue0} bookings of its venue delivered`,
+  );
 
   // The statement timeout in force: a booking waiting on a lock this run holds answers 503 in time.
   const holder = await direct.reserve();
@@ -249,8 +293,13 @@ async function main(): Promise<void> {
   const body = (await timed.json()) as { error?: { details?: { reason?: string } } };
   await holder`rollback`;
   holder.release();
-  check(timed.status === 503 && body.error?.details?.reason === 'statement_timeout' && waited < 10_000, `statement timeout through PgBouncer: ${timed.status} ${body.error?.details?.reason} after ${waited} ms (limit 1500 ms)`);
-  const [{ aborted }] = await direct<{ aborted: number }[]>`select count(*)::int as aborted from pg_stat_activity where datname = ${database} and state like 'idle in transaction%'`;
+  check(
+    timed.status === 503 && body.error?.details?.reason === 'statement_timeout' && waited < 10_000,
+    `statement timeout through PgBouncer: ${timed.status} ${body.error?.details?.reason} after ${waited} ms (limit 1500 ms)`,
+  );
+  const [{ aborted }] = await direct<
+    { aborted: number }[]
+  >`select count(*)::int as aborted from pg_stat_activity where datname = ${database} and state like 'idle in transaction%'`;
   check(aborted === 0, `no server connection left idle in a transaction: ${aborted}`);
 
   const directWeb = await startWeb({ ...base, DATABASE_URL: directUrl });
@@ -259,7 +308,10 @@ async function main(): Promise<void> {
   console.log(
     `info bookings/s at c=16, one run: direct ${straight.perSecond.toFixed(0)}, through PgBouncer (transaction) ${through.perSecond.toFixed(0)} then ${again.perSecond.toFixed(0)}`,
   );
-  check(again.fiveHundreds === 0 && (await storedCount(direct, again.created)) === again.created.length, 'second pooled run: every 201 stored, 0 × 5xx');
+  check(
+    again.fiveHundreds === 0 && (await storedCount(direct, again.created)) === again.created.length,
+    'second pooled run: every 201 stored, 0 × 5xx',
+  );
   await endProcess(directWeb.child, 'SIGKILL');
 
   // SIGTERM ends the pooled process within its drain limit even while PostgreSQL does not answer.
@@ -277,7 +329,10 @@ async function main(): Promise<void> {
   const s0 = Date.now();
   const exited = new Promise((resolve) => stopped.child.once('exit', resolve));
   process.kill(stopped.child.pid!, 'SIGTERM');
-  const stopMs = await Promise.race([exited.then(() => Date.now() - s0), new Promise<number>((resolve) => setTimeout(() => resolve(-1), 30_000))]);
+  const stopMs = await Promise.race([
+    exited.then(() => Date.now() - s0),
+    new Promise<number>((resolve) => setTimeout(() => resolve(-1), 30_000)),
+  ]);
   const [cc, ca] = asPostgres('kill', ['-CONT', ...frozenPids.map(String)]);
   await run(cc, ca);
   await inFlight;
@@ -298,9 +353,17 @@ async function main(): Promise<void> {
   }, 'standby in recovery');
   const patient = await startWeb({ ...base, DATABASE_URL: directUrl, DATABASE_READ_URL: replicaUrl, DATABASE_READ_MAX_LAG_MS: '600000' });
   const strictMetrics = await freePort();
-  const strict = await startWeb({ ...base, DATABASE_URL: directUrl, DATABASE_READ_URL: replicaUrl, DATABASE_READ_MAX_LAG_MS: '1000', METRICS_PORT: String(strictMetrics) });
+  const strict = await startWeb({
+    ...base,
+    DATABASE_URL: directUrl,
+    DATABASE_READ_URL: replicaUrl,
+    DATABASE_READ_MAX_LAG_MS: '1000',
+    METRICS_PORT: String(strictMetrics),
+  });
   const reportOf = async (url: string, day: string) => {
-    const res = await fetch(`${url}/api/v1/reports/summary?venueId=${venueIds[2]}&from=${day}&to=${day}`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${url}/api/v1/reports/summary?venueId=${venueIds[2]}&from=${day}&to=${day}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     return ((await res.json()) as { totals: { reservations: number } }).totals.reservations;
   };
   const day = addDays(today, 40);
@@ -313,7 +376,10 @@ async function main(): Promise<void> {
   });
   const patientSees = await reportOf(patient.url, day);
   const strictSees = await eventually(async () => (await reportOf(strict.url, day)) === 1 && 1, 'the lagging replica left for the primary');
-  check(booked.status === 201 && patientSees === 0 && strictSees === 1, `replica, replay paused: report within the lag limit reads the replica (${patientSees} of 1); past 1 s of lag it reads the primary (${strictSees} of 1)`);
+  check(
+    booked.status === 201 && patientSees === 0 && strictSees === 1,
+    `replica, replay paused: report within the lag limit reads the replica (${patientSees} of 1); past 1 s of lag it reads the primary (${strictSees} of 1)`,
+  );
   const gauge = await eventually(async () => {
     const text = await (await fetch(`http://127.0.0.1:${strictMetrics}/metrics`)).text();
     const value = Number(/^database_replica_lag_seconds (\S+)$/m.exec(text)?.[1]);
@@ -329,16 +395,22 @@ async function main(): Promise<void> {
         connections: 16,
         duration: seconds,
         headers: { authorization: `Bearer ${key}` },
-        requests: [{ method: 'GET', path: `/api/v1/reports/summary?venueId=${venueIds[0]}&from=${addDays(today, 1)}&to=${addDays(today, 31)}` }],
+        requests: [
+          { method: 'GET', path: `/api/v1/reports/summary?venueId=${venueIds[0]}&from=${addDays(today, 1)}&to=${addDays(today, 31)}` },
+        ],
       })
     ).requests.average;
   const withReplica = await reportReads(patient.url);
   const withoutWeb = await startWeb({ ...base, DATABASE_URL: directUrl });
   const withoutReplica = await reportReads(withoutWeb.url);
-  console.log(`info GET /reports/summary (31 days) req/s at c=16, one run: primary only ${withoutReplica.toFixed(0)}, with the replica ${withReplica.toFixed(0)} (same machine: the replica adds capacity only on a machine of its own)`);
+  console.log(
+    `info GET /reports/summary (31 days) req/s at c=16, one run: primary only ${withoutReplica.toFixed(0)}, with the replica ${withReplica.toFixed(0)} (same machine: the replica adds capacity only on a machine of its own)`,
+  );
   await standby.stop();
   const downStatus = await eventually(async () => {
-    const res = await fetch(`${patient.url}/api/v1/reports/summary?venueId=${venueIds[2]}&from=${day}&to=${day}`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${patient.url}/api/v1/reports/summary?venueId=${venueIds[2]}&from=${day}&to=${day}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     return res.status === 200 && res.status;
   }, 'report with the replica down');
   check(downStatus === 200, `replica down: reports answered from the primary (${downStatus})`);

@@ -5,7 +5,22 @@
 import { readFileSync } from 'node:fs';
 import { allQueueNames } from '../../src/jobs/all-jobs.js';
 import { bullPrefixOf, deploymentKeysPattern } from '../../src/redis/key-layout.js';
-import { awaitWebhooks, bookSteadily, chaosQueuePrefix, createChaosTenant, describeTraffic, roleEnv, routeBookingsTo, seconds, sleep, startDestination, Tally, trafficFigures, type Destination, type TrafficFigures } from '../chaos/chaos-world.js';
+import {
+  awaitWebhooks,
+  bookSteadily,
+  chaosQueuePrefix,
+  createChaosTenant,
+  describeTraffic,
+  roleEnv,
+  routeBookingsTo,
+  seconds,
+  sleep,
+  startDestination,
+  Tally,
+  trafficFigures,
+  type Destination,
+  type TrafficFigures,
+} from '../chaos/chaos-world.js';
 import { startRole, type RoleProcess } from '../chaos/own-processes.js';
 import { keysPerMaster, migrateSlot, slotOf, startOwnCluster, startOwnSentinelGroup } from './own-redis-topologies.js';
 
@@ -30,7 +45,9 @@ async function startRoles(databaseUrl: string, redis: Record<string, string>): P
 /** Lines of the processes' logs that mention a cluster redirection or a replica's refusal, by kind. */
 function redisErrorsLogged(processes: RoleProcess[]): string {
   const logs = processes.map((p) => readFileSync(p.logFile, 'utf8')).join('\n');
-  return ['MOVED', 'ASK', 'TRYAGAIN', 'READONLY', 'CLUSTERDOWN', 'ECONNREFUSED'].map((kind) => `${kind} ${logs.split(kind).length - 1}`).join(', ');
+  return ['MOVED', 'ASK', 'TRYAGAIN', 'READONLY', 'CLUSTERDOWN', 'ECONNREFUSED']
+    .map((kind) => `${kind} ${logs.split(kind).length - 1}`)
+    .join(', ');
 }
 
 /** Polls /readyz every 200 ms until stopped: the spans during which it did not answer 200. */
@@ -41,7 +58,10 @@ function watchReadiness(url: string): { stop: () => Promise<Array<{ from: number
   const loop = (async () => {
     while (watching) {
       const at = Date.now();
-      const ok = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3000) }).then((r) => r.ok, () => false);
+      const ok = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (!ok && down === null) down = at;
       if (ok && down !== null) {
         spans.push({ from: down, to: at });
@@ -103,7 +123,8 @@ export async function runSentinelFailover(options: TopologyOptions): Promise<Sen
     stopAt = Date.now() + afterMs;
     let promotedMs = Number.POSITIVE_INFINITY;
     while (Date.now() < stopAt) {
-      if (!Number.isFinite(promotedMs) && (await group.currentMasterPort().catch(() => 0)) === group.replica.port) promotedMs = Date.now() - killedAt;
+      if (!Number.isFinite(promotedMs) && (await group.currentMasterPort().catch(() => 0)) === group.replica.port)
+        promotedMs = Date.now() - killedAt;
       await sleep(200);
     }
     await traffic;
@@ -145,7 +166,10 @@ export interface ClusterFigures extends TrafficFigures {
 async function msUntilUnready(url: string, limitMs: number): Promise<number | null> {
   const began = Date.now();
   while (Date.now() - began < limitMs) {
-    const status = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3000) }).then((r) => r.status, () => 0);
+    const status = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3000) }).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 503) return Date.now() - began;
     await sleep(200);
   }
@@ -181,7 +205,10 @@ export async function runClusterMigration(options: TopologyOptions): Promise<Clu
     const figures = {
       ...trafficFigures(tally, destination, webhooks, processes),
       keysPerMaster: await keysPerMaster(cluster, [deploymentKeysPattern(chaosQueuePrefix)]),
-      queueKeysPerMaster: await keysPerMaster(cluster, allQueueNames.map((queue) => `${bullPrefixOf(chaosQueuePrefix, queue)}:*`)),
+      queueKeysPerMaster: await keysPerMaster(
+        cluster,
+        allQueueNames.map((queue) => `${bullPrefixOf(chaosQueuePrefix, queue)}:*`),
+      ),
       migrations,
       deliveryGapMs: longestDeliveryGap(destination, webhooks.missing, migratedFrom),
       errorsLogged: redisErrorsLogged(processes),

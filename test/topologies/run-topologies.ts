@@ -38,24 +38,39 @@ try {
     sentinel: async () => {
       const f = await topologies.runSentinelFailover({ databaseUrl });
       const ok = f.missing === 0 && f.exitedProcesses === 0 && f.newMasterIsReplica && f.readyAgain;
-      return { line: topologies.describeSentinelFailover(f), ok, verdict: 'replica promoted, /readyz ok again, missing 0, no process exited or restarted' };
+      return {
+        line: topologies.describeSentinelFailover(f),
+        ok,
+        verdict: 'replica promoted, /readyz ok again, missing 0, no process exited or restarted',
+      };
     },
     cluster: async () => {
       const f = await topologies.runClusterMigration({ databaseUrl });
-      const ok = f.missing === 0 && f.exitedProcesses === 0 && f.queueKeysPerMaster.filter((n) => n > 0).length >= 2 && f.readyzNoticedLostMasterMs !== null;
+      const ok =
+        f.missing === 0 &&
+        f.exitedProcesses === 0 &&
+        f.queueKeysPerMaster.filter((n) => n > 0).length >= 2 &&
+        f.readyzNoticedLostMasterMs !== null;
       return {
         line: topologies.describeClusterMigration(f),
         ok,
-        verdict: "the queues' keys on at least two masters, missing 0 through the migrations, no process exited, /readyz 503 once a master is gone",
+        verdict:
+          "the queues' keys on at least two masters, missing 0 through the migrations, no process exited, /readyz 503 once a master is gone",
       };
     },
   };
   for (const [name, run] of Object.entries(scenarios)) {
     if (only && !only.includes(name)) continue;
     const began = Date.now();
-    const result = await run().catch((err: unknown) => ({ line: `FAILED: ${(err as Error).stack ?? String(err)}`, ok: false, verdict: 'the scenario did not complete' }));
+    const result = await run().catch((err: unknown) => ({
+      line: `FAILED: ${(err as Error).stack ?? String(err)}`,
+      ok: false,
+      verdict: 'the scenario did not complete',
+    }));
     if (!result.ok) failures++;
-    console.log(`${name}: ${result.line} → ${result.ok ? 'OK' : 'NOT MET'} (${result.verdict}) [${((Date.now() - began) / 1000).toFixed(0)} s]`);
+    console.log(
+      `${name}: ${result.line} → ${result.ok ? 'OK' : 'NOT MET'} (${result.verdict}) [${((Date.now() - began) / 1000).toFixed(0)} s]`,
+    );
     await endAll();
   }
 } finally {

@@ -13,10 +13,37 @@ function baseConfig(overrides: Partial<VenueConfig> = {}): VenueConfig {
   return {
     venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 0, tableOptimisation: false },
     shifts: [
-      { id: 'lunch', daysOfWeek: [1, 2, 3, 4, 5, 6, 7], startTime: '12:00', lastSeatingTime: '14:00', endTime: '15:00', validFrom: null, validTo: null, isActive: true },
+      {
+        id: 'lunch',
+        daysOfWeek: [1, 2, 3, 4, 5, 6, 7],
+        startTime: '12:00',
+        lastSeatingTime: '14:00',
+        endTime: '15:00',
+        validFrom: null,
+        validTo: null,
+        isActive: true,
+      },
       // Past midnight: the 00:00–01:00 part still belongs to the serviceDate it started on. No dinner on Sundays.
-      { id: 'dinner', daysOfWeek: [1, 2, 3, 4, 5, 6], startTime: '19:00', lastSeatingTime: '00:15', endTime: '01:00', validFrom: null, validTo: null, isActive: true },
-      { id: 'old-brunch', daysOfWeek: [1, 2, 3, 4, 5, 6, 7], startTime: '09:00', lastSeatingTime: '10:30', endTime: '11:00', validFrom: null, validTo: '2026-06-30', isActive: true },
+      {
+        id: 'dinner',
+        daysOfWeek: [1, 2, 3, 4, 5, 6],
+        startTime: '19:00',
+        lastSeatingTime: '00:15',
+        endTime: '01:00',
+        validFrom: null,
+        validTo: null,
+        isActive: true,
+      },
+      {
+        id: 'old-brunch',
+        daysOfWeek: [1, 2, 3, 4, 5, 6, 7],
+        startTime: '09:00',
+        lastSeatingTime: '10:30',
+        endTime: '11:00',
+        validFrom: null,
+        validTo: '2026-06-30',
+        isActive: true,
+      },
     ],
     closures: [
       { from: '2026-08-15', to: '2026-08-15', shiftIds: [] },
@@ -49,14 +76,29 @@ const local = (date: string, hhmm: string) => {
 };
 
 let nextId = 0;
-function booking(time: string, partySize: number, tableIds: string[], status: ReservationStatus = 'confirmed', minutes = 90, date = day): Booking {
+function booking(
+  time: string,
+  partySize: number,
+  tableIds: string[],
+  status: ReservationStatus = 'confirmed',
+  minutes = 90,
+  date = day,
+): Booking {
   const [h, m] = time.split(':').map(Number);
   const minute = h * 60 + m < 12 * 60 ? h * 60 + m + 1440 : h * 60 + m;
   const startsAt = localToInstant(zone, date, minute);
   return { id: `b${nextId++}`, serviceDate: date, time, partySize, status, startsAt, endsAt: startsAt + minutes * 60_000, tableIds };
 }
 
-function run(input: { date?: string; time: string; party: number; bookings?: Booking[]; config?: VenueConfig; now?: number; options?: EvaluateOptions }) {
+function run(input: {
+  date?: string;
+  time: string;
+  party: number;
+  bookings?: Booking[];
+  config?: VenueConfig;
+  now?: number;
+  options?: EvaluateOptions;
+}) {
   const d = new VenueDay(input.config ?? baseConfig(), input.date ?? day, input.bookings ?? [], input.now ?? now);
   const e = d.evaluate(input.time, input.party, input.options);
   return e.available
@@ -78,7 +120,14 @@ describe('reasons, in the order of docs/reservations.md', () => {
     ['earlier than now today', { date: '2026-07-01', time: '12:00', party: 2, now: Date.parse('2026-07-01T10:30:00Z') }, 'no_shift'],
     [
       'earlier than now + minNoticeMinutes',
-      { date: '2026-07-01', time: '12:00', party: 2, config: baseConfig({ venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 150, tableOptimisation: false } }) },
+      {
+        date: '2026-07-01',
+        time: '12:00',
+        party: 2,
+        config: baseConfig({
+          venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 150, tableOptimisation: false },
+        }),
+      },
       'no_shift',
     ],
     ['after the last seating', { time: '14:15', party: 2 }, 'after_last_seating'],
@@ -90,7 +139,11 @@ describe('reasons, in the order of docs/reservations.md', () => {
     ['pacing block full', { time: '12:15', party: 3, bookings: [booking('12:00', 4, ['T2']), booking('12:10', 2, ['T1'])] }, 'pacing_full'],
     [
       'party alone above maxCovers',
-      { time: '12:00', party: 5, config: baseConfig({ pacingRules: [{ id: 'p', shiftId: 'lunch', isEnabled: true, maxCovers: 4, windowMinutes: 30 }] }) },
+      {
+        time: '12:00',
+        party: 5,
+        config: baseConfig({ pacingRules: [{ id: 'p', shiftId: 'lunch', isEnabled: true, maxCovers: 4, windowMinutes: 30 }] }),
+      },
       'pacing_full',
     ],
     [
@@ -104,7 +157,9 @@ describe('reasons, in the order of docs/reservations.md', () => {
 
   it('accepts the boundary cases', () => {
     expect(run({ date: '2026-09-29', time: '20:00', party: 2 }).available).toBe(true); // exactly bookingHorizonDays ahead
-    const config = baseConfig({ venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 120, tableOptimisation: false } });
+    const config = baseConfig({
+      venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 120, tableOptimisation: false },
+    });
     expect(run({ date: '2026-07-01', time: '12:00', party: 2, config }).available).toBe(true); // exactly now + notice
     expect(run({ time: '14:00', party: 2 }).available).toBe(true); // the last seating itself
     expect(run({ time: '12:00', party: 8 }).available).toBe(false); // no table for 8
@@ -163,7 +218,15 @@ describe('table choice', () => {
   });
 
   it('breaks ties by table name, deterministically whatever the input order', () => {
-    const tables = ['T9', 'T10', 'T1'].map((name) => ({ id: `id-${name}`, name, areaId: 'A', areaPosition: 0, minSeats: 1, maxSeats: 2, isBlocked: false }));
+    const tables = ['T9', 'T10', 'T1'].map((name) => ({
+      id: `id-${name}`,
+      name,
+      areaId: 'A',
+      areaPosition: 0,
+      minSeats: 1,
+      maxSeats: 2,
+      isBlocked: false,
+    }));
     for (const order of [tables, [...tables].reverse()]) {
       expect(run({ time: '20:00', party: 2, config: baseConfig({ tables: order, combinations: [] }) })).toMatchObject({ seating: 'id-T1' });
     }
@@ -213,7 +276,15 @@ describe('table choice', () => {
 });
 
 describe('which table a new party takes among equals: packing (docs/reservations.md "Which table")', () => {
-  const fours = ['P1', 'P2', 'P3'].map((id) => ({ id, name: id, areaId: 'A', areaPosition: 0, minSeats: 2, maxSeats: 4, isBlocked: false }));
+  const fours = ['P1', 'P2', 'P3'].map((id) => ({
+    id,
+    name: id,
+    areaId: 'A',
+    areaPosition: 0,
+    minSeats: 2,
+    maxSeats: 4,
+    isBlocked: false,
+  }));
   const config = baseConfig({ tables: fours, combinations: [], pacingRules: [] });
   // Parties of 3 at 20:00 take 90 minutes (20:00–21:30); the venue's shortest turn is 75 minutes.
   it.each([
@@ -221,8 +292,23 @@ describe('which table a new party takes among equals: packing (docs/reservations
     ['end to end after a party leaving at 20:00', [['18:30', 'P2']], 'P2'],
     ['end to end before a party arriving at 21:30', [['21:30', 'P3']], 'P3'],
     ['a table left with a dead gap (a party leaving at 19:30, 30 minutes idle) loses to a free one', [['18:00', 'P1']], 'P2'],
-    ['packed on both sides beats packed on one', [['18:30', 'P2'], ['18:30', 'P3'], ['21:30', 'P3']], 'P3'],
-    ['a dead gap of 60 minutes after loses to an open side', [['22:30', 'P1'], ['18:30', 'P2']], 'P2'],
+    [
+      'packed on both sides beats packed on one',
+      [
+        ['18:30', 'P2'],
+        ['18:30', 'P3'],
+        ['21:30', 'P3'],
+      ],
+      'P3',
+    ],
+    [
+      'a dead gap of 60 minutes after loses to an open side',
+      [
+        ['22:30', 'P1'],
+        ['18:30', 'P2'],
+      ],
+      'P2',
+    ],
   ] as [string, [string, string][], string][])('%s', (_name, taken, expected) => {
     const bookings = taken.map(([time, table]) => booking(time, 2, [table], 'confirmed', 90));
     expect(run({ time: '20:00', party: 3, bookings, config, options: { allSeatings: true } })).toMatchObject({ seating: expected });
@@ -231,7 +317,10 @@ describe('which table a new party takes among equals: packing (docs/reservations
   it('changes no answer of GET /availability (the seats), and the plan order is kept when asked', () => {
     const bookings = [booking('18:30', 2, ['P2'], 'confirmed', 90)];
     expect(run({ time: '20:00', party: 3, bookings, config })).toMatchObject({ seating: 'P1', proposal: { seats: 4 } });
-    expect(run({ time: '20:00', party: 3, bookings, config, options: { allSeatings: true } })).toMatchObject({ seating: 'P2', proposal: { seats: 4 } });
+    expect(run({ time: '20:00', party: 3, bookings, config, options: { allSeatings: true } })).toMatchObject({
+      seating: 'P2',
+      proposal: { seats: 4 },
+    });
     const planOrder = new VenueDay(config, day, bookings, now, { tableChoice: 'plan-order' }).evaluate('20:00', 3, { allSeatings: true });
     expect(planOrder.available && planOrder.seatings[0].id).toBe('P1');
   });
@@ -253,14 +342,20 @@ describe('occupancy', () => {
   it('a seated party past its endsAt keeps its table until released or completed', () => {
     const later = Date.parse('2026-07-02T12:00:00Z'); // 14:00 in Rome
     const seated = booking('12:00', 2, ['T1'], 'seated', 60); // ended at 13:00
-    expect(run({ time: '14:00', party: 2, now: later, bookings: [seated], options: { ignoreBookingWindow: true } })).toMatchObject({ seating: 'T2' });
+    expect(run({ time: '14:00', party: 2, now: later, bookings: [seated], options: { ignoreBookingWindow: true } })).toMatchObject({
+      seating: 'T2',
+    });
     const confirmed = { ...seated, status: 'confirmed' as const };
-    expect(run({ time: '14:00', party: 2, now: later, bookings: [confirmed], options: { ignoreBookingWindow: true } })).toMatchObject({ seating: 'T1' });
+    expect(run({ time: '14:00', party: 2, now: later, bookings: [confirmed], options: { ignoreBookingWindow: true } })).toMatchObject({
+      seating: 'T1',
+    });
   });
 
   it('a reservation being changed does not block itself', () => {
     const own = booking('20:00', 2, ['T1']);
-    expect(run({ time: '20:30', party: 2, bookings: [own], options: { reservationId: own.id, preferredSeatingId: 'T1' } })).toMatchObject({ seating: 'T1' });
+    expect(run({ time: '20:30', party: 2, bookings: [own], options: { reservationId: own.id, preferredSeatingId: 'T1' } })).toMatchObject({
+      seating: 'T1',
+    });
   });
 
   it('a past-midnight reservation of the previous day occupies the table', () => {
@@ -273,8 +368,20 @@ describe('occupancy', () => {
 
 describe('pacing', () => {
   it.each([
-    ['statuses cancelled and no_show do not count', [booking('12:00', 4, []), booking('12:05', 4, [], 'cancelled'), booking('12:10', 4, [], 'no_show')], '12:20', 4, true],
-    ['seated, released and completed count', [booking('12:00', 3, [], 'seated'), booking('12:05', 3, [], 'completed'), booking('12:10', 1, [], 'released')], '12:20', 2, false],
+    [
+      'statuses cancelled and no_show do not count',
+      [booking('12:00', 4, []), booking('12:05', 4, [], 'cancelled'), booking('12:10', 4, [], 'no_show')],
+      '12:20',
+      4,
+      true,
+    ],
+    [
+      'seated, released and completed count',
+      [booking('12:00', 3, [], 'seated'), booking('12:05', 3, [], 'completed'), booking('12:10', 1, [], 'released')],
+      '12:20',
+      2,
+      false,
+    ],
     ['blocks are aligned on the shift start', [booking('12:25', 8, [])], '12:30', 2, true],
     ['the next block is another count', [booking('12:25', 8, [])], '12:30', 6, true],
     ['reservations without a table count', [booking('12:00', 6, [])], '12:29', 3, false],
@@ -297,7 +404,9 @@ describe('pacing', () => {
   it('counts past-midnight reservations of the same serviceDate only', () => {
     const config = baseConfig({ pacingRules: [{ id: 'd60', shiftId: 'dinner', isEnabled: true, maxCovers: 6, windowMinutes: 60 }] });
     expect(run({ time: '00:10', party: 4, bookings: [booking('00:05', 4, [])], config })).toMatchObject({ reason: 'pacing_full' });
-    expect(run({ time: '00:10', party: 4, bookings: [booking('00:05', 4, [], 'confirmed', 90, '2026-07-03')], config }).available).toBe(true);
+    expect(run({ time: '00:10', party: 4, bookings: [booking('00:05', 4, [], 'confirmed', 90, '2026-07-03')], config }).available).toBe(
+      true,
+    );
   });
 
   it('ignores the reservation being changed', () => {
@@ -321,15 +430,34 @@ describe('slot holds (docs/reservations.md "Slot holds")', () => {
 
   it('a hold being booked does not count against its own booking', () => {
     const own = hold(now + 60_000);
-    expect(run({ time: '12:00', party: 6, bookings: [own], options: { reservationId: own.id, requestedSeatingId: 'T3' } })).toMatchObject({ seating: 'T3' });
+    expect(run({ time: '12:00', party: 6, bookings: [own], options: { reservationId: own.id, requestedSeatingId: 'T3' } })).toMatchObject({
+      seating: 'T3',
+    });
   });
 });
 
 describe('proposal', () => {
   it.each([
-    ['dinner couple', '20:00', 2, { time: '20:00', startsAt: '2026-07-02T18:00:00.000Z', endsAt: '2026-07-02T19:15:00.000Z', turnTimeMinutes: 75, seats: 2, overflowsShift: false }],
+    [
+      'dinner couple',
+      '20:00',
+      2,
+      {
+        time: '20:00',
+        startsAt: '2026-07-02T18:00:00.000Z',
+        endsAt: '2026-07-02T19:15:00.000Z',
+        turnTimeMinutes: 75,
+        seats: 2,
+        overflowsShift: false,
+      },
+    ],
     ['ending exactly at the shift end does not overflow', '23:30', 3, { endsAt: '2026-07-02T23:00:00.000Z', overflowsShift: false }],
-    ['ending after the shift end overflows', '23:30', 5, { endsAt: '2026-07-02T23:30:00.000Z', turnTimeMinutes: 120, overflowsShift: true }],
+    [
+      'ending after the shift end overflows',
+      '23:30',
+      5,
+      { endsAt: '2026-07-02T23:30:00.000Z', turnTimeMinutes: 120, overflowsShift: true },
+    ],
     ['past midnight belongs to the serviceDate', '00:15', 2, { time: '00:15', startsAt: '2026-07-02T22:15:00.000Z', overflowsShift: true }],
   ])('%s', (_name, time, party, expected) => {
     expect(run({ time, party })).toMatchObject({ available: true, proposal: expected });
@@ -337,16 +465,36 @@ describe('proposal', () => {
 });
 
 describe('DST', () => {
-  const nightShift = (id: string) => ({ id, daysOfWeek: [1, 2, 3, 4, 5, 6, 7], startTime: '00:00', lastSeatingTime: '03:30', endTime: '04:00', validFrom: null, validTo: null, isActive: true });
+  const nightShift = (id: string) => ({
+    id,
+    daysOfWeek: [1, 2, 3, 4, 5, 6, 7],
+    startTime: '00:00',
+    lastSeatingTime: '03:30',
+    endTime: '04:00',
+    validFrom: null,
+    validTo: null,
+    isActive: true,
+  });
   const at = (tz: string, date: string, time: string) => {
-    const config = baseConfig({ venue: { timezone: tz, slotIntervalMinutes: 30, bookingHorizonDays: 730, minNoticeMinutes: 0, tableOptimisation: false }, shifts: [nightShift('night')], pacingRules: [] });
+    const config = baseConfig({
+      venue: { timezone: tz, slotIntervalMinutes: 30, bookingHorizonDays: 730, minNoticeMinutes: 0, tableOptimisation: false },
+      shifts: [nightShift('night')],
+      pacingRules: [],
+    });
     const d = new VenueDay(config, date, [], Date.parse('2026-01-01T00:00:00Z'));
     const e = d.evaluate(time, 3);
     return e.available ? d.proposalOf(e) : e.reason;
   };
   it.each([
     ['Europe/Rome gap: 02:30 moves to 03:30', 'Europe/Rome', '2026-03-29', '02:30', '2026-03-29T01:30:00.000Z', '2026-03-29T03:00:00.000Z'],
-    ['Europe/Rome overlap: 02:30 is the earlier one', 'Europe/Rome', '2026-10-25', '02:30', '2026-10-25T00:30:00.000Z', '2026-10-25T02:00:00.000Z'],
+    [
+      'Europe/Rome overlap: 02:30 is the earlier one',
+      'Europe/Rome',
+      '2026-10-25',
+      '02:30',
+      '2026-10-25T00:30:00.000Z',
+      '2026-10-25T02:00:00.000Z',
+    ],
     ['America/New_York gap', 'America/New_York', '2027-03-14', '02:30', '2027-03-14T07:30:00.000Z', '2027-03-14T09:00:00.000Z'],
     ['America/New_York overlap', 'America/New_York', '2026-11-01', '01:30', '2026-11-01T05:30:00.000Z', '2026-11-01T07:00:00.000Z'],
   ])('%s', (_name, tz, date, time, startsAt, endsAt) => {
@@ -355,28 +503,58 @@ describe('DST', () => {
 
   it('keeps 90 real minutes of turn time across the change', () => {
     // 01:30 + 90 min on the night clocks go back is 02:00 local the second time, i.e. 01:00Z.
-    expect(at('Europe/Rome', '2026-10-25', '01:30')).toMatchObject({ startsAt: '2026-10-24T23:30:00.000Z', endsAt: '2026-10-25T01:00:00.000Z' });
+    expect(at('Europe/Rome', '2026-10-25', '01:30')).toMatchObject({
+      startsAt: '2026-10-24T23:30:00.000Z',
+      endsAt: '2026-10-25T01:00:00.000Z',
+    });
   });
 });
 
 describe('explained slots (docs/reservations.md "Explained availability")', () => {
   it('lists every grid time of every shift of the day to its end, past midnight and closed shifts included, with the verdict of evaluate', () => {
-    for (const [date, party] of [[day, 2], ['2026-08-20', 2], ['2026-08-15', 2], [day, 30]] as const) {
+    for (const [date, party] of [
+      [day, 2],
+      ['2026-08-20', 2],
+      ['2026-08-15', 2],
+      [day, 30],
+    ] as const) {
       const d = new VenueDay(baseConfig(), date, [booking('19:00', 2, ['T1'])], now);
       const explained = d.explainSlots(party);
       const times = explained.map((s) => s.time);
-      expect(times.slice(0, 12)).toEqual(['12:00', '12:15', '12:30', '12:45', '13:00', '13:15', '13:30', '13:45', '14:00', '14:15', '14:30', '14:45']);
+      expect(times.slice(0, 12)).toEqual([
+        '12:00',
+        '12:15',
+        '12:30',
+        '12:45',
+        '13:00',
+        '13:15',
+        '13:30',
+        '13:45',
+        '14:00',
+        '14:15',
+        '14:30',
+        '14:45',
+      ]);
       expect(times.slice(12, 14)).toEqual(['19:00', '19:15']);
       expect(times.slice(-4)).toEqual(['00:00', '00:15', '00:30', '00:45']);
       for (const slot of explained) {
         const e = d.evaluate(slot.time, party);
-        expect(slot).toEqual(e.available ? { ...d.proposalOf(e), available: true, reason: 'available' } : { time: slot.time, available: false, reason: e.reason });
+        expect(slot).toEqual(
+          e.available
+            ? { ...d.proposalOf(e), available: true, reason: 'available' }
+            : { time: slot.time, available: false, reason: e.reason },
+        );
       }
     }
     const reasons = (date: string) => new Set(new VenueDay(baseConfig(), date, [], now).explainSlots(2).map((s) => s.reason));
     expect(reasons('2026-08-20')).toEqual(new Set(['closed', 'available', 'after_last_seating']));
     expect(reasons('2026-08-15')).toEqual(new Set(['closed']));
-    expect(new VenueDay(baseConfig(), '2026-07-05', [], now).explainSlots(2).map((s) => s.time).includes('19:00')).toBe(false);
+    expect(
+      new VenueDay(baseConfig(), '2026-07-05', [], now)
+        .explainSlots(2)
+        .map((s) => s.time)
+        .includes('19:00'),
+    ).toBe(false);
   });
 });
 
@@ -406,7 +584,14 @@ describe('slots and alternatives', () => {
     const answer = d.check('20:00', 2);
     expect(answer).toMatchObject({ available: false, reason: 'pacing_full' });
     expect(answer.alternatives.map((p) => p.time)).toEqual(['19:45', '20:15', '19:30', '20:30', '19:15', '20:45']);
-    expect(answer.alternatives[0]).toEqual({ time: '19:45', startsAt: '2026-07-02T17:45:00.000Z', endsAt: '2026-07-02T19:00:00.000Z', turnTimeMinutes: 75, seats: 2, overflowsShift: false });
+    expect(answer.alternatives[0]).toEqual({
+      time: '19:45',
+      startsAt: '2026-07-02T17:45:00.000Z',
+      endsAt: '2026-07-02T19:00:00.000Z',
+      turnTimeMinutes: 75,
+      seats: 2,
+      overflowsShift: false,
+    });
   });
 
   it('offers only times within ±120 minutes of the same day', () => {
@@ -421,20 +606,27 @@ describe('slots and alternatives', () => {
 });
 
 describe('table optimisation (docs/reservations.md "Table optimisation")', () => {
-  const optimising = (on: boolean) => baseConfig({ venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 0, tableOptimisation: on } });
+  const optimising = (on: boolean) =>
+    baseConfig({ venue: { timezone: zone, slotIntervalMinutes: 15, bookingHorizonDays: 90, minNoticeMinutes: 0, tableOptimisation: on } });
   // A couple on each four-top and a party of 5 on the six-top at 20:00; the two-top T1 is free.
   const fragmented = (extra: Partial<Booking> = {}) => [
     { ...booking('20:00', 2, ['T2'], 'confirmed', 75), ...extra },
     { ...booking('20:00', 2, ['B1'], 'confirmed', 75), ...extra },
     booking('20:00', 5, ['T3'], 'confirmed', 120),
   ];
-  const evaluate = (on: boolean, bookings: Booking[], options: EvaluateOptions = {}, at = now) => new VenueDay(optimising(on), day, bookings, at).evaluate('20:00', 4, options);
+  const evaluate = (on: boolean, bookings: Booking[], options: EvaluateOptions = {}, at = now) =>
+    new VenueDay(optimising(on), day, bookings, at).evaluate('20:00', 4, options);
 
   it('off: a party of 4 finds no table; on: the couple on T2 moves to T1 and the party gets T2', () => {
     const bookings = fragmented();
     expect(evaluate(false, bookings)).toMatchObject({ available: false, reason: 'no_table' });
     const on = evaluate(true, bookings);
-    expect(on.available && { seating: on.seatings.map((s) => s.id), moves: on.moves.map((m) => [m.reservationId, m.fromTableIds, m.toSeating.id]) }).toEqual({
+    expect(
+      on.available && {
+        seating: on.seatings.map((s) => s.id),
+        moves: on.moves.map((m) => [m.reservationId, m.fromTableIds, m.toSeating.id]),
+      },
+    ).toEqual({
       seating: ['T2'],
       moves: [[bookings[0].id, ['T2'], 'T1']],
     });

@@ -18,10 +18,13 @@ describe('cursor encoding', () => {
     ['no signature', 'eyJhIjoxfQ'],
     ['garbage', '!!!.???'],
     ['signed with another key', encodeCursor({ mode: 'natural', values: [1], id: 'a' }, otherKey)],
-    ['payload edited', (() => {
-      const c = encodeCursor({ mode: 'natural', values: [1], id: 'a' }, key);
-      return `${c[0] === 'W' ? 'X' : 'W'}${c.slice(1)}`;
-    })()],
+    [
+      'payload edited',
+      (() => {
+        const c = encodeCursor({ mode: 'natural', values: [1], id: 'a' }, key);
+        return `${c[0] === 'W' ? 'X' : 'W'}${c.slice(1)}`;
+      })(),
+    ],
   ])('refuses %s', (_name, cursor) => {
     expect(decodeCursor(cursor, key)).toBeNull();
   });

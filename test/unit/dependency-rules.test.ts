@@ -8,12 +8,16 @@ const root = path.resolve(import.meta.dirname, '../..');
 /** Every module of src/ and the modules (relative files or packages) it imports, type-only imports included. */
 function readSourceGraph(): ImportGraph {
   const graph: ImportGraph = new Map();
-  const files = readdirSync(path.join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  const files = readdirSync(path.join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter(
+    (f) => f.endsWith('.ts') && !f.endsWith('.d.ts'),
+  );
   for (const file of files) {
     const from = `src/${file.split(path.sep).join('/')}`;
     const text = readFileSync(path.join(root, from), 'utf8');
     const targets = new Set<string>();
-    for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*'([^']+)'|(?:^|\n)\s*import\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g)) {
+    for (const match of text.matchAll(
+      /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*'([^']+)'|(?:^|\n)\s*import\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g,
+    )) {
       const spec = match[1] ?? match[2] ?? match[3];
       targets.add(spec.startsWith('.') ? path.posix.join(path.posix.dirname(from), spec).replace(/\.js$/, '.ts') : spec);
     }
@@ -26,15 +30,35 @@ function readSourceGraph(): ImportGraph {
 // src/core and src/lib know nothing of HTTP or Express; the domain (src/services) depends on them;
 // src/http and src/routes are the one adapter between HTTP and the domain.
 const layerRules = [
-  { layer: 'src/lib/', mayNotImport: ['src/core/', 'src/services/', 'src/http/', 'src/routes/', 'src/queues/', 'src/roles/', 'src/jobs/', 'express'] },
-  { layer: 'src/core/', mayNotImport: ['src/services/', 'src/http/', 'src/routes/', 'src/queues/', 'src/roles/', 'src/jobs/', 'src/db/', 'express'] },
+  {
+    layer: 'src/lib/',
+    mayNotImport: ['src/core/', 'src/services/', 'src/http/', 'src/routes/', 'src/queues/', 'src/roles/', 'src/jobs/', 'express'],
+  },
+  {
+    layer: 'src/core/',
+    mayNotImport: ['src/services/', 'src/http/', 'src/routes/', 'src/queues/', 'src/roles/', 'src/jobs/', 'src/db/', 'express'],
+  },
   { layer: 'src/db/', mayNotImport: ['src/services/', 'src/http/', 'src/routes/', 'src/roles/', 'express'] },
   { layer: 'src/services/', mayNotImport: ['src/http/', 'src/routes/', 'src/roles/', 'express'] },
   { layer: 'src/jobs/', mayNotImport: ['src/http/', 'src/routes/', 'src/roles/', 'express'] },
   { layer: 'src/queues/', mayNotImport: ['src/http/', 'src/routes/', 'src/roles/', 'express'] },
   // Connections, key layout and scripts are built from the values they are given, never from the
   // process's configuration (src/redis.ts passes it for now).
-  { layer: 'src/redis/', mayNotImport: ['src/config.ts', 'src/core/', 'src/db/', 'src/services/', 'src/http/', 'src/routes/', 'src/queues/', 'src/roles/', 'src/jobs/', 'express'] },
+  {
+    layer: 'src/redis/',
+    mayNotImport: [
+      'src/config.ts',
+      'src/core/',
+      'src/db/',
+      'src/services/',
+      'src/http/',
+      'src/routes/',
+      'src/queues/',
+      'src/roles/',
+      'src/jobs/',
+      'express',
+    ],
+  },
 ];
 
 describe('dependency rules of src/', () => {
@@ -76,7 +100,6 @@ const privateReaches = [
   // Any other `_`-prefixed member of a library object (our own code names nothing so).
   { pattern: /\._[a-z][A-Za-z]*\b/, what: 'reads a `_`-prefixed (private) member' },
   { pattern: /\bexpress\.(request|response)\b/, what: "changes Express's global request or response" },
-
 ];
 
 describe('public seams only', () => {

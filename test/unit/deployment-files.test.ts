@@ -11,7 +11,16 @@ describe('deployment files', () => {
   it('docker-compose.yml is valid against the Compose specification schema (dclint, rules in .dclintrc)', async () => {
     // dclint is a development dependency, so `npm ci` brings it: this check runs on every machine.
     const bin = path.join(path.dirname(createRequire(import.meta.url).resolve('dclint/package.json')), 'bin', 'dclint.cjs');
-    const run = promisify(execFile)(process.execPath, [bin, 'docker-compose.yml', '-c', '.dclintrc', '--max-warnings', '0', '--color', 'false']);
+    const run = promisify(execFile)(process.execPath, [
+      bin,
+      'docker-compose.yml',
+      '-c',
+      '.dclintrc',
+      '--max-warnings',
+      '0',
+      '--color',
+      'false',
+    ]);
     await expect(run).resolves.toBeDefined();
   });
 

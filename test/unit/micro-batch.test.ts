@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createMicroBatcher, type BatchOutcomes } from '../../src/lib/micro-batch.js';
 
-const settle = (p: Promise<void>) => p.then(() => 'ok', (err: Error) => err.message);
+const settle = (p: Promise<void>) =>
+  p.then(
+    () => 'ok',
+    (err: Error) => err.message,
+  );
 
 describe('micro-batches of concurrent submissions', () => {
   it('runs the keys submitted together as one batch, each key once, and answers each caller with its own outcome', async () => {

@@ -14,7 +14,9 @@ type Json = Record<string, any>;
 
 const document = buildOpenApi(apiRoutes) as Json;
 const label = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
-const operations = Object.entries(document.paths as Json).flatMap(([p, ops]) => Object.entries(ops as Json).map(([method, op]) => ({ path: p, method, op: op as Json })));
+const operations = Object.entries(document.paths as Json).flatMap(([p, ops]) =>
+  Object.entries(ops as Json).map(([method, op]) => ({ path: p, method, op: op as Json })),
+);
 
 describe('the OpenAPI document', () => {
   it('is OpenAPI 3.1 and every route declares its success answers, including its success status', () => {
@@ -44,7 +46,9 @@ describe('the OpenAPI document', () => {
 
   it('describes each event type of the catalogue as a webhook, with the signature headers', () => {
     // Operator events are listed and streamed, never sent as webhooks.
-    expect(Object.keys(document.webhooks).sort()).toEqual(eventTypes.filter((t) => !(operatorEventTypes as readonly string[]).includes(t)).sort());
+    expect(Object.keys(document.webhooks).sort()).toEqual(
+      eventTypes.filter((t) => !(operatorEventTypes as readonly string[]).includes(t)).sort(),
+    );
     const created = document.webhooks.reservation_created.post;
     expect(created.parameters.map((p: Json) => p.$ref)).toEqual([
       '#/components/parameters/X-Service-Signature',
@@ -62,7 +66,8 @@ describe('the OpenAPI document', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     (addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
     ajv.addSchema(document, 'doc');
-    const pointer = (...segments: string[]) => segments.map((x) => '/' + encodeURIComponent(x.replace(/~/g, '~0').replace(/\//g, '~1'))).join('');
+    const pointer = (...segments: string[]) =>
+      segments.map((x) => '/' + encodeURIComponent(x.replace(/~/g, '~0').replace(/\//g, '~1'))).join('');
     let checked = 0;
     for (const { path: p, method, op } of operations) {
       const media = [
@@ -80,7 +85,9 @@ describe('the OpenAPI document', () => {
     for (const [type, item] of Object.entries(document.webhooks as Json)) {
       const example = item.post.requestBody.content['application/json'].example;
       if (example === undefined) continue;
-      const validate = ajv.compile({ $ref: `doc#${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}` });
+      const validate = ajv.compile({
+        $ref: `doc#${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}`,
+      });
       expect(validate(example), `webhook ${type}: ${JSON.stringify(validate.errors)}`).toBe(true);
       checked++;
     }
@@ -119,7 +126,9 @@ describe('the OpenAPI document', () => {
       const result = await exec('spectral', ['lint', file, '--ruleset', path.resolve('.spectral.yaml'), '--format=json', '--quiet'], cwd);
       const found = JSON.parse(result.stdout.trim() || '[]') as { code: string; severity: number; message: string; path: string[] }[];
       // Severity 0 is an error, 1 a warning (2 information, 3 hint).
-      return found.filter((p) => p.severity <= 1).map((p) => `${p.severity ? 'warning' : 'error'} ${p.code}: ${p.message} at ${p.path.join('.')}`);
+      return found
+        .filter((p) => p.severity <= 1)
+        .map((p) => `${p.severity ? 'warning' : 'error'} ${p.code}: ${p.message} at ${p.path.join('.')}`);
     });
     expect(problems.slice(0, 20)).toEqual([]);
   }, 120_000);

@@ -10,7 +10,11 @@ const keylessCommands = new Set(['TIME']);
 
 describe('Redis scripts', () => {
   it('are all defined by the loader, and the loader names no missing file', () => {
-    expect(Object.values(scripts).map((s) => `${s.name}.lua`).sort()).toEqual(files.sort());
+    expect(
+      Object.values(scripts)
+        .map((s) => `${s.name}.lua`)
+        .sort(),
+    ).toEqual(files.sort());
   });
 
   it.each(files)('%s: its header declares every key it touches, and every key is one of its KEYS', (file) => {
@@ -36,7 +40,10 @@ describe('Redis scripts', () => {
       const header = /^--\[\[([\s\S]*?)\]\]/.exec(text)?.[1] ?? '';
       const declared = new Set([...header.matchAll(/^\s*ARGV\[(\d+)\]/gm)].map((m) => m[1]));
       const used = new Set([...text.slice(header.length).matchAll(/ARGV\[(\d+)\]/g)].map((m) => m[1]));
-      expect([...used].filter((n) => !declared.has(n)), file).toEqual([]);
+      expect(
+        [...used].filter((n) => !declared.has(n)),
+        file,
+      ).toEqual([]);
     }
   });
 });

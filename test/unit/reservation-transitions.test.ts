@@ -27,9 +27,12 @@ describe('status moves of docs/reservations.md', () => {
     }
   });
 
-  it.each(reservationStatuses.map((s) => [s, ['created', 'confirmed', 'arrived'].includes(s)] as const))('cancel from %s: %s', (from, expected) => {
-    expect(canCancel(from)).toBe(expected);
-  });
+  it.each(reservationStatuses.map((s) => [s, ['created', 'confirmed', 'arrived'].includes(s)] as const))(
+    'cancel from %s: %s',
+    (from, expected) => {
+      expect(canCancel(from)).toBe(expected);
+    },
+  );
 });
 
 describe('events of a status move', () => {

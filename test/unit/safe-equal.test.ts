@@ -11,5 +11,4 @@ describe('safeEqual', () => {
   ])('%j vs %j → %s', (a, b, expected) => {
     expect(safeEqual(a, b)).toBe(expected);
   });
-
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { initialSecretState, rotateSecretState, rotationReplayOutcome, signingSecrets, type SecretState } from '../../src/lib/secret-rotation.js';
+import {
+  initialSecretState,
+  rotateSecretState,
+  rotationReplayOutcome,
+  signingSecrets,
+  type SecretState,
+} from '../../src/lib/secret-rotation.js';
 
 const t0 = new Date('2030-01-01T00:00:00.000Z');
 const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);

@@ -11,7 +11,9 @@ const foreign = [/interface\.md/, /decisions\.md/, /decisions §/, /\.\.\/shared
 
 describe('self-contained repository', () => {
   it('refers to no document outside the repository', () => {
-    const files = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n').filter((f) => f && !f.startsWith('drizzle/meta/') && f !== 'package-lock.json');
+    const files = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => f && !f.startsWith('drizzle/meta/') && f !== 'package-lock.json');
     expect(files.length).toBeGreaterThan(100);
     const found: string[] = [];
     for (const file of files) {

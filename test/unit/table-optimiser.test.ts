@@ -74,7 +74,11 @@ const ladder = (size: number) => Array.from({ length: size }, (_, i) => table(`L
 const ladderParties = (size: number) => Array.from({ length: size - 1 }, (_, i) => booking(`p${i + 1}`, i + 1, [`L${i + 2}`]));
 
 const cases: { name: string; scene: Scene; expected: ReturnType<typeof outline> }[] = [
-  { name: 'a free table: no moves, the first in choice order', scene: { tables: smallRoom, bookings: [], partySize: 2 }, expected: { seating: 'T2a', moves: [] } },
+  {
+    name: 'a free table: no moves, the first in choice order',
+    scene: { tables: smallRoom, bookings: [], partySize: 2 },
+    expected: { seating: 'T2a', moves: [] },
+  },
   {
     name: 'a free four-top is taken rather than moving anyone',
     scene: { tables: smallRoom, bookings: [booking('r1', 2, ['F1'])], partySize: 4 },
@@ -87,19 +91,31 @@ const cases: { name: string; scene: Scene; expected: ReturnType<typeof outline> 
   },
   {
     name: 'a moved party stays in its area when it can (the terrace two-top comes first in choice order)',
-    scene: { tables: [table('T2a', 1, 2, 'terrace'), table('T2b', 1, 2), table('F1', 2, 4), table('F2', 2, 4)], bookings: couplesOnFourTops(), partySize: 4 },
+    scene: {
+      tables: [table('T2a', 1, 2, 'terrace'), table('T2b', 1, 2), table('F1', 2, 4), table('F2', 2, 4)],
+      bookings: couplesOnFourTops(),
+      partySize: 4,
+    },
     expected: { seating: 'F1', moves: [['r1', 'T2b']] },
   },
   {
     name: 'the fewest moves win over choice order',
     scene: {
       tables: smallRoom,
-      bookings: [booking('r1', 2, ['F1'], { endsAt: at('20:00') }), booking('r2', 2, ['F1'], { startsAt: at('20:00') }), booking('r3', 2, ['F2'])],
+      bookings: [
+        booking('r1', 2, ['F1'], { endsAt: at('20:00') }),
+        booking('r2', 2, ['F1'], { startsAt: at('20:00') }),
+        booking('r3', 2, ['F2']),
+      ],
       partySize: 4,
     },
     expected: { seating: 'F2', moves: [['r3', 'T2a']] },
   },
-  { name: 'locked blockers are never moved', scene: { tables: smallRoom, bookings: couplesOnFourTops({ tableLocked: true }), partySize: 4 }, expected: null },
+  {
+    name: 'locked blockers are never moved',
+    scene: { tables: smallRoom, bookings: couplesOnFourTops({ tableLocked: true }), partySize: 4 },
+    expected: null,
+  },
   {
     name: 'a locked blocker rules its table out, not the other one',
     scene: { tables: smallRoom, bookings: [booking('r1', 2, ['F1'], { tableLocked: true }), booking('r2', 2, ['F2'])], partySize: 4 },
@@ -115,8 +131,16 @@ const cases: { name: string; scene: Scene; expected: ReturnType<typeof outline> 
     scene: { tables: smallRoom, bookings: couplesOnFourTops(), partySize: 4, now: at('18:30') },
     expected: { seating: 'F1', moves: [['r1', 'T2a']] },
   },
-  { name: 'arrived parties are not moved', scene: { tables: smallRoom, bookings: couplesOnFourTops({ status: 'arrived' }), partySize: 4 }, expected: null },
-  { name: 'seated parties are not moved', scene: { tables: smallRoom, bookings: couplesOnFourTops({ status: 'seated' }), partySize: 4 }, expected: null },
+  {
+    name: 'arrived parties are not moved',
+    scene: { tables: smallRoom, bookings: couplesOnFourTops({ status: 'arrived' }), partySize: 4 },
+    expected: null,
+  },
+  {
+    name: 'seated parties are not moved',
+    scene: { tables: smallRoom, bookings: couplesOnFourTops({ status: 'seated' }), partySize: 4 },
+    expected: null,
+  },
   {
     name: 'reservations of another serviceDate are not moved',
     scene: { tables: smallRoom, bookings: couplesOnFourTops({ serviceDate: '2030-02-28' }), partySize: 4 },
@@ -139,8 +163,18 @@ const cases: { name: string; scene: Scene; expected: ReturnType<typeof outline> 
   },
   {
     name: 'a chain: the moved party displaces a couple, which goes to a two-top',
-    scene: { tables: [table('T2', 1, 2), table('F1', 2, 4), table('S1', 5, 6)], bookings: [booking('r1', 4, ['S1']), booking('r2', 2, ['F1'])], partySize: 6 },
-    expected: { seating: 'S1', moves: [['r1', 'F1'], ['r2', 'T2']] },
+    scene: {
+      tables: [table('T2', 1, 2), table('F1', 2, 4), table('S1', 5, 6)],
+      bookings: [booking('r1', 4, ['S1']), booking('r2', 2, ['F1'])],
+      partySize: 6,
+    },
+    expected: {
+      seating: 'S1',
+      moves: [
+        ['r1', 'F1'],
+        ['r2', 'T2'],
+      ],
+    },
   },
   {
     name: `a chain of ${MAX_MOVES} moves is found`,
@@ -162,7 +196,11 @@ const cases: { name: string; scene: Scene; expected: ReturnType<typeof outline> 
   },
   {
     name: 'a lapsed hold takes no table',
-    scene: { tables: smallRoom, bookings: [booking('r1', 2, ['F1'], { status: 'created', expiresAt: at('11:00') }), booking('r2', 2, ['F2'])], partySize: 4 },
+    scene: {
+      tables: smallRoom,
+      bookings: [booking('r1', 2, ['F1'], { status: 'created', expiresAt: at('11:00') }), booking('r2', 2, ['F2'])],
+      partySize: 4,
+    },
     expected: { seating: 'F1', moves: [] },
   },
   {
@@ -178,17 +216,29 @@ describe('findSeatingWithMoves', () => {
   });
 
   it('reports where a moved party comes from', () => {
-    const moves = solve({ tables: smallRoom, combinations: [{ id: 'C', tableIds: ['F2', 'T2b'] }], bookings: [booking('r1', 2, ['F1']), booking('r2', 6, ['T2b', 'F2'])], partySize: 4 })?.moves;
+    const moves = solve({
+      tables: smallRoom,
+      combinations: [{ id: 'C', tableIds: ['F2', 'T2b'] }],
+      bookings: [booking('r1', 2, ['F1']), booking('r2', 6, ['T2b', 'F2'])],
+      partySize: 4,
+    })?.moves;
     expect(moves).toEqual([
-      { reservationId: 'r1', partySize: 2, startsAt: at('19:00'), endsAt: at('21:00'), fromSeatingId: 'F1', fromTableIds: ['F1'], toSeating: expect.objectContaining({ id: 'T2a' }) },
+      {
+        reservationId: 'r1',
+        partySize: 2,
+        startsAt: at('19:00'),
+        endsAt: at('21:00'),
+        fromSeatingId: 'F1',
+        fromTableIds: ['F1'],
+        toSeating: expect.objectContaining({ id: 'T2a' }),
+      },
     ]);
   });
 });
 
 // ---- Random floors ----
 
-
-const pick = <T,>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
+const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
 const slots = Array.from({ length: 17 }, (_, i) => at('18:00') + i * 15 * MINUTE_MS);
 const evening = at('17:45');
 
@@ -223,7 +273,15 @@ function randomFloor(random: () => number, tableCount: number, bookingCount: num
   ];
   const tables: FloorTable[] = Array.from({ length: tableCount }, (_, i) => {
     const top = pick(random, tops);
-    return { id: `t${i}`, name: `T${String(i).padStart(2, '0')}`, areaId: `a${i % 3}`, areaPosition: i % 3, minSeats: top.min, maxSeats: top.max, isBlocked: random() < 0.04 };
+    return {
+      id: `t${i}`,
+      name: `T${String(i).padStart(2, '0')}`,
+      areaId: `a${i % 3}`,
+      areaPosition: i % 3,
+      minSeats: top.min,
+      maxSeats: top.max,
+      isBlocked: random() < 0.04,
+    };
   });
   // Overlapping combinations (a pair, and every other time the trio around it too), so that parties leave
   // or take part of a combination's tables.
@@ -233,7 +291,18 @@ function randomFloor(random: () => number, tableCount: number, bookingCount: num
   ]).flat();
   const seatings = orderedSeatings({ tables, combinations });
   const bookings: Booking[] = [];
-  const statuses: ReservationStatus[] = ['confirmed', 'confirmed', 'confirmed', 'confirmed', 'created', 'created', 'arrived', 'seated', 'cancelled', 'completed'];
+  const statuses: ReservationStatus[] = [
+    'confirmed',
+    'confirmed',
+    'confirmed',
+    'confirmed',
+    'created',
+    'created',
+    'arrived',
+    'seated',
+    'cancelled',
+    'completed',
+  ];
   for (let i = 0; i < bookingCount; i++) {
     const partySize = pick(random, [1, 2, 2, 2, 2, 3, 4, 4, 4, 5, 6, 8]);
     const status = pick(random, statuses);
@@ -241,8 +310,20 @@ function randomFloor(random: () => number, tableCount: number, bookingCount: num
     const early = status === 'seated' && random() < 0.3;
     const startsAt = early ? at('16:00') : pick(random, slots);
     const endsAt = startsAt + pick(random, [90, 120, 120]) * MINUTE_MS;
-    const hold = status === 'created' && random() < 0.3 ? { expiresAt: random() < 0.5 ? evening - MINUTE_MS : evening + 10 * MINUTE_MS } : {};
-    const b: Booking = { id: `b${i}`, serviceDate, time: '', partySize, status, startsAt, endsAt, tableIds: [], tableLocked: random() < 0.15, ...hold };
+    const hold =
+      status === 'created' && random() < 0.3 ? { expiresAt: random() < 0.5 ? evening - MINUTE_MS : evening + 10 * MINUTE_MS } : {};
+    const b: Booking = {
+      id: `b${i}`,
+      serviceDate,
+      time: '',
+      partySize,
+      status,
+      startsAt,
+      endsAt,
+      tableIds: [],
+      tableLocked: random() < 0.15,
+      ...hold,
+    };
     const span = heldSpan({ ...b, tableIds: ['any'] }, evening);
     const free = span
       ? seatings.find((s) => !s.isBlocked && fitsParty(s, partySize) && isFreeOn(bookings, s.tableIds, span.start, span.end, evening))
@@ -254,7 +335,12 @@ function randomFloor(random: () => number, tableCount: number, bookingCount: num
 }
 
 function isMovable(b: Booking, now: number): boolean {
-  return (b.status === 'created' || b.status === 'confirmed') && !b.tableLocked && b.startsAt >= now + MOVABLE_NOTICE_MINUTES * MINUTE_MS && heldSpan(b, now) !== null;
+  return (
+    (b.status === 'created' || b.status === 'confirmed') &&
+    !b.tableLocked &&
+    b.startsAt >= now + MOVABLE_NOTICE_MINUTES * MINUTE_MS &&
+    heldSpan(b, now) !== null
+  );
 }
 
 function shuffled<T>(random: () => number, items: readonly T[]): T[] {
@@ -291,14 +377,35 @@ function combinationFloor(random: () => number, tableCount: number, bookingCount
     const endsAt = startsAt + 120 * MINUTE_MS;
     const free = seatings.filter((s) => fitsParty(s, partySize) && isFreeOn(bookings, s.tableIds, startsAt, endsAt, evening));
     const tableIds = free.length ? pick(random, free).tableIds : [];
-    bookings.push({ id: `b${i}`, serviceDate, time: '', partySize, status: 'confirmed', startsAt, endsAt, tableIds, tableLocked: random() < 0.1 });
+    bookings.push({
+      id: `b${i}`,
+      serviceDate,
+      time: '',
+      partySize,
+      status: 'confirmed',
+      startsAt,
+      endsAt,
+      tableIds,
+      tableLocked: random() < 0.1,
+    });
   }
   return { seatings, bookings, areaOf: () => 'main' };
 }
 
 /** The search of the contract, written as plainly as possible: every branch within the bound, in the same order. */
-function searchExhaustively(floor: RandomFloor, request: { partySize: number; start: number; end: number }, now: number): ReturnType<typeof outline> {
-  interface Holder { id: string; partySize: number; span: { start: number; end: number }; origin: readonly string[]; at: readonly string[] | null; movable: boolean }
+function searchExhaustively(
+  floor: RandomFloor,
+  request: { partySize: number; start: number; end: number },
+  now: number,
+): ReturnType<typeof outline> {
+  interface Holder {
+    id: string;
+    partySize: number;
+    span: { start: number; end: number };
+    origin: readonly string[];
+    at: readonly string[] | null;
+    movable: boolean;
+  }
   const holders: Holder[] = floor.bookings.flatMap((b) => {
     const span = heldSpan(b, now);
     return span ? [{ id: b.id, partySize: b.partySize, span, origin: b.tableIds, at: b.tableIds, movable: isMovable(b, now) }] : [];
@@ -361,7 +468,13 @@ describe('findSeatingWithMoves on random floors', () => {
   it('answers the requests of one floor state in turn as it answers each alone', () => {
     const random = mulberry32(7);
     const floor = randomFloor(random, 40, 120);
-    const optimiser = new TableOptimiser({ seatings: floor.seatings, bookings: floor.bookings, areaOf: floor.areaOf, now: evening, serviceDate });
+    const optimiser = new TableOptimiser({
+      seatings: floor.seatings,
+      bookings: floor.bookings,
+      areaOf: floor.areaOf,
+      now: evening,
+      serviceDate,
+    });
     let withMoves = 0;
     for (let i = 0; i < 200; i++) {
       const request = randomRequest(random);
@@ -423,11 +536,31 @@ describe('findSeatingWithMoves on random floors', () => {
         expect(move.toSeating.isBlocked || !fitsParty(move.toSeating, moved.partySize), context).toBe(false);
         after.set(moved.id, { ...moved, tableIds: move.toSeating.tableIds });
       }
-      const newcomer: Booking = { id: 'new', serviceDate, time: '', partySize: request.partySize, status: 'confirmed', startsAt: request.start, endsAt: request.end, tableIds: result.seating.tableIds, tableLocked: false };
+      const newcomer: Booking = {
+        id: 'new',
+        serviceDate,
+        time: '',
+        partySize: request.partySize,
+        status: 'confirmed',
+        startsAt: request.start,
+        endsAt: request.end,
+        tableIds: result.seating.tableIds,
+        tableLocked: false,
+      };
       const placed = [...after.values(), newcomer];
       for (const b of placed) {
         const span = heldSpan(b, now);
-        if (span) expect(isFreeOn(placed.filter((o) => o !== b), b.tableIds, span.start, span.end, now), `${context}: ${b.id}`).toBe(true);
+        if (span)
+          expect(
+            isFreeOn(
+              placed.filter((o) => o !== b),
+              b.tableIds,
+              span.start,
+              span.end,
+              now,
+            ),
+            `${context}: ${b.id}`,
+          ).toBe(true);
       }
     }
     // The floors are busy enough for every branch to be exercised many times.

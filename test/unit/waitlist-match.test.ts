@@ -4,7 +4,15 @@ import { orderedSeatings } from '../../src/lib/availability/seatings.js';
 import type { Booking, FloorTable } from '../../src/lib/availability/types.js';
 import { findCompatibleEntry } from '../../src/lib/waitlist-match.js';
 
-const table = (id: string, minSeats: number, maxSeats: number, isBlocked = false): FloorTable => ({ id, name: id, areaId: 'a', areaPosition: 0, minSeats, maxSeats, isBlocked });
+const table = (id: string, minSeats: number, maxSeats: number, isBlocked = false): FloorTable => ({
+  id,
+  name: id,
+  areaId: 'a',
+  areaPosition: 0,
+  minSeats,
+  maxSeats,
+  isBlocked,
+});
 const tables = [table('t2', 1, 2), table('t4', 2, 4), table('t4b', 2, 4), table('t6', 4, 6, true)];
 const seatings = orderedSeatings({ tables, combinations: [{ id: 'c8', tableIds: ['t4', 't4b'] }] });
 
@@ -23,18 +31,49 @@ const booking = (id: string, tableIds: string[], from: number, to: number): Book
 const turnTime = (size: number) => (size <= 4 ? 90 : size <= 8 ? 120 : undefined);
 
 function match(queue: { id: string; partySize: number }[], freedTableIds: string[], bookings: Booking[] = []) {
-  const result = findCompatibleEntry({ queue, seatings, freedTableIds, occupancy: new Occupancy(bookings, start), start, turnTimeMinutes: turnTime });
+  const result = findCompatibleEntry({
+    queue,
+    seatings,
+    freedTableIds,
+    occupancy: new Occupancy(bookings, start),
+    start,
+    turnTimeMinutes: turnTime,
+  });
   return result && { entry: result.entry.id, seating: result.seating.id };
 }
 
 describe('findCompatibleEntry', () => {
   it.each([
-    ['the first entry in queue order that fits the freed table', [{ id: 'e1', partySize: 4 }, { id: 'e2', partySize: 3 }], ['t4'], { entry: 'e1', seating: 't4' }],
-    ['skips a party too large for the freed table', [{ id: 'e1', partySize: 6 }, { id: 'e2', partySize: 2 }], ['t2'], { entry: 'e2', seating: 't2' }],
+    [
+      'the first entry in queue order that fits the freed table',
+      [
+        { id: 'e1', partySize: 4 },
+        { id: 'e2', partySize: 3 },
+      ],
+      ['t4'],
+      { entry: 'e1', seating: 't4' },
+    ],
+    [
+      'skips a party too large for the freed table',
+      [
+        { id: 'e1', partySize: 6 },
+        { id: 'e2', partySize: 2 },
+      ],
+      ['t2'],
+      { entry: 'e2', seating: 't2' },
+    ],
     ['skips a party below the table minimum', [{ id: 'e1', partySize: 1 }], ['t4'], null],
     ['a combination the freed table completes', [{ id: 'e1', partySize: 7 }], ['t4'], { entry: 'e1', seating: 'c8' }],
     ['never a blocked table', [{ id: 'e1', partySize: 5 }], ['t6'], null],
-    ['passes over a party without a turn-time rule', [{ id: 'e1', partySize: 20 }, { id: 'e2', partySize: 2 }], ['t2'], { entry: 'e2', seating: 't2' }],
+    [
+      'passes over a party without a turn-time rule',
+      [
+        { id: 'e1', partySize: 20 },
+        { id: 'e2', partySize: 2 },
+      ],
+      ['t2'],
+      { entry: 'e2', seating: 't2' },
+    ],
     ['nothing when the queue is empty', [], ['t2'], null],
   ])('%s', (_name, queue, freed, expected) => {
     expect(match(queue, freed)).toEqual(expected);

@@ -12,7 +12,12 @@ const envelope = (data: Record<string, unknown>) => ({ id: 'automation:x:0', typ
 
 describe('webhook payload filter', () => {
   it.each([
-    { name: 'full access keeps everything', data: { reservation }, reader: { guests: true, reservations: true }, expected: { reservation } },
+    {
+      name: 'full access keeps everything',
+      data: { reservation },
+      reader: { guests: true, reservations: true },
+      expected: { reservation },
+    },
     {
       name: 'without guests:read the reservation guest is reduced to its id',
       data: { reservation },
@@ -25,8 +30,18 @@ describe('webhook payload filter', () => {
       reader: { guests: false, reservations: true },
       expected: { reservation: { ...reservation, guestId: null, guest: null, guestDetails: null } },
     },
-    { name: 'without reservations:read the reservation is null', data: { reservation }, reader: { guests: true, reservations: false }, expected: { reservation: null } },
-    { name: 'with neither the reservation is null', data: { reservation }, reader: { guests: false, reservations: false }, expected: { reservation: null } },
+    {
+      name: 'without reservations:read the reservation is null',
+      data: { reservation },
+      reader: { guests: true, reservations: false },
+      expected: { reservation: null },
+    },
+    {
+      name: 'with neither the reservation is null',
+      data: { reservation },
+      reader: { guests: false, reservations: false },
+      expected: { reservation: null },
+    },
     {
       name: 'without guests:read a guest event keeps only the id',
       data: { guest: { id: 'g1', phone: '+39', name: 'Ada' }, reason: 'profile_changed' },

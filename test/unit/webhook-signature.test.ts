@@ -34,7 +34,7 @@ describe('webhook signing', () => {
   it.each([
     { scheme: 'service-v1' as const, format: /^whsec_[A-Za-z0-9_-]{43}$/, encoding: 'base64url' as const },
     { scheme: 'standard-webhooks' as const, format: /^whsec_[A-Za-z0-9+/]{43}=$/, encoding: 'base64' as const },
-  ])('generates $scheme secrets in that scheme\'s format', ({ scheme, format, encoding }) => {
+  ])("generates $scheme secrets in that scheme's format", ({ scheme, format, encoding }) => {
     const generated = generateWebhookSecret(scheme);
     expect(generated).toMatch(format);
     expect(Buffer.from(generated.slice(6), encoding)).toHaveLength(32);
@@ -47,7 +47,9 @@ describe('webhook signing', () => {
     const header = standardSignatureHeader(secrets, '5', 'k', 'b');
     expect(header.split(' ')).toHaveLength(parts);
     secrets.forEach((s, i) => {
-      const expected = createHmac('sha256', Buffer.from(s.slice(6), 'base64')).update('k.5.b').digest('base64');
+      const expected = createHmac('sha256', Buffer.from(s.slice(6), 'base64'))
+        .update('k.5.b')
+        .digest('base64');
       expect(header.split(' ')[i]).toBe(`v1,${expected}`);
     });
   });

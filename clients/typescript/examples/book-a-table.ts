@@ -15,7 +15,9 @@ export interface TableRequest {
 /** Books the requested time, or the nearest alternative the API offers, and confirms the booking. */
 export async function bookATable(client: FloorlineClient, request: TableRequest) {
   const { venueId, serviceDate, partySize } = request;
-  const availability = await dataOrThrow(client.GET('/availability', { params: { query: { venueId, serviceDate, time: request.time, partySize } } }));
+  const availability = await dataOrThrow(
+    client.GET('/availability', { params: { query: { venueId, serviceDate, time: request.time, partySize } } }),
+  );
   const time = availability.available ? request.time : availability.alternatives[0]?.time;
   if (time === undefined) throw new Error(`nothing free on ${serviceDate} for ${partySize}`);
 
@@ -27,13 +29,20 @@ export async function bookATable(client: FloorlineClient, request: TableRequest)
 
   // If-Match: confirm only the version just read; a concurrent change answers 409 conflict.
   const { reservation: confirmed } = await dataOrThrow(
-    client.PATCH('/reservations/{id}', { params: { path: { id: reservation.id } }, body: { status: 'confirmed' }, headers: { 'If-Match': reservation.updatedAt } }),
+    client.PATCH('/reservations/{id}', {
+      params: { path: { id: reservation.id } },
+      body: { status: 'confirmed' },
+      headers: { 'If-Match': reservation.updatedAt },
+    }),
   );
   return { reservation: confirmed, idempotencyKey: key };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const client = createFloorlineClient({ baseUrl: process.env.FLOORLINE_API_URL ?? 'http://127.0.0.1:3000/api/v1', apiKey: process.env.FLOORLINE_API_KEY ?? '' });
+  const client = createFloorlineClient({
+    baseUrl: process.env.FLOORLINE_API_URL ?? 'http://127.0.0.1:3000/api/v1',
+    apiKey: process.env.FLOORLINE_API_KEY ?? '',
+  });
   const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString().slice(0, 10);
   try {
     const { reservation } = await bookATable(client, {
@@ -46,7 +55,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(`booked ${reservation.id} at ${reservation.time} (${reservation.status})`);
   } catch (error) {
     // Typed errors: `code` is one of the contract's error codes.
-    if (error instanceof FloorlineApiError) console.error(`${error.status} ${error.code ?? ''} (request ${error.requestId ?? '?'})`, error.body?.error.details);
+    if (error instanceof FloorlineApiError)
+      console.error(`${error.status} ${error.code ?? ''} (request ${error.requestId ?? '?'})`, error.body?.error.details);
     else throw error;
     process.exitCode = 1;
   }

@@ -29,7 +29,9 @@ export function signedContent(timestamp: string, idempotencyKey: string, body: B
 
 /** Lowercase hex HMAC-SHA256 keyed with the UTF-8 bytes of the whole `whsec_…` string. */
 export function computeSignature(secret: string, timestamp: string, idempotencyKey: string, body: Buffer | string): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(signedContent(timestamp, idempotencyKey, body)).digest('hex');
+  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(signedContent(timestamp, idempotencyKey, body))
+    .digest('hex');
 }
 
 /** The `v1` signatures of an X-Service-Signature value (two during a rotation); other schemes and malformed entries are ignored. */
@@ -97,7 +99,8 @@ export interface VerifyWebhookInput {
   toleranceSeconds?: number;
 }
 
-export type VerifyWebhookFailure = 'body_not_raw' | 'missing_headers' | 'timestamp_out_of_tolerance' | 'signature_mismatch' | 'invalid_body';
+export type VerifyWebhookFailure =
+  'body_not_raw' | 'missing_headers' | 'timestamp_out_of_tolerance' | 'signature_mismatch' | 'invalid_body';
 
 export type VerifyWebhookResult<Envelope = WebhookEnvelope> =
   | { ok: true; duplicate: boolean; idempotencyKey: string; timestamp: number; envelope: Envelope }
@@ -151,7 +154,8 @@ export async function verifyWebhook<Envelope = WebhookEnvelope>(input: VerifyWeb
   // 2. A replayed capture with an old timestamp is refused.
   const timestamp = Number(timestampText);
   const nowSeconds = Math.floor((input.now ?? new Date()).getTime() / 1000);
-  if (Math.abs(nowSeconds - timestamp) > (input.toleranceSeconds ?? defaultToleranceSeconds)) return { ok: false, reason: 'timestamp_out_of_tolerance' };
+  if (Math.abs(nowSeconds - timestamp) > (input.toleranceSeconds ?? defaultToleranceSeconds))
+    return { ok: false, reason: 'timestamp_out_of_tolerance' };
 
   // 3 and 4. Compute with each accepted secret and compare with each signature of the header in constant time.
   const secrets = typeof input.secrets === 'string' ? [input.secrets] : input.secrets;

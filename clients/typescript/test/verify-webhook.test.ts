@@ -35,12 +35,23 @@ describe('verifyWebhook', () => {
   it.each([
     { name: 'a single signature', input: request() },
     { name: 'the body as a string', input: request({ rawBody: body }) },
-    { name: 'the new signature of a rotation pair', input: request({}, { 'x-service-signature': `v1=${sign(secret)},v1=${sign(oldSecret)}` }) },
-    { name: 'the previous signature of a rotation pair', input: request({ secrets: oldSecret }, { 'x-service-signature': `v1=${sign(secret)},v1=${sign(oldSecret)}` }) },
+    {
+      name: 'the new signature of a rotation pair',
+      input: request({}, { 'x-service-signature': `v1=${sign(secret)},v1=${sign(oldSecret)}` }),
+    },
+    {
+      name: 'the previous signature of a rotation pair',
+      input: request({ secrets: oldSecret }, { 'x-service-signature': `v1=${sign(secret)},v1=${sign(oldSecret)}` }),
+    },
     { name: 'a receiver holding two secrets', input: request({ secrets: [oldSecret, secret] }) },
     { name: 'a timestamp 5 minutes old', input: request({ now: new Date(now.getTime() + 300_000) }) },
     { name: 'a timestamp 5 minutes ahead', input: request({ now: new Date(now.getTime() - 300_000) }) },
-    { name: 'a Headers object', input: request({ headers: new Headers({ 'X-Service-Signature': `v1=${sign(secret)}`, 'X-Service-Timestamp': ts, 'X-Service-Idempotency-Key': key }) }) },
+    {
+      name: 'a Headers object',
+      input: request({
+        headers: new Headers({ 'X-Service-Signature': `v1=${sign(secret)}`, 'X-Service-Timestamp': ts, 'X-Service-Idempotency-Key': key }),
+      }),
+    },
   ])('accepts $name', async ({ input }) => {
     const result = await verifyWebhook(input);
     expect(result).toMatchObject({ ok: true, duplicate: false, idempotencyKey: key, timestamp: Number(ts) });
@@ -49,19 +60,55 @@ describe('verifyWebhook', () => {
 
   it.each([
     { name: 'a parsed body', input: request({ rawBody: JSON.parse(body) }), reason: 'body_not_raw' },
-    { name: 'a missing signature', input: { ...request(), headers: { 'x-service-timestamp': ts, 'x-service-idempotency-key': key } }, reason: 'missing_headers' },
+    {
+      name: 'a missing signature',
+      input: { ...request(), headers: { 'x-service-timestamp': ts, 'x-service-idempotency-key': key } },
+      reason: 'missing_headers',
+    },
     { name: 'a non-numeric timestamp', input: request({}, { 'x-service-timestamp': 'yesterday' }), reason: 'missing_headers' },
-    { name: 'a timestamp older than 5 minutes', input: request({ now: new Date(now.getTime() + 301_000) }), reason: 'timestamp_out_of_tolerance' },
-    { name: 'a timestamp further than 5 minutes ahead', input: request({ now: new Date(now.getTime() - 301_000) }), reason: 'timestamp_out_of_tolerance' },
+    {
+      name: 'a timestamp older than 5 minutes',
+      input: request({ now: new Date(now.getTime() + 301_000) }),
+      reason: 'timestamp_out_of_tolerance',
+    },
+    {
+      name: 'a timestamp further than 5 minutes ahead',
+      input: request({ now: new Date(now.getTime() - 301_000) }),
+      reason: 'timestamp_out_of_tolerance',
+    },
     { name: 'another secret', input: request({ secrets: oldSecret }), reason: 'signature_mismatch' },
     { name: 'an altered body', input: request({ rawBody: body.replace('"r"', '"s"') }), reason: 'signature_mismatch' },
     { name: 're-serialised JSON', input: request({ rawBody: JSON.stringify(JSON.parse(body), null, 2) }), reason: 'signature_mismatch' },
-    { name: 'another timestamp with the old signature', input: request({}, { 'x-service-timestamp': String(Number(ts) + 1) }), reason: 'signature_mismatch' },
-    { name: 'another idempotency key', input: request({}, { 'x-service-idempotency-key': 'automation:other:0' }), reason: 'signature_mismatch' },
-    { name: 'a truncated signature', input: request({}, { 'x-service-signature': `v1=${sign(secret).slice(0, 62)}` }), reason: 'signature_mismatch' },
-    { name: 'a signature of another scheme', input: request({}, { 'x-service-signature': `v2=${sign(secret)}` }), reason: 'signature_mismatch' },
-    { name: 'a signed body that is not JSON', input: request({ rawBody: 'not json' }, { 'x-service-signature': `v1=${sign(secret, ts, 'not json')}` }), reason: 'invalid_body' },
-    { name: 'a signed body that is not a JSON object', input: request({ rawBody: '[1]' }, { 'x-service-signature': `v1=${sign(secret, ts, '[1]')}` }), reason: 'invalid_body' },
+    {
+      name: 'another timestamp with the old signature',
+      input: request({}, { 'x-service-timestamp': String(Number(ts) + 1) }),
+      reason: 'signature_mismatch',
+    },
+    {
+      name: 'another idempotency key',
+      input: request({}, { 'x-service-idempotency-key': 'automation:other:0' }),
+      reason: 'signature_mismatch',
+    },
+    {
+      name: 'a truncated signature',
+      input: request({}, { 'x-service-signature': `v1=${sign(secret).slice(0, 62)}` }),
+      reason: 'signature_mismatch',
+    },
+    {
+      name: 'a signature of another scheme',
+      input: request({}, { 'x-service-signature': `v2=${sign(secret)}` }),
+      reason: 'signature_mismatch',
+    },
+    {
+      name: 'a signed body that is not JSON',
+      input: request({ rawBody: 'not json' }, { 'x-service-signature': `v1=${sign(secret, ts, 'not json')}` }),
+      reason: 'invalid_body',
+    },
+    {
+      name: 'a signed body that is not a JSON object',
+      input: request({ rawBody: '[1]' }, { 'x-service-signature': `v1=${sign(secret, ts, '[1]')}` }),
+      reason: 'invalid_body',
+    },
   ])('refuses $name', async ({ input, reason }) => {
     expect(await verifyWebhook(input as VerifyWebhookInput)).toEqual({ ok: false, reason });
   });
@@ -81,7 +128,6 @@ describe('verifyWebhook', () => {
     expect(store.has(key)).toBe(false);
   });
 });
-
 
 describe('the v1 signing scheme', () => {
   it.each([
@@ -106,7 +152,9 @@ describe('the v1 signing scheme', () => {
   });
 
   it('builds the signed content byte for byte', () => {
-    expect(signedContent('12', 'key', Buffer.from([0xff, 0x00])).toString('hex')).toBe(Buffer.concat([Buffer.from('v1\n12\nkey\n'), Buffer.from([0xff, 0x00])]).toString('hex'));
+    expect(signedContent('12', 'key', Buffer.from([0xff, 0x00])).toString('hex')).toBe(
+      Buffer.concat([Buffer.from('v1\n12\nkey\n'), Buffer.from([0xff, 0x00])]).toString('hex'),
+    );
   });
 
   it.each([
@@ -124,7 +172,9 @@ describe('the v1 signing scheme', () => {
 const stdSecret = `whsec_${Buffer.from('standard-standard-standard-std!!').toString('base64')}`;
 const stdOld = `whsec_${Buffer.from('previous-previous-previous-prev!').toString('base64')}`;
 const stdSign = (s: string, timestamp = ts, b = body, id = key) =>
-  createHmac('sha256', Buffer.from(s.slice('whsec_'.length), 'base64')).update(`${id}.${timestamp}.${b}`).digest('base64');
+  createHmac('sha256', Buffer.from(s.slice('whsec_'.length), 'base64'))
+    .update(`${id}.${timestamp}.${b}`)
+    .digest('base64');
 
 function standardRequest(overrides: Partial<VerifyWebhookInput> = {}, headers: Record<string, string> = {}): VerifyWebhookInput {
   return {
@@ -140,9 +190,18 @@ function standardRequest(overrides: Partial<VerifyWebhookInput> = {}, headers: R
 describe('verifyWebhook with the standard-webhooks scheme', () => {
   it.each([
     { name: 'a single signature', input: standardRequest() },
-    { name: 'the new signature of a rotation pair', input: standardRequest({}, { 'webhook-signature': `v1,${stdSign(stdSecret)} v1,${stdSign(stdOld)}` }) },
-    { name: 'the previous signature of a rotation pair', input: standardRequest({ secrets: stdOld }, { 'webhook-signature': `v1,${stdSign(stdSecret)} v1,${stdSign(stdOld)}` }) },
-    { name: 'a signature of an unknown version beside a v1 one', input: standardRequest({}, { 'webhook-signature': `v1a,${'A'.repeat(43)}= v1,${stdSign(stdSecret)}` }) },
+    {
+      name: 'the new signature of a rotation pair',
+      input: standardRequest({}, { 'webhook-signature': `v1,${stdSign(stdSecret)} v1,${stdSign(stdOld)}` }),
+    },
+    {
+      name: 'the previous signature of a rotation pair',
+      input: standardRequest({ secrets: stdOld }, { 'webhook-signature': `v1,${stdSign(stdSecret)} v1,${stdSign(stdOld)}` }),
+    },
+    {
+      name: 'a signature of an unknown version beside a v1 one',
+      input: standardRequest({}, { 'webhook-signature': `v1a,${'A'.repeat(43)}= v1,${stdSign(stdSecret)}` }),
+    },
   ])('accepts $name', async ({ input }) => {
     expect(await verifyWebhook(input)).toMatchObject({ ok: true, idempotencyKey: key, timestamp: Number(ts) });
   });
@@ -151,10 +210,22 @@ describe('verifyWebhook with the standard-webhooks scheme', () => {
     { name: 'the service-v1 headers only', input: standardRequest({}, { 'webhook-signature': '' }), reason: 'missing_headers' },
     { name: 'another secret', input: standardRequest({ secrets: stdOld }), reason: 'signature_mismatch' },
     { name: 'another webhook-id', input: standardRequest({}, { 'webhook-id': 'automation:other:0' }), reason: 'signature_mismatch' },
-    { name: 'another timestamp', input: standardRequest({}, { 'webhook-timestamp': String(Number(ts) + 1) }), reason: 'signature_mismatch' },
+    {
+      name: 'another timestamp',
+      input: standardRequest({}, { 'webhook-timestamp': String(Number(ts) + 1) }),
+      reason: 'signature_mismatch',
+    },
     { name: 'an altered body', input: standardRequest({ rawBody: body.replace('"r"', '"s"') }), reason: 'signature_mismatch' },
-    { name: 'a comma-separated pair (not the standard)', input: standardRequest({}, { 'webhook-signature': `v1,${stdSign(stdOld)},v1,${stdSign(stdSecret)}` }), reason: 'signature_mismatch' },
-    { name: 'a timestamp older than 5 minutes', input: standardRequest({ now: new Date(now.getTime() + 301_000) }), reason: 'timestamp_out_of_tolerance' },
+    {
+      name: 'a comma-separated pair (not the standard)',
+      input: standardRequest({}, { 'webhook-signature': `v1,${stdSign(stdOld)},v1,${stdSign(stdSecret)}` }),
+      reason: 'signature_mismatch',
+    },
+    {
+      name: 'a timestamp older than 5 minutes',
+      input: standardRequest({ now: new Date(now.getTime() + 301_000) }),
+      reason: 'timestamp_out_of_tolerance',
+    },
   ])('refuses $name', async ({ input, reason }) => {
     expect(await verifyWebhook(input)).toEqual({ ok: false, reason });
   });

@@ -6,7 +6,9 @@ export const apiKeys = pgTable(
   'api_keys',
   {
     id: idColumn(),
-    organisationId: uuid('organisation_id').notNull().references(() => organisations.id),
+    organisationId: uuid('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
     name: text('name').notNull(),
     kind: text('kind', { enum: ['live', 'test', 'publishable'] }).notNull(),
     keyHash: text('key_hash').notNull().unique(),

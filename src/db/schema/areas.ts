@@ -7,8 +7,12 @@ export const areas = pgTable(
   'areas',
   {
     id: idColumn(),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
-    floorPlanId: uuid('floor_plan_id').notNull().references(() => floorPlans.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
+    floorPlanId: uuid('floor_plan_id')
+      .notNull()
+      .references(() => floorPlans.id),
     name: text('name').notNull(),
     icon: text('icon').notNull().default('room'),
     position: integer('position').notNull().default(0),

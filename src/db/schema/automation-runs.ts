@@ -8,8 +8,12 @@ export const automationRuns = pgTable(
   'automation_runs',
   {
     id: idColumn(),
-    automationId: uuid('automation_id').notNull().references(() => automations.id),
-    eventId: uuid('event_id').notNull().references(() => events.id),
+    automationId: uuid('automation_id')
+      .notNull()
+      .references(() => automations.id),
+    eventId: uuid('event_id')
+      .notNull()
+      .references(() => events.id),
     createdAt: createdAtColumn(),
   },
   (t) => [unique('automation_runs_automation_event_key').on(t.automationId, t.eventId)],

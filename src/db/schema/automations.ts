@@ -21,8 +21,12 @@ export const automations = pgTable(
   'automations',
   {
     id: idColumn(),
-    organisationId: uuid('organisation_id').notNull().references(() => organisations.id),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
+    organisationId: uuid('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
     name: text('name').notNull(),
     eventTypes: text('event_types').array().notNull(),
     conditions: jsonb('conditions').notNull().$type<AutomationConditions>(),
@@ -32,7 +36,9 @@ export const automations = pgTable(
     updatedAt: updatedAtColumn(),
   },
   (t) => [
-    index('automations_active_venue_idx').on(t.venueId).where(sql`${t.status} = 'active'`),
+    index('automations_active_venue_idx')
+      .on(t.venueId)
+      .where(sql`${t.status} = 'active'`),
     index('automations_org_created_idx').on(t.organisationId, t.createdAt, t.id),
     index('automations_org_updated_idx').on(t.organisationId, t.updatedAt, t.id),
   ],

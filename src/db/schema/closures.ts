@@ -6,7 +6,9 @@ export const closures = pgTable(
   'closures',
   {
     id: idColumn(),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
     /** Inclusive date range, venue local dates. */
     from: date('from', { mode: 'string' }).notNull(),
     to: date('to', { mode: 'string' }).notNull(),

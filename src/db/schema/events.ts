@@ -37,6 +37,8 @@ export const events = pgTable(
     index('events_org_type_created_idx').on(t.organisationId, t.type, t.createdAt, t.id),
     index('events_venue_type_created_idx').on(t.venueId, t.type, t.createdAt, t.id),
     index('events_subject_created_idx').on(t.subjectId, t.createdAt, t.id),
-    index('events_undispatched_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
+    index('events_undispatched_idx')
+      .on(t.createdAt)
+      .where(sql`${t.dispatchedAt} is null`),
   ],
 );

@@ -7,7 +7,9 @@ export const floorPlans = pgTable(
   'floor_plans',
   {
     id: idColumn(),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
     name: text('name').notNull(),
     isActive: boolean('is_active').notNull().default(false),
     version: integer('version').notNull().default(1),
@@ -16,7 +18,9 @@ export const floorPlans = pgTable(
   },
   (t) => [
     // Exactly one active plan per venue, even when two activations race.
-    uniqueIndex('floor_plans_one_active_idx').on(t.venueId).where(sql`${t.isActive}`),
+    uniqueIndex('floor_plans_one_active_idx')
+      .on(t.venueId)
+      .where(sql`${t.isActive}`),
     index('floor_plans_venue_idx').on(t.venueId, t.createdAt, t.id),
   ],
 );

@@ -9,9 +9,15 @@ export const floorTables = pgTable(
   'floor_tables',
   {
     id: idColumn(),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
-    floorPlanId: uuid('floor_plan_id').notNull().references(() => floorPlans.id),
-    areaId: uuid('area_id').notNull().references(() => areas.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
+    floorPlanId: uuid('floor_plan_id')
+      .notNull()
+      .references(() => floorPlans.id),
+    areaId: uuid('area_id')
+      .notNull()
+      .references(() => areas.id),
     name: text('name').notNull(),
     shape: text('shape').notNull().default('square'),
     minSeats: integer('min_seats').notNull(),

@@ -16,8 +16,12 @@ export const guests = pgTable(
   {
     id: idColumn(),
     /** Denormalised from the venue so that organisation-wide lists need no join. */
-    organisationId: uuid('organisation_id').notNull().references(() => organisations.id),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
+    organisationId: uuid('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
     /** E.164. */
     phone: text('phone').notNull(),
     /** Digits of the national form of the phone (`0612345678`), so that search finds it as people write it. */
@@ -47,15 +51,21 @@ export const guests = pgTable(
     updatedAt: updatedAtColumn(),
   },
   (t) => [
-    uniqueIndex('guests_venue_phone_live_idx').on(t.venueId, t.phone).where(sql`${t.deletedAt} is null`),
-    uniqueIndex('guests_venue_external_ref_live_idx').on(t.venueId, t.externalRef).where(sql`${t.deletedAt} is null and ${t.externalRef} is not null`),
+    uniqueIndex('guests_venue_phone_live_idx')
+      .on(t.venueId, t.phone)
+      .where(sql`${t.deletedAt} is null`),
+    uniqueIndex('guests_venue_external_ref_live_idx')
+      .on(t.venueId, t.externalRef)
+      .where(sql`${t.deletedAt} is null and ${t.externalRef} is not null`),
     index('guests_venue_created_idx').on(t.venueId, t.createdAt, t.id),
     index('guests_org_created_idx').on(t.organisationId, t.createdAt, t.id),
     index('guests_venue_updated_idx').on(t.venueId, t.updatedAt, t.id),
     index('guests_org_updated_idx').on(t.organisationId, t.updatedAt, t.id),
     index('guests_org_email_idx').on(t.organisationId, sql`lower(${t.email})`),
     index('guests_org_external_ref_idx').on(t.organisationId, t.externalRef),
-    index('guests_trash_idx').on(t.deletedAt).where(sql`${t.deletedAt} is not null`),
+    index('guests_trash_idx')
+      .on(t.deletedAt)
+      .where(sql`${t.deletedAt} is not null`),
     index('guests_search_idx').using('gin', t.searchText.op('gin_trgm_ops')),
   ],
 );

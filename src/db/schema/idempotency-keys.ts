@@ -5,7 +5,9 @@ import { createdAtColumn, instant } from './columns.js';
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
-    apiKeyId: uuid('api_key_id').notNull().references(() => apiKeys.id, { onDelete: 'cascade' }),
+    apiKeyId: uuid('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
     key: text('key').notNull(),
     operation: text('operation').notNull(),
     requestHash: text('request_hash').notNull(),

@@ -16,12 +16,18 @@ export const imports = pgTable(
   'imports',
   {
     id: idColumn(),
-    organisationId: uuid('organisation_id').notNull().references(() => organisations.id),
-    apiKeyId: uuid('api_key_id').notNull().references(() => apiKeys.id),
+    organisationId: uuid('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    apiKeyId: uuid('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id),
     /** The venues the submitting key could see (null: all of the organisation); rows elsewhere are rejected. */
     venueIds: uuid('venue_ids').array(),
     kind: text('kind', { enum: ['guests', 'reservations'] }).notNull(),
-    status: text('status', { enum: ['processing', 'completed', 'failed'] }).notNull().default('processing'),
+    status: text('status', { enum: ['processing', 'completed', 'failed'] })
+      .notNull()
+      .default('processing'),
     idempotencyKey: text('idempotency_key'),
     requestHash: text('request_hash').notNull(),
     rows: jsonb('rows').notNull().$type<unknown[]>(),

@@ -7,13 +7,20 @@ export const pacingRules = pgTable(
   'pacing_rules',
   {
     id: idColumn(),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
-    shiftId: uuid('shift_id').notNull().references(() => shifts.id, { onDelete: 'cascade' }),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
+    shiftId: uuid('shift_id')
+      .notNull()
+      .references(() => shifts.id, { onDelete: 'cascade' }),
     isEnabled: boolean('is_enabled').notNull().default(true),
     maxCovers: integer('max_covers').notNull(),
     windowMinutes: integer('window_minutes').notNull(),
     createdAt: createdAtColumn(),
     updatedAt: updatedAtColumn(),
   },
-  (t) => [index('pacing_rules_venue_idx').on(t.venueId, t.createdAt, t.id), index('pacing_rules_venue_updated_idx').on(t.venueId, t.updatedAt, t.id)],
+  (t) => [
+    index('pacing_rules_venue_idx').on(t.venueId, t.createdAt, t.id),
+    index('pacing_rules_venue_updated_idx').on(t.venueId, t.updatedAt, t.id),
+  ],
 );

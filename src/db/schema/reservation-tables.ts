@@ -39,6 +39,9 @@ export const reservationTables = pgTable(
     uniqueIndex('reservation_tables_reservation_table_idx').on(t.reservationId, t.tableId),
     uniqueIndex('reservation_tables_hold_table_idx').on(t.holdId, t.tableId),
     index('reservation_tables_table_idx').on(t.tableId),
-    check('reservation_tables_one_owner', sql`(${t.reservationId} is null) <> (${t.holdId} is null) and (${t.holdId} is null) = (${t.expiresAt} is null)`),
+    check(
+      'reservation_tables_one_owner',
+      sql`(${t.reservationId} is null) <> (${t.holdId} is null) and (${t.holdId} is null) = (${t.expiresAt} is null)`,
+    ),
   ],
 );

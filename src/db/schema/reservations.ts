@@ -5,15 +5,28 @@ import { guests } from './guests.js';
 import { organisations } from './organisations.js';
 import { venues } from './venues.js';
 
-export const reservationStatusValues = ['created', 'confirmed', 'arrived', 'seated', 'released', 'completed', 'no_show', 'cancelled'] as const;
+export const reservationStatusValues = [
+  'created',
+  'confirmed',
+  'arrived',
+  'seated',
+  'released',
+  'completed',
+  'no_show',
+  'cancelled',
+] as const;
 export const reservationSourceValues = ['phone', 'voice_agent', 'floor', 'waitlist', 'walk_in', 'api', 'import'] as const;
 
 export const reservations = pgTable(
   'reservations',
   {
     id: idColumn(),
-    organisationId: uuid('organisation_id').notNull().references(() => organisations.id),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
+    organisationId: uuid('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
     /** Venue-local date the reservation belongs to (a past-midnight time keeps its shift's date). */
     serviceDate: date('service_date', { mode: 'string' }).notNull(),
     /** HH:mm, venue local. */
@@ -57,11 +70,17 @@ export const reservations = pgTable(
     // grows with the history.
     index('reservations_venue_status_starts_idx').on(t.venueId, t.status, t.startsAt, t.id),
     index('reservations_org_status_starts_idx').on(t.organisationId, t.status, t.startsAt, t.id),
-    uniqueIndex('reservations_venue_external_ref_idx').on(t.venueId, t.externalRef).where(sql`${t.externalRef} is not null`),
+    uniqueIndex('reservations_venue_external_ref_idx')
+      .on(t.venueId, t.externalRef)
+      .where(sql`${t.externalRef} is not null`),
     index('reservations_guest_idx').on(t.guestId),
     // Seated parties past their end keep their tables: the availability load looks them up here.
-    index('reservations_seated_idx').on(t.venueId, t.endsAt).where(sql`${t.status} = 'seated'`),
+    index('reservations_seated_idx')
+      .on(t.venueId, t.endsAt)
+      .where(sql`${t.status} = 'seated'`),
     // The late / no-show timer scans reservations still expected.
-    index('reservations_expected_idx').on(t.startsAt).where(sql`${t.status} in ('created', 'confirmed')`),
+    index('reservations_expected_idx')
+      .on(t.startsAt)
+      .where(sql`${t.status} in ('created', 'confirmed')`),
   ],
 );

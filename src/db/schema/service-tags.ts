@@ -8,7 +8,9 @@ export const serviceTags = pgTable(
   'service_tags',
   {
     id: idColumn(),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
     name: text('name').notNull(),
     createdAt: createdAtColumn(),
     updatedAt: updatedAtColumn(),

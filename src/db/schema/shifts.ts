@@ -6,7 +6,9 @@ export const shifts = pgTable(
   'shifts',
   {
     id: idColumn(),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
     name: text('name').notNull(),
     /** ISO days, 1 = Monday … 7 = Sunday. */
     daysOfWeek: integer('days_of_week').array().notNull(),

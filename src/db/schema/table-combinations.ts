@@ -8,8 +8,12 @@ export const tableCombinations = pgTable(
   'table_combinations',
   {
     id: idColumn(),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
-    floorPlanId: uuid('floor_plan_id').notNull().references(() => floorPlans.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
+    floorPlanId: uuid('floor_plan_id')
+      .notNull()
+      .references(() => floorPlans.id),
     tableIds: uuid('table_ids').array().notNull(),
     deletedAt: instant('deleted_at'),
     createdAt: createdAtColumn(),

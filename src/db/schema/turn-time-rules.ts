@@ -7,7 +7,9 @@ export const turnTimeRules = pgTable(
   'turn_time_rules',
   {
     id: idColumn(),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
     /** null: venue-wide; a shift-specific rule covering the party wins over a venue-wide one. */
     shiftId: uuid('shift_id').references(() => shifts.id, { onDelete: 'cascade' }),
     minPartySize: integer('min_party_size').notNull(),
@@ -16,5 +18,8 @@ export const turnTimeRules = pgTable(
     createdAt: createdAtColumn(),
     updatedAt: updatedAtColumn(),
   },
-  (t) => [index('turn_time_rules_venue_idx').on(t.venueId, t.createdAt, t.id), index('turn_time_rules_venue_updated_idx').on(t.venueId, t.updatedAt, t.id)],
+  (t) => [
+    index('turn_time_rules_venue_idx').on(t.venueId, t.createdAt, t.id),
+    index('turn_time_rules_venue_updated_idx').on(t.venueId, t.updatedAt, t.id),
+  ],
 );

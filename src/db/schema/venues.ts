@@ -8,7 +8,9 @@ export const venues = pgTable(
   'venues',
   {
     id: idColumn(),
-    organisationId: uuid('organisation_id').notNull().references(() => organisations.id),
+    organisationId: uuid('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
     name: text('name').notNull(),
     timezone: text('timezone').notNull(),
     countryCode: text('country_code').notNull(),
@@ -22,5 +24,8 @@ export const venues = pgTable(
     createdAt: createdAtColumn(),
     updatedAt: updatedAtColumn(),
   },
-  (t) => [index('venues_org_created_idx').on(t.organisationId, t.createdAt, t.id), index('venues_org_updated_idx').on(t.organisationId, t.updatedAt, t.id)],
+  (t) => [
+    index('venues_org_created_idx').on(t.organisationId, t.createdAt, t.id),
+    index('venues_org_updated_idx').on(t.organisationId, t.updatedAt, t.id),
+  ],
 );

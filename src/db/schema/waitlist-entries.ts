@@ -13,8 +13,12 @@ export const waitlistEntries = pgTable(
   'waitlist_entries',
   {
     id: idColumn(),
-    organisationId: uuid('organisation_id').notNull().references(() => organisations.id),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
+    organisationId: uuid('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
     serviceDate: date('service_date', { mode: 'string' }).notNull(),
     partySize: integer('party_size').notNull(),
     guestId: uuid('guest_id').references(() => guests.id, { onDelete: 'set null' }),
@@ -36,6 +40,8 @@ export const waitlistEntries = pgTable(
     index('waitlist_entries_org_created_idx').on(t.organisationId, t.createdAt, t.id),
     index('waitlist_entries_org_updated_idx').on(t.organisationId, t.updatedAt, t.id),
     // The expiry timer and compatible_table_freed look at the entries still in the queue.
-    index('waitlist_entries_active_idx').on(t.serviceDate).where(sql`${t.status} in ('waiting', 'notified')`),
+    index('waitlist_entries_active_idx')
+      .on(t.serviceDate)
+      .where(sql`${t.status} in ('waiting', 'notified')`),
   ],
 );

@@ -60,12 +60,20 @@ export const webhookDeliveries = pgTable(
     // every other venue's or automation's deliveries before it (75 / 261 ms on a group of 200 venues).
     index('webhook_deliveries_venue_created_idx').on(t.venueId, t.createdAt, t.id),
     index('webhook_deliveries_automation_created_idx').on(t.automationId, t.createdAt, t.id),
-    index('webhook_deliveries_pending_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
-    index('webhook_deliveries_automation_pending_idx').on(t.automationId).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_pending_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_automation_pending_idx')
+      .on(t.automationId)
+      .where(sql`${t.status} = 'pending'`),
     // Disabling a destination discards its pending deliveries; a recovery reads its deliveries by creation time.
-    index('webhook_deliveries_endpoint_pending_idx').on(t.endpointId).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_endpoint_pending_idx')
+      .on(t.endpointId)
+      .where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt),
     // The daily purge reads only the deliveries concluded more than 30 days ago.
-    index('webhook_deliveries_concluded_idx').on(t.updatedAt).where(sql`${t.status} in ('delivered', 'discarded')`),
+    index('webhook_deliveries_concluded_idx')
+      .on(t.updatedAt)
+      .where(sql`${t.status} in ('delivered', 'discarded')`),
   ],
 );

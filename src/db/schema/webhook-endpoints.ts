@@ -12,8 +12,12 @@ export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
     id: idColumn(),
-    organisationId: uuid('organisation_id').notNull().references(() => organisations.id),
-    venueId: uuid('venue_id').notNull().references(() => venues.id),
+    organisationId: uuid('organisation_id')
+      .notNull()
+      .references(() => organisations.id),
+    venueId: uuid('venue_id')
+      .notNull()
+      .references(() => venues.id),
     url: text('url').notNull(),
     /** How deliveries are signed, and so the format of the secrets (docs/webhooks.md "Signature schemes"); chosen at registration. */
     signatureScheme: text('signature_scheme', { enum: signatureSchemes }).notNull().default('service-v1'),
@@ -31,7 +35,9 @@ export const webhookEndpoints = pgTable(
     // Written once here, so that the answers and the metrics cannot disagree on what a state means.
     healthState: text('health_state', { enum: endpointHealthStates })
       .notNull()
-      .generatedAlwaysAs(sql`case when disabled_at is not null then 'disabled' when consecutive_failures > 0 then 'failing' else 'healthy' end`),
+      .generatedAlwaysAs(
+        sql`case when disabled_at is not null then 'disabled' when consecutive_failures > 0 then 'failing' else 'healthy' end`,
+      ),
     createdAt: createdAtColumn(),
     updatedAt: updatedAtColumn(),
   },

@@ -22,6 +22,10 @@ export const webhookSecretRotations = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.apiKeyId, t.idempotencyKey] }),
-    foreignKey({ columns: [t.apiKeyId, t.idempotencyKey], foreignColumns: [idempotencyKeys.apiKeyId, idempotencyKeys.key], name: 'webhook_secret_rotations_idempotency_fk' }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.apiKeyId, t.idempotencyKey],
+      foreignColumns: [idempotencyKeys.apiKeyId, idempotencyKeys.key],
+      name: 'webhook_secret_rotations_idempotency_fk',
+    }).onDelete('cascade'),
   ],
 );

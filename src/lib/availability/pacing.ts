@@ -7,7 +7,8 @@ import type { Booking, PacingRule } from './types.js';
  * this runs for every reservation of the day on every availability request.
  */
 function minuteInShift(time: string, window: ShiftWindow): number {
-  const clock = (time.charCodeAt(0) - 48) * 600 + (time.charCodeAt(1) - 48) * 60 + (time.charCodeAt(3) - 48) * 10 + (time.charCodeAt(4) - 48);
+  const clock =
+    (time.charCodeAt(0) - 48) * 600 + (time.charCodeAt(1) - 48) * 60 + (time.charCodeAt(3) - 48) * 10 + (time.charCodeAt(4) - 48);
   return clock < window.start ? clock + MINUTES_PER_DAY : clock;
 }
 

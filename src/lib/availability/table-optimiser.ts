@@ -115,9 +115,18 @@ const stillAtOrigin = (p: Party) => p.at === p.origin;
 function indexByTable(search: FloorState): Map<string, Party[]> {
   const byTable = new Map<string, Party[]>();
   for (const b of search.bookings) {
-    if (b.id === search.ignoreReservationId || !b.tableIds.length || !tableHoldingStatuses.has(b.status) || isLapsedHold(b, search.now)) continue;
+    if (b.id === search.ignoreReservationId || !b.tableIds.length || !tableHoldingStatuses.has(b.status) || isLapsedHold(b, search.now))
+      continue;
     const end = b.status === 'seated' && b.endsAt <= search.now ? Number.POSITIVE_INFINITY : b.endsAt;
-    const party: Party = { id: b.id, partySize: b.partySize, start: b.startsAt, end, origin: b.tableIds, at: b.tableIds, movable: isMovable(b, search) };
+    const party: Party = {
+      id: b.id,
+      partySize: b.partySize,
+      start: b.startsAt,
+      end,
+      origin: b.tableIds,
+      at: b.tableIds,
+      movable: isMovable(b, search),
+    };
     for (const tableId of b.tableIds) {
       let list = byTable.get(tableId);
       if (!list) byTable.set(tableId, (list = []));
@@ -339,7 +348,8 @@ class Relocation {
   private mayAllFindFreePlaces(option: Option, displaced: readonly Party[], mover: Party, rest: readonly Party[]): boolean {
     const { seating, occupants } = option;
     option.freeElsewhere ??= occupants.map((o) =>
-      this.index.freeOptionsOf(o)
+      this.index
+        .freeOptionsOf(o)
         .map((free) => free.seating)
         .filter((s) => !s.tableIds.some((t) => seating.tableIds.includes(t))),
     );

@@ -4,7 +4,8 @@ export const reservationStatuses = ['created', 'confirmed', 'arrived', 'seated',
 export type ReservationStatus = (typeof reservationStatuses)[number];
 
 /** The reasons of docs/api.md "Requests" the engine itself can answer (conflict is a race lost in PostgreSQL). */
-export type UnavailableReason = 'closed' | 'no_shift' | 'after_last_seating' | 'no_turn_time_rule' | 'no_table' | 'pacing_full' | 'table_blocked';
+export type UnavailableReason =
+  'closed' | 'no_shift' | 'after_last_seating' | 'no_turn_time_rule' | 'no_table' | 'pacing_full' | 'table_blocked';
 
 export interface VenueSettings {
   timezone: string;

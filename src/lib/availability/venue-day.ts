@@ -73,8 +73,7 @@ export type Evaluation =
 
 /** One grid time explained: the proposal's fields when it is available. */
 export type ExplainedSlot =
-  | ({ available: true; reason: 'available' } & Proposal)
-  | { time: string; available: false; reason: UnavailableReason };
+  ({ available: true; reason: 'available' } & Proposal) | { time: string; available: false; reason: UnavailableReason };
 
 export interface AvailabilityAnswer {
   available: boolean;
@@ -130,7 +129,13 @@ function prepare(config: VenueConfig): PreparedConfig {
     }
     const areaById = new Map(config.tables.map((t) => [t.id, t.areaId]));
     const shortestTurnMs = Math.min(...config.turnTimeRules.map((r) => r.durationMinutes)) * MINUTE_MS;
-    p = { seatings, seatingById: new Map(seatings.map((s) => [s.id, s])), pacingByShift, areaOf: (tableId) => areaById.get(tableId) ?? '', shortestTurnMs };
+    p = {
+      seatings,
+      seatingById: new Map(seatings.map((s) => [s.id, s])),
+      pacingByShift,
+      areaOf: (tableId) => areaById.get(tableId) ?? '',
+      shortestTurnMs,
+    };
     prepared.set(config, p);
   }
   return p;
@@ -149,7 +154,11 @@ export function chooseTurnTimeRule(rules: readonly TurnTimeRule[], shiftId: stri
     if (partySize < rule.minPartySize || partySize > rule.maxPartySize) continue;
     if (rule.shiftId !== null && rule.shiftId !== shiftId) continue;
     const score: [number, number, string] = [rule.shiftId === null ? 1 : 0, rule.maxPartySize - rule.minPartySize, rule.id];
-    if (!bestScore || score[0] < bestScore[0] || (score[0] === bestScore[0] && (score[1] < bestScore[1] || (score[1] === bestScore[1] && score[2] < bestScore[2])))) {
+    if (
+      !bestScore ||
+      score[0] < bestScore[0] ||
+      (score[0] === bestScore[0] && (score[1] < bestScore[1] || (score[1] === bestScore[1] && score[2] < bestScore[2])))
+    ) {
       best = rule;
       bestScore = score;
     }
@@ -288,7 +297,13 @@ export class VenueDay {
    * Whether one table or combination can take the party over [start, end): an explicit change of
    * table of an existing reservation, whose time is not re-examined.
    */
-  seatingVerdict(seatingId: string, partySize: number, start: number, end: number, reservationId: string): 'ok' | 'no_table' | 'table_blocked' {
+  seatingVerdict(
+    seatingId: string,
+    partySize: number,
+    start: number,
+    end: number,
+    reservationId: string,
+  ): 'ok' | 'no_table' | 'table_blocked' {
     const verdict = this.freeSeatings(partySize, start, end, { requestedSeatingId: seatingId, reservationId });
     return Array.isArray(verdict) ? 'ok' : verdict;
   }
@@ -299,7 +314,9 @@ export class VenueDay {
       const requested = this.prepared.seatingById.get(options.requestedSeatingId);
       if (!requested) return 'no_table';
       if (requested.isBlocked) return 'table_blocked';
-      return fitsParty(requested, partySize) && this.occupancy.isFree(requested.tableIds, start, end, reservationId) ? [requested] : 'no_table';
+      return fitsParty(requested, partySize) && this.occupancy.isFree(requested.tableIds, start, end, reservationId)
+        ? [requested]
+        : 'no_table';
     }
     const found: Seating[] = [];
     const usable = (s: Seating) => !s.isBlocked && fitsParty(s, partySize) && this.occupancy.isFree(s.tableIds, start, end, reservationId);
@@ -316,7 +333,9 @@ export class VenueDay {
     if (!found.length) return 'no_table';
     // The first seating's size is the proposal's (GET /availability asks for it alone): ranking by
     // packing keeps it, and only chooses among seatings of that size which one the booking takes.
-    return preferred || !options.allSeatings || this.context.tableChoice === 'plan-order' ? found : this.byPacking(found, start, end, reservationId);
+    return preferred || !options.allSeatings || this.context.tableChoice === 'plan-order'
+      ? found
+      : this.byPacking(found, start, end, reservationId);
   }
 
   /**
@@ -400,7 +419,11 @@ export class VenueDay {
   }
 
   private evaluateGrid(partySize: number, options: EvaluateOptions) {
-    const base: EvaluateOptions = { reservationId: options.reservationId, ignoreBookingWindow: options.ignoreBookingWindow, availableOnly: true };
+    const base: EvaluateOptions = {
+      reservationId: options.reservationId,
+      ignoreBookingWindow: options.ignoreBookingWindow,
+      availableOnly: true,
+    };
     return (g: { shift: ShiftSchedule; minuteOfService: number }) =>
       !base.ignoreBookingWindow && !this.dateBookable
         ? ({ available: false, reason: 'no_shift' } as Evaluation)

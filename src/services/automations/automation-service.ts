@@ -36,13 +36,20 @@ export async function getVisibleAutomation(auth: AuthContext, id: string, conn: 
 /** A destination named in an action must be one of the venue's own. */
 async function checkActionEndpoint(action: AutomationAction, venueId: string, conn: DbOrTx): Promise<void> {
   if (!action.endpointId) return;
-  const [endpoint] = await conn.select({ venueId: webhookEndpoints.venueId }).from(webhookEndpoints).where(eq(webhookEndpoints.id, action.endpointId));
-  if (endpoint?.venueId !== venueId) throw ApiError.invalid(['action.endpointId'], 'action.endpointId is not a webhook endpoint of this venue.');
+  const [endpoint] = await conn
+    .select({ venueId: webhookEndpoints.venueId })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, action.endpointId));
+  if (endpoint?.venueId !== venueId)
+    throw ApiError.invalid(['action.endpointId'], 'action.endpointId is not a webhook endpoint of this venue.');
 }
 
 function checkPartySizes(conditions: AutomationConditions): void {
   if (conditions.partySizeMin !== null && conditions.partySizeMax !== null && conditions.partySizeMin > conditions.partySizeMax) {
-    throw ApiError.invalid(['conditions.partySizeMin', 'conditions.partySizeMax'], 'conditions.partySizeMin must not exceed conditions.partySizeMax.');
+    throw ApiError.invalid(
+      ['conditions.partySizeMin', 'conditions.partySizeMax'],
+      'conditions.partySizeMin must not exceed conditions.partySizeMax.',
+    );
   }
 }
 
@@ -60,7 +67,11 @@ export async function createAutomation(auth: AuthContext, input: AutomationInput
 export async function listAutomations(auth: AuthContext, query: ListQuery & { venueId?: string; status?: AutomationRow['status'] }) {
   if (query.venueId) await getVisibleVenue(auth, query.venueId);
   // Archived automations are hidden unless asked for (status=archived) or when syncing (changedAfter).
-  const statusFilter = query.status ? eq(automations.status, query.status) : query.changedAfter ? undefined : ne(automations.status, 'archived');
+  const statusFilter = query.status
+    ? eq(automations.status, query.status)
+    : query.changedAfter
+      ? undefined
+      : ne(automations.status, 'archived');
   return fetchPage<AutomationRow>({
     query,
     idColumn: automations.id,
@@ -89,7 +100,12 @@ export async function listAutomations(auth: AuthContext, query: ListQuery & { ve
  * transaction. The row lock orders this against worker-events, which reads active automations
  * `for share` while it creates deliveries.
  */
-async function changeAutomation(auth: AuthContext, id: string, patch: Omit<AutomationPatch, 'status'> & { status?: AutomationRow['status'] }, log: Logger): Promise<AutomationRow> {
+async function changeAutomation(
+  auth: AuthContext,
+  id: string,
+  patch: Omit<AutomationPatch, 'status'> & { status?: AutomationRow['status'] },
+  log: Logger,
+): Promise<AutomationRow> {
   const { row, annulled } = await transaction(async (tx) => {
     const [current] = await tx
       .select()

@@ -29,7 +29,9 @@ function matchingPairs(liveEvents: EventRow[], candidates: AutomationRow[]): Arr
   const byVenue = groupBy(candidates, (a) => a.venueId);
   return liveEvents.flatMap((event) =>
     (byVenue.get(event.venueId) ?? [])
-      .filter((a) => a.organisationId === event.organisationId && a.eventTypes.includes(event.type) && conditionsMatch(a.conditions, event.data))
+      .filter(
+        (a) => a.organisationId === event.organisationId && a.eventTypes.includes(event.type) && conditionsMatch(a.conditions, event.data),
+      )
       .map((automation) => ({ event, automation })),
   );
 }
@@ -72,7 +74,9 @@ export async function runAutomations(batch: EventRow[]): Promise<void> {
         const { action } = automation;
         const venueEndpoints = endpointsOf.get(event.venueId) ?? [];
         const main = venueEndpoints[0] ?? null; // the first registered
-        const endpoint = action.endpointId ? (venueEndpoints.find((e) => e.id === action.endpointId) ?? { id: action.endpointId, url: null }) : main;
+        const endpoint = action.endpointId
+          ? (venueEndpoints.find((e) => e.id === action.endpointId) ?? { id: action.endpointId, url: null })
+          : main;
         return {
           organisationId: event.organisationId,
           venueId: event.venueId,

@@ -10,28 +10,30 @@ import { loadVenueDay } from './venue-day-loader.js';
 
 export const unavailableReasons = ['closed', 'no_shift', 'after_last_seating', 'no_turn_time_rule', 'no_table', 'pacing_full'] as const;
 
-export const availabilityAnswerSchema = z.union([
-  z.object({
-    venueId: uuid,
-    serviceDate,
-    partySize: z.number().int(),
-    timezone: z.string(),
-    available: z.literal(true),
-    ...proposalSchema.shape,
-    reason: z.literal('available'),
-    alternatives: z.array(proposalSchema).max(0),
-  }),
-  z.object({
-    venueId: uuid,
-    serviceDate,
-    partySize: z.number().int(),
-    timezone: z.string(),
-    available: z.literal(false),
-    time: localTime,
-    reason: z.enum(unavailableReasons),
-    alternatives: z.array(proposalSchema).max(6),
-  }),
-]).describe('The verdict for one time: the proposal when available, else the reason and up to 6 near alternatives.');
+export const availabilityAnswerSchema = z
+  .union([
+    z.object({
+      venueId: uuid,
+      serviceDate,
+      partySize: z.number().int(),
+      timezone: z.string(),
+      available: z.literal(true),
+      ...proposalSchema.shape,
+      reason: z.literal('available'),
+      alternatives: z.array(proposalSchema).max(0),
+    }),
+    z.object({
+      venueId: uuid,
+      serviceDate,
+      partySize: z.number().int(),
+      timezone: z.string(),
+      available: z.literal(false),
+      time: localTime,
+      reason: z.enum(unavailableReasons),
+      alternatives: z.array(proposalSchema).max(6),
+    }),
+  ])
+  .describe('The verdict for one time: the proposal when available, else the reason and up to 6 near alternatives.');
 
 const { time: _time, ...proposalFields } = proposalSchema.shape;
 
@@ -109,7 +111,10 @@ export async function listDays(auth: AuthContext, q: { venueId: string; from: st
   const data = [];
   for (let i = 0; i <= daysBetween(q.from, q.to); i++) {
     const serviceDate = addDays(q.from, i);
-    const slotCount = new VenueDay(config, serviceDate, byDate.get(serviceDate) ?? [], now, { range: { occupancy, bookings }, reservationsKey }).countSlots(q.partySize);
+    const slotCount = new VenueDay(config, serviceDate, byDate.get(serviceDate) ?? [], now, {
+      range: { occupancy, bookings },
+      reservationsKey,
+    }).countSlots(q.partySize);
     data.push({ serviceDate, available: slotCount > 0, slotCount });
   }
   return { venueId: venue.id, from: q.from, to: q.to, partySize: q.partySize, timezone: venue.timezone, data, nextCursor: null };

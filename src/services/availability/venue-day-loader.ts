@@ -254,12 +254,21 @@ function bookingsKey(venueId: string, from: string, to: string): string | null {
  * holds no write of the caller's own (outside a transaction, or its first read), so that the
  * reservations may be named by their version (`reservationsKey`).
  */
-async function loadState(conn: DbOrTx, access: Access, venueId: string, range: { from: string; to: string } | null, store: boolean, committedOnly = store) {
+async function loadState(
+  conn: DbOrTx,
+  access: Access,
+  venueId: string,
+  range: { from: string; to: string } | null,
+  store: boolean,
+  committedOnly = store,
+) {
   checkAccess(access, venueId);
   const cachedConfig = configCache.get(venueId);
   const key = range && bookingsKey(venueId, range.from, range.to);
   const cachedBookings = key ? bookingsCache.get(key) : undefined;
-  const [row] = await runSql<StateRow>(conn, sql`
+  const [row] = await runSql<StateRow>(
+    conn,
+    sql`
     select v.id, v.organisation_id, v.country_code, v.timezone, v.slot_interval_minutes, v.booking_horizon_days, v.min_notice_minutes, v.table_optimisation,
       s.stamp,
       case when s.stamp <> ${cachedConfig?.stamp ?? ''} then ${configJson(venueId)} end as config
@@ -289,7 +298,9 @@ async function loadState(conn: DbOrTx, access: Access, venueId: string, range: {
 async function lockVenue(conn: DbOrTx, access: Access, venueId: string, pacingDay: string | null): Promise<{ pacingLocked: boolean }> {
   checkAccess(access, venueId);
   // The subquery locks the row before the outer projection takes the pacing lock.
-  const [row] = await runSql<{ pacing_locked: boolean | null }>(conn, sql`
+  const [row] = await runSql<{ pacing_locked: boolean | null }>(
+    conn,
+    sql`
     select case when x.pacing and ${pacingDay}::text is not null
         then pg_advisory_xact_lock(hashtext('pacing'), hashtext(x.id::text || ${pacingDay}::text)) is not null end as pacing_locked
     from (
@@ -310,7 +321,10 @@ async function lockVenue(conn: DbOrTx, access: Access, venueId: string, pacingDa
  */
 export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: string, lock = false): Promise<LoadedVenueConfig> {
   // Pipelined like loadVenueDayForBooking: the load runs once the lock is held.
-  const [, { venue, config }] = await Promise.all([lock ? lockVenue(conn, access, venueId, null) : null, loadState(conn, access, venueId, null, false)]);
+  const [, { venue, config }] = await Promise.all([
+    lock ? lockVenue(conn, access, venueId, null) : null,
+    loadState(conn, access, venueId, null, false),
+  ]);
   return { venue, config };
 }
 
@@ -347,7 +361,9 @@ export function loadVenueDay(conn: DbOrTx, access: Access, venueId: string, from
 export async function loadBookings(conn: DbOrTx, venueId: string, from: string, to: string): Promise<Booking[]> {
   const key = bookingsKey(venueId, from, to);
   const cached = key ? bookingsCache.get(key) : undefined;
-  const [row] = await runSql<{ version: string; bookings: string | null; occupancy: string | null }>(conn, sql`
+  const [row] = await runSql<{ version: string; bookings: string | null; occupancy: string | null }>(
+    conn,
+    sql`
     select s.version, ${bookingsColumns(venueId, from, to, sql`s.version <> ${cached?.version ?? ''}`)}
     from (select ${versionOf(venueId)} as version ${onceOnly}) s`,
     ['version', 'bookings', 'occupancy'],
@@ -377,5 +393,7 @@ export async function lockPacingDay(conn: DbOrTx, venueId: string, serviceDate: 
  * transaction). With pacing rules the pacing lock already serialises the day's bookings.
  */
 export async function lockTableMovesDay(conn: DbOrTx, venueId: string, serviceDate: string): Promise<void> {
-  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('table-moves'), hashtext(${venueId} || ${serviceDate})) as locked`, ['locked']);
+  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('table-moves'), hashtext(${venueId} || ${serviceDate})) as locked`, [
+    'locked',
+  ]);
 }

@@ -38,7 +38,7 @@ export async function sequenceEvents(organisationId: string): Promise<boolean> {
  */
 export async function sequenceEventsOf(organisationIds: Iterable<string>): Promise<string[]> {
   const busy: string[] = [];
-  for (let left = [...new Set(organisationIds)]; left.length; ) {
+  for (let left = [...new Set(organisationIds)]; left.length;) {
     const run = await numberOrganisations(left.slice(0, organisationsPerRun));
     busy.push(...run.busy);
     left = [...left.slice(organisationsPerRun), ...run.more, ...(await withUnsequenced(run.numbered))];
@@ -59,7 +59,11 @@ async function numberOrganisations(organisationIds: string[]): Promise<{ busy: s
     );
     const held = organisationIds.filter((_, i) => locks[i]);
     const runs = await Promise.all(
-      held.map((id) => tx.unsafe<Array<{ numbered: number }>>(numberStatement, [id, runSize, eventStreamChannel], { prepare: true }).then(([run]) => run.numbered)),
+      held.map((id) =>
+        tx
+          .unsafe<Array<{ numbered: number }>>(numberStatement, [id, runSize, eventStreamChannel], { prepare: true })
+          .then(([run]) => run.numbered),
+      ),
     );
     return {
       busy: organisationIds.filter((_, i) => !locks[i]),
@@ -142,7 +146,7 @@ export function sequenceEventsSoon(organisationIds: Iterable<string>): void {
 
 async function runPendingLoop(): Promise<void> {
   try {
-    for (let failures = 0; pending.size; ) {
+    for (let failures = 0; pending.size;) {
       const started = Date.now();
       const batch = [...pending].slice(0, organisationsPerRun);
       for (const id of batch) pending.delete(id);
@@ -159,7 +163,10 @@ async function runPendingLoop(): Promise<void> {
       } catch (err) {
         for (const id of batch) pending.add(id);
         if (++failures >= maxFailures) {
-          logger.warn({ err: (err as Error).message, organisationIds: [...pending] }, 'events not numbered for the stream yet; the next commit or the sweeper will');
+          logger.warn(
+            { err: (err as Error).message, organisationIds: [...pending] },
+            'events not numbered for the stream yet; the next commit or the sweeper will',
+          );
           pending.clear();
           failures = 0;
         } else await sleep(100 * failures);
@@ -196,6 +203,9 @@ export async function vacuumUnsequencedEvents(): Promise<void> {
 
 /** The highest position an organisation's events have (where a new stream starts). */
 export async function lastPosition(organisationId: string): Promise<number> {
-  const [row] = await db.select({ position: max(eventPositions.position) }).from(eventPositions).where(eq(eventPositions.organisationId, organisationId));
+  const [row] = await db
+    .select({ position: max(eventPositions.position) })
+    .from(eventPositions)
+    .where(eq(eventPositions.organisationId, organisationId));
   return row?.position ?? 0;
 }

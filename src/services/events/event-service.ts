@@ -67,7 +67,10 @@ export const eventDataGroups = [
   },
   {
     types: ['guest_profile_changed'] as const,
-    data: component('GuestEventData', z.object({ guest: guestSchema, reason: z.enum(['guest_created', 'profile_changed', 'service_tags_changed']) })),
+    data: component(
+      'GuestEventData',
+      z.object({ guest: guestSchema, reason: z.enum(['guest_created', 'profile_changed', 'service_tags_changed']) }),
+    ),
   },
   { types: ['webhook_test'] as const, data: component('TestEventData', z.object({})) },
 ];
@@ -75,7 +78,11 @@ export const eventDataGroups = [
 /** Operator events are listed and streamed but never sent as webhooks, hence not among eventDataGroups. */
 const operatorEventGroup = {
   types: operatorEventTypes,
-  data: component('WebhookEndpointEventData', z.object({ webhookEndpoint: webhookEndpointSchema }), 'The destination as GET /webhook-endpoints/{id} returned it just after the change.'),
+  data: component(
+    'WebhookEndpointEventData',
+    z.object({ webhookEndpoint: webhookEndpointSchema }),
+    'The destination as GET /webhook-endpoints/{id} returned it just after the change.',
+  ),
 };
 
 const idOnly = z.object({ id: uuid.nullable() });
@@ -125,5 +132,8 @@ export function payloadReaderOf(auth: AuthContext): PayloadReader {
  * exactly as in the webhook payloads GET /webhook-deliveries shows.
  */
 export function eventJson(e: EventRow, reader: PayloadReader) {
-  return filterEnvelopeForReader({ id: e.id, type: e.type, venueId: e.venueId, createdAt: e.createdAt.toISOString(), data: e.data }, reader);
+  return filterEnvelopeForReader(
+    { id: e.id, type: e.type, venueId: e.venueId, createdAt: e.createdAt.toISOString(), data: e.data },
+    reader,
+  );
 }

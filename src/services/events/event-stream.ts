@@ -154,7 +154,11 @@ export class EventStreams {
    * then live events. Nothing is missed between the catch-up and live: the client joins its feed
    * before reading, keeps what the feed offers meanwhile, and drops what it already sent.
    */
-  async open(auth: AuthContext, options: { venueIds: string[]; after?: { id: string; field: string } }, res: ServerResponse): Promise<void> {
+  async open(
+    auth: AuthContext,
+    options: { venueIds: string[]; after?: { id: string; field: string } },
+    res: ServerResponse,
+  ): Promise<void> {
     for (const venueId of options.venueIds) await getVisibleVenue(auth, venueId);
     const start = options.after ? await positionOf(auth.organisationId, options.after) : undefined;
     await this.listen();
@@ -164,7 +168,12 @@ export class EventStreams {
     let open = 0;
     for (const c of this.clients) if (c.grant.keyId === auth.keyId) open++;
     if (open >= config.STREAMS_PER_KEY) {
-      throw new ApiError('rate_limited', `This key already has ${open} live streams open here (at most ${config.STREAMS_PER_KEY}).`, {}, { 'Retry-After': '5' });
+      throw new ApiError(
+        'rate_limited',
+        `This key already has ${open} live streams open here (at most ${config.STREAMS_PER_KEY}).`,
+        {},
+        { 'Retry-After': '5' },
+      );
     }
     const client: StreamClient = {
       organisationId: auth.organisationId,
@@ -176,7 +185,12 @@ export class EventStreams {
       grant: grantOf(auth, Date.now()),
       reader: payloadReaderOf(auth),
     };
-    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
     res.write('retry: 1000\n\n');
     res.req.socket.setTimeout(0);
     res.on('close', () => this.remove(client));
@@ -294,7 +308,8 @@ async function positionOf(organisationId: string, after: { id: string; field: st
     if (!(await sequenceEvents(organisationId))) await new Promise((resolve) => setTimeout(resolve, 50));
     [row] = await find();
   }
-  if (!row?.published || row.position === null) throw ApiError.invalid([after.field], `${after.field} names no event of this organisation.`);
+  if (!row?.published || row.position === null)
+    throw ApiError.invalid([after.field], `${after.field} names no event of this organisation.`);
   return row.position;
 }
 

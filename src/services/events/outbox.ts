@@ -128,7 +128,10 @@ function sendBatch(): void {
     (err: unknown) => {
       for (const { rows, log } of batch) {
         enqueueEventsWhenRedisIsBack(rows);
-        log.warn({ err: (err as Error).message, eventIds: rows.map((e) => e.id) }, 'events not enqueued; they are sent again when Redis is back');
+        log.warn(
+          { err: (err as Error).message, eventIds: rows.map((e) => e.id) },
+          'events not enqueued; they are sent again when Redis is back',
+        );
       }
     },
   );

@@ -31,17 +31,25 @@ export async function processEvents(ids: string[]): Promise<BatchOutcomes<string
   }
   // Waiting list: a reservation event that freed a table may offer it to a waiting party.
   // Each offer logs as its own job would (an event's job id is the event id): the batch has no single job.
-  const offered = await Promise.allSettled(rows.map((event) => offerFreedTable(event, logger.child({ queue: eventJob.queueName, jobId: event.id }))));
+  const offered = await Promise.allSettled(
+    rows.map((event) => offerFreedTable(event, logger.child({ queue: eventJob.queueName, jobId: event.id }))),
+  );
   const done = rows.filter((event, i) => {
     const result = offered[i];
-    if (result.status === 'rejected') outcomes.set(event.id, result.reason instanceof Error ? result.reason : new Error(String(result.reason)));
+    if (result.status === 'rejected')
+      outcomes.set(event.id, result.reason instanceof Error ? result.reason : new Error(String(result.reason)));
     return result.status === 'fulfilled';
   });
   if (done.length) {
     await db
       .update(events)
       .set({ dispatchedAt: sql`clock_timestamp()` })
-      .where(inArray(events.id, done.map((e) => e.id)));
+      .where(
+        inArray(
+          events.id,
+          done.map((e) => e.id),
+        ),
+      );
   }
   return outcomes;
 }

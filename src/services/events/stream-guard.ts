@@ -25,7 +25,12 @@ function sameMembers(a: Iterable<string>, b: readonly string[]): boolean {
  * its key revoked or deleted, or its scopes or venues changed (the client reconnects and is
  * authorised, and redacted, afresh).
  */
-export function streamEndReason(grant: StreamGrant, current: KeyState | undefined, now: number, maxLifetimeMs: number): StreamEndReason | null {
+export function streamEndReason(
+  grant: StreamGrant,
+  current: KeyState | undefined,
+  now: number,
+  maxLifetimeMs: number,
+): StreamEndReason | null {
   if (!current || current.revoked) return 'key_revoked';
   if (!sameMembers(grant.scopes, current.scopes)) return 'key_changed';
   if ((grant.venueIds === null) !== (current.venueIds === null)) return 'key_changed';

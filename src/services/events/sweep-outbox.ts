@@ -26,7 +26,13 @@ export async function sweepOutbox(): Promise<number> {
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {
     const stale = await db
-      .select({ id: events.id, createdAt: events.createdAt, organisationId: events.organisationId, venueId: events.venueId, type: events.type })
+      .select({
+        id: events.id,
+        createdAt: events.createdAt,
+        organisationId: events.organisationId,
+        venueId: events.venueId,
+        type: events.type,
+      })
       .from(events)
       .where(
         and(
@@ -69,7 +75,10 @@ const catchUpSpacingMs = 5000;
  */
 async function scheduleCatchUpSweep(): Promise<void> {
   const oldest = await db
-    .select({ id: events.id, dueInMs: sql<number>`(extract(epoch from ${events.createdAt} - clock_timestamp()) * 1000 + ${sweepAfterSeconds * 1000})::int` })
+    .select({
+      id: events.id,
+      dueInMs: sql<number>`(extract(epoch from ${events.createdAt} - clock_timestamp()) * 1000 + ${sweepAfterSeconds * 1000})::int`,
+    })
     .from(events)
     .where(
       and(

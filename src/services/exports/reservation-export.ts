@@ -59,7 +59,15 @@ const reservationColumns = [
   'createdAt',
   'updatedAt',
 ] as const;
-const guestColumns = ['guestName', 'guestPhone', 'guestEmail', 'guestAllergies', 'guestAllergens', 'guestVisitCount', 'guestNoShowCount'] as const;
+const guestColumns = [
+  'guestName',
+  'guestPhone',
+  'guestEmail',
+  'guestAllergies',
+  'guestAllergens',
+  'guestVisitCount',
+  'guestNoShowCount',
+] as const;
 
 /** One exported reservation: the fields of the columns above, in their order, as CSV cells and as ndjson keys. */
 function exportRecord(r: ExportRow, withGuests: boolean) {
@@ -125,7 +133,11 @@ async function write(res: ServerResponse, chunk: string): Promise<void> {
  * that memory does not grow with the range. Guest columns only for a key with guests:read. Stops
  * reading when the client goes away.
  */
-export async function streamReservationExport(auth: AuthContext, q: { venueId: string; from: string; to: string; format: ExportFormat }, res: ServerResponse): Promise<void> {
+export async function streamReservationExport(
+  auth: AuthContext,
+  q: { venueId: string; from: string; to: string; format: ExportFormat },
+  res: ServerResponse,
+): Promise<void> {
   const venue = await getVisibleVenue(auth, q.venueId);
   const withGuests = hasScope(auth, 'guests:read');
   // An export tolerates the replica's lag (docs/operations.md "Running on several machines").

@@ -61,12 +61,17 @@ function duplicateIds(items: readonly { id?: string }[], collection: string): Pr
  * of one area (docs/venue-configuration.md), and no two combinations of the same tables.
  */
 export function checkFloorPlanContents(input: FloorPlanContentsInput): void {
-  const problems: Problem[] = [...duplicateIds(input.areas, 'areas'), ...duplicateIds(input.tables, 'tables'), ...duplicateIds(input.combinations, 'combinations')];
+  const problems: Problem[] = [
+    ...duplicateIds(input.areas, 'areas'),
+    ...duplicateIds(input.tables, 'tables'),
+    ...duplicateIds(input.combinations, 'combinations'),
+  ];
   const areaIds = new Set(input.areas.flatMap((a) => (a.id ? [a.id] : [])));
   const tableArea = new Map(input.tables.flatMap((t) => (t.id ? [[t.id, t.areaId] as const] : [])));
 
   input.tables.forEach((t, i) => {
-    if (!areaIds.has(t.areaId)) problems.push({ fields: ['tables', `tables.${i}.areaId`], message: `tables[${i}].areaId is not the id of an area of this body.` });
+    if (!areaIds.has(t.areaId))
+      problems.push({ fields: ['tables', `tables.${i}.areaId`], message: `tables[${i}].areaId is not the id of an area of this body.` });
   });
 
   const combinationKeys = new Set<string>();

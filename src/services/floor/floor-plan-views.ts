@@ -116,7 +116,15 @@ export function tableJson(t: FloorTableRow, combinationIds: string[]): z.output<
 
 /** docs/api.md Area (list item), exactly. */
 export function areaJson(a: AreaRow): z.output<typeof areaSchema> {
-  return { id: a.id, name: a.name, icon: a.icon, position: a.position, widthCm: a.widthCm, heightCm: a.heightCm, updatedAt: a.updatedAt.toISOString() };
+  return {
+    id: a.id,
+    name: a.name,
+    icon: a.icon,
+    position: a.position,
+    widthCm: a.widthCm,
+    heightCm: a.heightCm,
+    updatedAt: a.updatedAt.toISOString(),
+  };
 }
 
 /** The live combinations each table belongs to. */

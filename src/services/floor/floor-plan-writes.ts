@@ -52,9 +52,16 @@ async function lockPlan(tx: Tx, venueId: string, planId: string): Promise<FloorP
  * client's choice for a new item and is used unless a row of any plan already has it (a body
  * copied from another plan), in which case the new item gets a fresh id.
  */
-async function resolveIds(tx: Tx, table: PlanItemTable, ownIds: ReadonlySet<string>, items: readonly { id?: string }[]): Promise<Map<string, string>> {
+async function resolveIds(
+  tx: Tx,
+  table: PlanItemTable,
+  ownIds: ReadonlySet<string>,
+  items: readonly { id?: string }[],
+): Promise<Map<string, string>> {
   const foreign = items.flatMap((i) => (i.id !== undefined && !ownIds.has(i.id) ? [i.id] : []));
-  const taken = foreign.length ? new Set((await tx.select({ id: table.id }).from(table).where(inArray(table.id, foreign))).map((r) => r.id)) : new Set();
+  const taken = foreign.length
+    ? new Set((await tx.select({ id: table.id }).from(table).where(inArray(table.id, foreign))).map((r) => r.id))
+    : new Set();
   return new Map(items.flatMap((i) => (i.id === undefined ? [] : [[i.id, taken.has(i.id) ? randomUUID() : i.id] as const])));
 }
 
@@ -63,7 +70,13 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** Inserts new items, updates kept items that differ (reviving soft-deleted ones), soft-deletes the rest. */
-async function syncPlanItems(tx: Tx, table: PlanItemTable, plan: FloorPlanRow, existing: readonly PlanItemRow[], items: readonly ItemWrite[]): Promise<void> {
+async function syncPlanItems(
+  tx: Tx,
+  table: PlanItemTable,
+  plan: FloorPlanRow,
+  existing: readonly PlanItemRow[],
+  items: readonly ItemWrite[],
+): Promise<void> {
   const byId = new Map(existing.map((row) => [row.id, row as PlanItemRow & Record<string, unknown>]));
   const inserts: Record<string, unknown>[] = [];
   for (const item of items) {
@@ -111,7 +124,13 @@ async function writePlanContents(tx: Tx, plan: FloorPlanRow, input: FloorPlanCon
       const id = finalId(areaIds, a.id);
       return {
         id,
-        values: { name: a.name, icon: a.icon ?? areaById.get(id)?.icon ?? 'room', position: a.position ?? index, widthCm: a.widthCm, heightCm: a.heightCm },
+        values: {
+          name: a.name,
+          icon: a.icon ?? areaById.get(id)?.icon ?? 'room',
+          position: a.position ?? index,
+          widthCm: a.widthCm,
+          heightCm: a.heightCm,
+        },
       };
     }),
   );
@@ -151,17 +170,27 @@ async function writePlanContents(tx: Tx, plan: FloorPlanRow, input: FloorPlanCon
 }
 
 /** POST /venues/:id/floor-plans: the venue's first plan (or any plan while none is active) becomes active. */
-export async function createFloorPlan(access: VenueAccess, actor: Actor, venueId: string, input: FloorPlanContentsInput & { name: string }, log: Logger = logger) {
-  return transactionWithEvents(actor, async (tx) => {
-    await lockVisibleVenue(tx, access, venueId);
-    const [active] = await tx
-      .select({ id: floorPlans.id })
-      .from(floorPlans)
-      .where(and(eq(floorPlans.venueId, venueId), eq(floorPlans.isActive, true)));
-    const [plan] = await tx.insert(floorPlans).values({ venueId, name: input.name, isActive: !active }).returning();
-    await writePlanContents(tx, plan, input);
-    return floorPlanView(tx, plan);
-  }, log);
+export async function createFloorPlan(
+  access: VenueAccess,
+  actor: Actor,
+  venueId: string,
+  input: FloorPlanContentsInput & { name: string },
+  log: Logger = logger,
+) {
+  return transactionWithEvents(
+    actor,
+    async (tx) => {
+      await lockVisibleVenue(tx, access, venueId);
+      const [active] = await tx
+        .select({ id: floorPlans.id })
+        .from(floorPlans)
+        .where(and(eq(floorPlans.venueId, venueId), eq(floorPlans.isActive, true)));
+      const [plan] = await tx.insert(floorPlans).values({ venueId, name: input.name, isActive: !active }).returning();
+      await writePlanContents(tx, plan, input);
+      return floorPlanView(tx, plan);
+    },
+    log,
+  );
 }
 
 function matchesVersion(plan: FloorPlanRow, expected: PlanVersionCondition): boolean {
@@ -178,21 +207,27 @@ export async function replaceFloorPlan(
   expected?: PlanVersionCondition,
   log: Logger = logger,
 ) {
-  return transactionWithEvents(actor, async (tx, emit) => {
-    await lockVisibleVenue(tx, access, venueId);
-    const current = await lockPlan(tx, venueId, planId);
-    if (expected && !matchesVersion(current, expected)) {
-      throw new ApiError('conflict', `The floor plan is at version ${current.version}; read it again and repeat the change.`, { reason: 'version_mismatch' });
-    }
-    await writePlanContents(tx, current, input);
-    const [plan] = await tx
-      .update(floorPlans)
-      .set(planChange(input.name === undefined ? {} : { name: input.name }))
-      .where(eq(floorPlans.id, planId))
-      .returning();
-    await releaseInvalidTableAssignments(tx, emit, venueId);
-    return floorPlanView(tx, plan);
-  }, log);
+  return transactionWithEvents(
+    actor,
+    async (tx, emit) => {
+      await lockVisibleVenue(tx, access, venueId);
+      const current = await lockPlan(tx, venueId, planId);
+      if (expected && !matchesVersion(current, expected)) {
+        throw new ApiError('conflict', `The floor plan is at version ${current.version}; read it again and repeat the change.`, {
+          reason: 'version_mismatch',
+        });
+      }
+      await writePlanContents(tx, current, input);
+      const [plan] = await tx
+        .update(floorPlans)
+        .set(planChange(input.name === undefined ? {} : { name: input.name }))
+        .where(eq(floorPlans.id, planId))
+        .returning();
+      await releaseInvalidTableAssignments(tx, emit, venueId);
+      return floorPlanView(tx, plan);
+    },
+    log,
+  );
 }
 
 /**
@@ -201,52 +236,71 @@ export async function replaceFloorPlan(
  * table lists (which show the active plan) reports them.
  */
 export async function activateFloorPlan(access: VenueAccess, actor: Actor, venueId: string, planId: string, log: Logger = logger) {
-  return transactionWithEvents(actor, async (tx, emit) => {
-    await lockVisibleVenue(tx, access, venueId);
-    const current = await lockPlan(tx, venueId, planId);
-    if (current.isActive) return floorPlanView(tx, current);
-    await tx
-      .update(floorPlans)
-      .set(planChange({ isActive: false }))
-      .where(and(eq(floorPlans.venueId, venueId), eq(floorPlans.isActive, true)));
-    const [plan] = await tx.update(floorPlans).set(planChange({ isActive: true })).where(eq(floorPlans.id, planId)).returning();
-    for (const table of [areas, floorTables] as const) {
+  return transactionWithEvents(
+    actor,
+    async (tx, emit) => {
+      await lockVisibleVenue(tx, access, venueId);
+      const current = await lockPlan(tx, venueId, planId);
+      if (current.isActive) return floorPlanView(tx, current);
       await tx
-        .update(table)
-        .set({ updatedAt: nextUpdatedAt(table.updatedAt) })
-        .where(and(eq(table.floorPlanId, planId), isNull(table.deletedAt)));
-    }
-    await releaseInvalidTableAssignments(tx, emit, venueId);
-    return floorPlanView(tx, plan);
-  }, log);
+        .update(floorPlans)
+        .set(planChange({ isActive: false }))
+        .where(and(eq(floorPlans.venueId, venueId), eq(floorPlans.isActive, true)));
+      const [plan] = await tx
+        .update(floorPlans)
+        .set(planChange({ isActive: true }))
+        .where(eq(floorPlans.id, planId))
+        .returning();
+      for (const table of [areas, floorTables] as const) {
+        await tx
+          .update(table)
+          .set({ updatedAt: nextUpdatedAt(table.updatedAt) })
+          .where(and(eq(table.floorPlanId, planId), isNull(table.deletedAt)));
+      }
+      await releaseInvalidTableAssignments(tx, emit, venueId);
+      return floorPlanView(tx, plan);
+    },
+    log,
+  );
 }
 
 /** PATCH /venues/:id/tables/:tableId: blocks or unblocks a table; the plan's version moves only on a real change. */
-export async function setTableBlocked(access: VenueAccess, actor: Actor, venueId: string, tableId: string, isBlocked: boolean, log: Logger = logger) {
-  return transactionWithEvents(actor, async (tx, emit) => {
-    await lockVisibleVenue(tx, access, venueId);
-    const [current] = await tx
-      .select()
-      .from(floorTables)
-      .where(and(eq(floorTables.id, tableId), eq(floorTables.venueId, venueId), isNull(floorTables.deletedAt)))
-      .for('update');
-    if (!current) throw ApiError.notFound('Table');
-    let table = current;
-    if (current.isBlocked !== isBlocked) {
-      [table] = await tx
-        .update(floorTables)
-        .set({ isBlocked, updatedAt: nextUpdatedAt(floorTables.updatedAt) })
-        .where(eq(floorTables.id, tableId))
-        .returning();
-      await tx.update(floorPlans).set(planChange()).where(eq(floorPlans.id, table.floorPlanId));
-      if (isBlocked) await releaseInvalidTableAssignments(tx, emit, venueId);
-      // Waiting list: the table back in use may seat a waiting party now.
-      else await offerUnblockedTable(tx, emit, venueId, tableId);
-    }
-    const combinations = await tx
-      .select()
-      .from(tableCombinations)
-      .where(and(eq(tableCombinations.floorPlanId, table.floorPlanId), isNull(tableCombinations.deletedAt)));
-    return tableJson(table, combinationIdsByTable(combinations).get(table.id) ?? []);
-  }, log);
+export async function setTableBlocked(
+  access: VenueAccess,
+  actor: Actor,
+  venueId: string,
+  tableId: string,
+  isBlocked: boolean,
+  log: Logger = logger,
+) {
+  return transactionWithEvents(
+    actor,
+    async (tx, emit) => {
+      await lockVisibleVenue(tx, access, venueId);
+      const [current] = await tx
+        .select()
+        .from(floorTables)
+        .where(and(eq(floorTables.id, tableId), eq(floorTables.venueId, venueId), isNull(floorTables.deletedAt)))
+        .for('update');
+      if (!current) throw ApiError.notFound('Table');
+      let table = current;
+      if (current.isBlocked !== isBlocked) {
+        [table] = await tx
+          .update(floorTables)
+          .set({ isBlocked, updatedAt: nextUpdatedAt(floorTables.updatedAt) })
+          .where(eq(floorTables.id, tableId))
+          .returning();
+        await tx.update(floorPlans).set(planChange()).where(eq(floorPlans.id, table.floorPlanId));
+        if (isBlocked) await releaseInvalidTableAssignments(tx, emit, venueId);
+        // Waiting list: the table back in use may seat a waiting party now.
+        else await offerUnblockedTable(tx, emit, venueId, tableId);
+      }
+      const combinations = await tx
+        .select()
+        .from(tableCombinations)
+        .where(and(eq(tableCombinations.floorPlanId, table.floorPlanId), isNull(tableCombinations.deletedAt)));
+      return tableJson(table, combinationIdsByTable(combinations).get(table.id) ?? []);
+    },
+    log,
+  );
 }

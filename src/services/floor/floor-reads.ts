@@ -5,7 +5,17 @@ import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
 import { fetchPage, type ListQuery, type Page } from '../pagination.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
-import { areaJson, combinationIdsByTable, floorPlanJson, floorPlanView, loadPlanContents, tableJson, type AreaRow, type FloorPlanRow, type FloorTableRow } from './floor-plan-views.js';
+import {
+  areaJson,
+  combinationIdsByTable,
+  floorPlanJson,
+  floorPlanView,
+  loadPlanContents,
+  tableJson,
+  type AreaRow,
+  type FloorPlanRow,
+  type FloorTableRow,
+} from './floor-plan-views.js';
 
 const emptyPage = { data: [], nextCursor: null };
 

@@ -10,7 +10,13 @@ import { guestCounterDeltas, type CountedStatus } from '../../lib/guest-counter-
  * so that a sync client (changedAfter) sees the new figures. lastVisitAt only moves forward, so an
  * old reservation completed late (or imported) never hides a newer visit.
  */
-export async function applyGuestStatusChange(tx: DbOrTx, guestId: string, fromStatus: CountedStatus | null, toStatus: CountedStatus, at: Date): Promise<void> {
+export async function applyGuestStatusChange(
+  tx: DbOrTx,
+  guestId: string,
+  fromStatus: CountedStatus | null,
+  toStatus: CountedStatus,
+  at: Date,
+): Promise<void> {
   const d = guestCounterDeltas(fromStatus, toStatus);
   if (!d.visitCount && !d.noShowCount && !d.cancelledCount) return;
   await tx

@@ -42,7 +42,8 @@ async function checkRows(record: ImportRow): Promise<Checked[]> {
     if (!phone) return rejectRow('invalid_phone', 'phone is not a valid phone number.', ['phone']);
     const refKey = row.externalRef ? `${venue.id} ref ${row.externalRef}` : null;
     const phoneKey = `${venue.id} phone ${phone}`;
-    if (refKey && seen.has(refKey)) return rejectRow('duplicate_row', 'An earlier row of this import has the same externalRef.', ['externalRef']);
+    if (refKey && seen.has(refKey))
+      return rejectRow('duplicate_row', 'An earlier row of this import has the same externalRef.', ['externalRef']);
     if (seen.has(phoneKey)) return rejectRow('duplicate_row', 'An earlier row of this import has the same phone.', ['phone']);
     if (refKey) seen.add(refKey);
     seen.add(phoneKey);
@@ -62,7 +63,9 @@ async function findByExternalRef(tx: Tx, venueId: string, externalRef: string): 
 async function upsertGuest(tx: Tx, { row, venue, phone }: { row: GuestImportRow; venue: VenueRow; phone: string }): Promise<RowOutcome> {
   const { venueId: _venueId, ...fields } = row;
   const input = { ...fields, phone };
-  const existing = (row.externalRef ? await findByExternalRef(tx, venue.id, row.externalRef) : undefined) ?? (await findLiveGuestByPhone(tx, venue.id, phone));
+  const existing =
+    (row.externalRef ? await findByExternalRef(tx, venue.id, row.externalRef) : undefined) ??
+    (await findLiveGuestByPhone(tx, venue.id, phone));
   if (!existing) {
     await tx.insert(guests).values(await newGuestValues(tx, venue, input));
     return { outcome: 'created' };
@@ -91,9 +94,15 @@ export async function prepareGuestImport(record: ImportRow): Promise<PreparedImp
           return { outcome: 'rejected', code: 'invalid_field', message: err.message, fields: err.details.fields ?? [] };
         }
         const index = violatedUniqueIndex(err);
-        if (index === 'guests_venue_phone_live_idx') return { outcome: 'rejected', code: 'invalid_field', message: 'Another guest of the venue has this phone.', fields: ['phone'] };
+        if (index === 'guests_venue_phone_live_idx')
+          return { outcome: 'rejected', code: 'invalid_field', message: 'Another guest of the venue has this phone.', fields: ['phone'] };
         if (index === 'guests_venue_external_ref_live_idx') {
-          return { outcome: 'rejected', code: 'invalid_field', message: 'Another guest of the venue has this externalRef.', fields: ['externalRef'] };
+          return {
+            outcome: 'rejected',
+            code: 'invalid_field',
+            message: 'Another guest of the venue has this externalRef.',
+            fields: ['externalRef'],
+          };
         }
         throw err;
       }

@@ -114,6 +114,8 @@ export function reservationGuestJson(g: GuestRow): z.output<typeof reservationGu
 }
 
 /** The `guest` summary carried by a reservation: name, allergies, allergens. */
-export function guestSummaryJson(g: Pick<GuestRow, 'firstName' | 'lastName' | 'allergies' | 'allergens'>): z.output<typeof guestSummarySchema> {
+export function guestSummaryJson(
+  g: Pick<GuestRow, 'firstName' | 'lastName' | 'allergies' | 'allergens'>,
+): z.output<typeof guestSummarySchema> {
   return { name: guestName(g), allergies: g.allergies, allergens: g.allergens };
 }

@@ -60,7 +60,8 @@ async function livemodeOf(conn: DbOrTx, organisationId: string): Promise<boolean
 /** The 409 of a unique index on live guests (phone or externalRef of the venue), or the error unchanged. */
 function toGuestConflict(err: unknown): unknown {
   const index = violatedUniqueIndex(err);
-  if (index === 'guests_venue_phone_live_idx') return new ApiError('conflict', 'Another guest of this venue has this phone.', { fields: ['phone'] });
+  if (index === 'guests_venue_phone_live_idx')
+    return new ApiError('conflict', 'Another guest of this venue has this phone.', { fields: ['phone'] });
   if (index === 'guests_venue_external_ref_live_idx') {
     return new ApiError('conflict', 'Another guest of this venue has this externalRef.', { fields: ['externalRef'] });
   }
@@ -202,14 +203,25 @@ export async function getVisibleGuest(auth: AuthContext, id: string, conn: DbOrT
   return row;
 }
 
-export async function createGuest(auth: AuthContext, input: GuestCreateInput & { venueId: string }, log: Logger = logger): Promise<GuestRow> {
+export async function createGuest(
+  auth: AuthContext,
+  input: GuestCreateInput & { venueId: string },
+  log: Logger = logger,
+): Promise<GuestRow> {
   return withGuestConflicts(() =>
-    transactionWithEvents(actorOf(auth), async (tx, emit) => {
-      const venue = await getVisibleVenue(auth, input.venueId, tx);
-      const [row] = await tx.insert(guests).values(await newGuestValues(tx, venue, input)).returning();
-      emit(guestChangedEvent(row, 'guest_created', auth.livemode));
-      return row;
-    }, log),
+    transactionWithEvents(
+      actorOf(auth),
+      async (tx, emit) => {
+        const venue = await getVisibleVenue(auth, input.venueId, tx);
+        const [row] = await tx
+          .insert(guests)
+          .values(await newGuestValues(tx, venue, input))
+          .returning();
+        emit(guestChangedEvent(row, 'guest_created', auth.livemode));
+        return row;
+      },
+      log,
+    ),
   );
 }
 
@@ -220,24 +232,28 @@ export async function createGuest(auth: AuthContext, input: GuestCreateInput & {
  */
 export async function updateGuest(auth: AuthContext, id: string, patch: GuestFieldsPatch, log: Logger = logger): Promise<GuestRow> {
   return withGuestConflicts(() =>
-    transactionWithEvents(actorOf(auth), async (tx, emit) => {
-      // The venue's tags are locked before the guest row, in the order of a tag rename (the tag, then
-      // the guests carrying it): the other order could deadlock with it.
-      if (patch.serviceTags?.length) await loadServiceTagNames(tx, (await getVisibleGuest(auth, id, tx)).venueId);
-      const guest = await getVisibleGuest(auth, id, tx, true);
-      if (guest.deletedAt) throw ApiError.notFound('Guest');
-      const [venue] = await tx.select({ countryCode: venues.countryCode }).from(venues).where(eq(venues.id, guest.venueId));
-      const change = await diffGuest(tx, guest, venue.countryCode, patch);
-      if (!change.profileChanged && !change.serviceTagsChanged) return guest;
-      const [row] = await tx
-        .update(guests)
-        .set({ ...change.set, updatedAt: nextUpdatedAt(guests.updatedAt) })
-        .where(eq(guests.id, id))
-        .returning();
-      if (change.profileChanged) emit(guestChangedEvent(row, 'profile_changed', auth.livemode));
-      if (change.serviceTagsChanged) emit(guestChangedEvent(row, 'service_tags_changed', auth.livemode));
-      return row;
-    }, log),
+    transactionWithEvents(
+      actorOf(auth),
+      async (tx, emit) => {
+        // The venue's tags are locked before the guest row, in the order of a tag rename (the tag, then
+        // the guests carrying it): the other order could deadlock with it.
+        if (patch.serviceTags?.length) await loadServiceTagNames(tx, (await getVisibleGuest(auth, id, tx)).venueId);
+        const guest = await getVisibleGuest(auth, id, tx, true);
+        if (guest.deletedAt) throw ApiError.notFound('Guest');
+        const [venue] = await tx.select({ countryCode: venues.countryCode }).from(venues).where(eq(venues.id, guest.venueId));
+        const change = await diffGuest(tx, guest, venue.countryCode, patch);
+        if (!change.profileChanged && !change.serviceTagsChanged) return guest;
+        const [row] = await tx
+          .update(guests)
+          .set({ ...change.set, updatedAt: nextUpdatedAt(guests.updatedAt) })
+          .where(eq(guests.id, id))
+          .returning();
+        if (change.profileChanged) emit(guestChangedEvent(row, 'profile_changed', auth.livemode));
+        if (change.serviceTagsChanged) emit(guestChangedEvent(row, 'service_tags_changed', auth.livemode));
+        return row;
+      },
+      log,
+    ),
   );
 }
 
@@ -276,7 +292,9 @@ export async function purgeTrashedGuests(): Promise<number> {
     const expired = db
       .select({ id: guests.id })
       .from(guests)
-      .where(and(isNotNull(guests.deletedAt), lt(guests.deletedAt, sql`clock_timestamp() - make_interval(days => ${guestTrashRetentionDays})`)))
+      .where(
+        and(isNotNull(guests.deletedAt), lt(guests.deletedAt, sql`clock_timestamp() - make_interval(days => ${guestTrashRetentionDays})`)),
+      )
       .limit(batch);
     const deleted = await db.delete(guests).where(inArray(guests.id, expired)).returning({ id: guests.id });
     total += deleted.length;
@@ -348,7 +366,11 @@ export async function listGuests(auth: AuthContext, query: GuestListQuery) {
 }
 
 /** GET /guests/lookup: the live guest of the venue with that phone, or the normalised phone. */
-export async function lookupGuest(auth: AuthContext, venueId: string, rawPhone: string): Promise<{ found: true; guest: GuestRow } | { found: false; phone: string }> {
+export async function lookupGuest(
+  auth: AuthContext,
+  venueId: string,
+  rawPhone: string,
+): Promise<{ found: true; guest: GuestRow } | { found: false; phone: string }> {
   const venue = await getVisibleVenue(auth, venueId);
   const phone = normalisePhoneOrThrow(rawPhone, venue.countryCode);
   const guest = await findLiveGuestByPhone(db, venue.id, phone);

@@ -12,7 +12,11 @@ import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 
 export type ServiceTagRow = typeof serviceTags.$inferSelect;
 
-export const serviceTagSchema = component('ServiceTag', z.object({ id: uuid, name: z.string(), updatedAt: instant }), 'A service tag (docs/api.md).');
+export const serviceTagSchema = component(
+  'ServiceTag',
+  z.object({ id: uuid, name: z.string(), updatedAt: instant }),
+  'A service tag (docs/api.md).',
+);
 
 /** Service tag of docs/api.md, exactly. */
 export function serviceTagJson(t: ServiceTagRow): z.output<typeof serviceTagSchema> {
@@ -109,7 +113,10 @@ export async function renameServiceTag(auth: AuthContext, id: string, name: stri
         .returning();
       await tx
         .update(guests)
-        .set({ serviceTags: sql`array_replace(${guests.serviceTags}, ${tag.name}::text, ${name}::text)`, updatedAt: nextUpdatedAt(guests.updatedAt) })
+        .set({
+          serviceTags: sql`array_replace(${guests.serviceTags}, ${tag.name}::text, ${name}::text)`,
+          updatedAt: nextUpdatedAt(guests.updatedAt),
+        })
         .where(and(eq(guests.venueId, tag.venueId), sql`${tag.name}::text = any(${guests.serviceTags})`));
       return row;
     });

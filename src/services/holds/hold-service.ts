@@ -120,27 +120,32 @@ async function checkCallerLimit(tx: Tx, keyId: string, callerIp: string, now: nu
 export async function createHold(auth: AuthContext, input: CreateHoldInput, callerIp: string | null): Promise<HoldRow> {
   checkPermissions(auth, input);
   const ttlSeconds = input.ttlSeconds ?? HOLD_TTL_SECONDS.default;
-  return retryStaleMoves(() => transactionWithEvents(actorOf(auth), async (tx, emit) => {
-    const { venue, config, bookings, reservationsKey } = await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate);
-    if (input.tableId !== undefined && seatingOf(config, input.tableId)?.kind !== 'table') {
-      throw ApiError.invalid(['tableId'], 'No table of the active floor plan has this id.');
-    }
-    const now = Date.now();
-    if (isPublishable(auth)) await checkCallerLimit(tx, auth.keyId, callerIp ?? 'unknown', now);
-    const { day, evaluation } = await evaluateInTurn(tx, config, venue.id, new VenueDay(config, input.serviceDate, bookings, now, { reservationsKey }), (d) =>
-      d.evaluate(input.time, input.partySize, { requestedSeatingId: input.tableId, allSeatings: true }),
-    );
-    if (!evaluation.available) throw noAvailability(evaluation.reason, day.alternatives(input.time, input.partySize));
-    const { timing, seatings, moves } = evaluation;
-    const startsAt = new Date(timing.startsAt);
-    const endsAt = new Date(timing.endsAt);
-    await applyTableMoves(tx, emit, venue.id, moves, auth.livemode, now);
-    const expiresAt = new Date(now + ttlSeconds * 1000);
-    const id = newId();
-    const owner = { holdId: id, expiresAt };
-    // Pipelined like a booking: the row, then its first seating's occupancy, in one round trip.
-    let [row, tookFirst] = await Promise.all([
-      insertRow(tx, availabilityHolds, {
+  return retryStaleMoves(() =>
+    transactionWithEvents(actorOf(auth), async (tx, emit) => {
+      const { venue, config, bookings, reservationsKey } = await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate);
+      if (input.tableId !== undefined && seatingOf(config, input.tableId)?.kind !== 'table') {
+        throw ApiError.invalid(['tableId'], 'No table of the active floor plan has this id.');
+      }
+      const now = Date.now();
+      if (isPublishable(auth)) await checkCallerLimit(tx, auth.keyId, callerIp ?? 'unknown', now);
+      const { day, evaluation } = await evaluateInTurn(
+        tx,
+        config,
+        venue.id,
+        new VenueDay(config, input.serviceDate, bookings, now, { reservationsKey }),
+        (d) => d.evaluate(input.time, input.partySize, { requestedSeatingId: input.tableId, allSeatings: true }),
+      );
+      if (!evaluation.available) throw noAvailability(evaluation.reason, day.alternatives(input.time, input.partySize));
+      const { timing, seatings, moves } = evaluation;
+      const startsAt = new Date(timing.startsAt);
+      const endsAt = new Date(timing.endsAt);
+      await applyTableMoves(tx, emit, venue.id, moves, auth.livemode, now);
+      const expiresAt = new Date(now + ttlSeconds * 1000);
+      const id = newId();
+      const owner = { holdId: id, expiresAt };
+      // Pipelined like a booking: the row, then its first seating's occupancy, in one round trip.
+      let [row, tookFirst] = await Promise.all([
+        insertRow(tx, availabilityHolds, {
           id,
           organisationId: venue.organisationId,
           venueId: venue.id,
@@ -156,19 +161,20 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
           overflowsShift: timing.overflowsShift,
           expiresAt,
         }),
-      occupySeating(tx, owner, venue.id, seatings[0], startsAt, endsAt),
-    ]);
-    if (!tookFirst) {
-      // Lost to a concurrent booking or hold: an explicit table is a conflict, an automatic choice moves on.
-      const explicit = input.tableId !== undefined;
-      if (explicit) throw noAvailability('conflict', []);
-      if (moves.length) throw new StaleMovesError();
-      const seating = await occupyFirstFree(tx, owner, venue.id, seatings.slice(1), startsAt, endsAt, false);
-      if (!seating) throw noAvailability('no_table', day.alternatives(input.time, input.partySize));
-      [row] = await tx.update(availabilityHolds).set(seatingOfHold(seating)).where(eq(availabilityHolds.id, id)).returning();
-    }
-    return row;
-  }));
+        occupySeating(tx, owner, venue.id, seatings[0], startsAt, endsAt),
+      ]);
+      if (!tookFirst) {
+        // Lost to a concurrent booking or hold: an explicit table is a conflict, an automatic choice moves on.
+        const explicit = input.tableId !== undefined;
+        if (explicit) throw noAvailability('conflict', []);
+        if (moves.length) throw new StaleMovesError();
+        const seating = await occupyFirstFree(tx, owner, venue.id, seatings.slice(1), startsAt, endsAt, false);
+        if (!seating) throw noAvailability('no_table', day.alternatives(input.time, input.partySize));
+        [row] = await tx.update(availabilityHolds).set(seatingOfHold(seating)).where(eq(availabilityHolds.id, id)).returning();
+      }
+      return row;
+    }),
+  );
 }
 
 /** GET /availability/holds/:id: a live hold of this key; 404 once expired, released or consumed. */
@@ -202,6 +208,9 @@ export async function consumeHold(tx: Tx, auth: AuthContext, id: string, now: nu
 
 /** worker-timers' daily purge: expired holds (and what is left of their occupancy rows) are deleted. */
 export async function purgeExpiredHolds(): Promise<number> {
-  const deleted = await db.delete(availabilityHolds).where(lte(availabilityHolds.expiresAt, sql`now()`)).returning({ id: availabilityHolds.id });
+  const deleted = await db
+    .delete(availabilityHolds)
+    .where(lte(availabilityHolds.expiresAt, sql`now()`))
+    .returning({ id: availabilityHolds.id });
   return deleted.length;
 }

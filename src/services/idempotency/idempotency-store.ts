@@ -36,7 +36,14 @@ export async function startIdempotentRequest(claim: Claim): Promise<IdempotencyS
   // A key older than the retention period counts as new; a dead run's lock expires after 60 s.
   const takeOver = await db
     .update(idempotencyKeys)
-    .set({ ...claim, state: 'running', lockedAt: sql`clock_timestamp()`, createdAt: sql`clock_timestamp()`, responseStatus: null, responseBody: null })
+    .set({
+      ...claim,
+      state: 'running',
+      lockedAt: sql`clock_timestamp()`,
+      createdAt: sql`clock_timestamp()`,
+      responseStatus: null,
+      responseBody: null,
+    })
     .where(
       and(
         eq(idempotencyKeys.apiKeyId, claim.apiKeyId),
@@ -76,12 +83,12 @@ export function finishIdempotentRequest(apiKeyId: string, key: string, status: n
 }
 
 /** Keys older than their 24 h (idempotency_keys_created_idx reads only these). */
-export const expiredIdempotencyKeys = lt(idempotencyKeys.createdAt, sql`statement_timestamp() - make_interval(hours => ${idempotencyRetentionHours})`);
+export const expiredIdempotencyKeys = lt(
+  idempotencyKeys.createdAt,
+  sql`statement_timestamp() - make_interval(hours => ${idempotencyRetentionHours})`,
+);
 
 export async function purgeExpiredIdempotencyKeys(): Promise<number> {
-  const deleted = await db
-    .delete(idempotencyKeys)
-    .where(expiredIdempotencyKeys)
-    .returning({ key: idempotencyKeys.key });
+  const deleted = await db.delete(idempotencyKeys).where(expiredIdempotencyKeys).returning({ key: idempotencyKeys.key });
   return deleted.length;
 }

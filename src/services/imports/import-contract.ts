@@ -5,7 +5,8 @@ import type { Tx } from '../../db/client.js';
  * (import-processors). A leaf: it imports no kind and no runner, so the kinds can depend on it
  * without an import cycle through the registry.
  */
-export type RowOutcome = { outcome: 'created' } | { outcome: 'updated' } | { outcome: 'rejected'; code: string; message: string; fields: string[] };
+export type RowOutcome =
+  { outcome: 'created' } | { outcome: 'updated' } | { outcome: 'rejected'; code: string; message: string; fields: string[] };
 
 /** One import run's row handler; it sees the whole batch, so that it can tell duplicates apart. */
 export interface PreparedImport {

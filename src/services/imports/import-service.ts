@@ -47,7 +47,9 @@ function replayOrRefuse(existing: ImportRow, submission: ImportSubmission): Impo
 
 /** Best effort: requeueStalledImports catches what Redis missed. */
 export async function enqueueImport(row: ImportToEnqueue, log: Logger = logger): Promise<void> {
-  await addImportJob(row).catch((err: unknown) => log.warn({ err: (err as Error).message, importId: row.id }, 'import not enqueued; the sweeper will retry'));
+  await addImportJob(row).catch((err: unknown) =>
+    log.warn({ err: (err as Error).message, importId: row.id }, 'import not enqueued; the sweeper will retry'),
+  );
 }
 
 /**
@@ -56,14 +58,23 @@ export async function enqueueImport(row: ImportToEnqueue, log: Logger = logger):
  * current state (`replayed`), another body is 422. The key is also claimed in the shared store,
  * so that one key is never used for both an import and another operation.
  */
-export async function submitImport(auth: AuthContext, submission: ImportSubmission, log: Logger = logger): Promise<{ record: ImportRow; replayed: boolean }> {
+export async function submitImport(
+  auth: AuthContext,
+  submission: ImportSubmission,
+  log: Logger = logger,
+): Promise<{ record: ImportRow; replayed: boolean }> {
   const key = submission.idempotencyKey;
   if (key === undefined) return { record: await insertImport(auth, submission, log), replayed: false };
   checkIdempotencyKey(key);
 
   const existing = await findByIdempotencyKey(auth, key);
   if (existing) return { record: replayOrRefuse(existing, submission), replayed: true };
-  const claim = await startIdempotentRequest({ apiKeyId: auth.keyId, key, operation: `POST /imports/${submission.kind}`, requestHash: submission.requestHash });
+  const claim = await startIdempotentRequest({
+    apiKeyId: auth.keyId,
+    key,
+    operation: `POST /imports/${submission.kind}`,
+    requestHash: submission.requestHash,
+  });
   if (claim.kind === 'replay') {
     const stored = await findByIdempotencyKey(auth, key);
     if (stored) return { record: replayOrRefuse(stored, submission), replayed: true };
@@ -173,7 +184,12 @@ export async function requeueStalledImports(): Promise<number> {
   const stalled = await db
     .select({ id: imports.id, organisationId: imports.organisationId, kind: imports.kind, totalRows: imports.totalRows })
     .from(imports)
-    .where(and(eq(imports.status, 'processing'), lt(imports.updatedAt, sql`statement_timestamp() - make_interval(secs => ${stalledAfterSeconds})`)))
+    .where(
+      and(
+        eq(imports.status, 'processing'),
+        lt(imports.updatedAt, sql`statement_timestamp() - make_interval(secs => ${stalledAfterSeconds})`),
+      ),
+    )
     .limit(100);
   const queue = getQueue(importJob.queueName);
   let requeued = 0;

@@ -47,9 +47,21 @@ export const reservationImportRowSchema = z
     phone: optionalText(40),
     guestName: optionalText(200),
     notes: optionalText(5000),
-    externalRef: z.string().trim().min(1).max(200).nullish().transform((s) => s ?? undefined),
+    externalRef: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .nullish()
+      .transform((s) => s ?? undefined),
     channel: optionalText(200),
-    durationMinutes: z.number().int().min(5).max(720).nullish().transform((n) => n ?? undefined),
+    durationMinutes: z
+      .number()
+      .int()
+      .min(5)
+      .max(720)
+      .nullish()
+      .transform((n) => n ?? undefined),
   })
   .strict();
 
@@ -77,7 +89,8 @@ async function checkRows(record: ImportRow): Promise<Checked[]> {
     if (phone === null && row.phone !== undefined) return rejectRow('invalid_phone', 'phone is not a valid phone number.', ['phone']);
     if (row.externalRef !== undefined) {
       const refKey = `${venue.id} ${row.externalRef}`;
-      if (seenRefs.has(refKey)) return rejectRow('duplicate_row', 'An earlier row of this import has the same externalRef.', ['externalRef']);
+      if (seenRefs.has(refKey))
+        return rejectRow('duplicate_row', 'An earlier row of this import has the same externalRef.', ['externalRef']);
       seenRefs.add(refKey);
     }
     return { row, venue, phone };
@@ -92,13 +105,20 @@ function timingOf(config: VenueConfig, row: ReservationImportRow): { minuteOfSer
   const resolution = resolveServiceTime(config.shifts, config.closures, row.serviceDate, row.time);
   const startsAt = serviceDayClock(config.venue.timezone, row.serviceDate)(resolution.minuteOfService);
   const rule = chooseTurnTimeRule(config.turnTimeRules, resolution.shift?.id ?? '', row.partySize);
-  return { minuteOfService: resolution.minuteOfService, startsAt, durationMinutes: row.durationMinutes ?? rule?.durationMinutes ?? defaultImportDurationMinutes };
+  return {
+    minuteOfService: resolution.minuteOfService,
+    startsAt,
+    durationMinutes: row.durationMinutes ?? rule?.durationMinutes ?? defaultImportDurationMinutes,
+  };
 }
 
 /** The configuration the engine judges a row with: the row's durationMinutes replaces every turn-time rule. */
 function configForRow(config: VenueConfig, row: ReservationImportRow): VenueConfig {
   if (row.durationMinutes === undefined) return config;
-  return { ...config, turnTimeRules: [{ id: 'import', shiftId: null, minPartySize: 1, maxPartySize: 500, durationMinutes: row.durationMinutes }] };
+  return {
+    ...config,
+    turnTimeRules: [{ id: 'import', shiftId: null, minPartySize: 1, maxPartySize: 500, durationMinutes: row.durationMinutes }],
+  };
 }
 
 function bookingOf(r: ReservationRow, tableIds: readonly string[]): Booking {
@@ -228,7 +248,12 @@ function placePastRow(config: VenueConfig, row: ReservationImportRow): Placement
  * outside the booking window (the reservation exists already elsewhere). When the engine refuses
  * (closed, no shift, no table, pacing…), the row is still placed at its time, without a table.
  */
-function placeFutureRow(config: VenueConfig, row: ReservationImportRow, bookings: readonly Booking[], existing: ReservationRow | undefined): Placement {
+function placeFutureRow(
+  config: VenueConfig,
+  row: ReservationImportRow,
+  bookings: readonly Booking[],
+  existing: ReservationRow | undefined,
+): Placement {
   const now = Date.now();
   const day = new VenueDay(configForRow(config, row), row.serviceDate, bookings, now);
   const evaluation = day.evaluate(row.time, row.partySize, {
@@ -267,7 +292,10 @@ interface RowContext {
  * history-only row for the reservation's history. Null when a
  * concurrent request took the row's externalRef in the meantime.
  */
-async function importRow(tx: Tx, { checked, existing, config, past, bookings, keyName, livemode }: RowContext): Promise<{ outcome: RowOutcome; booking: Booking } | null> {
+async function importRow(
+  tx: Tx,
+  { checked, existing, config, past, bookings, keyName, livemode }: RowContext,
+): Promise<{ outcome: RowOutcome; booking: Booking } | null> {
   const { row, venue, phone } = checked;
   const placement = past ? placePastRow(config, row) : placeFutureRow(config, row, bookings, existing);
 
@@ -312,7 +340,13 @@ async function importRow(tx: Tx, { checked, existing, config, past, bookings, ke
     // The only unique index a new row can meet is the venue's externalRef.
     [saved] = await tx
       .insert(reservations)
-      .values({ organisationId: venue.organisationId, venueId: venue.id, source: 'import', externalRef: row.externalRef ?? null, ...values })
+      .values({
+        organisationId: venue.organisationId,
+        venueId: venue.id,
+        source: 'import',
+        externalRef: row.externalRef ?? null,
+        ...values,
+      })
       .onConflictDoNothing()
       .returning();
     if (!saved) return null;
@@ -369,13 +403,24 @@ export async function prepareReservationImport(record: ImportRow): Promise<Prepa
       const config = await state.config(check.venue.id);
       const timing = timingOf(config, check.row);
       if (!isWritableSpan(timing.startsAt, timing.startsAt + timing.durationMinutes * MINUTE_MS)) {
-        return { outcome: 'rejected', code: 'invalid_field', message: 'The reservation would not fall within the years 0001 to 9999.', fields: ['serviceDate'] };
+        return {
+          outcome: 'rejected',
+          code: 'invalid_field',
+          message: 'The reservation would not fall within the years 0001 to 9999.',
+          fields: ['serviceDate'],
+        };
       }
       const past = timing.startsAt < submittedAt;
       const bookings = past ? [] : await state.dayBookings(check.venue.id, check.row.serviceDate, config);
       const existing = await state.existing(chunkRows, check.venue.id, check.row.externalRef);
       const written = await importRow(tx, { checked: check, existing, config, past, bookings, keyName, livemode });
-      if (!written) return { outcome: 'rejected', code: 'invalid_field', message: 'Another reservation of the venue took this externalRef meanwhile.', fields: ['externalRef'] };
+      if (!written)
+        return {
+          outcome: 'rejected',
+          code: 'invalid_field',
+          message: 'Another reservation of the venue took this externalRef meanwhile.',
+          fields: ['externalRef'],
+        };
       state.remember(check.venue.id, written.booking);
       return written.outcome;
     },

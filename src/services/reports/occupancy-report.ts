@@ -8,26 +8,28 @@ import { serviceDayClock } from '../../lib/local-time.js';
 import { formatMinutes, shiftWindow, shiftsOn } from '../../lib/shift-schedule.js';
 import { loadVenueConfig } from '../availability/venue-day-loader.js';
 
-export const occupancyReportSchema = z.object({
-  venueId: uuid,
-  serviceDate,
-  timezone: z.string(),
-  slotIntervalMinutes: z.number().int(),
-  seats: count,
-  tables: count,
-  data: z.array(
-    z.object({
-      time: localTime,
-      startsAt: instant,
-      reservations: count,
-      covers: count,
-      arrivals: count,
-      arrivingCovers: count,
-      tablesInUse: count,
-      occupancyRate: z.number().nullable(),
-    }),
-  ),
-}).describe('The floor of one serviceDate, slot by slot.');
+export const occupancyReportSchema = z
+  .object({
+    venueId: uuid,
+    serviceDate,
+    timezone: z.string(),
+    slotIntervalMinutes: z.number().int(),
+    seats: count,
+    tables: count,
+    data: z.array(
+      z.object({
+        time: localTime,
+        startsAt: instant,
+        reservations: count,
+        covers: count,
+        arrivals: count,
+        arrivingCovers: count,
+        tablesInUse: count,
+        occupancyRate: z.number().nullable(),
+      }),
+    ),
+  })
+  .describe('The floor of one serviceDate, slot by slot.');
 
 interface SlotRow {
   i: number;
@@ -48,11 +50,16 @@ interface SlotRow {
  * - arrivals / arrivingCovers: parties due to start within the slot;
  * - occupancyRate: covers ÷ seats (the maxSeats of the active plan's unblocked tables), 4 decimals.
  */
-export async function occupancyReport(auth: AuthContext, q: { venueId: string; serviceDate: string }): Promise<z.output<typeof occupancyReportSchema>> {
+export async function occupancyReport(
+  auth: AuthContext,
+  q: { venueId: string; serviceDate: string },
+): Promise<z.output<typeof occupancyReportSchema>> {
   const { venue, config } = await loadVenueConfig(db, auth, q.venueId);
   const interval = config.venue.slotIntervalMinutes;
   const closures = config.closures.filter((c) => c.from <= q.serviceDate && q.serviceDate <= c.to);
-  const open = closures.some((c) => c.shiftIds.length === 0) ? [] : shiftsOn(config.shifts, q.serviceDate).filter((s) => !closures.some((c) => c.shiftIds.includes(s.id)));
+  const open = closures.some((c) => c.shiftIds.length === 0)
+    ? []
+    : shiftsOn(config.shifts, q.serviceDate).filter((s) => !closures.some((c) => c.shiftIds.includes(s.id)));
   const clock = serviceDayClock(venue.timezone, q.serviceDate);
   const slots = open
     .map((s) => shiftWindow(s))
@@ -63,7 +70,8 @@ export async function occupancyReport(auth: AuthContext, q: { venueId: string; s
   const seats = usable.reduce((sum, t) => sum + t.maxSeats, 0);
 
   const rows = slots.length
-    ? ((await readTolerantOfLag((conn) => conn.execute(sql`
+    ? ((await readTolerantOfLag((conn) =>
+        conn.execute(sql`
         with slots as (
           select s.t, s.i from unnest(${`{${slots.map((s) => s.startsAt).join(',')}}`}::timestamptz[]) with ordinality as s(t, i)
         ),
@@ -84,7 +92,8 @@ export async function occupancyReport(auth: AuthContext, q: { venueId: string; s
             where stays.starts_at <= s.t and s.t < stays.leaves_at)::int as tables_in_use
         from slots s
         order by s.i
-      `))) as unknown as SlotRow[])
+      `),
+      )) as unknown as SlotRow[])
     : [];
   return {
     venueId: venue.id,

@@ -9,7 +9,8 @@ import { getVisibleVenue } from '../venues/venue-service.js';
 
 type Counts<K extends string> = Record<K, number>;
 
-const countsOf = <K extends string>(keys: readonly K[]) => z.object(Object.fromEntries(keys.map((k) => [k, count])) as Record<K, typeof count>);
+const countsOf = <K extends string>(keys: readonly K[]) =>
+  z.object(Object.fromEntries(keys.map((k) => [k, count])) as Record<K, typeof count>);
 
 const summaryFigures = z.object({
   covers: count,
@@ -21,13 +22,15 @@ const summaryFigures = z.object({
   averageSeatedMinutes: z.number().nullable(),
 });
 
-export const summaryReportSchema = z.object({
-  venueId: uuid,
-  from: serviceDate,
-  to: serviceDate,
-  days: z.array(summaryFigures.extend({ serviceDate })),
-  totals: summaryFigures,
-}).describe('Covers, reservations, statuses, sources and rates per serviceDate and over the range.');
+export const summaryReportSchema = z
+  .object({
+    venueId: uuid,
+    from: serviceDate,
+    to: serviceDate,
+    days: z.array(summaryFigures.extend({ serviceDate })),
+    totals: summaryFigures,
+  })
+  .describe('Covers, reservations, statuses, sources and rates per serviceDate and over the range.');
 
 export interface SummaryFigures {
   covers: number;
@@ -53,7 +56,14 @@ interface SummaryRow {
 /** `jsonb_build_object('a', count(*) filter (where col = 'a'), …)` with every value present, zeros included. */
 function countsBy(column: string, values: readonly string[]) {
   return sql.join(
-    [sql`jsonb_build_object(`, sql.join(values.map((v) => sql`${v}::text, count(*) filter (where ${sql.identifier(column)} = ${v})::int`), sql`, `), sql`)`],
+    [
+      sql`jsonb_build_object(`,
+      sql.join(
+        values.map((v) => sql`${v}::text, count(*) filter (where ${sql.identifier(column)} = ${v})::int`),
+        sql`, `,
+      ),
+      sql`)`,
+    ],
     sql``,
   );
 }
@@ -81,9 +91,13 @@ function figuresOf(row: SummaryRow | undefined): SummaryFigures {
  * - averageSeatedMinutes: from seatedAt to the moment the table was freed (released or completed),
  *   over the parties with both instants (1 decimal; null without any).
  */
-export async function summaryReport(auth: AuthContext, q: { venueId: string; from: string; to: string }): Promise<z.output<typeof summaryReportSchema>> {
+export async function summaryReport(
+  auth: AuthContext,
+  q: { venueId: string; from: string; to: string },
+): Promise<z.output<typeof summaryReportSchema>> {
   const venue = await getVisibleVenue(auth, q.venueId);
-  const rows = (await readTolerantOfLag((conn) => conn.execute(sql`
+  const rows = (await readTolerantOfLag((conn) =>
+    conn.execute(sql`
     select to_char(service_date, 'YYYY-MM-DD') as service_date,
       count(*)::int as reservations,
       coalesce(sum(party_size) filter (where status not in ('cancelled', 'no_show')), 0)::int as covers,
@@ -96,7 +110,8 @@ export async function summaryReport(auth: AuthContext, q: { venueId: string; fro
     from reservations
     where venue_id = ${venue.id} and service_date between ${q.from}::date and ${q.to}::date
     group by grouping sets ((service_date), ())
-  `))) as unknown as SummaryRow[];
+  `),
+  )) as unknown as SummaryRow[];
   const byDate = new Map(rows.filter((r) => r.service_date !== null).map((r) => [r.service_date!, r]));
   const dates = Array.from({ length: daysBetween(q.from, q.to) + 1 }, (_, i) => addDays(q.from, i));
   return {

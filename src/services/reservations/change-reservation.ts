@@ -21,7 +21,16 @@ import { emitReservationEvents, reservationEventFields } from './reservation-eve
 import type { ReservationParts, ReservationRow, SeatedTable } from './reservation-json.js';
 import { loadReservationParts } from './reservation-view.js';
 import { externalRefConflict } from './reservation-rows.js';
-import { deleteOccupancy, isExclusionViolation, namedSeating, noAvailability, occupyFirstFree, seatedTablesOf, seatingColumns, setOccupancyLive } from './table-assignment.js';
+import {
+  deleteOccupancy,
+  isExclusionViolation,
+  namedSeating,
+  noAvailability,
+  occupyFirstFree,
+  seatedTablesOf,
+  seatingColumns,
+  setOccupancyLive,
+} from './table-assignment.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 
@@ -41,11 +50,16 @@ export interface ReservationPatch {
 }
 
 function invalidTransition(from: ReservationStatus, to: ReservationStatus | 'cancelled'): ApiError {
-  return new ApiError('invalid_request', `A reservation cannot move from ${from} to ${to}.`, { reason: 'invalid_transition', fields: ['status'] });
+  return new ApiError('invalid_request', `A reservation cannot move from ${from} to ${to}.`, {
+    reason: 'invalid_transition',
+    fields: ['status'],
+  });
 }
 
 function versionMismatch(row: ReservationRow): ApiError {
-  return new ApiError('conflict', `The reservation changed since that version; it is now at ${row.updatedAt.toISOString()}.`, { reason: 'version_mismatch' });
+  return new ApiError('conflict', `The reservation changed since that version; it is now at ${row.updatedAt.toISOString()}.`, {
+    reason: 'version_mismatch',
+  });
 }
 
 /** The reservation row locked for this transaction, if the key may see it. */
@@ -156,161 +170,201 @@ export async function updateReservation(
     patch.tableCombinationId !== undefined ||
     patch.tableLocked !== undefined;
   if (needsFloor && !hasScope(auth, 'floor:write')) {
-    throw new ApiError('insufficient_scope', 'These statuses and table changes need the scope floor:write.', { requiredScope: 'floor:write' });
+    throw new ApiError('insufficient_scope', 'These statuses and table changes need the scope floor:write.', {
+      requiredScope: 'floor:write',
+    });
   }
-  if (patch.tableId && patch.tableCombinationId) throw ApiError.invalid(['tableId', 'tableCombinationId'], 'Give a table or a combination, not both.');
+  if (patch.tableId && patch.tableCombinationId)
+    throw ApiError.invalid(['tableId', 'tableCombinationId'], 'Give a table or a combination, not both.');
   const peek = await peekReservation(auth, id);
   const now = Date.now();
-  return transactionWithEvents(actor, async (tx, emit) => {
-    const { venue, config } = await loadVenueConfig(tx, auth, peek.venueId, true);
-    // Lock order of every writer: venue row, pacing lock, reservation rows. The pacing lock is taken
-    // by every change that may make covers count again: a move, a table given (it may clear
-    // needsAttention), a status that can take a no_show back.
-    const mayMove = patch.serviceDate !== undefined || patch.time !== undefined || patch.partySize !== undefined;
-    const mayAddCovers = mayMove || patch.tableId !== undefined || patch.tableCombinationId !== undefined || patch.status === 'arrived' || patch.status === 'seated';
-    const pacingDay = mayAddCovers && hasPacing(config) ? (patch.serviceDate ?? peek.serviceDate) : null;
-    if (pacingDay) await lockPacingDay(tx, venue.id, pacingDay);
-    const row = await lockVisibleReservation(tx, auth, id);
-    checkVersion(row, expectedVersion);
-    if (pacingDay && patch.serviceDate === undefined && row.serviceDate !== peek.serviceDate) {
-      throw new ApiError('conflict', 'The reservation was moved concurrently; repeat the request.', { reason: 'concurrent_change' });
-    }
-
-    const from = row.status;
-    const to: ReservationStatus = patch.status ?? from;
-    if (to !== from && !canMove(from, to)) throw invalidTransition(from, to);
-
-    const target = { serviceDate: patch.serviceDate ?? row.serviceDate, time: patch.time ?? row.time, partySize: patch.partySize ?? row.partySize };
-    const scheduleChanged = target.serviceDate !== row.serviceDate || target.time !== row.time || target.partySize !== row.partySize;
-    const requested = requestedSeating(config, patch);
-    const current = currentSeatingId(row);
-    const tableChanged = requested !== undefined && (requested?.id ?? null) !== current;
-    if ((scheduleChanged || tableChanged) && (!tableHoldingStatuses.has(from) || !tableHoldingStatuses.has(to))) {
-      const fields = (['serviceDate', 'time', 'partySize', 'tableId', 'tableCombinationId'] as const).filter((f) => patch[f] !== undefined);
-      throw ApiError.invalid(fields, `A ${tableHoldingStatuses.has(from) ? to : from} reservation can no longer be moved or seated elsewhere.`);
-    }
-
-    const set: Partial<typeof reservations.$inferInsert> = {};
-    const events = new Set<ReservationEventType>();
-    let needsAttention = row.needsAttention;
-    // docs/reservations.md "Table optimisation": a table given explicitly is locked, a removed one unlocked.
-    let tableLocked = requested === undefined ? row.tableLocked : requested !== null;
-    let tables: readonly SeatedTable[] | undefined;
-    const nowDate = new Date(now);
-
-    if (scheduleChanged || tableChanged) {
-      // Parties already at the venue are moved whatever the booking window says.
-      const onSite = from === 'arrived' || from === 'seated' || to === 'arrived' || to === 'seated';
-      let seatings: readonly Seating[] = [];
-      let startsAt = row.startsAt;
-      let endsAt = row.endsAt;
-      const day = new VenueDay(config, target.serviceDate, await loadBookings(tx, venue.id, target.serviceDate, target.serviceDate), now);
-      if (scheduleChanged) {
-        const evaluation = day.evaluate(target.time, target.partySize, {
-          reservationId: row.id,
-          ignoreBookingWindow: onSite,
-          requestedSeatingId: requested?.id,
-          preferredSeatingId: requested === undefined ? (current ?? undefined) : undefined,
-          withoutTable: requested === null,
-          allSeatings: true,
-        });
-        if (!evaluation.available) throw noAvailability(evaluation.reason, day.alternatives(target.time, target.partySize, { reservationId: row.id }));
-        seatings = evaluation.seatings;
-        startsAt = new Date(evaluation.timing.startsAt);
-        endsAt = new Date(evaluation.timing.endsAt);
-        Object.assign(set, { serviceDate: target.serviceDate, time: formatMinutes(evaluation.timing.minuteOfService), partySize: target.partySize, startsAt, endsAt });
-        events.add('reservation_modified');
-      } else if (requested) {
-        const verdict = day.seatingVerdict(requested.id, row.partySize, row.startsAt.getTime(), row.endsAt.getTime(), row.id);
-        if (verdict !== 'ok') throw noAvailability(verdict, []);
-        seatings = [requested];
+  return transactionWithEvents(
+    actor,
+    async (tx, emit) => {
+      const { venue, config } = await loadVenueConfig(tx, auth, peek.venueId, true);
+      // Lock order of every writer: venue row, pacing lock, reservation rows. The pacing lock is taken
+      // by every change that may make covers count again: a move, a table given (it may clear
+      // needsAttention), a status that can take a no_show back.
+      const mayMove = patch.serviceDate !== undefined || patch.time !== undefined || patch.partySize !== undefined;
+      const mayAddCovers =
+        mayMove ||
+        patch.tableId !== undefined ||
+        patch.tableCombinationId !== undefined ||
+        patch.status === 'arrived' ||
+        patch.status === 'seated';
+      const pacingDay = mayAddCovers && hasPacing(config) ? (patch.serviceDate ?? peek.serviceDate) : null;
+      if (pacingDay) await lockPacingDay(tx, venue.id, pacingDay);
+      const row = await lockVisibleReservation(tx, auth, id);
+      checkVersion(row, expectedVersion);
+      if (pacingDay && patch.serviceDate === undefined && row.serviceDate !== peek.serviceDate) {
+        throw new ApiError('conflict', 'The reservation was moved concurrently; repeat the request.', { reason: 'concurrent_change' });
       }
-      await deleteOccupancy(tx, row.id);
-      const seating = seatings.length ? await occupyFirstFree(tx, { reservationId: row.id }, venue.id, seatings, startsAt, endsAt, requested !== undefined) : null;
-      if (seatings.length && !seating) throw noAvailability('no_table', day.alternatives(target.time, target.partySize, { reservationId: row.id }));
-      Object.assign(set, seatingColumns(seating));
-      tables = seatedTablesOf(config, seating);
-      // A move the engine seated elsewhere is its choice, no longer the one that was locked.
-      if (requested === undefined && (seating?.id ?? null) !== current) tableLocked = false;
-      // A table given to a reservation flagged for attention clears the flag only within pacing
-      // (a move was judged by the engine, pacing included).
-      needsAttention = seating === null || (!scheduleChanged && pacingDay !== null && day.exceedsPacing(row.time, row.partySize, row.id));
-    }
 
-    if (to !== from) {
-      Object.assign(set, { status: to }, statusStamps(row, to, nowDate));
-      for (const type of statusEvents(from, to)) events.add(type);
-      const held = tableHoldingStatuses.has(from);
-      const holds = tableHoldingStatuses.has(to);
-      if (held && !holds) await setOccupancyLive(tx, row.id, false);
-      if (!held && holds) {
-        if (!(await retakeTables(tx, config, row))) {
-          Object.assign(set, seatingColumns(null));
-          tables = [];
-          needsAttention = true;
+      const from = row.status;
+      const to: ReservationStatus = patch.status ?? from;
+      if (to !== from && !canMove(from, to)) throw invalidTransition(from, to);
+
+      const target = {
+        serviceDate: patch.serviceDate ?? row.serviceDate,
+        time: patch.time ?? row.time,
+        partySize: patch.partySize ?? row.partySize,
+      };
+      const scheduleChanged = target.serviceDate !== row.serviceDate || target.time !== row.time || target.partySize !== row.partySize;
+      const requested = requestedSeating(config, patch);
+      const current = currentSeatingId(row);
+      const tableChanged = requested !== undefined && (requested?.id ?? null) !== current;
+      if ((scheduleChanged || tableChanged) && (!tableHoldingStatuses.has(from) || !tableHoldingStatuses.has(to))) {
+        const fields = (['serviceDate', 'time', 'partySize', 'tableId', 'tableCombinationId'] as const).filter(
+          (f) => patch[f] !== undefined,
+        );
+        throw ApiError.invalid(
+          fields,
+          `A ${tableHoldingStatuses.has(from) ? to : from} reservation can no longer be moved or seated elsewhere.`,
+        );
+      }
+
+      const set: Partial<typeof reservations.$inferInsert> = {};
+      const events = new Set<ReservationEventType>();
+      let needsAttention = row.needsAttention;
+      // docs/reservations.md "Table optimisation": a table given explicitly is locked, a removed one unlocked.
+      let tableLocked = requested === undefined ? row.tableLocked : requested !== null;
+      let tables: readonly SeatedTable[] | undefined;
+      const nowDate = new Date(now);
+
+      if (scheduleChanged || tableChanged) {
+        // Parties already at the venue are moved whatever the booking window says.
+        const onSite = from === 'arrived' || from === 'seated' || to === 'arrived' || to === 'seated';
+        let seatings: readonly Seating[] = [];
+        let startsAt = row.startsAt;
+        let endsAt = row.endsAt;
+        const day = new VenueDay(config, target.serviceDate, await loadBookings(tx, venue.id, target.serviceDate, target.serviceDate), now);
+        if (scheduleChanged) {
+          const evaluation = day.evaluate(target.time, target.partySize, {
+            reservationId: row.id,
+            ignoreBookingWindow: onSite,
+            requestedSeatingId: requested?.id,
+            preferredSeatingId: requested === undefined ? (current ?? undefined) : undefined,
+            withoutTable: requested === null,
+            allSeatings: true,
+          });
+          if (!evaluation.available)
+            throw noAvailability(evaluation.reason, day.alternatives(target.time, target.partySize, { reservationId: row.id }));
+          seatings = evaluation.seatings;
+          startsAt = new Date(evaluation.timing.startsAt);
+          endsAt = new Date(evaluation.timing.endsAt);
+          Object.assign(set, {
+            serviceDate: target.serviceDate,
+            time: formatMinutes(evaluation.timing.minuteOfService),
+            partySize: target.partySize,
+            startsAt,
+            endsAt,
+          });
+          events.add('reservation_modified');
+        } else if (requested) {
+          const verdict = day.seatingVerdict(requested.id, row.partySize, row.startsAt.getTime(), row.endsAt.getTime(), row.id);
+          if (verdict !== 'ok') throw noAvailability(verdict, []);
+          seatings = [requested];
         }
-        // A late guest is let in (docs/reservations.md) even when the freed covers were booked meanwhile;
-        // over its block's pacing the floor arranges it (docs/reservations.md, "Pacing and tables after a change").
-        if (pacingDay !== null && (await exceedsPacingNow(tx, config, row, now))) needsAttention = true;
+        await deleteOccupancy(tx, row.id);
+        const seating = seatings.length
+          ? await occupyFirstFree(tx, { reservationId: row.id }, venue.id, seatings, startsAt, endsAt, requested !== undefined)
+          : null;
+        if (seatings.length && !seating)
+          throw noAvailability('no_table', day.alternatives(target.time, target.partySize, { reservationId: row.id }));
+        Object.assign(set, seatingColumns(seating));
+        tables = seatedTablesOf(config, seating);
+        // A move the engine seated elsewhere is its choice, no longer the one that was locked.
+        if (requested === undefined && (seating?.id ?? null) !== current) tableLocked = false;
+        // A table given to a reservation flagged for attention clears the flag only within pacing
+        // (a move was judged by the engine, pacing included).
+        needsAttention = seating === null || (!scheduleChanged && pacingDay !== null && day.exceedsPacing(row.time, row.partySize, row.id));
       }
-      if (row.guestId) await applyGuestStatusChange(tx, row.guestId, from, to, nowDate);
-    }
 
-    if (patch.notes !== undefined && patch.notes !== row.notes) {
-      set.notes = patch.notes;
-      events.add('reservation_modified');
-    }
-    if (patch.externalRef !== undefined && patch.externalRef !== row.externalRef) set.externalRef = patch.externalRef;
-    let guest: GuestRow | null | undefined;
-    if (patch.guestId !== undefined && patch.guestId !== row.guestId) {
-      if (patch.guestId !== null) {
-        guest = await getGuestForVenue(tx, venue.id, patch.guestId);
-        if (!guest) throw ApiError.invalid(['guestId'], 'No guest of this venue has this id.');
+      if (to !== from) {
+        Object.assign(set, { status: to }, statusStamps(row, to, nowDate));
+        for (const type of statusEvents(from, to)) events.add(type);
+        const held = tableHoldingStatuses.has(from);
+        const holds = tableHoldingStatuses.has(to);
+        if (held && !holds) await setOccupancyLive(tx, row.id, false);
+        if (!held && holds) {
+          if (!(await retakeTables(tx, config, row))) {
+            Object.assign(set, seatingColumns(null));
+            tables = [];
+            needsAttention = true;
+          }
+          // A late guest is let in (docs/reservations.md) even when the freed covers were booked meanwhile;
+          // over its block's pacing the floor arranges it (docs/reservations.md, "Pacing and tables after a change").
+          if (pacingDay !== null && (await exceedsPacingNow(tx, config, row, now))) needsAttention = true;
+        }
+        if (row.guestId) await applyGuestStatusChange(tx, row.guestId, from, to, nowDate);
       }
-      set.guestId = patch.guestId;
-    }
-    if (needsAttention !== row.needsAttention) set.needsAttention = needsAttention;
-    tableLocked = patch.tableLocked ?? tableLocked;
-    if (tableLocked !== row.tableLocked) set.tableLocked = tableLocked;
-    if (needsAttention && !row.needsAttention) events.add('reservation_needs_attention');
 
-    if (Object.keys(set).length === 0) return (await loadReservationParts(tx, [row]))[0];
-    let updated: ReservationRow;
-    try {
-      [updated] = await tx
-        .update(reservations)
-        .set({ ...set, updatedAt: nextUpdatedAt(reservations.updatedAt) })
-        .where(eq(reservations.id, row.id))
-        .returning();
-    } catch (err) {
-      throw externalRefConflict(err);
-    }
-    const [loaded] = await loadReservationParts(tx, [updated]);
-    const parts: ReservationParts = { row: updated, tables: tables ?? loaded.tables, guest: guest !== undefined ? guest : loaded.guest };
-    if (events.size) emitReservationEvents(emit, parts, events, auth.livemode);
-    // A change without an event of the catalogue (table, guest, externalRef) is kept for the history alone.
-    else emit({ ...reservationEventFields(parts, auth.livemode), type: 'reservation_updated', published: false });
-    return parts;
-  }, log);
+      if (patch.notes !== undefined && patch.notes !== row.notes) {
+        set.notes = patch.notes;
+        events.add('reservation_modified');
+      }
+      if (patch.externalRef !== undefined && patch.externalRef !== row.externalRef) set.externalRef = patch.externalRef;
+      let guest: GuestRow | null | undefined;
+      if (patch.guestId !== undefined && patch.guestId !== row.guestId) {
+        if (patch.guestId !== null) {
+          guest = await getGuestForVenue(tx, venue.id, patch.guestId);
+          if (!guest) throw ApiError.invalid(['guestId'], 'No guest of this venue has this id.');
+        }
+        set.guestId = patch.guestId;
+      }
+      if (needsAttention !== row.needsAttention) set.needsAttention = needsAttention;
+      tableLocked = patch.tableLocked ?? tableLocked;
+      if (tableLocked !== row.tableLocked) set.tableLocked = tableLocked;
+      if (needsAttention && !row.needsAttention) events.add('reservation_needs_attention');
+
+      if (Object.keys(set).length === 0) return (await loadReservationParts(tx, [row]))[0];
+      let updated: ReservationRow;
+      try {
+        [updated] = await tx
+          .update(reservations)
+          .set({ ...set, updatedAt: nextUpdatedAt(reservations.updatedAt) })
+          .where(eq(reservations.id, row.id))
+          .returning();
+      } catch (err) {
+        throw externalRefConflict(err);
+      }
+      const [loaded] = await loadReservationParts(tx, [updated]);
+      const parts: ReservationParts = { row: updated, tables: tables ?? loaded.tables, guest: guest !== undefined ? guest : loaded.guest };
+      if (events.size) emitReservationEvents(emit, parts, events, auth.livemode);
+      // A change without an event of the catalogue (table, guest, externalRef) is kept for the history alone.
+      else emit({ ...reservationEventFields(parts, auth.livemode), type: 'reservation_updated', published: false });
+      return parts;
+    },
+    log,
+  );
 }
 
 /** DELETE /reservations/:id: cancels from created, confirmed or arrived; an already cancelled reservation answers unchanged. */
-export async function cancelReservation(auth: AuthContext, id: string, expectedVersion?: Date, log: Logger = logger): Promise<ReservationParts> {
-  return transactionWithEvents(actorOf(auth), async (tx, emit) => {
-    const row = await lockVisibleReservation(tx, auth, id);
-    if (row.status === 'cancelled') return (await loadReservationParts(tx, [row]))[0];
-    checkVersion(row, expectedVersion);
-    if (!canCancel(row.status)) throw invalidTransition(row.status, 'cancelled');
-    const now = new Date();
-    await setOccupancyLive(tx, row.id, false);
-    if (row.guestId) await applyGuestStatusChange(tx, row.guestId, row.status, 'cancelled', now);
-    const [updated] = await tx
-      .update(reservations)
-      .set({ status: 'cancelled', ...statusStamps(row, 'cancelled', now), updatedAt: nextUpdatedAt(reservations.updatedAt) })
-      .where(eq(reservations.id, row.id))
-      .returning();
-    const [parts] = await loadReservationParts(tx, [updated]);
-    emitReservationEvents(emit, parts, ['reservation_cancelled'], auth.livemode);
-    return parts;
-  }, log);
+export async function cancelReservation(
+  auth: AuthContext,
+  id: string,
+  expectedVersion?: Date,
+  log: Logger = logger,
+): Promise<ReservationParts> {
+  return transactionWithEvents(
+    actorOf(auth),
+    async (tx, emit) => {
+      const row = await lockVisibleReservation(tx, auth, id);
+      if (row.status === 'cancelled') return (await loadReservationParts(tx, [row]))[0];
+      checkVersion(row, expectedVersion);
+      if (!canCancel(row.status)) throw invalidTransition(row.status, 'cancelled');
+      const now = new Date();
+      await setOccupancyLive(tx, row.id, false);
+      if (row.guestId) await applyGuestStatusChange(tx, row.guestId, row.status, 'cancelled', now);
+      const [updated] = await tx
+        .update(reservations)
+        .set({ status: 'cancelled', ...statusStamps(row, 'cancelled', now), updatedAt: nextUpdatedAt(reservations.updatedAt) })
+        .where(eq(reservations.id, row.id))
+        .returning();
+      const [parts] = await loadReservationParts(tx, [updated]);
+      emitReservationEvents(emit, parts, ['reservation_cancelled'], auth.livemode);
+      return parts;
+    },
+    log,
+  );
 }

@@ -9,12 +9,25 @@ import type { VenueConfig } from '../../lib/availability/types.js';
 import { VenueDay, type Evaluation, type Timing } from '../../lib/availability/venue-day.js';
 import { addDays, instantToLocal } from '../../lib/local-time.js';
 import { formatMinutes, resolveServiceTime, MINUTES_PER_DAY } from '../../lib/shift-schedule.js';
-import { hasPacing, loadBookings, loadVenueConfig, loadVenueDayForBooking, lockPacingDay, type LoadedVenue } from '../availability/venue-day-loader.js';
+import {
+  hasPacing,
+  loadBookings,
+  loadVenueConfig,
+  loadVenueDayForBooking,
+  lockPacingDay,
+  type LoadedVenue,
+} from '../availability/venue-day-loader.js';
 import { actorOf, transactionWithEvents, type Emit } from '../events/outbox.js';
 import { consumeHold, heldSeatingId, type HoldRow } from '../holds/hold-service.js';
 import type { GuestContactInput } from '../guests/guest-input.js';
 import type { GuestRow } from '../guests/guest-json.js';
-import { findOrCreateGuestByPhone, findOrCreateWidgetGuest, getGuestForVenue, guestChangedEvent, normalisePhoneOrThrow } from '../guests/guest-service.js';
+import {
+  findOrCreateGuestByPhone,
+  findOrCreateWidgetGuest,
+  getGuestForVenue,
+  guestChangedEvent,
+  normalisePhoneOrThrow,
+} from '../guests/guest-service.js';
 import { resolveServiceTags } from '../guests/service-tag-service.js';
 import { emitReservationEvents } from './reservation-events.js';
 import type { ReservationParts, ReservationRow } from './reservation-json.js';
@@ -64,7 +77,8 @@ function checkPermissions(auth: AuthContext, input: CreateReservationInput): voi
     return;
   }
   // Choosing tables, overriding the engine and seating a walk-in are floor operations.
-  const needsFloor = input.tableId !== undefined || input.tableCombinationId !== undefined || input.force === true || input.source === 'walk_in';
+  const needsFloor =
+    input.tableId !== undefined || input.tableCombinationId !== undefined || input.force === true || input.source === 'walk_in';
   if (needsFloor && !hasScope(auth, 'floor:write')) {
     throw new ApiError('insufficient_scope', 'Tables, force and walk-ins need the scope floor:write.', { requiredScope: 'floor:write' });
   }
@@ -79,7 +93,8 @@ function checkShape(input: CreateReservationInput): void {
   if (input.tableId !== undefined && input.tableCombinationId !== undefined) {
     throw ApiError.invalid(['tableId', 'tableCombinationId'], 'Give a table or a combination, not both.');
   }
-  if (input.guestId !== undefined && input.guest !== undefined) throw ApiError.invalid(['guestId', 'guest'], 'Give guestId or guest, not both.');
+  if (input.guestId !== undefined && input.guest !== undefined)
+    throw ApiError.invalid(['guestId', 'guest'], 'Give guestId or guest, not both.');
   if (input.serviceTags !== undefined && input.guestId === undefined && input.guest === undefined) {
     throw ApiError.invalid(['serviceTags'], 'Service tags belong to a guest: give guestId or guest.');
   }
@@ -89,14 +104,22 @@ function checkShape(input: CreateReservationInput): void {
  * The guest of a new reservation: by id (of that venue), or found / created by phone (a widget's by
  * phone and name: findOrCreateWidgetGuest); service tags added.
  */
-async function resolveGuest(tx: Tx, emit: Emit, venue: LoadedVenue, input: CreateReservationInput, auth: AuthContext): Promise<GuestRow | null> {
+async function resolveGuest(
+  tx: Tx,
+  emit: Emit,
+  venue: LoadedVenue,
+  input: CreateReservationInput,
+  auth: AuthContext,
+): Promise<GuestRow | null> {
   const livemode = auth.livemode;
   let guest: GuestRow | null = null;
   if (input.guestId !== undefined) {
     guest = await getGuestForVenue(tx, venue.id, input.guestId);
     if (!guest) throw ApiError.invalid(['guestId'], 'No guest of this venue has this id.');
   } else if (input.guest !== undefined) {
-    guest = isPublishable(auth) ? await findOrCreateWidgetGuest(tx, emit, venue, input.guest) : await findOrCreateGuestByPhone(tx, emit, venue, input.guest);
+    guest = isPublishable(auth)
+      ? await findOrCreateWidgetGuest(tx, emit, venue, input.guest)
+      : await findOrCreateGuestByPhone(tx, emit, venue, input.guest);
   }
   if (guest && input.serviceTags?.length) {
     const names = await resolveServiceTags(tx, venue.id, input.serviceTags);
@@ -194,8 +217,19 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   // A held seating is booked as held: the hold itself (still in the loaded bookings) does not count against it, and
   // the minutes that passed since it was taken do not count against the booking window.
   const evaluate = (day: VenueDay): Evaluation =>
-    day.evaluate(slot.time, input.partySize, { ignoreBookingWindow: startsNow || hold !== null, requestedSeatingId, allSeatings: true, reservationId: hold?.id });
-  const { day, evaluation } = await evaluateInTurn(tx, config, venue.id, new VenueDay(config, slot.serviceDate, bookings, now, { reservationsKey: loaded.reservationsKey }), evaluate);
+    day.evaluate(slot.time, input.partySize, {
+      ignoreBookingWindow: startsNow || hold !== null,
+      requestedSeatingId,
+      allSeatings: true,
+      reservationId: hold?.id,
+    });
+  const { day, evaluation } = await evaluateInTurn(
+    tx,
+    config,
+    venue.id,
+    new VenueDay(config, slot.serviceDate, bookings, now, { reservationsKey: loaded.reservationsKey }),
+    evaluate,
+  );
   let timing: Timing;
   let seatings: readonly Seating[] = [];
   let moves: readonly TableMove[] = [];

@@ -43,7 +43,10 @@ export function reservationListFilters(auth: AuthContext, query: ReservationList
 }
 
 /** GET /reservations: by startsAt (or by updatedAt with changedAfter), within the key's venues. */
-export async function listReservations(auth: AuthContext, query: ReservationListQuery): Promise<{ parts: ReservationParts[]; nextCursor: string | null }> {
+export async function listReservations(
+  auth: AuthContext,
+  query: ReservationListQuery,
+): Promise<{ parts: ReservationParts[]; nextCursor: string | null }> {
   if (query.venueId) await getVisibleVenue(auth, query.venueId);
   const filters = reservationListFilters(auth, query);
   const page = await fetchPage<ReservationRow>({

@@ -49,10 +49,17 @@ export async function releaseInvalidTableAssignments(tx: Tx, emit: Emit, venueId
     await tx.delete(reservationTables).where(inArray(reservationTables.reservationId, ids));
     const rows = await tx
       .update(reservations)
-      .set({ tableId: null, tableCombinationId: null, tableAssigned: false, needsAttention: true, updatedAt: nextUpdatedAt(reservations.updatedAt) })
+      .set({
+        tableId: null,
+        tableCombinationId: null,
+        tableAssigned: false,
+        needsAttention: true,
+        updatedAt: nextUpdatedAt(reservations.updatedAt),
+      })
       .where(inArray(reservations.id, ids))
       .returning();
-    for (const parts of await loadReservationParts(tx, rows)) emitReservationEvents(emit, parts, ['reservation_needs_attention'], !org.isTest);
+    for (const parts of await loadReservationParts(tx, rows))
+      emitReservationEvents(emit, parts, ['reservation_needs_attention'], !org.isTest);
     return rows;
   });
   return released.length;

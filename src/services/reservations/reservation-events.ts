@@ -6,7 +6,14 @@ import { reservationJson, type ReservationParts } from './reservation-json.js';
 /** What every event about this reservation carries: the reservation as it is now, guest data included. */
 export function reservationEventFields(parts: ReservationParts, livemode: boolean) {
   const { organisationId, venueId, id } = parts.row;
-  return { organisationId, venueId, livemode, subjectType: 'reservation' as const, subjectId: id, data: { reservation: reservationJson(parts, 'full') } };
+  return {
+    organisationId,
+    venueId,
+    livemode,
+    subjectType: 'reservation' as const,
+    subjectId: id,
+    data: { reservation: reservationJson(parts, 'full') },
+  };
 }
 
 /** Emits the events of one change in catalogue order, each carrying the reservation as it is now, guest data included. */

@@ -43,7 +43,11 @@ function reservationOf(event: EventRow | undefined): Record<string, unknown> | n
  */
 export async function listReservationHistory(auth: AuthContext, id: string, query: ListQuery) {
   await getVisibleReservation(auth, id);
-  const ofReservation = and(eq(events.organisationId, auth.organisationId), eq(events.subjectType, 'reservation'), eq(events.subjectId, id));
+  const ofReservation = and(
+    eq(events.organisationId, auth.organisationId),
+    eq(events.subjectType, 'reservation'),
+    eq(events.subjectId, id),
+  );
   const page = await fetchEventPage(query, ofReservation);
   // The version before the page's first entry: what its changes are measured against.
   const first = page.rows[0];
@@ -51,7 +55,9 @@ export async function listReservationHistory(auth: AuthContext, id: string, quer
     ? await db
         .select()
         .from(events)
-        .where(and(ofReservation, sql`(${events.createdAt}, ${events.id}) < (${first.createdAt.toISOString()}::timestamptz, ${first.id}::uuid)`))
+        .where(
+          and(ofReservation, sql`(${events.createdAt}, ${events.id}) < (${first.createdAt.toISOString()}::timestamptz, ${first.id}::uuid)`),
+        )
         .orderBy(desc(events.createdAt), desc(events.id))
         .limit(1)
     : [];

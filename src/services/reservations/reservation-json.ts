@@ -57,7 +57,9 @@ export const reservationSchema = component(
     tableAssigned: z.boolean(),
     tableLocked: z
       .boolean()
-      .describe('Its table was chosen explicitly (tableId / tableCombinationId, or PATCH tableLocked: true): table optimisation never moves it.'),
+      .describe(
+        'Its table was chosen explicitly (tableId / tableCombinationId, or PATCH tableLocked: true): table optimisation never moves it.',
+      ),
     needsAttention: z.boolean().describe('Valid, but must be arranged on the floor.'),
     notes: z.string().nullable(),
     source: z.enum(reservationSourceValues),
@@ -73,7 +75,10 @@ export const reservationSchema = component(
 );
 
 /** Reservation of docs/api.md with `guest`, `guestDetails` and `table` (null where none). */
-export function reservationJson({ row, tables, guest }: ReservationParts, visibility: GuestVisibility = 'full'): z.output<typeof reservationSchema> {
+export function reservationJson(
+  { row, tables, guest }: ReservationParts,
+  visibility: GuestVisibility = 'full',
+): z.output<typeof reservationSchema> {
   const shownGuest = visibility === 'full' ? guest : null;
   const body = {
     id: row.id,

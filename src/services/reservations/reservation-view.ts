@@ -9,7 +9,13 @@ export async function loadSeatedTables(conn: DbOrTx, reservationIds: readonly st
   const byReservation = new Map<string, SeatedTable[]>();
   if (!reservationIds.length) return byReservation;
   const rows = await conn
-    .select({ reservationId: reservationTables.reservationId, id: floorTables.id, name: floorTables.name, minSeats: floorTables.minSeats, maxSeats: floorTables.maxSeats })
+    .select({
+      reservationId: reservationTables.reservationId,
+      id: floorTables.id,
+      name: floorTables.name,
+      minSeats: floorTables.minSeats,
+      maxSeats: floorTables.maxSeats,
+    })
     .from(reservationTables)
     .innerJoin(floorTables, eq(floorTables.id, reservationTables.tableId))
     .where(inArray(reservationTables.reservationId, [...reservationIds]))

@@ -35,7 +35,14 @@ function ownerColumns(owner: OccupancyOwner) {
  * of a combination taken only in part are removed before the next attempt. Lapsed holds in the
  * way are deleted first by a trigger (migration `availability_holds_expiry`).
  */
-export async function occupySeating(tx: Tx, owner: OccupancyOwner, venueId: string, seating: Seating, startsAt: Date, endsAt: Date): Promise<boolean> {
+export async function occupySeating(
+  tx: Tx,
+  owner: OccupancyOwner,
+  venueId: string,
+  seating: Seating,
+  startsAt: Date,
+  endsAt: Date,
+): Promise<boolean> {
   const during = duringRange(startsAt, endsAt);
   const columns = ownerColumns(owner);
   const rows = [...seating.tableIds].sort().map((tableId) => ({ ...columns, tableId, venueId, during, live: true }));
@@ -45,7 +52,9 @@ export async function occupySeating(tx: Tx, owner: OccupancyOwner, venueId: stri
   if (inserted.length) {
     await tx
       .delete(reservationTables)
-      .where('reservationId' in owner ? eq(reservationTables.reservationId, owner.reservationId) : eq(reservationTables.holdId, owner.holdId));
+      .where(
+        'reservationId' in owner ? eq(reservationTables.reservationId, owner.reservationId) : eq(reservationTables.holdId, owner.holdId),
+      );
   }
   return false;
 }
@@ -81,7 +90,10 @@ export function namedSeating(config: VenueConfig, field: 'tableId' | 'tableCombi
 
 /** Frees (or takes back) a reservation's tables without forgetting which they were. */
 export async function setOccupancyLive(tx: Tx, reservationId: string, live: boolean): Promise<void> {
-  await tx.update(reservationTables).set({ live }).where(and(eq(reservationTables.reservationId, reservationId), sql`${reservationTables.live} <> ${live}`));
+  await tx
+    .update(reservationTables)
+    .set({ live })
+    .where(and(eq(reservationTables.reservationId, reservationId), sql`${reservationTables.live} <> ${live}`));
 }
 
 export async function deleteOccupancy(tx: Tx, reservationId: string): Promise<void> {

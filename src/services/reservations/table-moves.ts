@@ -85,7 +85,14 @@ const sameTables = (a: readonly string[], b: readonly string[]) => a.length === 
  * Each moved party gets a history row of the table optimiser; no webhook (a table change alone emits
  * none). Throws StaleMovesError when the plan no longer holds.
  */
-export async function applyTableMoves(tx: Tx, emit: Emit, venueId: string, moves: readonly TableMove[], livemode: boolean, now: number): Promise<void> {
+export async function applyTableMoves(
+  tx: Tx,
+  emit: Emit,
+  venueId: string,
+  moves: readonly TableMove[],
+  livemode: boolean,
+  now: number,
+): Promise<void> {
   if (!moves.length) return;
   const byId = new Map(moves.map((m) => [m.reservationId, m]));
   const ids = [...byId.keys()].sort();

@@ -60,23 +60,27 @@ export function selectDueLate(conn: DbOrTx) {
 export async function notifyLateReservations(log: Logger = logger): Promise<number> {
   let total = 0;
   for (;;) {
-    const count = await transactionWithEvents(timers, async (tx, emit) => {
-      const due = selectDueLate(tx);
-      const marked = await tx
-        .update(reservations)
-        .set({ lateNotifiedAt: sql`clock_timestamp()` })
-        .where(and(inArray(reservations.id, due), isNull(reservations.lateNotifiedAt), inArray(reservations.status, expected)))
-        .returning();
-      if (!marked.length) return 0;
-      const livemode = await livemodeByOrganisation(
-        tx,
-        marked.map((r) => r.organisationId),
-      );
-      for (const parts of await loadReservationParts(tx, marked)) {
-        emitReservationEvents(emit, parts, ['reservation_late'], livemode.get(parts.row.organisationId) ?? true);
-      }
-      return marked.length;
-    }, log);
+    const count = await transactionWithEvents(
+      timers,
+      async (tx, emit) => {
+        const due = selectDueLate(tx);
+        const marked = await tx
+          .update(reservations)
+          .set({ lateNotifiedAt: sql`clock_timestamp()` })
+          .where(and(inArray(reservations.id, due), isNull(reservations.lateNotifiedAt), inArray(reservations.status, expected)))
+          .returning();
+        if (!marked.length) return 0;
+        const livemode = await livemodeByOrganisation(
+          tx,
+          marked.map((r) => r.organisationId),
+        );
+        for (const parts of await loadReservationParts(tx, marked)) {
+          emitReservationEvents(emit, parts, ['reservation_late'], livemode.get(parts.row.organisationId) ?? true);
+        }
+        return marked.length;
+      },
+      log,
+    );
     total += count;
     if (count < batchSize) return total;
   }
@@ -104,8 +108,13 @@ function timerActor(organisationId: string, livemode: boolean): AuthContext {
 
 /** The reservations due to become no_show, oldest first: the no-show scan's statement. */
 export function selectDueNoShows(conn: DbOrTx) {
-return conn
-    .select({ id: reservations.id, organisationId: reservations.organisationId, updatedAt: reservations.updatedAt, isTest: organisations.isTest })
+  return conn
+    .select({
+      id: reservations.id,
+      organisationId: reservations.organisationId,
+      updatedAt: reservations.updatedAt,
+      isTest: organisations.isTest,
+    })
     .from(reservations)
     .innerJoin(venues, eq(venues.id, reservations.venueId))
     .innerJoin(organisations, eq(organisations.id, reservations.organisationId))
@@ -136,7 +145,14 @@ export async function markNoShows(log: Logger = logger): Promise<number> {
     let moved = 0;
     for (const r of due) {
       try {
-        const parts = await updateReservation(timerActor(r.organisationId, !r.isTest), r.id, { status: 'no_show' }, r.updatedAt, timers, log);
+        const parts = await updateReservation(
+          timerActor(r.organisationId, !r.isTest),
+          r.id,
+          { status: 'no_show' },
+          r.updatedAt,
+          timers,
+          log,
+        );
         if (parts.row.status === 'no_show') moved++;
       } catch (err) {
         // Changed since it was read (a version mismatch, or staff moved it on): the next run judges it again.

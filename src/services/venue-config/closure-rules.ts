@@ -31,7 +31,15 @@ export const closureSchema = component(
 );
 
 export function closureJson(c: ClosureRow): z.output<typeof closureSchema> {
-  return { id: c.id, venueId: c.venueId, from: c.from, to: c.to, shiftIds: c.shiftIds, reason: c.reason, updatedAt: c.updatedAt.toISOString() };
+  return {
+    id: c.id,
+    venueId: c.venueId,
+    from: c.from,
+    to: c.to,
+    shiftIds: c.shiftIds,
+    reason: c.reason,
+    updatedAt: c.updatedAt.toISOString(),
+  };
 }
 
 async function checkClosure(tx: Tx, venueId: string, closure: ClosureFields): Promise<void> {

@@ -68,7 +68,11 @@ function buildFloor(tableCount: number) {
  * times by party size, 40 covers per 30 minutes at dinner, and an active floor plan of two areas
  * with `tableCount` tables of 2 to 8 seats (24 by default; benchmarks ask for more).
  */
-export async function configureDemoVenue(organisationId: string, venueId: string, options: { tableCount?: number } = {}): Promise<DemoVenueSetup> {
+export async function configureDemoVenue(
+  organisationId: string,
+  venueId: string,
+  options: { tableCount?: number } = {},
+): Promise<DemoVenueSetup> {
   const tableCount = options.tableCount ?? 24;
   if (!Number.isInteger(tableCount) || tableCount < 2) throw new RangeError(`a demo venue needs at least 2 tables, not ${tableCount}`);
   const access: VenueAccess = { organisationId, venueIds: null };

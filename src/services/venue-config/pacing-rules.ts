@@ -16,7 +16,14 @@ export interface PacingRuleFields {
 
 export const pacingRuleSchema = component(
   'PacingRule',
-  z.object({ id: uuid, shiftId: uuid, isEnabled: z.boolean(), maxCovers: z.number().int(), windowMinutes: z.number().int(), updatedAt: instant }),
+  z.object({
+    id: uuid,
+    shiftId: uuid,
+    isEnabled: z.boolean(),
+    maxCovers: z.number().int(),
+    windowMinutes: z.number().int(),
+    updatedAt: instant,
+  }),
   'Arrival pacing: at most maxCovers covers starting in each windowMinutes block of the shift (docs/api.md).',
 );
 

@@ -72,7 +72,10 @@ async function checkShift(tx: Tx, venueId: string, shift: ShiftFields, shiftId: 
   if (shift.endTime === shift.startTime) throw ApiError.invalid(['endTime'], 'endTime must differ from startTime.');
   const window = shiftWindow(shift);
   if (window.lastSeating > window.end) {
-    throw ApiError.invalid(['lastSeatingTime'], 'lastSeatingTime must lie between startTime and endTime (endTime before startTime runs past midnight).');
+    throw ApiError.invalid(
+      ['lastSeatingTime'],
+      'lastSeatingTime must lie between startTime and endTime (endTime before startTime runs past midnight).',
+    );
   }
   // An inactive shift applies to no day; it is checked again when it is switched back on.
   if (!shift.isActive) return;

@@ -47,7 +47,8 @@ export function turnTimeRuleJson(r: TurnTimeRuleRow): z.output<typeof turnTimeRu
  * party must follow from the rules without a tie-break (docs/venue-configuration.md only ranks shift over venue).
  */
 async function checkTurnTimeRule(tx: Tx, venueId: string, rule: TurnTimeRuleFields, ruleId: string | null): Promise<void> {
-  if (rule.minPartySize > rule.maxPartySize) throw ApiError.invalid(['minPartySize', 'maxPartySize'], 'minPartySize must not exceed maxPartySize.');
+  if (rule.minPartySize > rule.maxPartySize)
+    throw ApiError.invalid(['minPartySize', 'maxPartySize'], 'minPartySize must not exceed maxPartySize.');
   if (rule.shiftId !== null) await assertShiftsOfVenue(tx, venueId, [rule.shiftId], 'shiftId');
   const sameScope = await tx
     .select()

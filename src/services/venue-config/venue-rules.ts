@@ -58,7 +58,13 @@ export async function listRules<Row extends RuleRow, Fields extends object>(
   });
 }
 
-async function findRule<Row extends RuleRow>(conn: Tx | typeof db, kind: RuleKind<Row, object>, venueId: string, ruleId: string, lock: boolean): Promise<Row> {
+async function findRule<Row extends RuleRow>(
+  conn: Tx | typeof db,
+  kind: RuleKind<Row, object>,
+  venueId: string,
+  ruleId: string,
+  lock: boolean,
+): Promise<Row> {
   const query = conn
     .select()
     .from(kind.table)

@@ -19,7 +19,9 @@ export const venueSchema = component(
     noShowToleranceMinutes: z.number().int().nullable().describe('null: no automatic no-show'),
     tableOptimisation: z
       .enum(tableOptimisationValues)
-      .describe('on: to seat a new booking the engine may move unlocked parties to other tables at the same times (docs/reservations.md "Table optimisation")'),
+      .describe(
+        'on: to seat a new booking the engine may move unlocked parties to other tables at the same times (docs/reservations.md "Table optimisation")',
+      ),
     createdAt: instant,
     updatedAt: instant,
   }),

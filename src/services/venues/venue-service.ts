@@ -28,7 +28,8 @@ const selectVenueInOrganisation = prepareSelectAll(venues, venueInOrganisation);
 export async function getVisibleVenue(auth: AuthContext, venueId: string, conn: DbOrTx = db): Promise<VenueRow> {
   if (!canSeeVenue(auth, venueId)) throw ApiError.notFound('Venue');
   const params = { venueId, organisationId: auth.organisationId };
-  const [venue] = conn === db ? await selectVenueInOrganisation(params) : await conn.select().from(venues).where(venueInOrganisation).execute(params);
+  const [venue] =
+    conn === db ? await selectVenueInOrganisation(params) : await conn.select().from(venues).where(venueInOrganisation).execute(params);
   if (!venue) throw ApiError.notFound('Venue');
   return venue;
 }
@@ -55,7 +56,10 @@ export async function listVenues(auth: AuthContext, query: ListQuery) {
 }
 
 export async function createVenue(organisationId: string, input: VenueInput): Promise<VenueRow> {
-  const [venue] = await db.insert(venues).values({ organisationId, ...input }).returning();
+  const [venue] = await db
+    .insert(venues)
+    .values({ organisationId, ...input })
+    .returning();
   return venue;
 }
 

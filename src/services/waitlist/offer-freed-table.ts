@@ -25,11 +25,19 @@ const tableFreeingEvents: ReadonlySet<string> = new Set(['table_released', 'rese
  * The first waiting entry of the venue's serviceDate, in queue order, whose party fits a seating
  * using one of the freed tables from `start` for its turn time (docs/operations.md "Waiting list"), with that seating.
  */
-async function findWaitingParty(tx: Tx, venue: { organisationId: string; venueId: string }, serviceDate: string, freedTableIds: string[], start: number) {
+async function findWaitingParty(
+  tx: Tx,
+  venue: { organisationId: string; venueId: string },
+  serviceDate: string,
+  freedTableIds: string[],
+  start: number,
+) {
   const queue = await tx
     .select()
     .from(waitlistEntries)
-    .where(and(eq(waitlistEntries.venueId, venue.venueId), eq(waitlistEntries.serviceDate, serviceDate), eq(waitlistEntries.status, 'waiting')))
+    .where(
+      and(eq(waitlistEntries.venueId, venue.venueId), eq(waitlistEntries.serviceDate, serviceDate), eq(waitlistEntries.status, 'waiting')),
+    )
     .orderBy(asc(waitlistEntries.position));
   if (!queue.length) return null;
   const now = Date.now();
@@ -59,23 +67,30 @@ export async function offerFreedTable(event: EventRow, log: Logger = logger): Pr
   const [reservation] = await db.select().from(reservations).where(eq(reservations.id, event.subjectId));
   if (!reservation) return;
   const freedTableIds = (
-    await db.select({ tableId: reservationTables.tableId }).from(reservationTables).where(eq(reservationTables.reservationId, reservation.id))
+    await db
+      .select({ tableId: reservationTables.tableId })
+      .from(reservationTables)
+      .where(eq(reservationTables.reservationId, reservation.id))
   ).map((r) => r.tableId);
   if (!freedTableIds.length) return;
 
-  await transactionWithEvents(systemActor('worker-events'), async (tx, emit) => {
-    const [done] = await tx.select().from(waitlistOffers).where(eq(waitlistOffers.freedByEventId, event.id));
-    if (done) return;
-    const start = Math.max(Date.now(), reservation.startsAt.getTime());
-    const match = await findWaitingParty(tx, reservation, reservation.serviceDate, freedTableIds, start);
-    if (!match) return;
-    const [offer] = await tx
-      .insert(waitlistOffers)
-      .values({ freedByEventId: event.id, waitlistEntryId: match.entry.id, tableIds: [...match.seating.tableIds] })
-      .onConflictDoNothing()
-      .returning();
-    if (offer) emitWaitlistEvent(emit, match.entry, 'compatible_table_freed', event.livemode);
-  }, log);
+  await transactionWithEvents(
+    systemActor('worker-events'),
+    async (tx, emit) => {
+      const [done] = await tx.select().from(waitlistOffers).where(eq(waitlistOffers.freedByEventId, event.id));
+      if (done) return;
+      const start = Math.max(Date.now(), reservation.startsAt.getTime());
+      const match = await findWaitingParty(tx, reservation, reservation.serviceDate, freedTableIds, start);
+      if (!match) return;
+      const [offer] = await tx
+        .insert(waitlistOffers)
+        .values({ freedByEventId: event.id, waitlistEntryId: match.entry.id, tableIds: [...match.seating.tableIds] })
+        .onConflictDoNothing()
+        .returning();
+      if (offer) emitWaitlistEvent(emit, match.entry, 'compatible_table_freed', event.livemode);
+    },
+    log,
+  );
 }
 
 /**

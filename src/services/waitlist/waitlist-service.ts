@@ -30,7 +30,10 @@ export function isActiveEntry(entry: WaitlistEntryRow): boolean {
 }
 
 export function invalidEntryTransition(entry: WaitlistEntryRow, action: string): ApiError {
-  return new ApiError('invalid_request', `A ${entry.status} entry cannot be ${action}.`, { reason: 'invalid_transition', fields: ['status'] });
+  return new ApiError('invalid_request', `A ${entry.status} entry cannot be ${action}.`, {
+    reason: 'invalid_transition',
+    fields: ['status'],
+  });
 }
 
 export function showsGuestData(auth: AuthContext): boolean {
@@ -38,7 +41,12 @@ export function showsGuestData(auth: AuthContext): boolean {
 }
 
 /** An event about an entry; its data carries the entry with its guest data, like reservation events. */
-export function emitWaitlistEvent(emit: Emit, entry: WaitlistEntryRow, type: Extract<EventType, `waitlist_${string}` | 'compatible_table_freed'>, livemode: boolean): void {
+export function emitWaitlistEvent(
+  emit: Emit,
+  entry: WaitlistEntryRow,
+  type: Extract<EventType, `waitlist_${string}` | 'compatible_table_freed'>,
+  livemode: boolean,
+): void {
   emit({
     organisationId: entry.organisationId,
     venueId: entry.venueId,
@@ -54,7 +62,13 @@ export async function getVisibleEntry(auth: AuthContext, id: string, conn: DbOrT
   const query = conn
     .select()
     .from(waitlistEntries)
-    .where(and(eq(waitlistEntries.id, id), eq(waitlistEntries.organisationId, auth.organisationId), visibleVenueIds(auth, waitlistEntries.venueId)));
+    .where(
+      and(
+        eq(waitlistEntries.id, id),
+        eq(waitlistEntries.organisationId, auth.organisationId),
+        visibleVenueIds(auth, waitlistEntries.venueId),
+      ),
+    );
   const [entry] = lock ? await query.for('update') : await query;
   if (!entry) throw ApiError.notFound('Waiting-list entry');
   return entry;
@@ -92,39 +106,44 @@ async function lockQueue(tx: Tx, venueId: string, serviceDate: string): Promise<
 
 /** POST /waitlist: the party joins the end of the queue of its serviceDate (today by default). */
 export async function createWaitlistEntry(auth: AuthContext, input: CreateEntryInput, log: Logger = logger): Promise<WaitlistEntryRow> {
-  if (input.guestId !== undefined && input.phone !== undefined) throw ApiError.invalid(['guestId', 'phone'], 'Give guestId or phone, not both.');
+  if (input.guestId !== undefined && input.phone !== undefined)
+    throw ApiError.invalid(['guestId', 'phone'], 'Give guestId or phone, not both.');
   if (input.guestId === undefined && input.phone === undefined && !input.name) {
     throw ApiError.invalid(['name'], 'An entry needs a name, a phone or a guestId.');
   }
-  return transactionWithEvents(actorOf(auth), async (tx, emit) => {
-    const venue = await getVisibleVenue(auth, input.venueId, tx);
-    const today = instantToLocal(venue.timezone, Date.now()).date;
-    const serviceDate = input.serviceDate ?? today;
-    if (serviceDate < today) throw ApiError.invalid(['serviceDate'], 'serviceDate is in the past for the venue.');
-    const guest = await resolveEntryGuest(tx, emit, venue, input);
-    await lockQueue(tx, venue.id, serviceDate);
-    const [{ next }] = await tx
-      .select({ next: sql<number>`coalesce(max(${waitlistEntries.position}), 0) + 1` })
-      .from(waitlistEntries)
-      .where(and(eq(waitlistEntries.venueId, venue.id), eq(waitlistEntries.serviceDate, serviceDate)));
-    const [entry] = await tx
-      .insert(waitlistEntries)
-      .values({
-        organisationId: venue.organisationId,
-        venueId: venue.id,
-        serviceDate,
-        partySize: input.partySize,
-        guestId: guest?.id ?? null,
-        name: input.name || (guest ? guestName(guest) : null),
-        phone: guest?.phone ?? null,
-        notes: input.notes ?? null,
-        position: Number(next),
-        quotedWaitMinutes: input.quotedWaitMinutes ?? null,
-      })
-      .returning();
-    emitWaitlistEvent(emit, entry, 'waitlist_entry_created', auth.livemode);
-    return entry;
-  }, log);
+  return transactionWithEvents(
+    actorOf(auth),
+    async (tx, emit) => {
+      const venue = await getVisibleVenue(auth, input.venueId, tx);
+      const today = instantToLocal(venue.timezone, Date.now()).date;
+      const serviceDate = input.serviceDate ?? today;
+      if (serviceDate < today) throw ApiError.invalid(['serviceDate'], 'serviceDate is in the past for the venue.');
+      const guest = await resolveEntryGuest(tx, emit, venue, input);
+      await lockQueue(tx, venue.id, serviceDate);
+      const [{ next }] = await tx
+        .select({ next: sql<number>`coalesce(max(${waitlistEntries.position}), 0) + 1` })
+        .from(waitlistEntries)
+        .where(and(eq(waitlistEntries.venueId, venue.id), eq(waitlistEntries.serviceDate, serviceDate)));
+      const [entry] = await tx
+        .insert(waitlistEntries)
+        .values({
+          organisationId: venue.organisationId,
+          venueId: venue.id,
+          serviceDate,
+          partySize: input.partySize,
+          guestId: guest?.id ?? null,
+          name: input.name || (guest ? guestName(guest) : null),
+          phone: guest?.phone ?? null,
+          notes: input.notes ?? null,
+          position: Number(next),
+          quotedWaitMinutes: input.quotedWaitMinutes ?? null,
+        })
+        .returning();
+      emitWaitlistEvent(emit, entry, 'waitlist_entry_created', auth.livemode);
+      return entry;
+    },
+    log,
+  );
 }
 
 export interface WaitlistListQuery extends ListQuery {
@@ -174,19 +193,28 @@ export interface EntryPatch {
 type EntryChange = { set: Partial<typeof waitlistEntries.$inferInsert>; event?: 'waitlist_entry_cancelled' } | null;
 
 /** Applies a change to an entry (locked) in one transaction with its event, which carries the entry as changed. */
-async function changeEntry(auth: AuthContext, id: string, log: Logger, change: (tx: Tx, emit: Emit, entry: WaitlistEntryRow) => Promise<EntryChange>): Promise<WaitlistEntryRow> {
-  return transactionWithEvents(actorOf(auth), async (tx, emit) => {
-    const entry = await getVisibleEntry(auth, id, tx, true);
-    const result = await change(tx, emit, entry);
-    if (!result) return entry;
-    const [updated] = await tx
-      .update(waitlistEntries)
-      .set({ ...result.set, updatedAt: nextUpdatedAt(waitlistEntries.updatedAt) })
-      .where(eq(waitlistEntries.id, id))
-      .returning();
-    if (result.event) emitWaitlistEvent(emit, updated, result.event, auth.livemode);
-    return updated;
-  }, log);
+async function changeEntry(
+  auth: AuthContext,
+  id: string,
+  log: Logger,
+  change: (tx: Tx, emit: Emit, entry: WaitlistEntryRow) => Promise<EntryChange>,
+): Promise<WaitlistEntryRow> {
+  return transactionWithEvents(
+    actorOf(auth),
+    async (tx, emit) => {
+      const entry = await getVisibleEntry(auth, id, tx, true);
+      const result = await change(tx, emit, entry);
+      if (!result) return entry;
+      const [updated] = await tx
+        .update(waitlistEntries)
+        .set({ ...result.set, updatedAt: nextUpdatedAt(waitlistEntries.updatedAt) })
+        .where(eq(waitlistEntries.id, id))
+        .returning();
+      if (result.event) emitWaitlistEvent(emit, updated, result.event, auth.livemode);
+      return updated;
+    },
+    log,
+  );
 }
 
 /** PATCH /waitlist/:id: party, contact, notes and quote of an entry still in the queue. A new phone finds or creates its guest. */
@@ -236,35 +264,55 @@ export interface ConvertInput {
  * (outside the booking window, like a walk-in). 409 no_availability as for POST /reservations,
  * and then nothing changes. The entry becomes converted in the same transaction.
  */
-export async function convertWaitlistEntry(auth: AuthContext, id: string, input: ConvertInput, log: Logger = logger): Promise<{ entry: WaitlistEntryRow; reservation: ReservationParts }> {
-  return retryStaleMoves(() => transactionWithEvents(actorOf(auth), async (tx, emit) => {
-    const entry = await getVisibleEntry(auth, id, tx, true);
-    if (!isActiveEntry(entry)) throw invalidEntryTransition(entry, 'converted');
-    if (input.time === undefined) {
-      const venue = await getVisibleVenue(auth, entry.venueId, tx);
-      if (entry.serviceDate !== instantToLocal(venue.timezone, Date.now()).date) {
-        throw ApiError.invalid(['time'], 'An entry of another day than today needs a time.');
-      }
-    }
-    const reservation = await createReservationIn(tx, emit, auth, {
-      venueId: entry.venueId,
-      serviceDate: entry.serviceDate,
-      time: input.time,
-      startNow: input.time === undefined,
-      partySize: entry.partySize,
-      notes: entry.notes,
-      // By phone, the guest is found again even if the one linked was moved to the trash meanwhile.
-      ...(entry.phone ? { guest: { phone: entry.phone, ...splitPersonName(entry.name) } } : entry.guestId ? { guestId: entry.guestId } : {}),
-      source: 'waitlist',
-      tableId: input.tableId,
-    });
-    const [converted] = await tx
-      .update(waitlistEntries)
-      .set({ status: 'converted', reservationId: reservation.row.id, guestId: reservation.row.guestId, updatedAt: nextUpdatedAt(waitlistEntries.updatedAt) })
-      .where(eq(waitlistEntries.id, entry.id))
-      .returning();
-    return { entry: converted, reservation };
-  }, log));
+export async function convertWaitlistEntry(
+  auth: AuthContext,
+  id: string,
+  input: ConvertInput,
+  log: Logger = logger,
+): Promise<{ entry: WaitlistEntryRow; reservation: ReservationParts }> {
+  return retryStaleMoves(() =>
+    transactionWithEvents(
+      actorOf(auth),
+      async (tx, emit) => {
+        const entry = await getVisibleEntry(auth, id, tx, true);
+        if (!isActiveEntry(entry)) throw invalidEntryTransition(entry, 'converted');
+        if (input.time === undefined) {
+          const venue = await getVisibleVenue(auth, entry.venueId, tx);
+          if (entry.serviceDate !== instantToLocal(venue.timezone, Date.now()).date) {
+            throw ApiError.invalid(['time'], 'An entry of another day than today needs a time.');
+          }
+        }
+        const reservation = await createReservationIn(tx, emit, auth, {
+          venueId: entry.venueId,
+          serviceDate: entry.serviceDate,
+          time: input.time,
+          startNow: input.time === undefined,
+          partySize: entry.partySize,
+          notes: entry.notes,
+          // By phone, the guest is found again even if the one linked was moved to the trash meanwhile.
+          ...(entry.phone
+            ? { guest: { phone: entry.phone, ...splitPersonName(entry.name) } }
+            : entry.guestId
+              ? { guestId: entry.guestId }
+              : {}),
+          source: 'waitlist',
+          tableId: input.tableId,
+        });
+        const [converted] = await tx
+          .update(waitlistEntries)
+          .set({
+            status: 'converted',
+            reservationId: reservation.row.id,
+            guestId: reservation.row.guestId,
+            updatedAt: nextUpdatedAt(waitlistEntries.updatedAt),
+          })
+          .where(eq(waitlistEntries.id, entry.id))
+          .returning();
+        return { entry: converted, reservation };
+      },
+      log,
+    ),
+  );
 }
 
 /**

@@ -4,7 +4,10 @@ import { getWaitlistEntryView } from '../waitlist/waitlist-view.js';
 
 type EventRow = typeof events.$inferSelect;
 
-const currentViews: Record<Exclude<EventRow['subjectType'], 'none' | 'reservation'>, (id: string) => Promise<Record<string, unknown> | null>> = {
+const currentViews: Record<
+  Exclude<EventRow['subjectType'], 'none' | 'reservation'>,
+  (id: string) => Promise<Record<string, unknown> | null>
+> = {
   guest: getGuestView,
   waitlist_entry: getWaitlistEntryView,
 };

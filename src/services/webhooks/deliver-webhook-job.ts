@@ -8,7 +8,17 @@ import { promoteDeliveryJob, type WebhookDeliveryJob } from '../../jobs/webhook-
 import { reservationViewOf } from '../reservations/reservation-view.js';
 import { getCurrentEventData } from './current-event-data.js';
 import type { DestinationSlots } from './destination-slots.js';
-import { claimAttempt, hasAttemptOutcome, readDeliveryContext, recordDelivered, recordFailure, reopenDeliveries, type AttemptRecord, type ClaimedAttempt, type DeliveryContext } from './delivery-state.js';
+import {
+  claimAttempt,
+  hasAttemptOutcome,
+  readDeliveryContext,
+  recordDelivered,
+  recordFailure,
+  reopenDeliveries,
+  type AttemptRecord,
+  type ClaimedAttempt,
+  type DeliveryContext,
+} from './delivery-state.js';
 import { disableFailingEndpoint } from './endpoint-health.js';
 import { serialiseEnvelope } from './envelope.js';
 import { postWebhook, type WebhookOutcome } from './post-webhook.js';
@@ -61,7 +71,12 @@ async function resolveDestination({ delivery, endpoint: pinned, organisationSecr
     return { endpointId: delivery.endpointId, url: delivery.url, error };
   }
   if (!endpoint.isActive) return { endpointId: endpoint.id, url: endpoint.url, error: `webhook endpoint ${endpoint.id} is inactive` };
-  return { endpointId: endpoint.id, url: endpoint.url, secrets: openSigningSecrets(secretStateOf(endpoint)), scheme: endpoint.signatureScheme };
+  return {
+    endpointId: endpoint.id,
+    url: endpoint.url,
+    secrets: openSigningSecrets(secretStateOf(endpoint)),
+    scheme: endpoint.signatureScheme,
+  };
 }
 
 /** The body of the first attempt, from the subject's current state (the claim keeps it byte for byte). */
@@ -149,7 +164,11 @@ export interface AttemptedDelivery extends PreparedDelivery {
  * destination fails at once and takes no slot. The row is the truth: it counts the attempts, also
  * those cut short by a crash.
  */
-export async function attemptDelivery(slots: DestinationSlots, job: DeliveryJobControl, prepared: PreparedDelivery): Promise<AttemptedDelivery | DeliveryOutcome> {
+export async function attemptDelivery(
+  slots: DestinationSlots,
+  job: DeliveryJobControl,
+  prepared: PreparedDelivery,
+): Promise<AttemptedDelivery | DeliveryOutcome> {
   const { context, destination } = prepared;
   const origin = 'error' in destination ? null : destinationOf(destination.url ?? '');
   const slot = origin ? await slots.acquire(origin) : null;
@@ -161,7 +180,11 @@ export async function attemptDelivery(slots: DestinationSlots, job: DeliveryJobC
     const sent: WebhookOutcome =
       'error' in destination
         ? { ok: false, status: null, error: destination.error, summary: destination.error, durationMs: 0, bodyExcerpt: null }
-        : await postWebhook({ url: destination.url ?? '', headers: signedHeaders(destination.scheme, destination.secrets, context.delivery.idempotencyKey, body), body });
+        : await postWebhook({
+            url: destination.url ?? '',
+            headers: signedHeaders(destination.scheme, destination.secrets, context.delivery.idempotencyKey, body),
+            body,
+          });
     return { ...prepared, claimed, sent };
   } finally {
     if (slot) await slots.release(slot);
@@ -194,7 +217,9 @@ export async function concludeDelivery(job: DeliveryJobControl, attempted: Attem
   };
   // One line per attempt in the job's log (Bull Board); the row is the truth, so a line Redis
   // refuses is not worth failing the attempt for.
-  const logged = job.log(`attempt ${attempt} of ${maxDeliveryAttempts}: ${sent.summary}${'error' in destination ? '' : ` in ${sent.durationMs} ms`}`).catch(() => 0);
+  const logged = job
+    .log(`attempt ${attempt} of ${maxDeliveryAttempts}: ${sent.summary}${'error' in destination ? '' : ` in ${sent.durationMs} ms`}`)
+    .catch(() => 0);
   // The next delivery of a recovery sent in order waits for this outcome (best effort: it also
   // comes back on its own).
   const wakeNext = () => {
@@ -218,7 +243,12 @@ export async function concludeDelivery(job: DeliveryJobControl, attempted: Attem
   // Disabling discarded this delivery and removed the other jobs of the destination; this one, which
   // cannot be removed while it runs, ends here and is removed on completion.
   if (disabled) return nothingToSend;
-  return { kind: 'retry', attempt, at: nextAttemptAt, message: `${sent.summary} (attempt ${attempt} of ${maxDeliveryAttempts}, next at ${toSecond(nextAttemptAt)})` };
+  return {
+    kind: 'retry',
+    attempt,
+    at: nextAttemptAt,
+    message: `${sent.summary} (attempt ${attempt} of ${maxDeliveryAttempts}, next at ${toSecond(nextAttemptAt)})`,
+  };
 }
 
 /** worker-webhooks: one run of a delivery's job, prepare → attempt → conclude. */

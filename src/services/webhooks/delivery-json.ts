@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { deliveryStatuses, discardReasons, type webhookDeliveries, type webhookDeliveryAttempts, type webhookRecoveries } from '../../db/schema/index.js';
+import {
+  deliveryStatuses,
+  discardReasons,
+  type webhookDeliveries,
+  type webhookDeliveryAttempts,
+  type webhookRecoveries,
+} from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { component, instant, uuid } from '../../core/response-schemas.js';
 import { eventTypes } from '../../lib/event-catalogue.js';
@@ -35,7 +41,7 @@ export const deliverySchema = component(
     automationId: uuid,
     runId: uuid,
     endpointId: uuid.nullable(),
-    url: z.string().nullable().describe('The address of the action, or the destination\'s address at the last attempt; null until known.'),
+    url: z.string().nullable().describe("The address of the action, or the destination's address at the last attempt; null until known."),
     status: z.enum(deliveryStatuses),
     attempts: z.number().int().min(0),
     nextAttemptAt: instant.nullable(),
@@ -45,7 +51,9 @@ export const deliverySchema = component(
     discardReason: z.enum(discardReasons).nullable(),
     createdAt: instant,
     updatedAt: instant,
-    payload: envelopeSchemaFor(eventTypes, filteredData).nullable().describe('The envelope as sent (null before the first attempt), filtered by the reader\'s scopes.'),
+    payload: envelopeSchemaFor(eventTypes, filteredData)
+      .nullable()
+      .describe("The envelope as sent (null before the first attempt), filtered by the reader's scopes."),
   }),
   'A webhook delivery record (docs/webhooks.md).',
 );
@@ -79,7 +87,7 @@ export function deliveryJson(d: DeliveryRow, auth: AuthContext) {
 export const attemptSchema = component(
   'WebhookDeliveryAttempt',
   z.object({
-    attempt: z.number().int().min(1).describe('Counted from 1 over the delivery\'s whole life: a redelivery continues the count.'),
+    attempt: z.number().int().min(1).describe("Counted from 1 over the delivery's whole life: a redelivery continues the count."),
     startedAt: instant,
     durationMs: z.number().int().min(0),
     responseStatus: z.number().int().nullable(),
@@ -87,7 +95,7 @@ export const attemptSchema = component(
     responseBodyExcerpt: z
       .string()
       .nullable()
-      .describe('The first 1,024 bytes of the answer\'s body as UTF-8 text (invalid bytes as U+FFFD); null when there was no answer.'),
+      .describe("The first 1,024 bytes of the answer's body as UTF-8 text (invalid bytes as U+FFFD); null when there was no answer."),
   }),
   'One attempt of a webhook delivery (docs/webhooks.md "Attempt log").',
 );

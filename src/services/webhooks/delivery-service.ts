@@ -65,7 +65,8 @@ export async function getVisibleDelivery(auth: AuthContext, idOrKey: string): Pr
   return row;
 }
 
-const stillPending = () => new ApiError('conflict', 'The delivery is still pending; it can be redelivered once concluded.', { reason: 'delivery_pending' });
+const stillPending = () =>
+  new ApiError('conflict', 'The delivery is still pending; it can be redelivered once concluded.', { reason: 'delivery_pending' });
 
 /**
  * Enqueues the first attempt of each reopened delivery; should Redis fail, the delivery sweeper
@@ -80,7 +81,9 @@ async function enqueueNewCycles(reopened: DeliveryRow[], log: Logger, inOrder = 
       nextAttemptAt: inOrder ? new Date(now + i * orderedFallbackSpacingMs) : null,
       ...(inOrder ? { after: reopened[i - 1]?.id, next: reopened[i + 1]?.id } : {}),
     })),
-  ).catch((err: unknown) => log.warn({ err: (err as Error).message, deliveries: reopened.length }, 'redelivery not enqueued; the delivery sweeper will'));
+  ).catch((err: unknown) =>
+    log.warn({ err: (err as Error).message, deliveries: reopened.length }, 'redelivery not enqueued; the delivery sweeper will'),
+  );
 }
 
 const orderedFallbackSpacingMs = 1000;
@@ -107,7 +110,11 @@ export const recoveryWindowDays = 14;
 async function getRecoverableEndpoint(auth: AuthContext, endpointId: string, conn: DbOrTx = db): Promise<WebhookEndpointRow> {
   const endpoint = await getVisibleEndpoint(auth, endpointId, conn, conn !== db);
   if (!endpoint.isActive) {
-    throw new ApiError('conflict', 'The webhook endpoint is disabled; turn it on (PATCH isActive: true) before recovering its deliveries.', { reason: 'endpoint_disabled' });
+    throw new ApiError(
+      'conflict',
+      'The webhook endpoint is disabled; turn it on (PATCH isActive: true) before recovering its deliveries.',
+      { reason: 'endpoint_disabled' },
+    );
   }
   return endpoint;
 }
@@ -139,12 +146,22 @@ export async function recoverDeliveries(auth: AuthContext, endpointId: string, w
     const rows = await mapInChunks(free, (chunk) => reopenDeliveries(chunk, 'discarded', tx));
     const [recovery] = await tx
       .insert(webhookRecoveries)
-      .values({ organisationId: endpoint.organisationId, endpointId: endpoint.id, since: window.since, until: window.until, deliveries: rows.length })
+      .values({
+        organisationId: endpoint.organisationId,
+        endpointId: endpoint.id,
+        since: window.since,
+        until: window.until,
+        deliveries: rows.length,
+      })
       .returning();
     return { recovery, reopened: rows };
   });
   const rank = new Map(free.map((id, i) => [id, i]));
-  await enqueueNewCycles(reopened.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!), log, true);
+  await enqueueNewCycles(
+    reopened.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!),
+    log,
+    true,
+  );
   return recovery;
 }
 

@@ -58,7 +58,10 @@ const contextStatement = db
   .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
   .leftJoin(organisationWebhookSecrets, eq(organisationWebhookSecrets.organisationId, webhookDeliveries.organisationId))
   // The current state of a reservation whose body is still to be built, in the same round trip.
-  .leftJoin(reservations, and(isNull(webhookDeliveries.payload), eq(events.subjectType, 'reservation'), eq(reservations.id, events.subjectId)))
+  .leftJoin(
+    reservations,
+    and(isNull(webhookDeliveries.payload), eq(events.subjectType, 'reservation'), eq(reservations.id, events.subjectId)),
+  )
   .leftJoin(guests, reservationViewGuestJoin)
   .where(eq(webhookDeliveries.id, sql.placeholder('id')))
   .prepare('read_webhook_delivery_context');
@@ -112,7 +115,14 @@ export interface ClaimedAttempt {
  */
 export async function claimAttempt(id: string, payload: string): Promise<ClaimedAttempt | undefined> {
   const [row] = await claimStatement.execute({ id, payload });
-  return row ? { attempts: row.attempts, lifetimeAttempts: row.lifetimeAttempts, startedAt: row.startedAt ?? new Date(), payload: row.payload ?? payload } : undefined;
+  return row
+    ? {
+        attempts: row.attempts,
+        lifetimeAttempts: row.lifetimeAttempts,
+        startedAt: row.startedAt ?? new Date(),
+        payload: row.payload ?? payload,
+      }
+    : undefined;
 }
 
 export interface AttemptOutcome {
@@ -238,7 +248,11 @@ function prepareRecord(conclude: SQLWrapper, ok: boolean) {
 
 const recordStatements = { delivered: prepareRecord(concludeDelivered, true), failed: prepareRecord(concludeFailed, false) };
 
-async function recordAttempt(kind: keyof typeof recordStatements, { deliveryId, outcome, log, reachedEndpointId }: AttemptRecord, nextAttemptAt: Date | null) {
+async function recordAttempt(
+  kind: keyof typeof recordStatements,
+  { deliveryId, outcome, log, reachedEndpointId }: AttemptRecord,
+  nextAttemptAt: Date | null,
+) {
   const [row] = await recordStatements[kind]({
     deliveryId,
     status: outcome.status,
@@ -311,7 +325,10 @@ export async function reopenDeliveries(ids: string[], which: Reopenable, conn: D
  * aimed at a destination being disabled. Returns their ids, whose jobs the caller removes after commit.
  */
 export async function annulPendingDeliveries(of: { automationId: string } | { endpointId: string }, conn: DbOrTx): Promise<string[]> {
-  const [owner, reason] = 'automationId' in of ? [eq(webhookDeliveries.automationId, of.automationId), 'automation_inactive' as const] : [eq(webhookDeliveries.endpointId, of.endpointId), 'endpoint_disabled' as const];
+  const [owner, reason] =
+    'automationId' in of
+      ? [eq(webhookDeliveries.automationId, of.automationId), 'automation_inactive' as const]
+      : [eq(webhookDeliveries.endpointId, of.endpointId), 'endpoint_disabled' as const];
   const rows = await conn
     .update(webhookDeliveries)
     .set({ status: 'discarded', discardReason: reason, nextAttemptAt: null, ...bump() })

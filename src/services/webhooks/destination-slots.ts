@@ -163,7 +163,8 @@ export class DestinationSlots {
     // Postponed jobs are woken to take the places of those that leave, so that the next ones are
     // ready when the next slots are released. Not awaited: the attempt's outcome is recorded meanwhile.
     const waiting = local.waiters.length;
-    const wakes = waiting < this.limit ? tuning.wakesWhileShort : waiting < this.localWaitersPerDestination() ? tuning.wakesWhileFilling : 0;
+    const wakes =
+      waiting < this.limit ? tuning.wakesWhileShort : waiting < this.localWaitersPerDestination() ? tuning.wakesWhileFilling : 0;
     void (async () => {
       for (let i = 0; i < wakes; i++) await this.wakeOldest(destination).catch(() => {});
     })();
@@ -206,7 +207,11 @@ export class DestinationSlots {
    * turn (assumedHoldMs per attempt). A backlog of thousands for one partner then neither passes
    * through a worker one by one to be postponed nor queues ahead of other partners' jobs.
    */
-  static async holdBack(connection: RedisClient, byDestination: Map<string, string[]>, keys: { prefix: string; limit: number }): Promise<HeldBack> {
+  static async holdBack(
+    connection: RedisClient,
+    byDestination: Map<string, string[]>,
+    keys: { prefix: string; limit: number },
+  ): Promise<HeldBack> {
     const delays = new Map<string, number>();
     const lists: Array<[string, string[]]> = [];
     for (const [destination, ids] of byDestination) {
@@ -222,7 +227,16 @@ export class DestinationSlots {
       // Ahead of the first of them: the listed jobs, the attempts under way and those sent now.
       const ahead = listed + underWay + sentNow;
       later.forEach((id, i) =>
-        delays.set(id, queuedPostponementMs({ waitersAhead: ahead + i, holdMs: tuning.assumedHoldMs, slots: keys.limit, postponed: 0, random: Math.random() })),
+        delays.set(
+          id,
+          queuedPostponementMs({
+            waitersAhead: ahead + i,
+            holdMs: tuning.assumedHoldMs,
+            slots: keys.limit,
+            postponed: 0,
+            random: Math.random(),
+          }),
+        ),
       );
       lists.push([key, later]);
     }
@@ -256,7 +270,9 @@ export class DestinationSlots {
   private mayWaitHere(destination: string): boolean {
     const local = this.local.get(destination);
     return (
-      this.localWaiters < this.maxLocalWaiters && (local?.waiters.length ?? 0) < this.localWaitersPerDestination() && (local?.holdMs ?? 0) < tuning.quickAttemptMs
+      this.localWaiters < this.maxLocalWaiters &&
+      (local?.waiters.length ?? 0) < this.localWaitersPerDestination() &&
+      (local?.holdMs ?? 0) < tuning.quickAttemptMs
     );
   }
 
@@ -264,7 +280,12 @@ export class DestinationSlots {
   private async tryAcquire(destination: string): Promise<DestinationSlot | null> {
     const token = randomUUID();
     try {
-      const acquired = await runScript(this.redis, scripts.acquireDestinationSlot, [slotsKey(this.prefix, destination)], [this.limit, this.leaseMs, token]);
+      const acquired = await runScript(
+        this.redis,
+        scripts.acquireDestinationSlot,
+        [slotsKey(this.prefix, destination)],
+        [this.limit, this.leaseMs, token],
+      );
       if (!acquired) return null;
     } catch (err) {
       this.log.warn({ destination, err: (err as Error).message }, 'destination limit not checked');

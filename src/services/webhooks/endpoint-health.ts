@@ -12,7 +12,10 @@ import { webhookEndpointJson, type WebhookEndpointRow } from './webhook-endpoint
 
 /** An operator event about a destination: its data is the destination as GET returns it. */
 async function emitEndpointEvent(tx: Tx, emit: Emit, type: OperatorEventType, endpoint: WebhookEndpointRow): Promise<void> {
-  const [organisation] = await tx.select({ isTest: organisations.isTest }).from(organisations).where(eq(organisations.id, endpoint.organisationId));
+  const [organisation] = await tx
+    .select({ isTest: organisations.isTest })
+    .from(organisations)
+    .where(eq(organisations.id, endpoint.organisationId));
   emit({
     organisationId: endpoint.organisationId,
     venueId: endpoint.venueId,
@@ -61,7 +64,13 @@ export async function disableFailingEndpoint(endpointId: string, log: Logger = l
 export async function enableDisabledEndpoint(tx: Tx, emit: Emit, endpointId: string): Promise<WebhookEndpointRow | null> {
   const [endpoint] = await tx
     .update(webhookEndpoints)
-    .set({ isActive: true, consecutiveFailures: 0, failingSince: null, disabledAt: null, updatedAt: nextUpdatedAt(webhookEndpoints.updatedAt) })
+    .set({
+      isActive: true,
+      consecutiveFailures: 0,
+      failingSince: null,
+      disabledAt: null,
+      updatedAt: nextUpdatedAt(webhookEndpoints.updatedAt),
+    })
     .where(and(eq(webhookEndpoints.id, endpointId), isNotNull(webhookEndpoints.disabledAt)))
     .returning();
   if (!endpoint) return null;

@@ -55,8 +55,13 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
   const dueIn = (d: DeliveryToEnqueue) => Math.max(0, (d.nextAttemptAt?.getTime() ?? now) - now);
   const destinationOfDelivery = new Map(deliveries.map((d) => [d.id, destinationOf(d.url ?? '')]));
   const dueNow = deliveries.filter((d) => destinationOfDelivery.get(d.id) && dueIn(d) === 0);
-  const byDestination = new Map([...groupBy(dueNow, (d) => destinationOfDelivery.get(d.id)!)].map(([destination, list]) => [destination, list.map((d) => d.id)]));
-  const heldBack = await DestinationSlots.holdBack(getQueueConnection(), byDestination, { prefix: config.QUEUE_PREFIX, limit: config.WEBHOOK_DESTINATION_CONCURRENCY });
+  const byDestination = new Map(
+    [...groupBy(dueNow, (d) => destinationOfDelivery.get(d.id)!)].map(([destination, list]) => [destination, list.map((d) => d.id)]),
+  );
+  const heldBack = await DestinationSlots.holdBack(getQueueConnection(), byDestination, {
+    prefix: config.QUEUE_PREFIX,
+    limit: config.WEBHOOK_DESTINATION_CONCURRENCY,
+  });
   // Only the jobs that go to the workers now take a place in the line; those enqueued delayed run
   // behind it when they come back (src/queues/fair-share.ts).
   const inLine = deliveries.filter((d) => !heldBack.delays.has(d.id) && dueIn(d) === 0);
@@ -65,12 +70,29 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
   await getQueue(webhookDeliveryJob.queueName).addBulk(
     deliveries.map((d) => {
       const destination = destinationOfDelivery.get(d.id);
-      const ids = { organisationId: d.organisationId, venueId: d.venueId, eventId: d.eventId, endpointId: d.endpointId, automationId: d.automationId };
+      const ids = {
+        organisationId: d.organisationId,
+        venueId: d.venueId,
+        eventId: d.eventId,
+        endpointId: d.endpointId,
+        automationId: d.automationId,
+      };
       return {
         name: deliveryJobName(d),
         // Fields left undefined are not written (JSON).
-        data: { deliveryId: d.id, ...(destination ? { destination } : {}), ...ids, after: d.after, next: d.next } satisfies WebhookDeliveryJob,
-        opts: { ...webhookDeliveryJob.jobOptions, jobId: d.id, delay: heldBack.delays.get(d.id) ?? dueIn(d), priority: priorities.get(d.id) ?? behindTheLine },
+        data: {
+          deliveryId: d.id,
+          ...(destination ? { destination } : {}),
+          ...ids,
+          after: d.after,
+          next: d.next,
+        } satisfies WebhookDeliveryJob,
+        opts: {
+          ...webhookDeliveryJob.jobOptions,
+          jobId: d.id,
+          delay: heldBack.delays.get(d.id) ?? dueIn(d),
+          priority: priorities.get(d.id) ?? behindTheLine,
+        },
       };
     }),
   );

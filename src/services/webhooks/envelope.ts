@@ -4,14 +4,19 @@ import { instant, uuid } from '../../core/response-schemas.js';
 /** The envelope of one event type, `data` being that type's data. */
 export function envelopeSchemaFor<T extends z.ZodType>(types: readonly [string, ...string[]], data: T) {
   return z.object({
-    id: z.string().describe('The delivery id: `automation:<runId>:<n>` (`test:<uuid>` for webhook_test); equals X-Service-Idempotency-Key.'),
+    id: z
+      .string()
+      .describe('The delivery id: `automation:<runId>:<n>` (`test:<uuid>` for webhook_test); equals X-Service-Idempotency-Key.'),
     eventId: uuid.nullable().describe('The id of the event in GET /events (null for webhook_test).'),
     type: z.enum(types),
     createdAt: instant,
     venueId: uuid,
     apiVersion: z.literal('v1'),
     data,
-    automation: z.object({ name: z.string(), runId: uuid }).nullable().describe('The automation and run that sent it (null for webhook_test).'),
+    automation: z
+      .object({ name: z.string(), runId: uuid })
+      .nullable()
+      .describe('The automation and run that sent it (null for webhook_test).'),
   });
 }
 

@@ -185,7 +185,8 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
         );
         request.on('error', (err: NodeJS.ErrnoException) => {
           // A kept-alive connection closed by the server as we wrote: once more on a new connection.
-          if (pooled && request.reusedSocket && staleConnectionCodes.has(err.code ?? '') && !controller.signal.aborted) resolve(send(false));
+          if (pooled && request.reusedSocket && staleConnectionCodes.has(err.code ?? '') && !controller.signal.aborted)
+            resolve(send(false));
           else reject(err);
         });
         request.end(post.body);
@@ -196,7 +197,8 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
     return answered(status, body, `HTTP ${status}`);
   } catch (err) {
     clearTimeout(timer);
-    if (controller.signal.aborted) return done(null, `no answer within ${timeoutMs / 1000} s`, `timeout after ${timeoutMs} ms from ${url.host}`);
+    if (controller.signal.aborted)
+      return done(null, `no answer within ${timeoutMs / 1000} s`, `timeout after ${timeoutMs} ms from ${url.host}`);
     if (err instanceof RefusedTarget) {
       logger.warn({ host, detail: err.message }, 'webhook destination refused');
       return done(null, destinationNotAllowed, `address refused: ${url.host} must resolve to public addresses only`);

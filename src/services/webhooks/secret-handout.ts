@@ -75,9 +75,13 @@ export async function handOutSecretOnce<R>(
 }
 
 export function secretSuperseded(): ApiError {
-  return new ApiError('conflict', 'The secret generated with this Idempotency-Key has since been rotated again; it is no longer available.', {
-    reason: 'secret_superseded',
-  });
+  return new ApiError(
+    'conflict',
+    'The secret generated with this Idempotency-Key has since been rotated again; it is no longer available.',
+    {
+      reason: 'secret_superseded',
+    },
+  );
 }
 
 /** Rule 5 of docs/webhooks.md: the secret of the record while it is still the current version. */

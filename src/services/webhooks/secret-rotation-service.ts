@@ -19,7 +19,11 @@ export interface RotationResult {
 }
 
 /** Locks the secret row of the target for the rotation and returns its state and the scheme its secrets are for. */
-async function lockTarget(tx: Tx, auth: AuthContext, target: RotationTarget): Promise<{ state: SealedSecretState; scheme: SignatureScheme }> {
+async function lockTarget(
+  tx: Tx,
+  auth: AuthContext,
+  target: RotationTarget,
+): Promise<{ state: SealedSecretState; scheme: SignatureScheme }> {
   if (target.kind === 'endpoint') {
     const [row] = await tx
       .select()
@@ -30,19 +34,31 @@ async function lockTarget(tx: Tx, auth: AuthContext, target: RotationTarget): Pr
     return { state: secretStateOf(row), scheme: row.signatureScheme };
   }
   await getOrganisationSecretState(auth.organisationId, tx);
-  const [row] = await tx.select().from(organisationWebhookSecrets).where(eq(organisationWebhookSecrets.organisationId, auth.organisationId)).for('update');
+  const [row] = await tx
+    .select()
+    .from(organisationWebhookSecrets)
+    .where(eq(organisationWebhookSecrets.organisationId, auth.organisationId))
+    .for('update');
   return { state: secretStateOf(row), scheme: 'service-v1' };
 }
 
 async function currentVersion(auth: AuthContext, target: RotationTarget): Promise<number | null> {
   if (target.kind === 'endpoint') {
-    const [row] = await db.select({ version: webhookEndpoints.secretVersion }).from(webhookEndpoints).where(eq(webhookEndpoints.id, target.endpointId));
+    const [row] = await db
+      .select({ version: webhookEndpoints.secretVersion })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, target.endpointId));
     return row?.version ?? null;
   }
   return (await getOrganisationSecretState(auth.organisationId)).version;
 }
 
-async function rotate(auth: AuthContext, target: RotationTarget, overlapMinutes: number, remember: RememberSecret | null): Promise<RotationResult> {
+async function rotate(
+  auth: AuthContext,
+  target: RotationTarget,
+  overlapMinutes: number,
+  remember: RememberSecret | null,
+): Promise<RotationResult> {
   return transaction(async (tx) => {
     const { state, scheme } = await lockTarget(tx, auth, target);
     const { secret, sealed } = sealNewSecret(scheme);
@@ -73,7 +89,12 @@ async function rotate(auth: AuthContext, target: RotationTarget, overlapMinutes:
  * Generates the next secret version of an endpoint or of the organisation and returns it once; the
  * same Idempotency-Key returns it again while it is current, then 409 (docs/webhooks.md rule 5).
  */
-export async function rotateWebhookSecret(auth: AuthContext, target: RotationTarget, overlapMinutes: number, idempotency?: SecretIdempotency) {
+export async function rotateWebhookSecret(
+  auth: AuthContext,
+  target: RotationTarget,
+  overlapMinutes: number,
+  idempotency?: SecretIdempotency,
+) {
   if (target.kind === 'endpoint') await getVisibleEndpoint(auth, target.endpointId);
   return handOutSecretOnce(
     auth,

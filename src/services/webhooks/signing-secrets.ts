@@ -17,11 +17,21 @@ interface SecretColumns {
 }
 
 export function secretStateOf(row: SecretColumns): SealedSecretState {
-  return { current: row.currentSecret, previous: row.previousSecret, version: row.secretVersion, previousExpiresAt: row.previousSecretExpiresAt };
+  return {
+    current: row.currentSecret,
+    previous: row.previousSecret,
+    version: row.secretVersion,
+    previousExpiresAt: row.previousSecretExpiresAt,
+  };
 }
 
 export function secretColumnsOf(state: SealedSecretState): SecretColumns {
-  return { currentSecret: state.current, previousSecret: state.previous, secretVersion: state.version, previousSecretExpiresAt: state.previousExpiresAt };
+  return {
+    currentSecret: state.current,
+    previousSecret: state.previous,
+    secretVersion: state.version,
+    previousSecretExpiresAt: state.previousExpiresAt,
+  };
 }
 
 /** A new secret in the format of the scheme it will sign with; the organisation's secret signs with `service-v1`. */
@@ -58,7 +68,10 @@ export function openSigningSecrets(state: SealedSecretState, now = new Date()): 
  * with this initial version 1, which is never shown.
  */
 export async function getOrganisationSecretState(organisationId: string, conn: DbOrTx = db): Promise<SealedSecretState> {
-  const [existing] = await conn.select().from(organisationWebhookSecrets).where(eq(organisationWebhookSecrets.organisationId, organisationId));
+  const [existing] = await conn
+    .select()
+    .from(organisationWebhookSecrets)
+    .where(eq(organisationWebhookSecrets.organisationId, organisationId));
   if (existing) return secretStateOf(existing);
   await conn
     .insert(organisationWebhookSecrets)

@@ -74,7 +74,9 @@ export async function sweepDeliveries(): Promise<number> {
  */
 async function bringForwardFromBehindTheLine(queue: Queue, rows: readonly { id: string; organisationId: string }[]): Promise<void> {
   const jobs = await Promise.all(rows.map((row) => queue.getJob(row.id)));
-  const waiting = await Promise.all(jobs.map(async (job) => (job && Number(job.priority) === behindTheLine && (await job.getState()) === 'prioritized' ? job : null)));
+  const waiting = await Promise.all(
+    jobs.map(async (job) => (job && Number(job.priority) === behindTheLine && (await job.getState()) === 'prioritized' ? job : null)),
+  );
   const behind = rows.flatMap((row, i) => (waiting[i] ? [{ row, job: waiting[i] }] : []));
   if (!behind.length) return;
   const tags = await takeFairPrioritiesOf(webhookDeliveryJob.queueName, behind, ({ row }) => row.organisationId);

@@ -27,14 +27,33 @@ export async function sendTestWebhook(auth: AuthContext, target: TestTarget): Pr
   const url = endpoint ? endpoint.url : (target as { url: string }).url;
   const id = randomUUID();
   // Test organisations send nothing (docs/api.md "Requests").
-  if (!auth.livemode) return { id, status: 'failed', responseStatus: null, durationMs: 0, error: 'not sent: test organisations send no webhooks' };
+  if (!auth.livemode)
+    return { id, status: 'failed', responseStatus: null, durationMs: 0, error: 'not sent: test organisations send no webhooks' };
 
   const state = endpoint ? secretStateOf(endpoint) : await getOrganisationSecretState(auth.organisationId);
   const key = `test:${id}`;
   const body = Buffer.from(
-    serialiseEnvelope({ idempotencyKey: key, eventId: null, type: 'webhook_test', createdAt: new Date(), venueId, data: {}, automation: null }),
+    serialiseEnvelope({
+      idempotencyKey: key,
+      eventId: null,
+      type: 'webhook_test',
+      createdAt: new Date(),
+      venueId,
+      data: {},
+      automation: null,
+    }),
     'utf8',
   );
-  const outcome = await postWebhook({ url, headers: signedHeaders(endpoint?.signatureScheme ?? 'service-v1', openSigningSecrets(state), key, body), body });
-  return { id, status: outcome.ok ? 'delivered' : 'failed', responseStatus: outcome.status, durationMs: outcome.durationMs, error: outcome.error };
+  const outcome = await postWebhook({
+    url,
+    headers: signedHeaders(endpoint?.signatureScheme ?? 'service-v1', openSigningSecrets(state), key, body),
+    body,
+  });
+  return {
+    id,
+    status: outcome.ok ? 'delivered' : 'failed',
+    responseStatus: outcome.status,
+    durationMs: outcome.durationMs,
+    error: outcome.error,
+  };
 }

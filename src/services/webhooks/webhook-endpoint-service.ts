@@ -16,7 +16,12 @@ import type { WebhookEndpointRow } from './webhook-endpoint-json.js';
 import type { SignatureScheme } from '../../lib/webhook-signature.js';
 
 /** The endpoint if it belongs to the key's organisation and a venue the key may see; 404 otherwise. `forShare`: in a transaction, lock it against changes. */
-export async function getVisibleEndpoint(auth: AuthContext, endpointId: string, conn: DbOrTx = db, forShare = false): Promise<WebhookEndpointRow> {
+export async function getVisibleEndpoint(
+  auth: AuthContext,
+  endpointId: string,
+  conn: DbOrTx = db,
+  forShare = false,
+): Promise<WebhookEndpointRow> {
   const query = conn
     .select()
     .from(webhookEndpoints)
@@ -41,7 +46,11 @@ export async function getMainEndpoint(venueId: string, conn: DbOrTx = db): Promi
  * Registers a destination with secret version 1, returned once in plain text; with the same
  * Idempotency-Key, the same destination and secret while that secret is still current.
  */
-export async function createEndpoint(auth: AuthContext, input: { venueId: string; url: string; signatureScheme?: SignatureScheme }, idempotency?: SecretIdempotency) {
+export async function createEndpoint(
+  auth: AuthContext,
+  input: { venueId: string; url: string; signatureScheme?: SignatureScheme },
+  idempotency?: SecretIdempotency,
+) {
   const signatureScheme = input.signatureScheme ?? 'service-v1';
   const venue = await getVisibleVenue(auth, input.venueId);
   return handOutSecretOnce(
@@ -52,13 +61,29 @@ export async function createEndpoint(auth: AuthContext, input: { venueId: string
         const { secret, sealed } = sealNewSecret(signatureScheme);
         const [endpoint] = await tx
           .insert(webhookEndpoints)
-          .values({ organisationId: venue.organisationId, venueId: venue.id, url: input.url, signatureScheme, currentSecret: sealed, secretVersion: 1, previousSecretExpiresAt: new Date() })
+          .values({
+            organisationId: venue.organisationId,
+            venueId: venue.id,
+            url: input.url,
+            signatureScheme,
+            currentSecret: sealed,
+            secretVersion: 1,
+            previousSecretExpiresAt: new Date(),
+          })
           .returning();
-        await remember?.(tx, { endpointId: endpoint.id, secretVersion: 1, sealed, previousSecretExpiresAt: endpoint.previousSecretExpiresAt });
+        await remember?.(tx, {
+          endpointId: endpoint.id,
+          secretVersion: 1,
+          sealed,
+          previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
+        });
         return { endpoint, secret };
       }),
     async (record) => {
-      const [endpoint] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, record.endpointId ?? ''));
+      const [endpoint] = await db
+        .select()
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.id, record.endpointId ?? ''));
       return { endpoint, secret: openHandedOutSecret(record, endpoint?.secretVersion ?? null) };
     },
   );
@@ -92,7 +117,12 @@ export async function listEndpoints(auth: AuthContext, query: ListQuery & { venu
  * Changes the address or turns the destination on or off. Turning on a destination the platform
  * disabled also resets its health and emits `webhook_endpoint_enabled` (docs/webhooks.md "Endpoint health").
  */
-export async function updateEndpoint(auth: AuthContext, endpointId: string, patch: { url?: string; isActive?: boolean }, log: Logger = logger): Promise<WebhookEndpointRow> {
+export async function updateEndpoint(
+  auth: AuthContext,
+  endpointId: string,
+  patch: { url?: string; isActive?: boolean },
+  log: Logger = logger,
+): Promise<WebhookEndpointRow> {
   const existing = await getVisibleEndpoint(auth, endpointId);
   if (patch.url === undefined && patch.isActive === undefined) return existing;
   return transactionWithEvents(
