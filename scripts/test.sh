@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# npm test: typecheck, lint, then the whole suite against the real PostgreSQL and Redis (each run gets its own database and key prefix).
+# npm test: typecheck, lint, format check, then the whole suite against the real PostgreSQL and Redis (each run gets its own database and key prefix).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The static gates first: a type error (vitest does not type-check) or a promise nobody awaits fails the run.
 # To run a few test files alone: npx vitest run test/unit/x.test.ts.
 echo "npm run typecheck" && npm run typecheck || exit 1
 echo "npm run lint" && npm run lint || exit 1
+echo "npm run format:check" && npm run format:check || exit 1
 bash scripts/ensure-services.sh || exit 1
 report="$(mktemp -t vitest-report.XXXXXX.json)"
 trap 'rm -f "$report"' EXIT
