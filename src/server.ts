@@ -1,5 +1,3 @@
-import { explainUnreachable } from './preflight.js';
-import { runRoles } from './roles/run-roles.js';
+import { startProcess } from './roles/start-process.js';
 
-await explainUnreachable();
-await runRoles(['web']);
+startProcess(['web'], { migrate: false });

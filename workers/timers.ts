@@ -1,5 +1,3 @@
-import { explainUnreachable } from '../src/preflight.js';
-import { runRoles } from '../src/roles/run-roles.js';
+import { startProcess } from '../src/roles/start-process.js';
 
-await explainUnreachable();
-await runRoles(['timers']);
+startProcess(['timers'], { migrate: false });

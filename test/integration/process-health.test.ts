@@ -6,33 +6,38 @@ import { markProcessState, type ProcessState } from '../../src/core/process-stat
 import { startMetricsServer } from '../../src/metrics/metrics-server.js';
 
 describe('processes that tell the truth (docs/operations.md "Metrics and health")', () => {
-  it('a web process whose port is taken exits non-zero with one line naming the port', async () => {
-    const holder = net.createServer();
-    await new Promise<void>((resolve) => holder.listen(0, resolve));
-    const port = (holder.address() as net.AddressInfo).port;
-    let child: ReturnType<typeof spawn> | undefined;
-    try {
-      child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', 'web'], {
-        env: { ...process.env, PORT: String(port), METRICS_PORT: '0', LOG_LEVEL: 'info' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-      const [code] = (await once(child, 'exit')) as [number | null];
-      expect(code, output).not.toBe(0);
-      expect(code, output).not.toBeNull();
-      const naming = output.split('\n').filter((line) => line.includes(`PORT ${port} is already in use`));
-      expect(naming, output).toHaveLength(1);
-      expect(JSON.parse(naming[0])).toMatchObject({ level: 60, msg: 'start-up failed' });
-      expect(output).not.toContain('web listening');
-      expect(output).not.toContain('role started');
-    } finally {
-      // A process that stayed up despite the taken port (the defect this protects against) is not left behind.
-      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      holder.close();
-    }
-  }, 60_000);
+  // Both web entries: `npm start -- --role web` and the Procfile's `dist/src/server.js` (here from source).
+  it.each([[['src/main.ts', '--role', 'web']], [['src/server.ts']]])(
+    'a web process whose port is taken exits non-zero with one line naming the port (%j)',
+    async (entry) => {
+      const holder = net.createServer();
+      await new Promise<void>((resolve) => holder.listen(0, resolve));
+      const port = (holder.address() as net.AddressInfo).port;
+      let child: ReturnType<typeof spawn> | undefined;
+      try {
+        child = spawn(process.execPath, ['--import', 'tsx', ...entry], {
+          env: { ...process.env, PORT: String(port), METRICS_PORT: '0', LOG_LEVEL: 'info' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let output = '';
+        child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+        child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+        const [code] = (await once(child, 'exit')) as [number | null];
+        expect(code, output).not.toBe(0);
+        expect(code, output).not.toBeNull();
+        const naming = output.split('\n').filter((line) => line.includes(`PORT ${port} is already in use`));
+        expect(naming, output).toHaveLength(1);
+        expect(JSON.parse(naming[0])).toMatchObject({ level: 60, msg: 'start-up failed' });
+        expect(output).not.toContain('web listening');
+        expect(output).not.toContain('role started');
+      } finally {
+        // A process that stayed up despite the taken port (the defect this protects against) is not left behind.
+        if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        holder.close();
+      }
+    },
+    60_000,
+  );
 
   // In this order: the state of a process only moves forward.
   it.each<{ state: Exclude<ProcessState, 'starting'> | null; healthz: [number, string]; readyz: [number, string] }>([
