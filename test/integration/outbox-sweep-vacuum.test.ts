@@ -29,40 +29,46 @@ const lastVacuum = async () =>
   )[0].at;
 
 describe('outbox sweep', () => {
-  it('vacuums the numbering queue even when its numbering fails (a bulk left dead rows that made numbering time out)', async () => {
-    const organisationId = randomUUID();
-    // Dead rows of a numbered bulk, and one event still to number, committed a minute ago.
-    await sql`insert into unsequenced_events (organisation_id, created_at, event_id) select ${organisationId}, now() - interval '1 minute', gen_random_uuid() from generate_series(1, 2000)`;
-    await sql`delete from unsequenced_events where organisation_id = ${organisationId}`;
-    await sql`insert into unsequenced_events (organisation_id, created_at, event_id) values (${organisationId}, now() - interval '1 minute', gen_random_uuid())`;
-    const before = await lastVacuum();
-    // The numbering cannot write positions while another transaction holds this lock: it runs into the
-    // statement timeout (3 s here), as the bulk's dead rows made it do.
-    // Held from before the sweep until it has failed, however long either takes.
-    let markLocked!: () => void;
-    let unlock!: () => void;
-    const locked = new Promise<void>((resolve) => (markLocked = resolve));
-    const unlocked = new Promise<void>((resolve) => (unlock = resolve));
-    const released = other.begin(async (tx) => {
-      await tx`lock table event_positions in share mode`;
-      markLocked();
-      await unlocked;
-    });
-    await locked;
-    try {
-      await expect(sweepOutbox()).rejects.toThrow(/statement timeout/);
-    } finally {
-      unlock();
-    }
-    await released;
-    // Statistics reach pg_stat_user_tables within about a second.
-    await eventually(async () => (await lastVacuum()) > before, 10_000, 'the vacuum recorded');
-    expect(await lastVacuum()).toBeGreaterThan(before);
-    // Once the lock is gone the event is numbered.
-    await sequenceEvents(organisationId);
-    const [{ left }] = await sql<
-      Array<{ left: number }>
-    >`select count(*)::int as left from unsequenced_events where organisation_id = ${organisationId}`;
-    expect(left).toBe(0);
-  });
+  // The sweep works over the whole test database (every file's events): on a busy machine that alone
+  // took more than 30 s, so the timeout here guards a hang only.
+  it(
+    'vacuums the numbering queue even when its numbering fails (a bulk left dead rows that made numbering time out)',
+    { timeout: 120_000 },
+    async () => {
+      const organisationId = randomUUID();
+      // Dead rows of a numbered bulk, and one event still to number, committed a minute ago.
+      await sql`insert into unsequenced_events (organisation_id, created_at, event_id) select ${organisationId}, now() - interval '1 minute', gen_random_uuid() from generate_series(1, 2000)`;
+      await sql`delete from unsequenced_events where organisation_id = ${organisationId}`;
+      await sql`insert into unsequenced_events (organisation_id, created_at, event_id) values (${organisationId}, now() - interval '1 minute', gen_random_uuid())`;
+      const before = await lastVacuum();
+      // The numbering cannot write positions while another transaction holds this lock: it runs into the
+      // statement timeout (3 s here), as the bulk's dead rows made it do.
+      // Held from before the sweep until it has failed, however long either takes.
+      let markLocked!: () => void;
+      let unlock!: () => void;
+      const locked = new Promise<void>((resolve) => (markLocked = resolve));
+      const unlocked = new Promise<void>((resolve) => (unlock = resolve));
+      const released = other.begin(async (tx) => {
+        await tx`lock table event_positions in share mode`;
+        markLocked();
+        await unlocked;
+      });
+      await locked;
+      try {
+        await expect(sweepOutbox()).rejects.toThrow(/statement timeout/);
+      } finally {
+        unlock();
+      }
+      await released;
+      // Statistics reach pg_stat_user_tables within about a second.
+      await eventually(async () => (await lastVacuum()) > before, 10_000, 'the vacuum recorded');
+      expect(await lastVacuum()).toBeGreaterThan(before);
+      // Once the lock is gone the event is numbered.
+      await sequenceEvents(organisationId);
+      const [{ left }] = await sql<
+        Array<{ left: number }>
+      >`select count(*)::int as left from unsequenced_events where organisation_id = ${organisationId}`;
+      expect(left).toBe(0);
+    },
+  );
 });
