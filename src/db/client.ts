@@ -256,56 +256,39 @@ export function prepareSql<T>(built: SQL): (values: Record<string, unknown>) => 
 }
 
 /**
- * Runs `text` with its `$n` parameters on `conn` and returns its rows. On the pool: straight on the
- * driver as a prepared statement (planned once per connection; for the engine's venue-day load that
- * halved the cost against drizzle's `execute`). In a transaction: through drizzle's `execute` on that
- * transaction. Statements given together (Promise.all) are pipelined on the connection either way.
+ * Runs a hand-written statement (the engine's loads, its lock statements, the hot path's inserts:
+ * insertRows) and returns its rows, prepared on the connection: planned once per connection (for
+ * the engine's venue-day load, with eight configuration subqueries and the day's bookings, that
+ * halved the cost of a booking against a statement parsed and planned every time; for a booking's
+ * three inserts, see docs/architecture.md "Hot statements prepared"). On the pool: straight on the
+ * driver (`db.$client.unsafe(…, { prepare: true })`). In a transaction, whose driver connection
+ * drizzle does not expose: as drizzle's own prepared select over the statement made a common table
+ * expression (`with q as (<statement>) select q."<column>", … from q`, documented `$with(alias,
+ * selection).as(sql)`, `with(…).select(…)` and `.prepare()`), which takes a data-modifying statement
+ * (`insert … returning`) as well as a select, and is why the statement's `columns` are named.
+ * `prepare: false`: sent unprepared (a bulk write's many texts would each stay prepared on the
+ * connection). Behind a transaction pooler nothing is prepared (createPool). Statements given
+ * together (Promise.all) are pipelined on the connection either way.
  */
-export async function runText<T>(conn: DbOrTx, text: string, params: unknown[], prepare = true): Promise<T[]> {
-  if (is(conn, PgTransaction)) return executeIn<T>(conn as Tx, withParams(text, params));
-  return (await (conn as Db).$client.unsafe(text, params as never[], { prepare })) as unknown as T[];
-}
-
-/** Runs `built` in `tx` with drizzle's `execute`, failing with the driver's error as on the pool (not drizzle's wrapper). */
-async function executeIn<T>(tx: Tx, built: SQL): Promise<T[]> {
-  try {
-    return (await tx.execute(built)) as unknown as T[];
-  } catch (err) {
-    throw err instanceof DrizzleQueryError && err.cause ? err.cause : err;
-  }
-}
-
-/** `text` with `$n` placeholders as drizzle SQL with those values bound. */
-function withParams(text: string, params: unknown[]): SQL {
-  const parts = text.split(/\$(\d+)/);
-  const chunks: Array<SQL | ReturnType<typeof statement.param>> = [];
-  for (let i = 0; i < parts.length; i++) chunks.push(i % 2 ? statement.param(params[Number(parts[i]) - 1]) : statement.raw(parts[i]));
-  return statement.join(chunks);
-}
-
-/**
- * Runs a hand-written statement (the engine's loads, its lock statements) and returns its rows,
- * prepared on the connection (planned once per connection: for the engine's venue-day load, with
- * eight configuration subqueries and the day's bookings, that halved the cost of a booking against
- * a statement parsed and planned every time). On the pool: straight on the driver (runText). In a
- * transaction, whose driver connection drizzle does not expose: as drizzle's own prepared select
- * over the statement (`select q."<column>", … from (<statement>) q`, documented `.prepare()`), which
- * is why the statement's `columns` are named. Behind a transaction pooler nothing is prepared
- * (createPool).
- */
-export async function runSql<T extends object>(conn: DbOrTx, built: SQL, columns: ReadonlyArray<keyof T & string>): Promise<T[]> {
+export async function runSql<T extends object>(
+  conn: DbOrTx,
+  built: SQL,
+  columns: ReadonlyArray<keyof T & string>,
+  options: { prepare?: boolean } = {},
+): Promise<T[]> {
+  const prepare = options.prepare ?? true;
   if (is(conn, PgTransaction)) {
-    const fields = Object.fromEntries(columns.map((column) => [column, statement.raw(`q."${column}"`)]));
+    const tx = conn as Tx;
     try {
-      return (await (conn as Tx)
-        .select(fields)
-        .from(statement`(${built}) q`)
-        .prepare('run_sql')
-        .execute()) as T[];
+      if (!prepare) return (await tx.execute(built)) as unknown as T[];
+      const fields = Object.fromEntries(columns.map((column) => [column, statement.raw(`q."${column}"`)]));
+      const q = tx.$with('q', fields).as(built);
+      return (await tx.with(q).select(fields).from(q).prepare('run_sql').execute()) as T[];
     } catch (err) {
+      // The driver's error, as on the pool (not drizzle's wrapper).
       throw err instanceof DrizzleQueryError && err.cause ? err.cause : err;
     }
   }
   const query = dialect.sqlToQuery(built);
-  return runText<T>(conn, query.sql, query.params);
+  return (await (conn as Db).$client.unsafe(query.sql, query.params as never[], { prepare })) as unknown as T[];
 }

@@ -1,6 +1,6 @@
-import { getTableColumns, getTableName, type Column } from 'drizzle-orm';
+import { getTableColumns, getTableName, sql, type Column, type SQLChunk } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { runText, type DbOrTx } from './client.js';
+import { runSql, type DbOrTx } from './client.js';
 
 const columnsOfTable = new WeakMap<PgTable, Array<[string, Column]>>();
 
@@ -31,11 +31,12 @@ export interface InsertRowsOptions<T extends PgTable, K extends keyof T['$inferS
 }
 
 /**
- * Inserts rows with one statement of its own text (runText: on the pool, prepared) and returns them as drizzle's insert … returning() would: values encoded and rows
- * decoded by the table's own columns, a missing id taken from its default function. For the hot
- * write path (bookings, holds, their tables, events): drizzle's insert builder cost 0.28 ms of CPU
- * per booking for its row and tables and 0.18 ms for its event (docs/architecture.md "Write path"). Statements given
- * together (Promise.all) are pipelined on the connection.
+ * Inserts rows with one statement of its own text, prepared (runSql, on the pool and in a
+ * transaction alike), and returns them as drizzle's insert … returning() would: values encoded and
+ * rows decoded by the table's own columns, a missing id taken from its default function. For the
+ * hot write path (bookings, holds, their tables, events): drizzle's insert builder cost 0.28 ms of
+ * CPU per booking for its row and tables and 0.18 ms for its event (docs/architecture.md "Write
+ * path"). Statements given together (Promise.all) are pipelined on the connection.
  */
 export async function insertRows<T extends PgTable, K extends keyof T['$inferSelect'] & string = keyof T['$inferSelect'] & string>(
   conn: DbOrTx,
@@ -48,24 +49,32 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
   const given = columns.filter(
     ([key, column]) => column.defaultFn || computed[key] || rows.some((row) => (row as Record<string, unknown>)[key] !== undefined),
   );
-  const params: unknown[] = [];
-  const tuples = rows.map((row, index) => {
-    const values = given.map(([key, column]) => {
+  // The statement's text in raw chunks, its values as parameters: rendered once, by runSql.
+  const chunks: SQLChunk[] = [];
+  let text = `insert into "${getTableName(table)}" (${given.map(([, column]) => `"${column.name}"`).join(', ')}) values `;
+  rows.forEach((row, index) => {
+    text += index ? ', (' : '(';
+    given.forEach(([key, column], i) => {
+      if (i) text += ', ';
       const compute = computed[key];
-      if (compute) return compute(row, index);
+      if (compute) return void (text += compute(row, index));
       let value = (row as Record<string, unknown>)[key];
       if (value === undefined && column.defaultFn) value = column.defaultFn();
-      if (value === undefined) return 'default';
-      params.push(value === null ? null : column.mapToDriverValue(value));
-      return `$${params.length}`;
+      if (value === undefined) return void (text += 'default');
+      chunks.push(sql.raw(text), sql.param(value === null ? null : column.mapToDriverValue(value)));
+      text = '';
     });
-    return `(${values.join(', ')})`;
+    text += ')';
   });
   const returned = options.returning ? columns.filter(([key]) => options.returning!.includes(key as K)) : columns;
-  const text =
-    `insert into "${getTableName(table)}" (${given.map(([, column]) => `"${column.name}"`).join(', ')}) values ${tuples.join(', ')}` +
-    `${options.onConflictDoNothing ? ' on conflict do nothing' : ''} returning ${returned.map(([, column]) => `"${column.name}"`).join(', ')}`;
-  const inserted = await runText<Record<string, unknown>>(conn, text, params, options.prepare ?? true);
+  text += `${options.onConflictDoNothing ? ' on conflict do nothing' : ''} returning ${returned.map(([, column]) => `"${column.name}"`).join(', ')}`;
+  chunks.push(sql.raw(text));
+  const inserted = await runSql<Record<string, unknown>>(
+    conn,
+    sql.join(chunks),
+    returned.map(([, column]) => column.name),
+    { prepare: options.prepare },
+  );
   return inserted.map((raw) => {
     const row: Record<string, unknown> = {};
     for (const [key, column] of returned) row[key] = raw[column.name] === null ? null : column.mapFromDriverValue(raw[column.name]);

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { config } from '../../src/config.js';
-import { createDatabase, db, runSql, runText } from '../../src/db/client.js';
+import { createDatabase, db, runSql } from '../../src/db/client.js';
 import { createReadReplica } from '../../src/db/read-replica.js';
 import { freePort } from '../support/own-postgres.js';
 
@@ -26,9 +26,9 @@ describe('a database behind a transaction pooler (DATABASE_POOLER=transaction)',
   });
 
   it('prepares no named statement, even where the project asks for one', async () => {
-    await runText(pooled.db, 'select $1::int as n', [1], true);
+    await runSql(pooled.db, sql`select ${1}::int as n`, ['n']);
     await pooled.sql`select ${2}::int as n`;
-    await pooled.transaction((tx) => runText(tx, 'select $1::int as n', [3]));
+    await pooled.transaction((tx) => runSql(tx, sql`select ${3}::int as n`, ['n']));
     const [{ count }] = await pooled.sql<{ count: number }[]>`select count(*)::int as count from pg_prepared_statements`;
     expect(count).toBe(0);
   });

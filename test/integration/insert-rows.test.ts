@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { db, transaction } from '../../src/db/client.js';
 import { insertRows } from '../../src/db/insert-rows.js';
@@ -7,8 +7,8 @@ import { newId } from '../../src/lib/uuid-v7.js';
 import { createTenant } from '../support/harness.js';
 
 /**
- * insertRows sends a statement of its own text (runText, src/db/client.ts) on the hot write
- * path: it must run in the transaction or savepoint it is given and return what drizzle itself would.
+ * insertRows sends a statement of its own text (runSql, src/db/client.ts) on the hot write
+ * path: it must run in the transaction or savepoint it is given, prepared, and return what drizzle itself would.
  * (runSql's statements take the same way: run-sql.test.ts.)
  */
 async function historyEvent(overrides: Partial<typeof events.$inferInsert> = {}): Promise<typeof events.$inferInsert> {
@@ -56,6 +56,19 @@ describe('insertRows', () => {
       }),
     ).rejects.toThrow('roll back');
     expect(await readBack(values.id!)).toEqual([]);
+  });
+
+  it("returns in a transaction what it returns on the pool, as a statement prepared on the transaction's connection", async () => {
+    const values = await historyEvent({ id: newId() });
+    const { inserted, prepared } = await transaction(async (tx) => {
+      const inserted = await insertRows(tx, events, [values]);
+      const prepared = await tx.execute<{ n: number }>(
+        sql`select count(*)::int as n from pg_prepared_statements where statement like 'with "q" as (insert into "events" %'`,
+      );
+      return { inserted, prepared: prepared[0].n };
+    });
+    expect(await readBack(values.id!)).toEqual(inserted);
+    expect(prepared).toBe(1);
   });
 
   it('fails only the savepoint they run in: the transaction around it goes on and commits', async () => {
