@@ -25,6 +25,7 @@ const asRoot = process.getuid?.() === 0;
 const seconds = Number(process.env.TOPOLOGY_SECONDS ?? 10);
 // The steady bookings of each topology, each with its webhook (as npm run topologies does).
 const bookingsPerSecond = 5;
+const runStarted = Date.now();
 const started: ChildProcess[] = [];
 const dirs: string[] = [];
 const cluster: { primary: OwnPostgres | null } = { primary: null };
@@ -224,7 +225,7 @@ async function awaitReservationWebhooks(
   destination: Destination,
   venueIds: string[],
   since: string,
-  limitMs = 120_000,
+  limitMs = 60_000,
 ): Promise<{ reservations: number; missing: number; waitedMs: number }> {
   const began = Date.now();
   const received = new Set<string>();
@@ -329,12 +330,14 @@ async function main(): Promise<void> {
   const stream = await openSse(`${pooled.url}/api/v1/events/stream?venueId=${venueIds[0]}`, key);
   const pooledWrites = new world.Tally();
   let steadyDone = false;
+  const pooledLoadFrom = Date.now();
   const steady = world.bookSteadily(pooled.url, steadyTenant, bookingsPerSecond, () => steadyDone, pooledWrites);
   await sleep(2000);
   const through = await book(pooled.url, key, venueIds, today, addDays, seconds);
   await sleep(2000);
   steadyDone = true;
   await steady;
+  const pooledLoadMs = Date.now() - pooledLoadFrom;
   const throughStored = await storedCount(direct, through.created);
   check(
     throughStored === through.created.length && through.fiveHundreds === 0 && through.errors === 0,
@@ -360,7 +363,7 @@ async function main(): Promise<void> {
   const pooledHooks = await awaitReservationWebhooks(direct, destination, [steadyTenant.venueId, ...venueIds], pooledSince);
   check(
     pooledHooks.missing === 0,
-    `webhooks through PgBouncer: ${pooledHooks.reservations} reservations committed under the load (SQL), ${pooledHooks.missing} without their reservation_created webhook at the receiver ` +
+    `webhooks through PgBouncer: ${pooledHooks.reservations} reservations committed during ${(pooledLoadMs / 1000).toFixed(1)} s of load (SQL), ${pooledHooks.missing} without their reservation_created webhook at the receiver ` +
       `(${(pooledHooks.waitedMs / 1000).toFixed(1)} s after the load); ${destination.received.length - pooledReceivedBefore} deliveries received, ${destination.duplicates()} duplicates`,
   );
   check(
@@ -397,7 +400,7 @@ async function main(): Promise<void> {
   const straight = await book(directWeb.url, key, venueIds, today, addDays, seconds);
   const again = await book(pooled.url, key, venueIds, today, addDays, seconds);
   console.log(
-    `info bookings/s at c=16, one run: direct ${straight.perSecond.toFixed(0)}, through PgBouncer (transaction) ${through.perSecond.toFixed(0)} then ${again.perSecond.toFixed(0)}`,
+    `info bookings/s at c=16, one run: direct ${straight.perSecond.toFixed(0)}, through PgBouncer (transaction) ${again.perSecond.toFixed(0)}; through PgBouncer beside the steady bookings and the webhook workers ${through.perSecond.toFixed(0)}`,
   );
   check(
     again.fiveHundreds === 0 && (await storedCount(direct, again.created)) === again.created.length,
@@ -451,8 +454,6 @@ async function main(): Promise<void> {
     DATABASE_READ_URL: replicaUrl,
     DATABASE_READ_MAX_LAG_MS: '600000',
   });
-  const replicaRoles = await startRoles(directUrl, { ...replicaBase, DATABASE_READ_URL: replicaUrl, DATABASE_READ_MAX_LAG_MS: '1000' });
-  const strict = { url: replicaRoles[0].url!, metricsUrl: replicaRoles[0].metricsUrl };
   const reportOf = async (url: string, day: string) => {
     const res = await fetch(`${url}/api/v1/reports/summary?venueId=${venueIds[2]}&from=${day}&to=${day}`, {
       headers: { authorization: `Bearer ${key}` },
@@ -460,7 +461,7 @@ async function main(): Promise<void> {
     return ((await res.json()) as { totals: { reservations: number } }).totals.reservations;
   };
 
-  // Read capacity first, while nothing else runs.
+  // Read capacity first, while nothing else runs (the roles below start afterwards).
   const reportReads = async (url: string) =>
     (
       await autocannon({
@@ -481,6 +482,8 @@ async function main(): Promise<void> {
     `info GET /reports/summary (31 days) req/s at c=16, one run: primary only ${withoutReplica.toFixed(0)}, with the replica ${withReplica.toFixed(0)} (same machine: the replica adds capacity only on a machine of its own)`,
   );
 
+  const replicaRoles = await startRoles(directUrl, { ...replicaBase, DATABASE_READ_URL: replicaUrl, DATABASE_READ_MAX_LAG_MS: '1000' });
+  const strict = { url: replicaRoles[0].url!, metricsUrl: replicaRoles[0].metricsUrl };
   const replicaTenant = await world.createChaosTenant();
   await world.routeBookingsTo(strict.url, replicaTenant, destination.url);
   const replicaSince = await clockOf(direct);
@@ -488,6 +491,7 @@ async function main(): Promise<void> {
   const replicaWrites = new world.Tally();
   const replicaReads = new world.Tally();
   let loadDone = false;
+  const replicaLoadFrom = Date.now();
   const load = Promise.all([
     world.bookSteadily(strict.url, replicaTenant, bookingsPerSecond, () => loadDone, replicaWrites),
     readSteadily(strict.url, replicaTenant, () => loadDone, replicaReads),
@@ -531,6 +535,7 @@ async function main(): Promise<void> {
   await sleep(Math.max(0, 5000 - (Date.now() - stoppedAt)));
   loadDone = true;
   await load;
+  const replicaLoadMs = Date.now() - replicaLoadFrom;
   const replicaSteady = await describeWrites(direct, replicaWrites);
   check(
     replicaSteady.failed === 0 && replicaSteady.notStored === 0,
@@ -543,7 +548,7 @@ async function main(): Promise<void> {
   const replicaHooks = await awaitReservationWebhooks(direct, destination, [replicaTenant.venueId, venueIds[2]], replicaSince);
   check(
     replicaHooks.missing === 0,
-    `webhooks with the standby behind, then stopped: ${replicaHooks.reservations} reservations committed under the load (SQL), ${replicaHooks.missing} without their reservation_created webhook at the receiver ` +
+    `webhooks with the standby behind, then stopped: ${replicaHooks.reservations} reservations committed during ${(replicaLoadMs / 1000).toFixed(1)} s of load (SQL), ${replicaHooks.missing} without their reservation_created webhook at the receiver ` +
       `(${(replicaHooks.waitedMs / 1000).toFixed(1)} s after the load); ${destination.received.length - replicaReceivedBefore} deliveries received`,
   );
   check(
@@ -577,5 +582,8 @@ try {
   await cluster.primary?.destroy();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
-console.log(failures ? `topologies:postgres: ${failures} check(s) failed` : 'topologies:postgres: all checks passed');
+const took = Math.round((Date.now() - runStarted) / 1000);
+console.log(
+  `topologies:postgres: ${failures ? `${failures} check(s) failed` : 'all checks passed'} in ${Math.floor(took / 60)} min ${took % 60} s`,
+);
 process.exit(failures ? 1 : 0);
