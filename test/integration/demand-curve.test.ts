@@ -29,7 +29,7 @@ async function insertReservations(
         startsAt: new Date(startsAt),
         endsAt: new Date(startsAt + 90 * 60_000),
         partySize,
-        status: status ?? 'completed',
+        status: status ?? ('completed' as const),
         source: 'api' as const,
       };
     }),

@@ -364,11 +364,14 @@ export class VenueDay {
         if (gap > 0 && gap < turn) dead += gap;
         else if (gap >= turn) open++;
       }
-      const demand = forecast.isEmpty ? 0 : forecast.demandOn(seating.tableIds, start, end);
-      return { seating, order, dead, open, demand };
+      return { seating, order, dead, open, demand: undefined as number | undefined };
     });
+    // Computed only for the seatings that tie up to it: most of the list is settled by size alone.
+    const demandOf = (s: (typeof scored)[number]) =>
+      (s.demand ??= forecast.isEmpty ? 0 : forecast.demandOn(s.seating.tableIds, start, end));
     scored.sort(
-      (a, b) => a.seating.maxSeats - b.seating.maxSeats || a.dead - b.dead || a.open - b.open || a.demand - b.demand || a.order - b.order,
+      (a, b) =>
+        a.seating.maxSeats - b.seating.maxSeats || a.dead - b.dead || a.open - b.open || demandOf(a) - demandOf(b) || a.order - b.order,
     );
     return scored.map((s) => s.seating);
   }
