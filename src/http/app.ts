@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type Express, type Request, type Response } from 'express';
-import { config } from '../config.js';
+import type { Config } from '../config.js';
 import { getRedis } from '../redis.js';
 import { mountAdminBoard } from './admin-board.js';
 import { answerHealth, answerMetrics } from '../metrics/metrics-server.js';
@@ -22,10 +22,12 @@ const labelRoute = (pattern: string) => (req: Request, _res: Response, next: () 
 
 export interface AppOptions {
   routes: AnyRoute[];
+  /** The process's configuration (src/config.ts parseConfig): proxies believed, who may scrape, Bull Board's login. */
+  config: Config;
   adminBoard?: boolean;
 }
 
-export function createApp({ routes, adminBoard = true }: AppOptions): Express {
+export function createApp({ routes, config, adminBoard = true }: AppOptions): Express {
   // Connect to Redis now: the rate limiter fails open while its connection is not ready.
   getRedis();
   const app = express();
@@ -33,7 +35,7 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
   app.disable('etag');
   app.set('trust proxy', config.TRUST_PROXY);
   // Scrapes are neither logged nor counted: the figures describe the API's traffic.
-  app.get('/metrics', answerMetrics);
+  app.get('/metrics', (req, res) => void answerMetrics(config, req, res));
   // Every other request gets its id and is observed (log line, metrics); then the API, nearly all of
   // the traffic, is dispatched by its own route table. One middleware: each router layer a request
   // passes costs it a match and a `next` round.
@@ -73,7 +75,7 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
 
   if (adminBoard) {
     app.use('/admin/queues', labelRoute('/admin/queues'), pageHeaders(adminBoardPolicy));
-    mountAdminBoard(app);
+    mountAdminBoard(app, config);
   }
 
   app.use(notFoundHandler);

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { config } from '../config.js';
+import { processConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import { BoundedCache } from '../lib/bounded-cache.js';
 
@@ -26,7 +26,7 @@ function addressOf(req: Request): string {
  */
 export function refuseThrottledClient(req: Request): void {
   const window = failures.get(addressOf(req));
-  if (window && window.count >= config.AUTH_FAILURES_PER_MINUTE) {
+  if (window && window.count >= processConfig().AUTH_FAILURES_PER_MINUTE) {
     const retryAfter = Math.max(1, Math.ceil((window.endsAt - Date.now()) / 1000));
     throw new ApiError(
       'rate_limited',

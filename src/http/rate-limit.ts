@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { config } from '../config.js';
+import { processConfig } from '../config.js';
 import { logger } from '../logger.js';
 import { getRedis, redisKey } from '../redis.js';
 import { runScript, scripts } from '../redis/scripts.js';
@@ -107,7 +107,7 @@ async function countExactly(counter: WindowCounter, req: Request): Promise<numbe
  */
 export function applyRateLimit(auth: AuthContext, req: Request, res: Response): void | Promise<void> {
   const widget = auth.kind === 'publishable';
-  const limit = auth.rateLimitPerMinute ?? (widget ? config.RATE_LIMIT_WIDGET_PER_MINUTE : config.RATE_LIMIT_PER_MINUTE);
+  const limit = auth.rateLimitPerMinute ?? (widget ? processConfig().RATE_LIMIT_WIDGET_PER_MINUTE : processConfig().RATE_LIMIT_PER_MINUTE);
   const window = Math.floor(Date.now() / windowMs);
   const subject = widget ? `${auth.keyId}:${req.ip ?? 'unknown'}` : auth.keyId;
   const count = countHit(subject, window, limit, req);

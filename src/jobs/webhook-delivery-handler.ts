@@ -2,6 +2,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { behindTheLine } from '../queues/fair-share.js';
 import type { JobHandler } from '../queues/job-definition.js';
 import type { DestinationSlots } from '../services/webhooks/destination-slots.js';
+import type { RetrySchedule } from '../lib/webhook-backoff.js';
 import { deliverWebhookJob, type DeliveryJobControl, type DeliveryOutcome } from '../services/webhooks/deliver-webhook-job.js';
 import type { WebhookDeliveryJob } from './webhook-delivery-job.js';
 
@@ -59,6 +60,7 @@ async function settle(outcome: DeliveryOutcome, job: Job<WebhookDeliveryJob>, to
 }
 
 /** worker-webhooks: one attempt of one delivery, within the per-destination limit of this process (`slots`). */
-export function createWebhookDeliveryHandler(slots: DestinationSlots): JobHandler<WebhookDeliveryJob> {
-  return async (payload, job, log, token) => settle(await deliverWebhookJob(slots, controlOf(payload, job, token), log), job, token);
+export function createWebhookDeliveryHandler(slots: DestinationSlots, retry: RetrySchedule): JobHandler<WebhookDeliveryJob> {
+  return async (payload, job, log, token) =>
+    settle(await deliverWebhookJob(slots, controlOf(payload, job, token), log, retry), job, token);
 }

@@ -4,7 +4,6 @@ import { describe, expect, it, vi } from 'vitest';
 // in about 2.5 s) and a metrics token.
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}mx`;
-  process.env.WEBHOOK_BACKOFF_SCALE = '0.0005';
   process.env.METRICS_TOKEN = 'metrics-token-0123456789';
 });
 
@@ -13,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
+import { processConfig } from '../../src/config.js';
 import { startMetricsServer } from '../../src/metrics/metrics-server.js';
 import { markProcessState } from '../../src/core/process-state.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
@@ -22,7 +22,7 @@ import { client, createTenant, freePort } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 
-const pipeline = useWebhookPipeline();
+const pipeline = useWebhookPipeline({ retry: { backoffScale: 0.0005 } });
 const auth = { authorization: 'Bearer metrics-token-0123456789' };
 
 /** The samples of a Prometheus text exposition, keyed `name{label="value",…}` as printed. */
@@ -50,7 +50,7 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
   it('count the requests, jobs, deliveries, queue depths and outbox age that really happened', async () => {
     // The roles of this file run in-process (useWebhookPipeline): this process serves, as runRoles would mark it.
     markProcessState('serving');
-    const metrics = await startMetricsServer(0);
+    const metrics = await startMetricsServer(processConfig(), 0);
     const metricsUrl = `http://127.0.0.1:${metrics.port}/metrics`;
     try {
       // The token is required, and liveness answers without it.

@@ -7,6 +7,7 @@ vi.hoisted(() => {
 });
 
 import { markProcessState } from '../../src/core/process-state.js';
+import { processConfig } from '../../src/config.js';
 import { startMetricsServer } from '../../src/metrics/metrics-server.js';
 import { eq } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
@@ -41,7 +42,7 @@ describe('metrics closed by default outside development (docs/security.md "Metri
     expect(await api.text()).toContain('set METRICS_TOKEN');
     // A process whose roles have started (its /healthz answers 503 `starting` before).
     markProcessState('serving');
-    const metrics = await startMetricsServer(0);
+    const metrics = await startMetricsServer(processConfig(), 0);
     try {
       // It says where it listens, truthfully: METRICS_HOST here.
       expect(metrics.url).toBe(`http://127.0.0.1:${metrics.port}`);

@@ -4,7 +4,6 @@ import { describe, expect, it, vi } from 'vitest';
 // in a row however short the streak (docs/webhooks.md "Endpoint health").
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}health`;
-  process.env.WEBHOOK_BACKOFF_SCALE = '0.001';
   process.env.WEBHOOK_DISABLE_AFTER_FAILURES = '3';
   process.env.WEBHOOK_DISABLE_AFTER_MINUTES = '0';
 });
@@ -22,7 +21,7 @@ import type { ReceivedWebhook } from '../support/webhook-receiver.js';
 
 // The partner answers the first request, then fails until told otherwise.
 let partnerAnswers = (_request: ReceivedWebhook, index: number): number | Promise<number> => (index === 0 ? 200 : 500);
-const pipeline = useWebhookPipeline({ policy: (request, index) => partnerAnswers(request, index) });
+const pipeline = useWebhookPipeline({ retry: { backoffScale: 0.001 }, policy: (request, index) => partnerAnswers(request, index) });
 
 const eventsOfType = async (api: Client, venueId: string, type: string) =>
   (await api.get(`/events?venueId=${venueId}&type=${type}`)).body.data;

@@ -1,5 +1,6 @@
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
+import { processConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import { apiRoutes } from '../../src/routes/index.js';
 import { createApiKey, createOrganisation, type NewKey } from '../../src/services/keys/key-service.js';
@@ -13,7 +14,7 @@ export interface TestServer {
 
 /** The real Express app on an ephemeral 127.0.0.1 port. */
 export async function startTestServer(): Promise<TestServer> {
-  const app = createApp({ routes: apiRoutes });
+  const app = createApp({ routes: apiRoutes, config: processConfig() });
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

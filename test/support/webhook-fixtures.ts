@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll } from 'vitest';
+import { processConfig } from '../../src/config.js';
 import { db } from '../../src/db/client.js';
 import { events, organisations, webhookDeliveries } from '../../src/db/schema/index.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
@@ -8,6 +9,7 @@ import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import type { EventType } from '../../src/lib/event-catalogue.js';
+import type { RetrySchedule } from '../../src/lib/webhook-backoff.js';
 import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
 import { client, createKey, startTestServer, type TestServer } from './harness.js';
 import { eventually } from './eventually.js';
@@ -25,10 +27,12 @@ export interface WebhookPipeline {
 /**
  * The webhook pipeline of a test file, in this process: registers the hooks that start the API
  * server, a receiver (answering with `policy`, 200 by default), worker-events and worker-webhooks
- * (unless `webhooksRole: false`, for a file that runs it as its own process), and that stop them
- * all after the file. The fields are set once beforeAll has run.
+ * (unless `webhooksRole: false`, for a file that runs it as its own process; its retry waits scaled by
+ * `retry`, the real schedule by default), and that stop them all after the file. The fields are set once beforeAll has run.
  */
-export function useWebhookPipeline(options: { policy?: ReceiverPolicy; webhooksRole?: boolean } = {}): WebhookPipeline {
+export function useWebhookPipeline(
+  options: { policy?: ReceiverPolicy; webhooksRole?: boolean; retry?: RetrySchedule } = {},
+): WebhookPipeline {
   let server: TestServer | undefined;
   const receivers: WebhookReceiver[] = [];
   const stopRoles: Array<() => Promise<void>> = [];
@@ -44,7 +48,7 @@ export function useWebhookPipeline(options: { policy?: ReceiverPolicy; webhooksR
     pipeline.url = server.url;
     pipeline.receiver = await pipeline.startReceiver(options.policy);
     stopRoles.push(await startEventsRole());
-    if (options.webhooksRole !== false) stopRoles.push(await startWebhooksRole());
+    if (options.webhooksRole !== false) stopRoles.push(await startWebhooksRole(processConfig(), options.retry));
   });
   afterAll(async () => {
     // Receivers first: a request they hold would keep its worker from stopping.

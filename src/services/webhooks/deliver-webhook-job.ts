@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { config } from '../../config.js';
-import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
+import { maxDeliveryAttempts, retryDelayMs, type RetrySchedule } from '../../lib/webhook-backoff.js';
 import { signedHeaders, type SignatureScheme } from '../../lib/webhook-signature.js';
 import { countWebhookDelivered, countWebhookFailure } from '../../metrics/metrics.js';
 import { destinationOf, postponementMs } from '../../lib/webhook-destination.js';
@@ -196,7 +195,12 @@ export async function attemptDelivery(
  * line in the job's log, the next delivery of an ordered recovery woken, the destination disabled if
  * due; then what the job does next.
  */
-export async function concludeDelivery(job: DeliveryJobControl, attempted: AttemptedDelivery, log: Logger): Promise<DeliveryOutcome> {
+export async function concludeDelivery(
+  job: DeliveryJobControl,
+  attempted: AttemptedDelivery,
+  log: Logger,
+  retry: RetrySchedule,
+): Promise<DeliveryOutcome> {
   const { context, destination, claimed, sent } = attempted;
   const { deliveryId, next } = job.data;
   const attempt = claimed.attempts;
@@ -232,7 +236,7 @@ export async function concludeDelivery(job: DeliveryJobControl, attempted: Attem
     return { kind: 'delivered' };
   }
 
-  const delay = retryDelayMs(attempt, config.WEBHOOK_BACKOFF_SCALE);
+  const delay = retryDelayMs(attempt, retry.backoffScale);
   const nextAttemptAt = delay < 0 ? null : new Date(Date.now() + delay);
   const [recorded] = await Promise.all([recordFailure(record, nextAttemptAt), logged]);
   wakeNext();
@@ -252,10 +256,15 @@ export async function concludeDelivery(job: DeliveryJobControl, attempted: Attem
 }
 
 /** worker-webhooks: one run of a delivery's job, prepare → attempt → conclude. */
-export async function deliverWebhookJob(slots: DestinationSlots, job: DeliveryJobControl, log: Logger): Promise<DeliveryOutcome> {
+export async function deliverWebhookJob(
+  slots: DestinationSlots,
+  job: DeliveryJobControl,
+  log: Logger,
+  retry: RetrySchedule,
+): Promise<DeliveryOutcome> {
   const prepared = await prepareDelivery(slots, job);
   if (isOutcome(prepared)) return prepared;
   const attempted = await attemptDelivery(slots, job, prepared);
   if (isOutcome(attempted)) return attempted;
-  return concludeDelivery(job, attempted, log);
+  return concludeDelivery(job, attempted, log, retry);
 }

@@ -1,5 +1,5 @@
 import { and, eq, gt, inArray, isNull, lt, ne, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import { config } from '../../config.js';
+import { processConfig } from '../../config.js';
 import { db, prepareSql, type DbOrTx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import {
@@ -157,8 +157,8 @@ export interface RecordedAttempt {
  * still active and not already disabled.
  */
 export const failingTooLong = sql`${webhookEndpoints.isActive} and ${webhookEndpoints.disabledAt} is null
-  and ${webhookEndpoints.consecutiveFailures} >= ${config.WEBHOOK_DISABLE_AFTER_FAILURES}
-  and ${webhookEndpoints.failingSince} <= clock_timestamp() - make_interval(mins => ${config.WEBHOOK_DISABLE_AFTER_MINUTES})`;
+  and ${webhookEndpoints.consecutiveFailures} >= ${processConfig().WEBHOOK_DISABLE_AFTER_FAILURES}
+  and ${webhookEndpoints.failingSince} <= clock_timestamp() - make_interval(mins => ${processConfig().WEBHOOK_DISABLE_AFTER_MINUTES})`;
 
 /** A value of the prepared record statements, typed in SQL (the values are given as the driver sends them). */
 const param = (name: string, type: 'uuid' | 'int' | 'text' | 'timestamptz') => sql`${sql.placeholder(name)}::${sql.raw(type)}`;

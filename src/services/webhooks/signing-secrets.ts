@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { config } from '../../config.js';
+import { processConfig } from '../../config.js';
 import { db, type DbOrTx } from '../../db/client.js';
 import { organisationWebhookSecrets } from '../../db/schema/index.js';
 import { openSecret, sealSecret } from '../../lib/secret-box.js';
@@ -37,7 +37,7 @@ export function secretColumnsOf(state: SealedSecretState): SecretColumns {
 /** A new secret in the format of the scheme it will sign with; the organisation's secret signs with `service-v1`. */
 export function sealNewSecret(scheme: SignatureScheme = 'service-v1'): { secret: string; sealed: string } {
   const secret = generateWebhookSecret(scheme);
-  return { secret, sealed: sealSecret(secret, config.secretsKey) };
+  return { secret, sealed: sealSecret(secret, processConfig().secretsKey) };
 }
 
 /**
@@ -51,7 +51,7 @@ const maxOpened = 1000;
 function openCached(sealed: string): string {
   let plain = opened.get(sealed);
   if (plain === undefined) {
-    plain = openSecret(sealed, config.secretsKey);
+    plain = openSecret(sealed, processConfig().secretsKey);
     if (opened.size >= maxOpened) opened.clear();
     opened.set(sealed, plain);
   }
