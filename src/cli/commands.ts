@@ -220,4 +220,3 @@ export async function runCli(config: Config): Promise<number> {
     await Promise.all([sql.end({ timeout: 5 }), closeQueues()]);
   }
 }
-

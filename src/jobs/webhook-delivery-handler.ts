@@ -61,6 +61,5 @@ async function settle(outcome: DeliveryOutcome, job: Job<WebhookDeliveryJob>, to
 
 /** worker-webhooks: one attempt of one delivery, within the per-destination limit of this process (`slots`). */
 export function createWebhookDeliveryHandler(slots: DestinationSlots, retry: RetrySchedule): JobHandler<WebhookDeliveryJob> {
-  return async (payload, job, log, token) =>
-    settle(await deliverWebhookJob(slots, controlOf(payload, job, token), log, retry), job, token);
+  return async (payload, job, log, token) => settle(await deliverWebhookJob(slots, controlOf(payload, job, token), log, retry), job, token);
 }

@@ -81,6 +81,8 @@ export async function fetchPage<Row extends { id: string }>(spec: PageSpec<Row>)
   const pageRows = hasMore ? rows.slice(0, query.limit) : rows;
   const last = pageRows[pageRows.length - 1];
   const nextCursor =
-    hasMore && last ? encodeCursor({ mode, values: keys.map((k) => toCursorValue(k.read(last))), id: last.id }, processConfig().secretsKey) : null;
+    hasMore && last
+      ? encodeCursor({ mode, values: keys.map((k) => toCursorValue(k.read(last))), id: last.id }, processConfig().secretsKey)
+      : null;
   return { rows: pageRows, nextCursor };
 }

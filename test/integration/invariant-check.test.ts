@@ -188,7 +188,8 @@ describe('the invariant check (npm run cli -- check)', () => {
       expect((await checkInvariants({ venueIds: [t.venueId] })).pendingDeliveriesWithoutJob).toBe(1);
       expect((await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [otherPrefix] })).pendingDeliveriesWithoutJob).toBe(0);
       expect(
-        (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX, otherPrefix] })).pendingDeliveriesWithoutJob,
+        (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX, otherPrefix] }))
+          .pendingDeliveriesWithoutJob,
       ).toBe(0);
       const { stdout } = await promisify(execFile)(
         'npm',
@@ -210,7 +211,8 @@ describe('the invariant check (npm run cli -- check)', () => {
       // A finished job is no job: nothing will attempt the delivery.
       await other.remove(delivery.id);
       expect(
-        (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX, otherPrefix] })).pendingDeliveriesWithoutJob,
+        (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX, otherPrefix] }))
+          .pendingDeliveriesWithoutJob,
       ).toBe(1);
     } finally {
       await other.obliterate({ force: true });

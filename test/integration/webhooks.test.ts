@@ -114,9 +114,7 @@ describe('webhook delivery', () => {
     const pending = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 500);
     expect(pending).toMatchObject({ status: 'pending', lastError: 'HTTP 500' });
     // attempt 2 is due 1 minute × the file's backoff scale after the first failure
-    expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(
-      60_000 * retry.backoffScale,
-    );
+    expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(60_000 * retry.backoffScale);
     expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeLessThan(60_000 * retry.backoffScale + 1000);
     // The waiting job carries the custom strategy, whose unscaled delays are the production schedule.
     const queue = getQueue(webhookDeliveryJob.queueName);
