@@ -2,8 +2,12 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { behindTheLine } from '../queues/fair-share.js';
 import type { JobHandler } from '../queues/job-definition.js';
 import type { DestinationSlots } from '../services/webhooks/destination-slots.js';
-import type { RetrySchedule } from '../lib/webhook-backoff.js';
-import { deliverWebhookJob, type DeliveryJobControl, type DeliveryOutcome } from '../services/webhooks/deliver-webhook-job.js';
+import {
+  deliverWebhookJob,
+  type DeliveryJobControl,
+  type DeliveryOutcome,
+  type DeliveryPolicy,
+} from '../services/webhooks/deliver-webhook-job.js';
 import type { WebhookDeliveryJob } from './webhook-delivery-job.js';
 
 /**
@@ -60,6 +64,7 @@ async function settle(outcome: DeliveryOutcome, job: Job<WebhookDeliveryJob>, to
 }
 
 /** worker-webhooks: one attempt of one delivery, within the per-destination limit of this process (`slots`). */
-export function createWebhookDeliveryHandler(slots: DestinationSlots, retry: RetrySchedule): JobHandler<WebhookDeliveryJob> {
-  return async (payload, job, log, token) => settle(await deliverWebhookJob(slots, controlOf(payload, job, token), log, retry), job, token);
+export function createWebhookDeliveryHandler(slots: DestinationSlots, policy: DeliveryPolicy): JobHandler<WebhookDeliveryJob> {
+  return async (payload, job, log, token) =>
+    settle(await deliverWebhookJob(slots, controlOf(payload, job, token), log, policy), job, token);
 }

@@ -16,7 +16,14 @@ export async function startWebhooksRole(config: Config, retry: RetrySchedule = r
     workerConcurrency: config.WEBHOOK_WORKER_CONCURRENCY,
     wake: promoteDeliveryJob,
   });
-  const { close } = startJobWorker(webhookDeliveryJob, createWebhookDeliveryHandler(slots, retry), webhookWorkerOptions(config, retry));
+  const { close } = startJobWorker(
+    webhookDeliveryJob,
+    createWebhookDeliveryHandler(slots, {
+      retry,
+      health: { failures: config.WEBHOOK_DISABLE_AFTER_FAILURES, minutes: config.WEBHOOK_DISABLE_AFTER_MINUTES },
+    }),
+    webhookWorkerOptions(config, retry),
+  );
   return async () => {
     await close();
     await slots.close();

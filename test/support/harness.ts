@@ -1,6 +1,6 @@
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
-import { processConfig } from '../../src/config.js';
+import { processConfig, type Config } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import { apiRoutes } from '../../src/routes/index.js';
 import { createApiKey, createOrganisation, type NewKey } from '../../src/services/keys/key-service.js';
@@ -12,9 +12,14 @@ export interface TestServer {
   close: () => Promise<void>;
 }
 
-/** The real Express app on an ephemeral 127.0.0.1 port. */
-export async function startTestServer(): Promise<TestServer> {
-  const app = createApp({ routes: apiRoutes, config: processConfig() });
+/** The configuration of the run (test/support/global-setup.ts) with a file's own `overrides`, for the app and roles it builds. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...processConfig(), ...overrides };
+}
+
+/** The real Express app on an ephemeral 127.0.0.1 port, built with `config` (the run's by default). */
+export async function startTestServer(options: { config?: Config } = {}): Promise<TestServer> {
+  const app = createApp({ routes: apiRoutes, config: options.config ?? testConfig() });
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -36,10 +41,10 @@ export async function startTestServer(): Promise<TestServer> {
  * The real app for a test file: started before its tests and closed after them (vitest runs afterAll
  * hooks last-registered first, so a file's own teardown runs while the server still listens).
  */
-export function useTestServer(): TestServer {
+export function useTestServer(options: { config?: Config } = {}): TestServer {
   let server: TestServer | undefined;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer(options);
   });
   afterAll(async () => server?.close());
   return {

@@ -17,6 +17,7 @@ import {
   type AttemptRecord,
   type ClaimedAttempt,
   type DeliveryContext,
+  type EndpointHealthThresholds,
 } from './delivery-state.js';
 import { disableFailingEndpoint } from './endpoint-health.js';
 import { serialiseEnvelope } from './envelope.js';
@@ -36,6 +37,12 @@ export type DeliveryOutcome =
   | { kind: 'retry'; attempt: number; at: Date; message: string }
   | { kind: 'discarded'; message: string | null }
   | { kind: 'postponed' };
+
+/** How a worker-webhooks process schedules retries and when it disables a destination that keeps failing. */
+export interface DeliveryPolicy {
+  retry: RetrySchedule;
+  health: EndpointHealthThresholds;
+}
 
 /** What the steps may do to the job that carries the delivery (a BullMQ job, behind the adapter). */
 export interface DeliveryJobControl {
@@ -199,7 +206,7 @@ export async function concludeDelivery(
   job: DeliveryJobControl,
   attempted: AttemptedDelivery,
   log: Logger,
-  retry: RetrySchedule,
+  policy: DeliveryPolicy,
 ): Promise<DeliveryOutcome> {
   const { context, destination, claimed, sent } = attempted;
   const { deliveryId, next } = job.data;
@@ -236,12 +243,12 @@ export async function concludeDelivery(
     return { kind: 'delivered' };
   }
 
-  const delay = retryDelayMs(attempt, retry.backoffScale);
+  const delay = retryDelayMs(attempt, policy.retry.backoffScale);
   const nextAttemptAt = delay < 0 ? null : new Date(Date.now() + delay);
-  const [recorded] = await Promise.all([recordFailure(record, nextAttemptAt), logged]);
+  const [recorded] = await Promise.all([recordFailure(record, nextAttemptAt, policy.health), logged]);
   wakeNext();
   countWebhookFailure(delay < 0);
-  const disabled = recorded.disableDue && reachedEndpointId ? await disableFailingEndpoint(reachedEndpointId, log) : false;
+  const disabled = recorded.disableDue && reachedEndpointId ? await disableFailingEndpoint(reachedEndpointId, policy.health, log) : false;
   if (!recorded.applied) return nothingToSend; // annulled while the request was under way
   if (!nextAttemptAt) return { kind: 'discarded', message: `${sent.summary} (attempt ${attempt} of ${maxDeliveryAttempts})` };
   // Disabling discarded this delivery and removed the other jobs of the destination; this one, which
@@ -260,11 +267,11 @@ export async function deliverWebhookJob(
   slots: DestinationSlots,
   job: DeliveryJobControl,
   log: Logger,
-  retry: RetrySchedule,
+  policy: DeliveryPolicy,
 ): Promise<DeliveryOutcome> {
   const prepared = await prepareDelivery(slots, job);
   if (isOutcome(prepared)) return prepared;
   const attempted = await attemptDelivery(slots, job, prepared);
   if (isOutcome(attempted)) return attempted;
-  return concludeDelivery(job, attempted, log, retry);
+  return concludeDelivery(job, attempted, log, policy);
 }
