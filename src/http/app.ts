@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { getRedis } from '../redis.js';
 import { mountAdminBoard } from './admin-board.js';
 import { answerHealth, answerMetrics } from '../metrics/metrics-server.js';
+import { EventStreams } from '../services/events/event-stream.js';
 import { createApiDispatcher } from './api-dispatcher.js';
 import { apiBasePath, type AnyRoute } from './define-route.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
@@ -24,10 +25,12 @@ export interface AppOptions {
   routes: AnyRoute[];
   /** The process's configuration (src/config.ts parseConfig): proxies believed, who may scrape, Bull Board's login. */
   config: Config;
+  /** The live event streams the app serves (the web role ends them when it stops); new ones by default. */
+  eventStreams?: EventStreams;
   adminBoard?: boolean;
 }
 
-export function createApp({ routes, config, adminBoard = true }: AppOptions): Express {
+export function createApp({ routes, config, eventStreams = new EventStreams(config), adminBoard = true }: AppOptions): Express {
   // Connect to Redis now: the rate limiter fails open while its connection is not ready.
   getRedis();
   const app = express();
@@ -39,7 +42,7 @@ export function createApp({ routes, config, adminBoard = true }: AppOptions): Ex
   // Every other request gets its id and is observed (log line, metrics); then the API, nearly all of
   // the traffic, is dispatched by its own route table. One middleware: each router layer a request
   // passes costs it a match and a `next` round.
-  const dispatchApi = createApiDispatcher(routes);
+  const dispatchApi = createApiDispatcher(routes, { eventStreams });
   app.use((req, res, next) => {
     assignRequestId(req, res);
     observeRequest(req);

@@ -14,8 +14,16 @@ import { logUnexpected, renderError, sendRendered, toApiError, type RenderedResp
 import { applyRateLimit } from './rate-limit.js';
 import { parseOrThrow } from '../core/validation.js';
 import { checkIdempotencyKey, type HttpMethod, type RouteResponses, type RouteResult } from '../core/route-definition.js';
+import type { EventStreams } from '../services/events/event-stream.js';
+
+/** What the app gives every handler besides the request: the objects of this web process (src/http/app.ts). */
+export interface RouteServices {
+  /** The live event streams this process serves. */
+  eventStreams: EventStreams;
+}
 
 export interface RouteContext<P, Q, B, A> {
+  services: RouteServices;
   req: Request;
   res: Response;
   /** The request's logger: its lines carry the request id (pass it to the services that log). */
@@ -134,6 +142,7 @@ class HandlerContext {
   private requestLog: Logger | undefined;
 
   constructor(
+    readonly services: RouteServices,
     readonly req: Request,
     readonly res: Response,
     readonly auth: AuthContext | undefined,
@@ -149,7 +158,7 @@ class HandlerContext {
 }
 
 /** Turns a definition into an Express handler: auth, rate limit, scope, validation, idempotency, response. */
-export function toHandler(def: AnyRoute): RequestHandler {
+export function toHandler(def: AnyRoute, services: RouteServices): RequestHandler {
   const paramsSchema = def.params;
   const querySchema = strict(def.query);
   const bodySchema = def.body ? strict(def.body) : writeMethods.has(def.method) ? emptyBody : undefined;
@@ -164,7 +173,7 @@ export function toHandler(def: AnyRoute): RequestHandler {
     }
     const query = querySchema ? parseOrThrow(querySchema, { ...(req.query as object) }, 'query') : {};
     const body = bodySchema ? parseOrThrow(bodySchema, req.body ?? {}, 'body') : undefined;
-    const result = await def.handler(new HandlerContext(req, res, auth, params, query, body) as never);
+    const result = await def.handler(new HandlerContext(services, req, res, auth, params, query, body) as never);
     if (def.raw) return null;
     return renderSuccess(result, def, auth);
   }

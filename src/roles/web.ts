@@ -8,7 +8,7 @@ import { createApp } from '../http/app.js';
 import { prepareDrain } from '../http/drain.js';
 import { logger } from '../logger.js';
 import { apiRoutes } from '../routes/index.js';
-import { eventStreams } from '../services/events/event-stream.js';
+import { EventStreams } from '../services/events/event-stream.js';
 
 /** Requests still running this long after SIGTERM are cut (a request is normally a few ms; an export a few s). */
 const drainLimitMs = 20_000;
@@ -43,7 +43,8 @@ async function listenOn(server: Server, port: number): Promise<void> {
 }
 
 export async function startWebRole(config: Config): Promise<() => Promise<void>> {
-  const server = http.createServer(createApp({ routes: apiRoutes, config }));
+  const eventStreams = new EventStreams(config);
+  const server = http.createServer(createApp({ routes: apiRoutes, config, eventStreams }));
   await listenOn(server, config.PORT);
   server.keepAliveTimeout = 65_000;
   // Open event streams never finish on their own: the drain ends them (clients resume elsewhere with Last-Event-ID).
