@@ -17,7 +17,10 @@ const readMethods = new Set(['GET', 'HEAD']);
  * one is generated and logged once. Wrong passwords count as failed authentications of the client
  * address (429 after AUTH_FAILURES_PER_MINUTE); with ADMIN_READ_ONLY nothing can be changed.
  */
-export function mountAdminBoard(app: Express, config: Pick<Config, 'ADMIN_USER' | 'ADMIN_PASSWORD' | 'ADMIN_READ_ONLY'>): void {
+export function mountAdminBoard(
+  app: Express,
+  config: Pick<Config, 'ADMIN_USER' | 'ADMIN_PASSWORD' | 'ADMIN_READ_ONLY' | 'AUTH_FAILURES_PER_MINUTE'>,
+): void {
   let password = config.ADMIN_PASSWORD;
   if (!password) {
     password = randomBytes(12).toString('base64url');
@@ -33,7 +36,7 @@ export function mountAdminBoard(app: Express, config: Pick<Config, 'ADMIN_USER' 
   });
   const requireBasicAuth = (req: Request, res: Response, next: NextFunction) => {
     try {
-      refuseThrottledClient(req);
+      refuseThrottledClient(req, config.AUTH_FAILURES_PER_MINUTE);
     } catch (err) {
       return next(err);
     }

@@ -8,7 +8,7 @@ import { answerHealth, answerMetrics } from '../metrics/metrics-server.js';
 import { EventStreams } from '../services/events/event-stream.js';
 import { createApiDispatcher } from './api-dispatcher.js';
 import { apiBasePath, type AnyRoute } from './define-route.js';
-import { errorHandler, notFoundHandler } from './error-handler.js';
+import { createFallbackHandlers } from './error-handler.js';
 import { observeRequest } from './observe-requests.js';
 import { adminBoardPolicy, docsPolicy, pageHeaders } from './page-headers.js';
 import { assignRequestId } from './request-id.js';
@@ -42,7 +42,7 @@ export function createApp({ routes, config, eventStreams = new EventStreams(conf
   // Every other request gets its id and is observed (log line, metrics); then the API, nearly all of
   // the traffic, is dispatched by its own route table. One middleware: each router layer a request
   // passes costs it a match and a `next` round.
-  const dispatchApi = createApiDispatcher(routes, { eventStreams });
+  const dispatchApi = createApiDispatcher(routes, { eventStreams, limits: config });
   app.use((req, res, next) => {
     assignRequestId(req, res);
     observeRequest(req);
@@ -81,6 +81,7 @@ export function createApp({ routes, config, eventStreams = new EventStreams(conf
     mountAdminBoard(app, config);
   }
 
+  const { notFoundHandler, errorHandler } = createFallbackHandlers(config);
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -11,7 +11,7 @@ import { authenticate } from './auth.js';
 import { checkWidgetOrigin } from './cors.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
 import { logUnexpected, renderError, sendRendered, toApiError, type RenderedResponse } from './error-handler.js';
-import { applyRateLimit } from './rate-limit.js';
+import { applyRateLimit, type RequestLimits } from './rate-limit.js';
 import { parseOrThrow } from '../core/validation.js';
 import { checkIdempotencyKey, type HttpMethod, type RouteResponses, type RouteResult } from '../core/route-definition.js';
 import type { EventStreams } from '../services/events/event-stream.js';
@@ -20,6 +20,8 @@ import type { EventStreams } from '../services/events/event-stream.js';
 export interface RouteServices {
   /** The live event streams this process serves. */
   eventStreams: EventStreams;
+  /** Requests per key and minute, failed authentications per address and minute. */
+  limits: RequestLimits;
 }
 
 export interface RouteContext<P, Q, B, A> {
@@ -186,10 +188,10 @@ export function toHandler(def: AnyRoute, services: RouteServices): RequestHandle
     try {
       // Public routes (documentation) answer everyone alike and ignore any key sent with them.
       if (!def.public) {
-        const authenticated = authenticate(req);
+        const authenticated = authenticate(req, services.limits);
         auth = authenticated instanceof Promise ? await authenticated : authenticated;
         req.auth = auth;
-        const limited = applyRateLimit(auth, req, res);
+        const limited = applyRateLimit(auth, req, res, services.limits);
         if (limited) await limited;
         if (isPublishable(auth)) {
           if (!def.widget)
