@@ -10,21 +10,26 @@ import { settleEnqueuedEvents } from '../services/events/outbox.js';
 import { allRoles, type RoleName } from './role-names.js';
 import { roleStarters } from './role-starters.js';
 
-/** Roles running in this process: `ended` resolves with the code the process exits with. */
+/** Roles of this process: `started` rejects when one cannot start; `ended` resolves with the code the process exits with. */
 export interface RunningRoles {
-  /** 0 once a SIGTERM/SIGINT stop has drained everything; 1 at once when a worker's queue connection is lost for good. */
+  started: Promise<void>;
+  /** 0 once a SIGTERM/SIGINT stop has drained everything; 1 at once (even while starting) when a worker's queue connection is lost for good. */
   ended: Promise<number>;
 }
 
-/** Starts the given roles in this process and drains them on SIGTERM/SIGINT; throws when one cannot start. */
-export async function runRoles(config: Config, roles: RoleName[]): Promise<RunningRoles> {
+/** Starts the given roles in this process and drains them on SIGTERM/SIGINT. */
+export function runRoles(config: Config, roles: RoleName[]): RunningRoles {
+  let end!: (code: number) => void;
+  const ended = new Promise<number>((resolve) => (end = resolve));
+  return { started: startRoles(config, roles, end), ended };
+}
+
+async function startRoles(config: Config, roles: RoleName[], end: (code: number) => void): Promise<void> {
   // One metrics port per process, whatever roles it runs (one registry): `npm start` serves them all on 9464.
   // Opened first: a port already taken stops the start-up before any role has begun.
   const metricsPort = config.METRICS_PORT ?? 9464 + allRoles.indexOf(roles[0]);
   const metrics = metricsPort === 0 ? null : await startMetricsServer(config, metricsPort);
   if (metrics) logger.info({ port: metrics.port, url: metrics.url }, `metrics on ${metrics.url}/metrics, liveness on /healthz`);
-  let end!: (code: number) => void;
-  const ended = new Promise<number>((resolve) => (end = resolve));
   // A worker that can no longer reach its queue serves nothing: it exits for its supervisor to
   // restart it, rather than stay up looking alive. Its running jobs go to another worker once their locks expire.
   onWorkerConnectionLost((queue) => {
@@ -62,5 +67,4 @@ export async function runRoles(config: Config, roles: RoleName[]): Promise<Runni
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  return { ended };
 }

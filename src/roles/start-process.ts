@@ -32,8 +32,8 @@ export async function startProcess(env: NodeJS.ProcessEnv, roles: RoleName[], op
     const { runMigrations } = await import('../db/migrate.js');
     const { runRoles } = await import('./run-roles.js');
     if (options.migrate) await runMigrations(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL);
-    const running = await runRoles(config, roles);
-    return await running.ended;
+    const running = runRoles(config, roles);
+    return await Promise.race([running.started.then(() => running.ended), running.ended]);
   } catch (err) {
     logger.fatal({ err }, 'start-up failed');
     return 1;
