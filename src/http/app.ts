@@ -6,6 +6,7 @@ import { getRedis } from '../redis.js';
 import { mountAdminBoard } from './admin-board.js';
 import { answerHealth, answerMetrics } from '../metrics/metrics-server.js';
 import { EventStreams } from '../services/events/event-stream.js';
+import { SigningSecretOpener } from '../services/webhooks/signing-secrets.js';
 import { createApiDispatcher } from './api-dispatcher.js';
 import { apiBasePath, type AnyRoute } from './define-route.js';
 import { createFallbackHandlers } from './error-handler.js';
@@ -42,7 +43,11 @@ export function createApp({ routes, config, eventStreams = new EventStreams(conf
   // Every other request gets its id and is observed (log line, metrics); then the API, nearly all of
   // the traffic, is dispatched by its own route table. One middleware: each router layer a request
   // passes costs it a match and a `next` round.
-  const dispatchApi = createApiDispatcher(routes, { eventStreams, limits: config });
+  const dispatchApi = createApiDispatcher(routes, {
+    eventStreams,
+    limits: config,
+    signingSecrets: new SigningSecretOpener(config.secretsKey),
+  });
   app.use((req, res, next) => {
     assignRequestId(req, res);
     observeRequest(req);

@@ -15,6 +15,7 @@ import { applyRateLimit, type RequestLimits } from './rate-limit.js';
 import { parseOrThrow } from '../core/validation.js';
 import { checkIdempotencyKey, type HttpMethod, type RouteResponses, type RouteResult } from '../core/route-definition.js';
 import type { EventStreams } from '../services/events/event-stream.js';
+import type { SigningSecretOpener } from '../services/webhooks/signing-secrets.js';
 
 /** What the app gives every handler besides the request: the objects of this web process (src/http/app.ts). */
 export interface RouteServices {
@@ -22,6 +23,8 @@ export interface RouteServices {
   eventStreams: EventStreams;
   /** Requests per key and minute, failed authentications per address and minute. */
   limits: RequestLimits;
+  /** Opens the signing secrets of a test webhook (POST /webhook-endpoints/test). */
+  signingSecrets: SigningSecretOpener;
 }
 
 export interface RouteContext<P, Q, B, A> {

@@ -6,7 +6,7 @@ import {
   deliverWebhookJob,
   type DeliveryJobControl,
   type DeliveryOutcome,
-  type DeliveryPolicy,
+  type DeliveryWorker,
 } from '../services/webhooks/deliver-webhook-job.js';
 import type { WebhookDeliveryJob } from './webhook-delivery-job.js';
 
@@ -64,7 +64,7 @@ async function settle(outcome: DeliveryOutcome, job: Job<WebhookDeliveryJob>, to
 }
 
 /** worker-webhooks: one attempt of one delivery, within the per-destination limit of this process (`slots`). */
-export function createWebhookDeliveryHandler(slots: DestinationSlots, policy: DeliveryPolicy): JobHandler<WebhookDeliveryJob> {
+export function createWebhookDeliveryHandler(slots: DestinationSlots, worker: DeliveryWorker): JobHandler<WebhookDeliveryJob> {
   return async (payload, job, log, token) =>
-    settle(await deliverWebhookJob(slots, controlOf(payload, job, token), log, policy), job, token);
+    settle(await deliverWebhookJob(slots, controlOf(payload, job, token), log, worker), job, token);
 }

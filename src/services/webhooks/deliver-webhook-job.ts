@@ -22,7 +22,7 @@ import {
 import { disableFailingEndpoint } from './endpoint-health.js';
 import { serialiseEnvelope } from './envelope.js';
 import { postWebhook, type WebhookOutcome } from './post-webhook.js';
-import { getOrganisationSecretState, openSigningSecrets, secretStateOf } from './signing-secrets.js';
+import { getOrganisationSecretState, secretStateOf, type SigningSecretOpener } from './signing-secrets.js';
 import { getMainEndpoint } from './webhook-endpoint-service.js';
 
 /**
@@ -38,10 +38,14 @@ export type DeliveryOutcome =
   | { kind: 'discarded'; message: string | null }
   | { kind: 'postponed' };
 
-/** How a worker-webhooks process schedules retries and when it disables a destination that keeps failing. */
-export interface DeliveryPolicy {
+/**
+ * What a worker-webhooks process delivers with besides its slots: how it schedules retries, when it
+ * disables a destination that keeps failing, and its opener of signing secrets.
+ */
+export interface DeliveryWorker {
   retry: RetrySchedule;
   health: EndpointHealthThresholds;
+  secrets: SigningSecretOpener;
 }
 
 /** What the steps may do to the job that carries the delivery (a BullMQ job, behind the adapter). */
@@ -65,10 +69,13 @@ const toSecond = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 type Destination = { endpointId: string | null; url: string | null } & ({ secrets: string[]; scheme: SignatureScheme } | { error: string });
 
 /** Where this attempt goes and which secrets sign it; an unusable destination is a failed attempt. */
-async function resolveDestination({ delivery, endpoint: pinned, organisationSecret }: DeliveryContext): Promise<Destination> {
+async function resolveDestination(
+  { delivery, endpoint: pinned, organisationSecret }: DeliveryContext,
+  secrets: SigningSecretOpener,
+): Promise<Destination> {
   if (delivery.destination === 'url') {
     const state = organisationSecret ? secretStateOf(organisationSecret) : await getOrganisationSecretState(delivery.organisationId);
-    return { endpointId: null, url: delivery.url, secrets: openSigningSecrets(state), scheme: 'service-v1' };
+    return { endpointId: null, url: delivery.url, secrets: secrets.open(state), scheme: 'service-v1' };
   }
   // The venue's main destination is pinned at its first use: a redelivery goes to the same one.
   const endpoint = delivery.endpointId ? pinned : await getMainEndpoint(delivery.venueId);
@@ -80,7 +87,7 @@ async function resolveDestination({ delivery, endpoint: pinned, organisationSecr
   return {
     endpointId: endpoint.id,
     url: endpoint.url,
-    secrets: openSigningSecrets(secretStateOf(endpoint)),
+    secrets: secrets.open(secretStateOf(endpoint)),
     scheme: endpoint.signatureScheme,
   };
 }
@@ -148,14 +155,18 @@ export interface PreparedDelivery {
  * Then the row: gone, or not pending (delivered or annulled: nothing to do; discarded after its
  * last attempt and retried from Bull Board: a redelivery), or waiting for its predecessor.
  */
-export async function prepareDelivery(slots: DestinationSlots, job: DeliveryJobControl): Promise<PreparedDelivery | DeliveryOutcome> {
+export async function prepareDelivery(
+  slots: DestinationSlots,
+  job: DeliveryJobControl,
+  secrets: SigningSecretOpener,
+): Promise<PreparedDelivery | DeliveryOutcome> {
   const { deliveryId, destination: expected, after } = job.data;
   if (expected && (await slots.isSaturated(expected))) return postpone(slots, job, expected);
   const context = await readDeliveryContext(deliveryId);
   if (!context) return nothingToSend;
   if (context.delivery.status !== 'pending' && !(await reopenDeliveries([deliveryId], 'exhausted')).length) return nothingToSend;
   if (after && context.delivery.attempts === 0 && !(await hasAttemptOutcome(after))) return waitForPredecessor(job);
-  return { context, destination: await resolveDestination(context) };
+  return { context, destination: await resolveDestination(context, secrets) };
 }
 
 /** A made attempt: the row's claim and what the destination answered. */
@@ -206,7 +217,7 @@ export async function concludeDelivery(
   job: DeliveryJobControl,
   attempted: AttemptedDelivery,
   log: Logger,
-  policy: DeliveryPolicy,
+  worker: DeliveryWorker,
 ): Promise<DeliveryOutcome> {
   const { context, destination, claimed, sent } = attempted;
   const { deliveryId, next } = job.data;
@@ -243,12 +254,12 @@ export async function concludeDelivery(
     return { kind: 'delivered' };
   }
 
-  const delay = retryDelayMs(attempt, policy.retry.backoffScale);
+  const delay = retryDelayMs(attempt, worker.retry.backoffScale);
   const nextAttemptAt = delay < 0 ? null : new Date(Date.now() + delay);
-  const [recorded] = await Promise.all([recordFailure(record, nextAttemptAt, policy.health), logged]);
+  const [recorded] = await Promise.all([recordFailure(record, nextAttemptAt, worker.health), logged]);
   wakeNext();
   countWebhookFailure(delay < 0);
-  const disabled = recorded.disableDue && reachedEndpointId ? await disableFailingEndpoint(reachedEndpointId, policy.health, log) : false;
+  const disabled = recorded.disableDue && reachedEndpointId ? await disableFailingEndpoint(reachedEndpointId, worker.health, log) : false;
   if (!recorded.applied) return nothingToSend; // annulled while the request was under way
   if (!nextAttemptAt) return { kind: 'discarded', message: `${sent.summary} (attempt ${attempt} of ${maxDeliveryAttempts})` };
   // Disabling discarded this delivery and removed the other jobs of the destination; this one, which
@@ -267,11 +278,11 @@ export async function deliverWebhookJob(
   slots: DestinationSlots,
   job: DeliveryJobControl,
   log: Logger,
-  policy: DeliveryPolicy,
+  worker: DeliveryWorker,
 ): Promise<DeliveryOutcome> {
-  const prepared = await prepareDelivery(slots, job);
+  const prepared = await prepareDelivery(slots, job, worker.secrets);
   if (isOutcome(prepared)) return prepared;
   const attempted = await attemptDelivery(slots, job, prepared);
   if (isOutcome(attempted)) return attempted;
-  return concludeDelivery(job, attempted, log, policy);
+  return concludeDelivery(job, attempted, log, worker);
 }
