@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { config } from '../config.js';
+import { processConfig } from '../config.js';
 import { takeFairTurnsOf } from '../queues/fair-share.js';
 import type { JobDefinition } from '../queues/job-definition.js';
 import { defaultJobOptions, getQueue } from '../queues/queues.js';
@@ -44,7 +44,10 @@ const enqueueChunk = 500;
  * stalling every other organisation's work, though most of them are not due for a minute.
  */
 export async function addEventJobs(rows: EventToEnqueue[]): Promise<void> {
-  const pace = config.EVENT_PACING_RATE > 0 ? { perSecond: config.EVENT_PACING_RATE, burst: config.EVENT_PACING_BURST } : undefined;
+  const pace =
+    processConfig().EVENT_PACING_RATE > 0
+      ? { perSecond: processConfig().EVENT_PACING_RATE, burst: processConfig().EVENT_PACING_BURST }
+      : undefined;
   let pause = 0;
   for (let start = 0; start < rows.length; start += enqueueChunk) {
     if (pause) await sleep(pause);

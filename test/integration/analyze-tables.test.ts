@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { config } from '../../src/config.js';
+import { processConfig } from '../../src/config.js';
 import { sql } from '../../src/db/client.js';
 import { analyzeChangedTables } from '../../src/services/timers/analyze-tables.js';
 import { eventually } from '../support/eventually.js';
@@ -11,7 +11,7 @@ import { eventually } from '../support/eventually.js';
 const table = `analyze_probe_${randomUUID().slice(0, 8)}`;
 const someVenue = '00000000-0000-4000-8000-000000000001';
 /** One connection that keeps its prepared statement, as a pooled connection of the API does. */
-const connection = postgres(config.DATABASE_URL, { max: 1, onnotice: () => {} });
+const connection = postgres(processConfig().DATABASE_URL, { max: 1, onnotice: () => {} });
 
 afterAll(async () => {
   await connection.end();

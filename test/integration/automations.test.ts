@@ -3,7 +3,6 @@ import { describe, expect, it, vi } from 'vitest';
 // Its own queues, and attempt 2 three seconds after the first failure: time to deactivate in between.
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}aut`;
-  process.env.WEBHOOK_BACKOFF_SCALE = '0.05';
 });
 
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
@@ -11,7 +10,7 @@ import { getQueue } from '../../src/queues/queues.js';
 import { client, createKey, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 
-const pipeline = useWebhookPipeline({ policy: () => 500 });
+const pipeline = useWebhookPipeline({ retry: { backoffScale: 0.05 }, policy: () => 500 });
 
 const action = { type: 'partner_notification' };
 

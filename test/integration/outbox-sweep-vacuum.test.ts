@@ -9,7 +9,8 @@ vi.hoisted(() => {
   process.env.DATABASE_STATEMENT_TIMEOUT_MS = '3000';
 });
 
-const { config } = await import('../../src/config.js');
+const { processConfig } = await import('../../src/config.js');
+const config = processConfig();
 const { sql } = await import('../../src/db/client.js');
 const { closeQueues } = await import('../../src/queues/queues.js');
 const { sweepOutbox } = await import('../../src/services/events/sweep-outbox.js');
