@@ -5,7 +5,7 @@ import { takeFairTurnsOf } from '../queues/fair-share.js';
 import type { JobDefinition } from '../queues/job-definition.js';
 import { defaultJobOptions, getQueue } from '../queues/queues.js';
 
-/** worker-events: one outbox event (src/services/events/process-event.ts). */
+/** worker-events: one outbox event (src/services/event-processing/process-event.ts). */
 // The ids besides the event's own are for operators searching Bull Board (jobs of older releases lack them).
 const eventJobSchema = z.object({ eventId: z.uuid(), organisationId: z.uuid().optional(), venueId: z.uuid().optional() });
 export type EventJob = z.infer<typeof eventJobSchema>;

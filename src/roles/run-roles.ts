@@ -6,7 +6,7 @@ import { closeQueues } from '../queues/queues.js';
 import { onWorkerConnectionLost } from '../queues/start-worker.js';
 import { startMetricsServer } from '../metrics/metrics-server.js';
 import { closeRedis } from '../redis.js';
-import { settleEnqueuedEvents } from '../services/events/outbox.js';
+import { settleEnqueuedEvents } from '../services/outbox/outbox.js';
 import { allRoles, type RoleName } from './role-names.js';
 import { roleStarters } from './role-starters.js';
 

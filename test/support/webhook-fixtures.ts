@@ -10,7 +10,7 @@ import { startEventsRole } from '../../src/roles/events.js';
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import type { EventType } from '../../src/lib/event-catalogue.js';
 import type { RetrySchedule } from '../../src/lib/webhook-backoff.js';
-import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
+import { systemActor, transactionWithEvents } from '../../src/services/outbox/outbox.js';
 import { client, createKey, startTestServer, testConfig, type TestServer } from './harness.js';
 import { eventually } from './eventually.js';
 import { startWebhookReceiver, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';

@@ -11,7 +11,7 @@ import { findKeyStates } from '../keys/key-service.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
 import { eventJson, payloadReaderOf } from './event-service.js';
 import { grantOf, streamEndReason, type StreamGrant } from './stream-guard.js';
-import { eventStreamChannel, lastPosition, sequenceEvents } from './event-sequencer.js';
+import { eventStreamChannel, lastPosition, sequenceEvents } from '../outbox/event-sequencer.js';
 
 /** A published event with its stream position. */
 type EventRow = typeof events.$inferSelect & { position: number };

@@ -12,7 +12,7 @@ import { loadVenueDayForBooking } from '../availability/venue-day-loader.js';
 import { insertRow } from '../reservations/reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatingColumns } from '../reservations/table-assignment.js';
 import { applyTableMoves, evaluateInTurn, retryStaleMoves, StaleMovesError } from '../reservations/table-moves.js';
-import { actorOf, transactionWithEvents } from '../events/outbox.js';
+import { actorOf, transactionWithEvents } from '../outbox/outbox.js';
 import { newId } from '../../lib/uuid-v7.js';
 
 /** docs/reservations.md "Slot holds" */

@@ -18,7 +18,7 @@ import {
   lockPacingDay,
   type LoadedVenue,
 } from '../availability/venue-day-loader.js';
-import { actorOf, transactionWithEvents, type Emit } from '../events/outbox.js';
+import { actorOf, transactionWithEvents, type Emit } from '../outbox/outbox.js';
 import { consumeHold, heldSeatingId, type HoldRow } from '../holds/hold-service.js';
 import type { GuestContactInput } from '../guests/guest-input.js';
 import type { GuestRow } from '../guests/guest-json.js';

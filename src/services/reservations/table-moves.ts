@@ -8,7 +8,7 @@ import { hasSqlState } from '../../lib/error-causes.js';
 import type { VenueConfig } from '../../lib/availability/types.js';
 import { VenueDay, type Evaluation } from '../../lib/availability/venue-day.js';
 import { hasPacing, loadBookings, lockTableMovesDay } from '../availability/venue-day-loader.js';
-import { systemActor, type Emit } from '../events/outbox.js';
+import { systemActor, type Emit } from '../outbox/outbox.js';
 import { reservationEventFields } from './reservation-events.js';
 import { loadReservationParts } from './reservation-view.js';
 import { noAvailability, occupySeating, seatingColumns } from './table-assignment.js';

@@ -5,7 +5,7 @@ import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { organisations, webhookEndpoints } from '../../db/schema/index.js';
 import type { OperatorEventType } from '../../lib/event-catalogue.js';
 import { logger } from '../../logger.js';
-import { systemActor, transactionWithEvents, type Emit } from '../events/outbox.js';
+import { systemActor, transactionWithEvents, type Emit } from '../outbox/outbox.js';
 import { dropAnnulledJobs } from '../../jobs/webhook-delivery-job.js';
 import { annulPendingDeliveries, failingTooLong, type EndpointHealthThresholds } from './delivery-state.js';
 import { webhookEndpointJson, type WebhookEndpointRow } from './webhook-endpoint-json.js';
