@@ -14,6 +14,7 @@ const seed = Number(process.argv[3] ?? Math.floor(Math.random() * 2 ** 31));
 await prepareBenchDatabase('floorline_bench_fuzz');
 Object.assign(process.env, { LOG_LEVEL: 'silent' });
 const { createApp } = await import('../src/http/app.js');
+const { parseConfig } = await import('../src/config.js');
 const { apiRoutes } = await import('../src/routes/index.js');
 const { buildOpenApi } = await import('../src/http/openapi.js');
 // After the database is chosen: the contract check builds the document from the routes, which open it.
@@ -22,7 +23,7 @@ const { sql } = await import('../src/db/client.js');
 const { closeQueues } = await import('../src/queues/queues.js');
 const { closeRedis } = await import('../src/redis.js');
 
-const server = createApp({ routes: apiRoutes }).listen(0, '127.0.0.1');
+const server = createApp({ routes: apiRoutes, config: parseConfig(process.env) }).listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const document = buildOpenApi(apiRoutes) as Parameters<typeof prepareFuzzTargets>[3];

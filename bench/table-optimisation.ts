@@ -4,8 +4,11 @@
 // from 60 % to 130 % of a night's capacity. Each night is booked three times, side by side, by the
 // engine the booking service runs (VenueDay.evaluate, its moves applied as the service applies them),
 // in memory: optimisation off (the plan's order, no moves), moves only (the plan's order, parties
-// moved when no table is free), and moves with the packing choice (docs/reservations.md "Which
-// table"). Prints per floor and demand level the covers seated, refusals by reason, moves per booking
+// moved when no table is free), and moves with the engine's choice (docs/reservations.md "Which
+// table": packing, then the venue's demand curve). The demand curve of a night is learned, as the
+// loader learns it, from the reservations the same policy booked on the floor's earlier simulated
+// nights (the last 28; the first night has the default curve): never from the requests still to come.
+// Prints per floor and demand level the covers seated, refusals by reason, moves per booking
 // and the engine's time per request (p50, and p95 of the requests that needed the optimiser's
 // search). Deterministic: the same seed books the same nights with the same outcome (a digest is
 // printed; night 1 is booked a second time and must give the same outcomes). No database: the SQL
@@ -14,6 +17,7 @@
 import { parseArgs } from 'node:util';
 import { VenueDay, type DayContext } from '../src/lib/availability/venue-day.js';
 import type { Booking, FloorTable, TableCombination, VenueConfig } from '../src/lib/availability/types.js';
+import { DEMAND_HISTORY_DAYS, learnDemandCurve, type DemandCurve, type DemandHistoryRow } from '../src/lib/availability/demand-curve.js';
 import { mulberry32 } from '../test/support/seeded-random.js';
 
 const { values } = parseArgs({ options: { 'nights-per-level': { type: 'string' }, seed: { type: 'string' } } });
@@ -188,7 +192,7 @@ interface Policy {
 const policies: Policy[] = [
   { name: 'off', optimisation: false, tableChoice: 'plan-order' },
   { name: 'moves', optimisation: true, tableChoice: 'plan-order' },
-  { name: 'moves+packing', optimisation: true, tableChoice: 'packing' },
+  { name: 'moves+choice', optimisation: true, tableChoice: 'packing' },
 ];
 
 interface NightResult {
@@ -203,10 +207,19 @@ interface NightResult {
   /** Outcome per request: the table names, or the refusal reason. */
   outcomes: string[];
   doubleBookings: number;
+  /** The night as the venue's history sees it: reservations by party size and time. */
+  history: DemandHistoryRow[];
 }
 
 /** A night booked request by request as the booking service does it: evaluate, apply the moves, take the first seating. */
-function bookNight(config: VenueConfig, policy: Policy, serviceDate: string, now: number, requests: readonly Request[]): NightResult {
+function bookNight(
+  config: VenueConfig,
+  policy: Policy,
+  serviceDate: string,
+  now: number,
+  requests: readonly Request[],
+  demand: DemandCurve | undefined,
+): NightResult {
   const result: NightResult = {
     requests: requests.length,
     booked: 0,
@@ -217,13 +230,14 @@ function bookNight(config: VenueConfig, policy: Policy, serviceDate: string, now
     searchMs: [],
     outcomes: [],
     doubleBookings: 0,
+    history: [],
   };
   const bookings: Booking[] = [];
   const byId = new Map<string, Booking>();
   const nameOf = new Map(config.tables.map((t) => [t.id, t.name]));
   for (const [i, r] of requests.entries()) {
     const started = performance.now();
-    const day = new VenueDay(config, serviceDate, bookings, now, { tableChoice: policy.tableChoice });
+    const day = new VenueDay(config, serviceDate, bookings, now, { tableChoice: policy.tableChoice, demand });
     const e = day.evaluate(r.time, r.partySize, { allSeatings: true });
     const ms = performance.now() - started;
     result.engineMs.push(ms);
@@ -258,6 +272,14 @@ function bookNight(config: VenueConfig, policy: Policy, serviceDate: string, now
     result.outcomes.push(seating.tableIds.map((t) => nameOf.get(t)).join('+'));
   }
   result.doubleBookings = doubleBookingsOf(bookings);
+  const counts = new Map<string, DemandHistoryRow>();
+  for (const b of bookings) {
+    const key = `${b.partySize} ${b.time}`;
+    const row = counts.get(key) ?? { partySize: b.partySize, time: b.time, count: 0 };
+    row.count++;
+    counts.set(key, row);
+  }
+  result.history = [...counts.values()];
   return result;
 }
 
@@ -296,6 +318,13 @@ for (const [f, floor] of [restaurant, bistro, banquette].entries()) {
   let night = 0;
   let firstRequests: Request[] = [];
   let firstOutcomes = '';
+  let firstDemand: DemandCurve | undefined;
+  /** Per policy, the reservations of each earlier night: the venue's own history. */
+  const histories = new Map<Policy, DemandHistoryRow[][]>(policies.map((p) => [p, []]));
+  const demandOf = (policy: Policy) => {
+    const nights = histories.get(policy)!.slice(-DEMAND_HISTORY_DAYS);
+    return learnDemandCurve(nights.flat(), nights.length);
+  };
   const started = performance.now();
   for (const demand of demandLevels) {
     const totals = new Map<Policy, NightResult[]>(policies.map((p) => [p, []]));
@@ -303,13 +332,16 @@ for (const [f, floor] of [restaurant, bistro, banquette].entries()) {
       const serviceDate = addDays(firstNight, night);
       const requests = nightRequests(floor, demand, random);
       for (const policy of policies) {
-        const result = bookNight(policy.optimisation ? configs.on : configs.off, policy, serviceDate, now, requests);
+        const demand = demandOf(policy);
+        const result = bookNight(policy.optimisation ? configs.on : configs.off, policy, serviceDate, now, requests, demand);
+        histories.get(policy)!.push(result.history);
         totals.get(policy)!.push(result);
         doubleBookings += result.doubleBookings;
         addToDigest(result.outcomes.join(','));
         if (night === 0 && policy === policies[2]) {
           firstRequests = requests;
           firstOutcomes = result.outcomes.join(',');
+          firstDemand = demand;
         }
       }
     }
@@ -320,26 +352,26 @@ for (const [f, floor] of [restaurant, bistro, banquette].entries()) {
     const refused = (p: Policy, reason: string) => sum(of(p).map((r) => r.refusals.get(reason) ?? 0));
     const movesPerBooking = (p: Policy) => (sum(of(p).map((r) => r.moves)) / sum(of(p).map((r) => r.booked))).toFixed(3);
     const ms = (p: Policy, pick: (r: NightResult) => number[], q: number) => quantile(of(p).flatMap(pick), q).toFixed(2);
-    const [off, moves, packing] = policies;
+    const [off, moves, choice] = policies;
     rows.push(
-      `| ${Math.round(demand * 100)} % | ${sum(of(off).map((r) => r.requests))} | ${covers(off)} / ${covers(moves)} / ${covers(packing)} | ${gain(moves)} / **${gain(packing)}** | ` +
-        `${policies.map((p) => refused(p, 'no_table')).join(' / ')} | ${policies.map((p) => refused(p, 'pacing_full')).join(' / ')} | ${movesPerBooking(moves)} / ${movesPerBooking(packing)} | ` +
-        `${policies.map((p) => ms(p, (r) => r.engineMs, 0.5)).join(' / ')} ms | ${ms(moves, (r) => r.searchMs, 0.95)} / ${ms(packing, (r) => r.searchMs, 0.95)} ms |`,
+      `| ${Math.round(demand * 100)} % | ${sum(of(off).map((r) => r.requests))} | ${covers(off)} / ${covers(moves)} / ${covers(choice)} | ${gain(moves)} / **${gain(choice)}** | ` +
+        `${policies.map((p) => refused(p, 'no_table')).join(' / ')} | ${policies.map((p) => refused(p, 'pacing_full')).join(' / ')} | ${movesPerBooking(moves)} / ${movesPerBooking(choice)} | ` +
+        `${policies.map((p) => ms(p, (r) => r.engineMs, 0.5)).join(' / ')} ms | ${ms(moves, (r) => r.searchMs, 0.95)} / ${ms(choice, (r) => r.searchMs, 0.95)} ms |`,
     );
   }
   // The first night booked again: the same requests must give the same outcomes.
-  const again = bookNight(configs.on, policies[2], firstNight, now, firstRequests);
+  const again = bookNight(configs.on, policies[2], firstNight, now, firstRequests, firstDemand);
   const same = again.outcomes.join(',') === firstOutcomes;
   determinismOk &&= same;
   console.log(
     `\n${floor.name}: ${night} nights (${nightsPerLevel} per demand level), capacity ${capacityOf(floor)} covers a night, seed ${seed}, ${((performance.now() - started) / 1000).toFixed(0)} s`,
   );
   console.log(
-    '| demand | requests | covers off / moves / moves+packing | gain over off: moves / moves+packing | no_table off / moves / packing | pacing_full off / moves / packing | moves per booking: moves / packing | engine p50 per request off / moves / packing | optimiser p95 moves / packing |',
+    '| demand | requests | covers off / moves / moves+choice | gain over off: moves / moves+choice | no_table off / moves / choice | pacing_full off / moves / choice | moves per booking: moves / choice | engine p50 per request off / moves / choice | optimiser p95 moves / choice |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(row);
-  console.log(`night 1 booked again with moves+packing: ${same ? 'same outcomes' : 'DIFFERENT outcomes'}`);
+  console.log(`night 1 booked again with moves+choice: ${same ? 'same outcomes' : 'DIFFERENT outcomes'}`);
 }
 
 console.log(`\ndouble bookings over every night and policy: ${doubleBookings}`);

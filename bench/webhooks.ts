@@ -24,7 +24,7 @@ Object.assign(process.env, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 
 const { eq } = await import('drizzle-orm');
 const { db, sql } = await import('../src/db/client.js');
 const { automations, floorTables, guests, reservations, reservationTables, webhookEndpoints } = await import('../src/db/schema/index.js');
-const { systemActor, transactionWithEvents } = await import('../src/services/events/outbox.js');
+const { systemActor, transactionWithEvents } = await import('../src/services/outbox/outbox.js');
 const { getQueue, getQueueConnection, closeQueues } = await import('../src/queues/queues.js');
 const { eventJob } = await import('../src/jobs/event-job.js');
 const { webhookDeliveryJob } = await import('../src/jobs/webhook-delivery-job.js');

@@ -45,8 +45,6 @@ const envSchema = z
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
     RATE_LIMIT_WIDGET_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: bool.default(false),
-    // Test-only compression of webhook retry waits (1 = the real schedule).
-    WEBHOOK_BACKOFF_SCALE: z.coerce.number().positive().max(1).default(1),
     // BullMQ lock of a webhook job: a worker that dies mid-delivery hands the job over once it expires.
     WEBHOOK_WORKER_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
     // BullMQ lock of an import job: a worker that dies mid-import hands the job over once it expires.
@@ -125,14 +123,24 @@ const envSchema = z
 
 export type Config = z.infer<typeof envSchema> & { secretsKey: Buffer };
 
-function loadConfig(): Config {
+/** Configuration that cannot start a process: one line per variable at fault, as printed at start-up. */
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(issues.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The configuration of `env` (the process's environment, or a test's own), or a ConfigError listing
+ * every variable at fault. Pure: reads nothing else and changes nothing; the entry point that calls
+ * it says what is wrong and exits.
+ */
+export function parseConfig(env: Readonly<Record<string, string | undefined>>): Config {
   // An empty variable is an unset one (compose's `${X:-}`): an empty secret is no secret.
-  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== '')));
+  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      console.error(`Invalid environment variable ${issue.path.join('.')}: ${issue.message}`);
-    }
-    process.exit(1);
+    throw new ConfigError(parsed.error.issues.map((issue) => `Invalid environment variable ${issue.path.join('.')}: ${issue.message}`));
   }
   // A fixed development key keeps local data readable across restarts; production must set SECRETS_KEY.
   const secretsKey = createHash('sha256')
@@ -141,4 +149,13 @@ function loadConfig(): Config {
   return { ...parsed.data, secretsKey };
 }
 
-export const config: Config = loadConfig();
+let processWide: Config | undefined;
+
+/**
+ * The configuration of this process's environment, parsed on first use, for the modules that are not
+ * yet given theirs by the entry point (docs/architecture.md "Composition root"). An entry point parses
+ * first (parseConfig), so a bad environment is reported before any of them asks.
+ */
+export function processConfig(): Config {
+  return (processWide ??= parseConfig(process.env));
+}

@@ -1,12 +1,12 @@
 import pino from 'pino';
-import { config } from './config.js';
+import { processConfig } from './config.js';
 
 // Asynchronous writes (pino's documented destination): a line is queued in memory and written by
 // the next write call, so logging never blocks a request on the terminal or a pipe.
 const output = pino.destination({ sync: false });
 process.on('exit', () => output.flushSync());
 
-const options = { level: config.LOG_LEVEL, base: { pid: process.pid } };
+const options = { level: processConfig().LOG_LEVEL, base: { pid: process.pid } };
 
 export const logger = pino(
   { ...options, redact: { paths: ['*.authorization', '*.secret', '*.key', 'req.headers.authorization'], censor: '[redacted]' } },

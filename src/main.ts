@@ -1,5 +1,5 @@
+import { allRoles, type RoleName } from './roles/role-names.js';
 import { startProcess } from './roles/start-process.js';
-import { allRoles, type RoleName } from './roles/role-starters.js';
 
 /** `npm start`: migrate, then every role in this one process. `--role X` runs one role only. */
 const roleArg = process.argv.indexOf('--role');
@@ -8,4 +8,4 @@ if (!roles.every((r) => allRoles.includes(r))) {
   console.error(`unknown role; expected one of ${allRoles.join(', ')}`);
   process.exit(1);
 }
-startProcess(roles, { migrate: roleArg < 0 || process.argv.includes('--migrate') });
+process.exit(await startProcess(process.env, roles, { migrate: roleArg < 0 || process.argv.includes('--migrate') }));

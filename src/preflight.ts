@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { config } from './config.js';
+import type { Config } from './config.js';
 import { describeTopology, redisTopologyOf, type HostPort, type RedisTopology } from './redis/topology.js';
 
 function addressOf(url: string, defaultPort: number): HostPort {
@@ -33,8 +33,8 @@ function reachable({ host, port }: HostPort): Promise<boolean> {
 const howToStart =
   'start them with `docker compose up -d postgres redis`, or the local packages: `pg_ctlcluster $(ls /etc/postgresql) main start` and `redis-server --daemonize yes`';
 
-/** Stops start-up with one line saying how to start PostgreSQL or Redis when they do not answer. */
-export async function explainUnreachable(): Promise<void> {
+/** The one line saying how to start PostgreSQL or Redis when they do not answer; null when both do. */
+export async function explainUnreachable(config: Config): Promise<string | null> {
   const topology = redisTopologyOf(config);
   const [pg, redis] = await Promise.all([
     reachable(addressOf(config.DATABASE_URL, 5432)),
@@ -43,8 +43,5 @@ export async function explainUnreachable(): Promise<void> {
   const missing = [!pg && `PostgreSQL (${config.DATABASE_URL.replace(/\/\/[^@]*@/, '//')})`, !redis && describeTopology(topology)].filter(
     Boolean,
   );
-  if (missing.length) {
-    console.error(`Cannot reach ${missing.join(' and ')}: ${howToStart}.`);
-    process.exit(1);
-  }
+  return missing.length ? `Cannot reach ${missing.join(' and ')}: ${howToStart}.` : null;
 }

@@ -1,4 +1,4 @@
-import { config } from './config.js';
+import { processConfig } from './config.js';
 import {
   createRedisConnection,
   closeConnection,
@@ -11,7 +11,7 @@ import { redisTopologyOf } from './redis/topology.js';
 
 /** The connection settings of this deployment, from the process's configuration. */
 export function redisSettings(): ConnectionSettings {
-  return { topology: redisTopologyOf(config), giveUpAfterMs: config.REDIS_GIVE_UP_AFTER_SECONDS * 1000 };
+  return { topology: redisTopologyOf(processConfig()), giveUpAfterMs: processConfig().REDIS_GIVE_UP_AFTER_SECONDS * 1000 };
 }
 
 /** A new connection of this deployment for `purpose` (src/redis/connections.ts). */
@@ -51,10 +51,10 @@ export async function closeRedis(): Promise<void> {
 
 /** A key of this deployment in its own hash tag `group` (src/redis/key-layout.ts). */
 export function redisKey(group: readonly string[], ...rest: string[]): string {
-  return taggedKey(config.QUEUE_PREFIX, group, ...rest);
+  return taggedKey(processConfig().QUEUE_PREFIX, group, ...rest);
 }
 
 /** BullMQ's prefix for one of this deployment's queues. */
 export function queuePrefix(queueName: string): string {
-  return bullPrefixOf(config.QUEUE_PREFIX, queueName);
+  return bullPrefixOf(processConfig().QUEUE_PREFIX, queueName);
 }

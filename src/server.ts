@@ -1,3 +1,3 @@
 import { startProcess } from './roles/start-process.js';
 
-startProcess(['web'], { migrate: false });
+process.exit(await startProcess(process.env, ['web'], { migrate: false }));

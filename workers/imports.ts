@@ -1,3 +1,3 @@
 import { startProcess } from '../src/roles/start-process.js';
 
-startProcess(['imports'], { migrate: false });
+process.exit(await startProcess(process.env, ['imports'], { migrate: false }));

@@ -1,3 +1,3 @@
 import { startProcess } from '../src/roles/start-process.js';
 
-startProcess(['timers'], { migrate: false });
+process.exit(await startProcess(process.env, ['timers'], { migrate: false }));

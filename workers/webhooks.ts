@@ -1,3 +1,3 @@
 import { startProcess } from '../src/roles/start-process.js';
 
-startProcess(['webhooks'], { migrate: false });
+process.exit(await startProcess(process.env, ['webhooks'], { migrate: false }));

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 const [codeDir, organisationId, venueId, count] = process.argv.slice(2);
 const load = (file: string) => import(pathToFileURL(path.join(codeDir, file)).href);
 // settleEnqueuedEvents is absent from older code (--code): the time to add the jobs is then not told apart.
-const { transactionWithEvents, systemActor, settleEnqueuedEvents } = await load('src/services/events/outbox.ts');
+const { transactionWithEvents, systemActor, settleEnqueuedEvents } = await load('src/services/outbox/outbox.ts');
 const { closeQueues } = await load('src/queues/queues.ts');
 const { sql } = await load('src/db/client.ts');
 

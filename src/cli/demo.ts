@@ -1,5 +1,4 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
-import { config } from '../config.js';
 import { db } from '../db/client.js';
 import { floorTables, shifts } from '../db/schema/index.js';
 import { createApiKey, createOrganisation } from '../services/keys/key-service.js';
@@ -22,11 +21,10 @@ export interface DemoResult {
   };
 }
 
-// The widget may be tried from pages served next to the API.
-const origins = [`http://localhost:${config.PORT}`, `http://127.0.0.1:${config.PORT}`];
-
-/** A live organisation with one configured venue, plus a test organisation for the test key. */
-export async function buildDemo(): Promise<DemoResult> {
+/** A live organisation with one configured venue, plus a test organisation for the test key; `port`: the API's. */
+export async function buildDemo(port: number): Promise<DemoResult> {
+  // The widget may be tried from pages served next to the API.
+  const origins = [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
   const org = await createOrganisation('Demo Restaurants', false);
   const venue = await createVenue(org.id, { name: 'Trattoria Demo', timezone: 'Europe/Rome', countryCode: 'IT' });
   const testOrg = await createOrganisation('Demo Restaurants (test)', true);

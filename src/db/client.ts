@@ -3,7 +3,7 @@ import { PgDialect, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres from 'postgres';
-import { config } from '../config.js';
+import { processConfig } from '../config.js';
 import * as schema from './schema/index.js';
 
 /**
@@ -207,10 +207,10 @@ function trackSession(scope: CancellationScope, tx: Tx): Promise<TransactionSess
 
 /** This process's database, from its configuration (DATABASE_URL, DATABASE_POOLER, …). */
 const defaultDatabase = createDatabase({
-  url: config.DATABASE_URL,
-  pooler: config.DATABASE_POOLER,
-  poolSize: config.DB_POOL_SIZE,
-  statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  url: processConfig().DATABASE_URL,
+  pooler: processConfig().DATABASE_POOLER,
+  poolSize: processConfig().DB_POOL_SIZE,
+  statementTimeoutMs: processConfig().DATABASE_STATEMENT_TIMEOUT_MS,
 });
 const pool = defaultDatabase.sql;
 export const sql = defaultDatabase.sql;
@@ -224,7 +224,7 @@ export const transaction = defaultDatabase.transaction;
  */
 let sessionPool: ReturnType<typeof postgres> | null = null;
 export function sessionSql(): ReturnType<typeof postgres> {
-  sessionPool ??= postgres(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL, {
+  sessionPool ??= postgres(processConfig().DATABASE_DIRECT_URL ?? processConfig().DATABASE_URL, {
     max: 1,
     onnotice: () => {},
     connect_timeout: 5,

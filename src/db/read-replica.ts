@@ -1,5 +1,5 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
-import { config } from '../config.js';
+import { processConfig } from '../config.js';
 import { isConnectionError } from '../lib/connection-errors.js';
 import { createPool, db, type DatabasePooler, type Db } from './client.js';
 import * as schema from './schema/index.js';
@@ -126,11 +126,11 @@ export function createReadReplica(options: ReadReplicaOptions): ReadReplica {
 
 /** This process's replica (DATABASE_READ_URL, DATABASE_READ_MAX_LAG_MS), in front of its primary. */
 export const readReplica = createReadReplica({
-  url: config.DATABASE_READ_URL ?? null,
-  maxLagMs: config.DATABASE_READ_MAX_LAG_MS,
-  pooler: config.DATABASE_POOLER,
-  poolSize: config.DB_POOL_SIZE,
-  statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  url: processConfig().DATABASE_READ_URL ?? null,
+  maxLagMs: processConfig().DATABASE_READ_MAX_LAG_MS,
+  pooler: processConfig().DATABASE_POOLER,
+  poolSize: processConfig().DB_POOL_SIZE,
+  statementTimeoutMs: processConfig().DATABASE_STATEMENT_TIMEOUT_MS,
   primary: db,
 });
 

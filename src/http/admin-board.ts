@@ -3,7 +3,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Express, NextFunction, Request, Response } from 'express';
-import { config } from '../config.js';
+import type { Config } from '../config.js';
 import { safeEqual } from '../lib/safe-equal.js';
 import { logger } from '../logger.js';
 import { getAllQueues } from '../jobs/all-jobs.js';
@@ -17,7 +17,10 @@ const readMethods = new Set(['GET', 'HEAD']);
  * one is generated and logged once. Wrong passwords count as failed authentications of the client
  * address (429 after AUTH_FAILURES_PER_MINUTE); with ADMIN_READ_ONLY nothing can be changed.
  */
-export function mountAdminBoard(app: Express): void {
+export function mountAdminBoard(
+  app: Express,
+  config: Pick<Config, 'ADMIN_USER' | 'ADMIN_PASSWORD' | 'ADMIN_READ_ONLY' | 'AUTH_FAILURES_PER_MINUTE'>,
+): void {
   let password = config.ADMIN_PASSWORD;
   if (!password) {
     password = randomBytes(12).toString('base64url');
@@ -33,7 +36,7 @@ export function mountAdminBoard(app: Express): void {
   });
   const requireBasicAuth = (req: Request, res: Response, next: NextFunction) => {
     try {
-      refuseThrottledClient(req);
+      refuseThrottledClient(req, config.AUTH_FAILURES_PER_MINUTE);
     } catch (err) {
       return next(err);
     }

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { answerPreflight } from './cors.js';
-import { apiBasePath, toHandler, type AnyRoute } from './define-route.js';
+import { apiBasePath, toHandler, type AnyRoute, type RouteServices } from './define-route.js';
 import { compileRoutePath, type RoutePathMatcher } from './route-path.js';
 
 /** The handlers of one route path, by method. */
@@ -19,7 +19,7 @@ interface Endpoint {
  * This replaces a second Express router per segment, whose layer dispatch cost every API request
  * more than the rest of the routing.
  */
-export function createApiDispatcher(routes: AnyRoute[]): RequestHandler {
+export function createApiDispatcher(routes: AnyRoute[], services: RouteServices): RequestHandler {
   const byPath = new Map<string, AnyRoute[]>();
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
   const bySegment = new Map<string, Endpoint[]>();
@@ -27,7 +27,7 @@ export function createApiDispatcher(routes: AnyRoute[]): RequestHandler {
     const pattern = `${apiBasePath}${routePath}`;
     const methods = defs.map((d) => d.method.toUpperCase());
     const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
-    const handlers = new Map<string, RequestHandler>(defs.map((def) => [def.method.toUpperCase(), toHandler(def)]));
+    const handlers = new Map<string, RequestHandler>(defs.map((def) => [def.method.toUpperCase(), toHandler(def, services)]));
     if (handlers.has('GET')) handlers.set('HEAD', handlers.get('GET')!);
     if (defs.some((d) => d.widget)) handlers.set('OPTIONS', (req, res) => answerPreflight(req, res, methods));
     const refuseMethod: RequestHandler = (_req, res) => {

@@ -1,13 +1,15 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type Express, type Request, type Response } from 'express';
-import { config } from '../config.js';
+import type { Config } from '../config.js';
 import { getRedis } from '../redis.js';
 import { mountAdminBoard } from './admin-board.js';
 import { answerHealth, answerMetrics } from '../metrics/metrics-server.js';
+import { EventStreams } from '../services/events/event-stream.js';
+import { SigningSecretOpener } from '../services/webhooks/signing-secrets.js';
 import { createApiDispatcher } from './api-dispatcher.js';
 import { apiBasePath, type AnyRoute } from './define-route.js';
-import { errorHandler, notFoundHandler } from './error-handler.js';
+import { createFallbackHandlers } from './error-handler.js';
 import { observeRequest } from './observe-requests.js';
 import { adminBoardPolicy, docsPolicy, pageHeaders } from './page-headers.js';
 import { assignRequestId } from './request-id.js';
@@ -22,10 +24,14 @@ const labelRoute = (pattern: string) => (req: Request, _res: Response, next: () 
 
 export interface AppOptions {
   routes: AnyRoute[];
+  /** The process's configuration (src/config.ts parseConfig): proxies believed, who may scrape, Bull Board's login. */
+  config: Config;
+  /** The live event streams the app serves (the web role ends them when it stops); new ones by default. */
+  eventStreams?: EventStreams;
   adminBoard?: boolean;
 }
 
-export function createApp({ routes, adminBoard = true }: AppOptions): Express {
+export function createApp({ routes, config, eventStreams = new EventStreams(config), adminBoard = true }: AppOptions): Express {
   // Connect to Redis now: the rate limiter fails open while its connection is not ready.
   getRedis();
   const app = express();
@@ -33,11 +39,15 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
   app.disable('etag');
   app.set('trust proxy', config.TRUST_PROXY);
   // Scrapes are neither logged nor counted: the figures describe the API's traffic.
-  app.get('/metrics', answerMetrics);
+  app.get('/metrics', (req, res) => void answerMetrics(config, req, res));
   // Every other request gets its id and is observed (log line, metrics); then the API, nearly all of
   // the traffic, is dispatched by its own route table. One middleware: each router layer a request
   // passes costs it a match and a `next` round.
-  const dispatchApi = createApiDispatcher(routes);
+  const dispatchApi = createApiDispatcher(routes, {
+    eventStreams,
+    limits: config,
+    signingSecrets: new SigningSecretOpener(config.secretsKey),
+  });
   app.use((req, res, next) => {
     assignRequestId(req, res);
     observeRequest(req);
@@ -73,9 +83,10 @@ export function createApp({ routes, adminBoard = true }: AppOptions): Express {
 
   if (adminBoard) {
     app.use('/admin/queues', labelRoute('/admin/queues'), pageHeaders(adminBoardPolicy));
-    mountAdminBoard(app);
+    mountAdminBoard(app, config);
   }
 
+  const { notFoundHandler, errorHandler } = createFallbackHandlers(config);
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

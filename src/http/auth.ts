@@ -5,6 +5,7 @@ import type { AuthContext } from '../core/auth-context.js';
 import { findAuthContext } from '../services/keys/key-service.js';
 import { BoundedCache } from '../lib/bounded-cache.js';
 import { countFailedAuthentication, refuseThrottledClient } from './failed-auth-throttle.js';
+import type { RequestLimits } from './rate-limit.js';
 
 // Keys are cached per process for at most 4 s: revocation reaches every instance within 5 s
 // without a database round trip on each request. Only keys that exist are cached, and a full cache
@@ -24,7 +25,7 @@ export function forgetCachedKeys(): void {
  * Synchronous on a cache hit (nearly every request): an await per request is a microtask and a
  * promise the hot path does not need.
  */
-export function authenticate(req: Request): AuthContext | Promise<AuthContext> {
+export function authenticate(req: Request, limits: RequestLimits): AuthContext | Promise<AuthContext> {
   const header = req.headers.authorization;
   if (!header || !header.trim()) throw new ApiError('unauthenticated');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -33,7 +34,7 @@ export function authenticate(req: Request): AuthContext | Promise<AuthContext> {
   const token = match?.[1];
   const cached = token === undefined ? undefined : keyCache.get(token);
   if (cached) return authorise(cached);
-  refuseThrottledClient(req);
+  refuseThrottledClient(req, limits.AUTH_FAILURES_PER_MINUTE);
   if (token === undefined || !isWellFormedKey(token)) return refuse(req);
   return findAuthContext(hashKey(token)).then((auth) => {
     if (!auth) return refuse(req);

@@ -11,11 +11,24 @@ import { authenticate } from './auth.js';
 import { checkWidgetOrigin } from './cors.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
 import { logUnexpected, renderError, sendRendered, toApiError, type RenderedResponse } from './error-handler.js';
-import { applyRateLimit } from './rate-limit.js';
+import { applyRateLimit, type RequestLimits } from './rate-limit.js';
 import { parseOrThrow } from '../core/validation.js';
 import { checkIdempotencyKey, type HttpMethod, type RouteResponses, type RouteResult } from '../core/route-definition.js';
+import type { EventStreams } from '../services/events/event-stream.js';
+import type { SigningSecretOpener } from '../services/webhooks/signing-secrets.js';
+
+/** What the app gives every handler besides the request: the objects of this web process (src/http/app.ts). */
+export interface RouteServices {
+  /** The live event streams this process serves. */
+  eventStreams: EventStreams;
+  /** Requests per key and minute, failed authentications per address and minute. */
+  limits: RequestLimits;
+  /** Opens the signing secrets of a test webhook (POST /webhook-endpoints/test). */
+  signingSecrets: SigningSecretOpener;
+}
 
 export interface RouteContext<P, Q, B, A> {
+  services: RouteServices;
   req: Request;
   res: Response;
   /** The request's logger: its lines carry the request id (pass it to the services that log). */
@@ -134,6 +147,7 @@ class HandlerContext {
   private requestLog: Logger | undefined;
 
   constructor(
+    readonly services: RouteServices,
     readonly req: Request,
     readonly res: Response,
     readonly auth: AuthContext | undefined,
@@ -149,7 +163,7 @@ class HandlerContext {
 }
 
 /** Turns a definition into an Express handler: auth, rate limit, scope, validation, idempotency, response. */
-export function toHandler(def: AnyRoute): RequestHandler {
+export function toHandler(def: AnyRoute, services: RouteServices): RequestHandler {
   const paramsSchema = def.params;
   const querySchema = strict(def.query);
   const bodySchema = def.body ? strict(def.body) : writeMethods.has(def.method) ? emptyBody : undefined;
@@ -164,7 +178,7 @@ export function toHandler(def: AnyRoute): RequestHandler {
     }
     const query = querySchema ? parseOrThrow(querySchema, { ...(req.query as object) }, 'query') : {};
     const body = bodySchema ? parseOrThrow(bodySchema, req.body ?? {}, 'body') : undefined;
-    const result = await def.handler(new HandlerContext(req, res, auth, params, query, body) as never);
+    const result = await def.handler(new HandlerContext(services, req, res, auth, params, query, body) as never);
     if (def.raw) return null;
     return renderSuccess(result, def, auth);
   }
@@ -177,10 +191,10 @@ export function toHandler(def: AnyRoute): RequestHandler {
     try {
       // Public routes (documentation) answer everyone alike and ignore any key sent with them.
       if (!def.public) {
-        const authenticated = authenticate(req);
+        const authenticated = authenticate(req, services.limits);
         auth = authenticated instanceof Promise ? await authenticated : authenticated;
         req.auth = auth;
-        const limited = applyRateLimit(auth, req, res);
+        const limited = applyRateLimit(auth, req, res, services.limits);
         if (limited) await limited;
         if (isPublishable(auth)) {
           if (!def.widget)

@@ -3,7 +3,7 @@ import { isConnectionError, isStatementCancelled } from '../lib/connection-error
 import type { AuthContext } from '../core/auth-context.js';
 import { authenticate } from './auth.js';
 import { ApiError } from '../core/errors.js';
-import { applyRateLimit } from './rate-limit.js';
+import { applyRateLimit, type RequestLimits } from './rate-limit.js';
 import { logger } from '../logger.js';
 
 export interface RenderedResponse {
@@ -77,37 +77,41 @@ export function logUnexpected(err: unknown, req: Request): void {
  * docs/api.md "Requests"): livemode in the body, the rate-limit headers, and its 429 once over the limit.
  * A key that cannot be identified leaves the original error as the answer.
  */
-async function identifyCaller(req: Request, res: Response): Promise<{ auth?: AuthContext; rateLimited?: ApiError }> {
+async function identifyCaller(req: Request, res: Response, limits: RequestLimits): Promise<{ auth?: AuthContext; rateLimited?: ApiError }> {
   if (req.auth || !req.headers.authorization) return { auth: req.auth };
   let auth: AuthContext;
   try {
-    auth = await authenticate(req);
+    auth = await authenticate(req, limits);
   } catch {
     return {};
   }
   try {
-    await applyRateLimit(auth, req, res);
+    await applyRateLimit(auth, req, res, limits);
   } catch (err) {
     return { auth, rateLimited: toApiError(err) };
   }
   return { auth };
 }
 
-async function answerUnrouted(req: Request, res: Response, error: ApiError): Promise<void> {
-  const { auth, rateLimited } = await identifyCaller(req, res);
+async function answerUnrouted(req: Request, res: Response, error: ApiError, limits: RequestLimits): Promise<void> {
+  const { auth, rateLimited } = await identifyCaller(req, res, limits);
   if (res.headersSent) return;
   sendRendered(res, renderError(rateLimited ?? error, req.requestId, auth?.livemode));
 }
 
-export async function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): Promise<void> {
-  logUnexpected(err, req);
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  await answerUnrouted(req, res, toApiError(err));
-}
-
-export async function notFoundHandler(req: Request, res: Response): Promise<void> {
-  await answerUnrouted(req, res, new ApiError('not_found', `No route for ${req.method} ${req.path}.`));
+/** The app's last handlers: a request no route took (404), an error no route answered; with the process's request limits. */
+export function createFallbackHandlers(limits: RequestLimits) {
+  return {
+    async notFoundHandler(req: Request, res: Response): Promise<void> {
+      await answerUnrouted(req, res, new ApiError('not_found', `No route for ${req.method} ${req.path}.`), limits);
+    },
+    async errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): Promise<void> {
+      logUnexpected(err, req);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      await answerUnrouted(req, res, toApiError(err), limits);
+    },
+  };
 }

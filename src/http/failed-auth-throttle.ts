@@ -1,5 +1,4 @@
 import type { Request } from 'express';
-import { config } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import { BoundedCache } from '../lib/bounded-cache.js';
 
@@ -20,13 +19,13 @@ function addressOf(req: Request): string {
 }
 
 /**
- * 429 for a client address that failed to authenticate AUTH_FAILURES_PER_MINUTE times in its
+ * 429 for a client address that failed to authenticate `perMinute` (AUTH_FAILURES_PER_MINUTE) times in its
  * current minute: guessing keys or passwords, or flooding the key lookup with random keys, stops
  * there, before any lookup.
  */
-export function refuseThrottledClient(req: Request): void {
+export function refuseThrottledClient(req: Request, perMinute: number): void {
   const window = failures.get(addressOf(req));
-  if (window && window.count >= config.AUTH_FAILURES_PER_MINUTE) {
+  if (window && window.count >= perMinute) {
     const retryAfter = Math.max(1, Math.ceil((window.endsAt - Date.now()) / 1000));
     throw new ApiError(
       'rate_limited',

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { config } from '../config.js';
+import type { Config } from '../config.js';
 import { logger } from '../logger.js';
 import { getRedis, redisKey } from '../redis.js';
 import { runScript, scripts } from '../redis/scripts.js';
@@ -101,13 +101,16 @@ async function countExactly(counter: WindowCounter, req: Request): Promise<numbe
   }
 }
 
+/** The request limits of the process: per key and minute, and failed authentications per client address and minute. */
+export type RequestLimits = Pick<Config, 'RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_WIDGET_PER_MINUTE' | 'AUTH_FAILURES_PER_MINUTE'>;
+
 /**
  * Fixed one-minute windows counted in Redis, shared by every instance; fails open when Redis is down.
  * Synchronous far from the limit (the batched case), like authenticate on a cache hit.
  */
-export function applyRateLimit(auth: AuthContext, req: Request, res: Response): void | Promise<void> {
+export function applyRateLimit(auth: AuthContext, req: Request, res: Response, limits: RequestLimits): void | Promise<void> {
   const widget = auth.kind === 'publishable';
-  const limit = auth.rateLimitPerMinute ?? (widget ? config.RATE_LIMIT_WIDGET_PER_MINUTE : config.RATE_LIMIT_PER_MINUTE);
+  const limit = auth.rateLimitPerMinute ?? (widget ? limits.RATE_LIMIT_WIDGET_PER_MINUTE : limits.RATE_LIMIT_PER_MINUTE);
   const window = Math.floor(Date.now() / windowMs);
   const subject = widget ? `${auth.keyId}:${req.ip ?? 'unknown'}` : auth.keyId;
   const count = countHit(subject, window, limit, req);

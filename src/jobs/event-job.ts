@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { config } from '../config.js';
+import { processConfig } from '../config.js';
 import { takeFairTurnsOf } from '../queues/fair-share.js';
 import type { JobDefinition } from '../queues/job-definition.js';
 import { defaultJobOptions, getQueue } from '../queues/queues.js';
 
-/** worker-events: one outbox event (src/services/events/process-event.ts). */
+/** worker-events: one outbox event (src/services/event-processing/process-event.ts). */
 // The ids besides the event's own are for operators searching Bull Board (jobs of older releases lack them).
 const eventJobSchema = z.object({ eventId: z.uuid(), organisationId: z.uuid().optional(), venueId: z.uuid().optional() });
 export type EventJob = z.infer<typeof eventJobSchema>;
@@ -44,7 +44,10 @@ const enqueueChunk = 500;
  * stalling every other organisation's work, though most of them are not due for a minute.
  */
 export async function addEventJobs(rows: EventToEnqueue[]): Promise<void> {
-  const pace = config.EVENT_PACING_RATE > 0 ? { perSecond: config.EVENT_PACING_RATE, burst: config.EVENT_PACING_BURST } : undefined;
+  const pace =
+    processConfig().EVENT_PACING_RATE > 0
+      ? { perSecond: processConfig().EVENT_PACING_RATE, burst: processConfig().EVENT_PACING_BURST }
+      : undefined;
   let pause = 0;
   for (let start = 0; start < rows.length; start += enqueueChunk) {
     if (pause) await sleep(pause);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { config } from '../config.js';
+import type { WorkerOptions } from 'bullmq';
+import type { Config } from '../config.js';
 import { takeFairPriorities } from '../queues/fair-share.js';
 import type { JobDefinition } from '../queues/job-definition.js';
 import { defaultJobOptions, getQueue } from '../queues/queues.js';
@@ -14,13 +15,13 @@ export const importJob: JobDefinition<ImportJob> = {
   schema: importJobSchema,
   fair: true,
   jobOptions: defaultJobOptions,
-  workerOptions: {
-    concurrency: 2,
-    // A worker that dies mid-import loses its lock; another worker takes the job over once it expires.
-    lockDuration: config.IMPORT_WORKER_LOCK_MS,
-    stalledInterval: config.IMPORT_WORKER_LOCK_MS,
-  },
+  workerOptions: { concurrency: 2 },
 };
+
+/** The deployment's lock of an import job: a worker that dies mid-import loses it; another worker takes the job over once it expires. */
+export function importWorkerOptions(config: Pick<Config, 'IMPORT_WORKER_LOCK_MS'>): Partial<WorkerOptions> {
+  return { lockDuration: config.IMPORT_WORKER_LOCK_MS, stalledInterval: config.IMPORT_WORKER_LOCK_MS };
+}
 
 /** The columns of an import row its job is made from. */
 export interface ImportToEnqueue {

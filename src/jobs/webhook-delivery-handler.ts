@@ -2,7 +2,12 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { behindTheLine } from '../queues/fair-share.js';
 import type { JobHandler } from '../queues/job-definition.js';
 import type { DestinationSlots } from '../services/webhooks/destination-slots.js';
-import { deliverWebhookJob, type DeliveryJobControl, type DeliveryOutcome } from '../services/webhooks/deliver-webhook-job.js';
+import {
+  deliverWebhookJob,
+  type DeliveryJobControl,
+  type DeliveryOutcome,
+  type DeliveryWorker,
+} from '../services/webhooks/deliver-webhook-job.js';
 import type { WebhookDeliveryJob } from './webhook-delivery-job.js';
 
 /**
@@ -59,6 +64,7 @@ async function settle(outcome: DeliveryOutcome, job: Job<WebhookDeliveryJob>, to
 }
 
 /** worker-webhooks: one attempt of one delivery, within the per-destination limit of this process (`slots`). */
-export function createWebhookDeliveryHandler(slots: DestinationSlots): JobHandler<WebhookDeliveryJob> {
-  return async (payload, job, log, token) => settle(await deliverWebhookJob(slots, controlOf(payload, job, token), log), job, token);
+export function createWebhookDeliveryHandler(slots: DestinationSlots, worker: DeliveryWorker): JobHandler<WebhookDeliveryJob> {
+  return async (payload, job, log, token) =>
+    settle(await deliverWebhookJob(slots, controlOf(payload, job, token), log, worker), job, token);
 }

@@ -1,8 +1,9 @@
+import type { WorkerOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { config } from '../config.js';
 import { mapInChunks } from '../lib/chunks.js';
-import { maxDeliveryAttempts, webhookBackoffStrategy } from '../lib/webhook-backoff.js';
+import { maxDeliveryAttempts, webhookBackoffStrategy, type RetrySchedule } from '../lib/webhook-backoff.js';
+import type { Config } from '../config.js';
 import type { JobDefinition } from '../queues/job-definition.js';
 import { getQueue } from '../queues/queues.js';
 
@@ -27,9 +28,6 @@ const webhookDeliveryJobSchema = z.object({
 });
 export type WebhookDeliveryJob = z.infer<typeof webhookDeliveryJobSchema>;
 
-/** The custom backoff of the webhook worker (registered as `settings.backoffStrategy`). */
-export const webhookBackoff = webhookBackoffStrategy(config.WEBHOOK_BACKOFF_SCALE);
-
 const thirtyDaysSeconds = 30 * 24 * 3600;
 
 export const webhookDeliveryJob: JobDefinition<WebhookDeliveryJob> = {
@@ -45,14 +43,23 @@ export const webhookDeliveryJob: JobDefinition<WebhookDeliveryJob> = {
     removeOnComplete: true,
     removeOnFail: { age: thirtyDaysSeconds },
   },
-  workerOptions: {
+  // Concurrency, lock and the custom backoff are the deployment's: webhookWorkerOptions.
+  workerOptions: {},
+};
+
+/** The options worker-webhooks runs the delivery jobs with: the deployment's concurrency and lock, and the retry schedule. */
+export function webhookWorkerOptions(
+  config: Pick<Config, 'WEBHOOK_WORKER_CONCURRENCY' | 'WEBHOOK_WORKER_LOCK_MS'>,
+  retry: RetrySchedule,
+): Partial<WorkerOptions> {
+  return {
     concurrency: config.WEBHOOK_WORKER_CONCURRENCY,
-    settings: { backoffStrategy: webhookBackoff },
+    settings: { backoffStrategy: webhookBackoffStrategy(retry.backoffScale) },
     // A worker that dies mid-delivery loses its lock; another worker takes the job over once it expires.
     lockDuration: config.WEBHOOK_WORKER_LOCK_MS,
     stalledInterval: config.WEBHOOK_WORKER_LOCK_MS,
-  },
-};
+  };
+}
 
 /** Moves a postponed (delayed) delivery job to the waiting list now; false when it is not delayed, or not there. */
 export async function promoteDeliveryJob(id: string): Promise<boolean> {

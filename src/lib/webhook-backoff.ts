@@ -16,6 +16,14 @@ export function retryDelayMs(failedAttempt: number, scale = 1): number {
   return Math.round(waitsAfterFailureMs[failedAttempt - 1] * scale);
 }
 
+/** How the retry waits of a webhook worker are scaled: 1, the schedule above; tests compress it to see several attempts. */
+export interface RetrySchedule {
+  backoffScale: number;
+}
+
+/** The production schedule. */
+export const realRetrySchedule: RetrySchedule = { backoffScale: 1 };
+
 /** An attempt error that names its attempt, so that the backoff follows the delivery's own count. */
 export interface NumberedAttemptError extends Error {
   attempt?: number;

@@ -1,6 +1,6 @@
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { config } from '../config.js';
+import type { Config } from '../config.js';
 import { listeningUrl } from '../lib/listening-url.js';
 import { safeEqual } from '../lib/safe-equal.js';
 import { logger } from '../logger.js';
@@ -8,12 +8,15 @@ import { checkDependencies } from '../services/health.js';
 import { processState, type ProcessState } from '../core/process-state.js';
 import { metricsRegistry } from './metrics.js';
 
+/** Who may scrape, and where the metrics port listens. */
+export type MetricsAccess = Pick<Config, 'METRICS_TOKEN' | 'METRICS_HOST' | 'NODE_ENV'>;
+
 /**
  * GET /metrics in the Prometheus text format, behind `Authorization: Bearer $METRICS_TOKEN`. Without a
  * token it is open only in development: elsewhere it stays closed until an operator sets one
  * (docs/security.md "Metrics").
  */
-export async function answerMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function answerMetrics(config: MetricsAccess, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const token = config.METRICS_TOKEN;
   const open = !token && config.NODE_ENV === 'development';
   if (!open && !(token && safeEqual(req.headers.authorization ?? '', `Bearer ${token}`))) {
@@ -61,13 +64,13 @@ export interface MetricsServer {
 }
 
 /** The metrics port of a process (docs/operations.md "Metrics and health"): GET /metrics, /healthz and /readyz, nothing else. */
-export async function startMetricsServer(port: number): Promise<MetricsServer> {
+export async function startMetricsServer(config: MetricsAccess, port: number): Promise<MetricsServer> {
   const server: Server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
     } else if (path === '/metrics') {
-      void answerMetrics(req, res);
+      void answerMetrics(config, req, res);
     } else if (path === '/healthz') {
       // Alive once its roles have started, and while it drains.
       void answerHealth(res, ['serving', 'stopping']);

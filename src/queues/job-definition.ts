@@ -17,8 +17,12 @@ export interface JobDefinition<T> {
   readonly fair: boolean;
   /** The options each job is enqueued with (its own jobId, delay and priority added). */
   readonly jobOptions: JobsOptions;
-  /** The options of the queue's workers: how many jobs each runs at once, and lock, stall check, backoff strategy. */
-  readonly workerOptions: Partial<WorkerOptions> & Pick<WorkerOptions, 'concurrency'>;
+  /**
+   * The fixed options of the queue's workers: how many jobs each runs at once, lock, stall check. What
+   * a deployment configures (a lock, a concurrency, the retry schedule) the role adds when it starts
+   * the worker (src/roles/).
+   */
+  readonly workerOptions: Partial<WorkerOptions>;
 }
 
 /** Runs one job: `payload` is its data checked by the definition's schema; `log` is the job's logger (queue, job id). */

@@ -66,7 +66,7 @@ function instrument<T>({ queueName: name, schema, fair }: JobDefinition<T>, hand
   };
 }
 
-/** A worker of the definition's queue with its worker options (`overrides` on top: tests run fewer jobs at once). */
+/** A worker of the definition's queue with its worker options, `overrides` on top (what the deployment configures; tests run fewer jobs at once). */
 export function startJobWorker<T>(
   definition: JobDefinition<T>,
   handler: JobHandler<T>,

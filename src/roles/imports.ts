@@ -1,7 +1,8 @@
+import type { Config } from '../config.js';
 import { handleImportJob } from '../jobs/import-handler.js';
-import { importJob } from '../jobs/import-job.js';
+import { importJob, importWorkerOptions } from '../jobs/import-job.js';
 import { startJobWorker } from '../queues/start-worker.js';
 
-export async function startImportsRole(): Promise<() => Promise<void>> {
-  return startJobWorker(importJob, handleImportJob).close;
+export async function startImportsRole(config: Config): Promise<() => Promise<void>> {
+  return startJobWorker(importJob, handleImportJob, importWorkerOptions(config)).close;
 }

@@ -1,24 +1,41 @@
-import { config } from '../config.js';
-import { runMigrations } from '../db/migrate.js';
-import { logger } from '../logger.js';
+import { ConfigError, parseConfig, type Config } from '../config.js';
 import { explainUnreachable } from '../preflight.js';
-import { runRoles } from './run-roles.js';
-import type { RoleName } from './role-starters.js';
+import type { RoleName } from './role-names.js';
 
 /**
- * What every entry point does (`npm start`, `dist/src/server.js`, `dist/workers/<role>.js`): stop
- * with one line when PostgreSQL or Redis does not answer, migrate when asked, start the roles. A
- * start-up that fails (a port already taken, a queue that cannot be reached) is one fatal log line
- * with its cause and exit code 1: the process never stays up serving nothing.
+ * What every entry point does (`npm start`, `dist/src/server.js`, `dist/workers/<role>.js`) with the
+ * process's environment: parse the configuration, stop with one line when PostgreSQL or Redis does
+ * not answer, migrate when asked, start the roles. Resolves with the code the entry point exits
+ * with: 1 at once when the configuration is invalid (one line per variable at fault), a server does
+ * not answer, or the start-up fails (a port already taken, a queue that cannot be reached: one fatal
+ * log line with its cause), so the process never stays up serving nothing; otherwise once the roles
+ * have ended (src/roles/run-roles.ts).
  */
-export function startProcess(roles: RoleName[], options: { migrate: boolean }): void {
-  const start = async () => {
-    await explainUnreachable();
+export async function startProcess(env: NodeJS.ProcessEnv, roles: RoleName[], options: { migrate: boolean }): Promise<number> {
+  let config: Config;
+  try {
+    config = parseConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    for (const line of err.issues) console.error(line);
+    return 1;
+  }
+  const unreachable = await explainUnreachable(config);
+  if (unreachable) {
+    console.error(unreachable);
+    return 1;
+  }
+  // Loaded once the configuration is known to be valid: some modules below still read the process's
+  // configuration when they are loaded (src/logger.ts, src/db/client.ts).
+  const { logger } = await import('../logger.js');
+  try {
+    const { runMigrations } = await import('../db/migrate.js');
+    const { runRoles } = await import('./run-roles.js');
     if (options.migrate) await runMigrations(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL);
-    await runRoles(roles);
-  };
-  start().catch((err: unknown) => {
+    const running = runRoles(config, roles);
+    return await Promise.race([running.started.then(() => running.ended), running.ended]);
+  } catch (err) {
     logger.fatal({ err }, 'start-up failed');
-    process.exit(1);
-  });
+    return 1;
+  }
 }

@@ -2,13 +2,13 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listeningUrl } from '../lib/listening-url.js';
-import { config } from '../config.js';
+import type { Config } from '../config.js';
 import { markProcessState } from '../core/process-state.js';
 import { createApp } from '../http/app.js';
 import { prepareDrain } from '../http/drain.js';
 import { logger } from '../logger.js';
 import { apiRoutes } from '../routes/index.js';
-import { eventStreams } from '../services/events/event-stream.js';
+import { EventStreams } from '../services/events/event-stream.js';
 
 /** Requests still running this long after SIGTERM are cut (a request is normally a few ms; an export a few s). */
 const drainLimitMs = 20_000;
@@ -18,7 +18,7 @@ const drainLimitMs = 20_000;
  * balancer needs to see the failed check and send new connections elsewhere (docs/operations.md
  * "Stopping without resets"). 5 s in production unless set; 0 elsewhere, where nothing balances.
  */
-function readinessDelayMs(): number {
+function readinessDelayMs(config: Config): number {
   return config.SHUTDOWN_READINESS_DELAY_MS ?? (config.NODE_ENV === 'production' ? 5000 : 0);
 }
 
@@ -42,8 +42,9 @@ async function listenOn(server: Server, port: number): Promise<void> {
   });
 }
 
-export async function startWebRole(): Promise<() => Promise<void>> {
-  const server = http.createServer(createApp({ routes: apiRoutes }));
+export async function startWebRole(config: Config): Promise<() => Promise<void>> {
+  const eventStreams = new EventStreams(config);
+  const server = http.createServer(createApp({ routes: apiRoutes, config, eventStreams }));
   await listenOn(server, config.PORT);
   server.keepAliveTimeout = 65_000;
   // Open event streams never finish on their own: the drain ends them (clients resume elsewhere with Last-Event-ID).
@@ -54,7 +55,7 @@ export async function startWebRole(): Promise<() => Promise<void>> {
     // Readiness fails first while every connection is still accepted and answered: closing the
     // listener at once would reset the connections a balancer still sends before its next check.
     markProcessState('stopping');
-    const delayMs = readinessDelayMs();
+    const delayMs = readinessDelayMs(config);
     if (delayMs > 0) {
       logger.info({ delayMs }, 'web not ready: still serving until load balancers have noticed');
       await sleep(delayMs);

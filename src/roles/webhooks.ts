@@ -1,11 +1,14 @@
-import { config } from '../config.js';
+import type { Config } from '../config.js';
 import { createWebhookDeliveryHandler } from '../jobs/webhook-delivery-handler.js';
 import { connectRedis } from '../redis.js';
-import { promoteDeliveryJob, webhookDeliveryJob } from '../jobs/webhook-delivery-job.js';
+import { promoteDeliveryJob, webhookDeliveryJob, webhookWorkerOptions } from '../jobs/webhook-delivery-job.js';
+import { realRetrySchedule, type RetrySchedule } from '../lib/webhook-backoff.js';
 import { startJobWorker } from '../queues/start-worker.js';
 import { DestinationSlots } from '../services/webhooks/destination-slots.js';
+import { SigningSecretOpener } from '../services/webhooks/signing-secrets.js';
 
-export async function startWebhooksRole(): Promise<() => Promise<void>> {
+/** worker-webhooks; `retry`: the real schedule unless a test compresses it. */
+export async function startWebhooksRole(config: Config, retry: RetrySchedule = realRetrySchedule): Promise<() => Promise<void>> {
   // The per-destination limit of this process (docs/webhooks.md "Isolation per destination").
   const slots = new DestinationSlots({
     redis: connectRedis('slots'),
@@ -14,7 +17,15 @@ export async function startWebhooksRole(): Promise<() => Promise<void>> {
     workerConcurrency: config.WEBHOOK_WORKER_CONCURRENCY,
     wake: promoteDeliveryJob,
   });
-  const { close } = startJobWorker(webhookDeliveryJob, createWebhookDeliveryHandler(slots));
+  const { close } = startJobWorker(
+    webhookDeliveryJob,
+    createWebhookDeliveryHandler(slots, {
+      retry,
+      health: { failures: config.WEBHOOK_DISABLE_AFTER_FAILURES, minutes: config.WEBHOOK_DISABLE_AFTER_MINUTES },
+      secrets: new SigningSecretOpener(config.secretsKey),
+    }),
+    webhookWorkerOptions(config, retry),
+  );
   return async () => {
     await close();
     await slots.close();

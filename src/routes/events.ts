@@ -3,7 +3,6 @@ import { defineRoute } from '../http/define-route.js';
 import { ApiError } from '../core/errors.js';
 import { instantParam } from '../core/validation.js';
 import { eventJson, listEvents, payloadReaderOf } from '../services/events/event-service.js';
-import { eventStreams } from '../services/events/event-stream.js';
 import { eventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { pageOf } from '../core/response-schemas.js';
@@ -81,9 +80,9 @@ export const eventRoutes = [
         },
       },
     },
-    handler: async ({ auth, query, req, res }) => {
+    handler: async ({ auth, query, req, res, services }) => {
       const after = resumeAfter(req.get('last-event-id'), query.after);
-      await eventStreams.open(auth, { venueIds: query.venueId ?? [], after }, res);
+      await services.eventStreams.open(auth, { venueIds: query.venueId ?? [], after }, res);
     },
   }),
 ];

@@ -4,7 +4,7 @@ import { ApiError } from '../core/errors.js';
 import { instantParam } from '../core/validation.js';
 import { listQuerySchema } from '../services/pagination.js';
 import { getFloorPlan, listAreas, listFloorPlans, listTables } from '../services/floor/floor-reads.js';
-import { actorOf } from '../services/events/outbox.js';
+import { actorOf } from '../services/outbox/outbox.js';
 import {
   activateFloorPlan,
   createFloorPlan,

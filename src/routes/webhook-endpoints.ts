@@ -152,9 +152,9 @@ export const webhookEndpointRoutes = [
     summary: 'Send a signed webhook_test now to a destination or an address and return the outcome (not kept)',
     scope: 'webhooks:write',
     body: testBody,
-    handler: async ({ auth, body }) => {
+    handler: async ({ auth, body, services }) => {
       const target = body.endpointId ? { endpointId: body.endpointId } : { venueId: body.venueId!, url: body.url! };
-      return { body: { delivery: await sendTestWebhook(auth, target) } };
+      return { body: { delivery: await sendTestWebhook(auth, target, services.signingSecrets) } };
     },
   }),
   defineRoute({

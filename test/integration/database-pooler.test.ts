@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { config } from '../../src/config.js';
+import { processConfig } from '../../src/config.js';
 import { createDatabase, db, runSql } from '../../src/db/client.js';
 import { createReadReplica } from '../../src/db/read-replica.js';
 import { freePort } from '../support/own-postgres.js';
@@ -10,7 +10,7 @@ import { freePort } from '../support/own-postgres.js';
  * PostgreSQL itself (the run against PgBouncer is `npm run topologies:postgres`).
  */
 describe('a database behind a transaction pooler (DATABASE_POOLER=transaction)', () => {
-  const pooled = createDatabase({ url: config.DATABASE_URL, pooler: 'transaction', poolSize: 1, statementTimeoutMs: 1234 });
+  const pooled = createDatabase({ url: processConfig().DATABASE_URL, pooler: 'transaction', poolSize: 1, statementTimeoutMs: 1234 });
   afterAll(() => pooled.sql.end());
 
   it('sets the statement timeout inside each transaction, not on the session', async () => {
@@ -58,7 +58,7 @@ describe('reads that tolerate lag (DATABASE_READ_URL)', () => {
   it('stay on the primary when DATABASE_READ_URL is not a standby', async () => {
     // PostgreSQL itself is no standby: pg_last_wal_replay_lsn() is null there, so the replica is refused.
     const notAReplica = createReadReplica({
-      url: config.DATABASE_URL,
+      url: processConfig().DATABASE_URL,
       maxLagMs: 5000,
       pooler: 'none',
       poolSize: 1,

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
-import { config } from '../../src/config.js';
+import { processConfig } from '../../src/config.js';
 import { connectRedis } from '../../src/redis.js';
 import type { RedisClient } from '../../src/redis/connections.js';
 import { taggedKey } from '../../src/redis/key-layout.js';
@@ -11,7 +11,7 @@ import { eventually } from '../support/eventually.js';
 
 // The per-destination limit on its own, against the real Redis: each instance stands for one
 // worker-webhooks process. Keys of its own prefix; a destination of its own per test.
-const prefix = `${config.QUEUE_PREFIX}slots`;
+const prefix = `${processConfig().QUEUE_PREFIX}slots`;
 const redis = connectRedis('slots');
 const instances: DestinationSlots[] = [];
 const children: ChildProcess[] = [];

@@ -3,9 +3,9 @@ import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { db, sql } from '../../src/db/client.js';
 import { eventPositions, events, unsequencedEvents } from '../../src/db/schema/index.js';
-import { sequenceEvents, sequenceEventsOf } from '../../src/services/events/event-sequencer.js';
-import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
-import { sweepOutbox } from '../../src/services/events/sweep-outbox.js';
+import { sequenceEvents, sequenceEventsOf } from '../../src/services/outbox/event-sequencer.js';
+import { systemActor, transactionWithEvents } from '../../src/services/outbox/outbox.js';
+import { sweepOutbox } from '../../src/services/outbox/sweep-outbox.js';
 import { eventually } from '../support/eventually.js';
 import { createTenant } from '../support/harness.js';
 

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { eventPositions, events } from '../../src/db/schema/index.js';
 import { createVenue } from '../../src/services/venues/venue-service.js';
-import { eventStreams } from '../../src/services/events/event-stream.js';
 import { client, createKey, createTenant, startTestServer, type TestServer } from '../support/harness.js';
 import { spawnServeApp, type ServeAppProcess } from '../support/serve-app-process.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
@@ -21,7 +20,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of open) s.close();
   child.kill();
-  await eventStreams.closeAll();
+  await inProcess.eventStreams.closeAll();
   await inProcess.close();
 });
 
@@ -182,8 +181,8 @@ describe('GET /events/stream across two web processes (docs/webhooks.md "Live ev
     const t = await createTenant();
     const s = await stream(inProcess.url, t.key);
     await s.waitFor((frames) => frames.length >= 1);
-    await eventStreams.closeAll();
+    await inProcess.eventStreams.closeAll();
     await s.ended;
-    expect(eventStreams.size).toBe(0);
+    expect(inProcess.eventStreams.size).toBe(0);
   });
 });

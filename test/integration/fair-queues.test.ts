@@ -12,7 +12,8 @@ vi.hoisted(() => {
 const { addEventJobs, eventJob } = await import('../../src/jobs/event-job.js');
 const { webhookDeliveryJob } = await import('../../src/jobs/webhook-delivery-job.js');
 const { enqueueDeliveries } = await import('../../src/services/webhooks/enqueue-deliveries.js');
-const { config } = await import('../../src/config.js');
+const { processConfig } = await import('../../src/config.js');
+const config = processConfig();
 const { destinationSlotTuning } = await import('../../src/lib/webhook-destination.js');
 /** What enqueueDeliveries sends to the workers at once for one destination (DestinationSlots.holdBack). */
 const sentAtOncePerDestination = () => config.WEBHOOK_DESTINATION_CONCURRENCY * destinationSlotTuning.sentAtOncePerSlot;

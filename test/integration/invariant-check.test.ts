@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
-import { config } from '../../src/config.js';
+import { processConfig } from '../../src/config.js';
 import { db } from '../../src/db/client.js';
 import {
   automationRuns,
@@ -178,7 +178,7 @@ describe('the invariant check (npm run cli -- check)', () => {
     const old = new Date(Date.now() - 60_000);
     const delivery = await insertDelivery(t, { status: 'pending', nextAttemptAt: new Date(Date.now() + 3600_000), updatedAt: old });
     // Its job is delayed under another prefix, as a test file with queues of its own leaves it.
-    const otherPrefix = `${config.QUEUE_PREFIX}other`;
+    const otherPrefix = `${processConfig().QUEUE_PREFIX}other`;
     const other = new Queue(webhookDeliveryJob.queueName, {
       connection: getQueueConnection(),
       prefix: bullPrefixOf(otherPrefix, webhookDeliveryJob.queueName),
@@ -188,7 +188,8 @@ describe('the invariant check (npm run cli -- check)', () => {
       expect((await checkInvariants({ venueIds: [t.venueId] })).pendingDeliveriesWithoutJob).toBe(1);
       expect((await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [otherPrefix] })).pendingDeliveriesWithoutJob).toBe(0);
       expect(
-        (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [config.QUEUE_PREFIX, otherPrefix] })).pendingDeliveriesWithoutJob,
+        (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX, otherPrefix] }))
+          .pendingDeliveriesWithoutJob,
       ).toBe(0);
       const { stdout } = await promisify(execFile)(
         'npm',
@@ -202,7 +203,7 @@ describe('the invariant check (npm run cli -- check)', () => {
           '--venues',
           t.venueId,
           '--queue-prefixes',
-          `${config.QUEUE_PREFIX},${otherPrefix}`,
+          `${processConfig().QUEUE_PREFIX},${otherPrefix}`,
         ],
         { env: process.env },
       );
@@ -210,7 +211,8 @@ describe('the invariant check (npm run cli -- check)', () => {
       // A finished job is no job: nothing will attempt the delivery.
       await other.remove(delivery.id);
       expect(
-        (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [config.QUEUE_PREFIX, otherPrefix] })).pendingDeliveriesWithoutJob,
+        (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX, otherPrefix] }))
+          .pendingDeliveriesWithoutJob,
       ).toBe(1);
     } finally {
       await other.obliterate({ force: true });

@@ -1,11 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 
-// Its own queues (their depths are checked exactly), a compressed retry schedule (five failed attempts
-// in about 2.5 s) and a metrics token.
+// Its own queues (their depths are checked exactly).
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}mx`;
-  process.env.WEBHOOK_BACKOFF_SCALE = '0.0005';
-  process.env.METRICS_TOKEN = 'metrics-token-0123456789';
 });
 
 import { spawn } from 'node:child_process';
@@ -18,12 +15,15 @@ import { markProcessState } from '../../src/core/process-state.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { importJob } from '../../src/jobs/import-job.js';
 import { getQueue } from '../../src/queues/queues.js';
-import { client, createTenant, freePort } from '../support/harness.js';
+import { client, createTenant, freePort, testConfig } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 
-const pipeline = useWebhookPipeline();
-const auth = { authorization: 'Bearer metrics-token-0123456789' };
+// A metrics token, and a compressed retry schedule (five failed attempts in about 2.5 s).
+const metricsToken = 'metrics-token-0123456789';
+const config = testConfig({ METRICS_TOKEN: metricsToken });
+const pipeline = useWebhookPipeline({ config, retry: { backoffScale: 0.0005 } });
+const auth = { authorization: `Bearer ${metricsToken}` };
 
 /** The samples of a Prometheus text exposition, keyed `name{label="value",…}` as printed. */
 function parseMetrics(text: string): Map<string, number> {
@@ -50,7 +50,7 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
   it('count the requests, jobs, deliveries, queue depths and outbox age that really happened', async () => {
     // The roles of this file run in-process (useWebhookPipeline): this process serves, as runRoles would mark it.
     markProcessState('serving');
-    const metrics = await startMetricsServer(0);
+    const metrics = await startMetricsServer(config, 0);
     const metricsUrl = `http://127.0.0.1:${metrics.port}/metrics`;
     try {
       // The token is required, and liveness answers without it.
@@ -174,7 +174,7 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
   it('a worker role run as its own process answers /healthz and /metrics on its metrics port', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'workers/webhooks.ts'], {
-      env: { ...process.env, LOG_LEVEL: 'silent', METRICS_PORT: String(port) },
+      env: { ...process.env, LOG_LEVEL: 'silent', METRICS_PORT: String(port), METRICS_TOKEN: metricsToken },
       stdio: 'ignore',
     });
     try {

@@ -9,11 +9,12 @@ vi.hoisted(() => {
   process.env.DATABASE_STATEMENT_TIMEOUT_MS = '3000';
 });
 
-const { config } = await import('../../src/config.js');
+const { processConfig } = await import('../../src/config.js');
+const config = processConfig();
 const { sql } = await import('../../src/db/client.js');
 const { closeQueues } = await import('../../src/queues/queues.js');
-const { sweepOutbox } = await import('../../src/services/events/sweep-outbox.js');
-const { sequenceEvents } = await import('../../src/services/events/event-sequencer.js');
+const { sweepOutbox } = await import('../../src/services/outbox/sweep-outbox.js');
+const { sequenceEvents } = await import('../../src/services/outbox/event-sequencer.js');
 
 const other = postgres(config.DATABASE_URL, { max: 1, onnotice: () => {} });
 afterAll(async () => {

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { markProcessState, type ProcessState } from '../../src/core/process-state.js';
+import { processConfig } from '../../src/config.js';
 import { startMetricsServer } from '../../src/metrics/metrics-server.js';
 
 describe('processes that tell the truth (docs/operations.md "Metrics and health")', () => {
@@ -48,7 +49,7 @@ describe('processes that tell the truth (docs/operations.md "Metrics and health"
     { state: 'stopping', healthz: [200, 'ok'], readyz: [503, 'stopping'] },
   ])('the metrics port answers /healthz and /readyz for a process $state', async ({ state, healthz, readyz }) => {
     if (state) markProcessState(state);
-    const metrics = await startMetricsServer(0);
+    const metrics = await startMetricsServer(processConfig(), 0);
     try {
       for (const [path, [status, said]] of [
         ['/healthz', healthz],

@@ -1,7 +1,7 @@
 import { and, asc, between, eq, sql, type SQLWrapper } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/core/auth-context.js';
-import { db } from '../../src/db/client.js';
+import { createDatabase, db, type Database } from '../../src/db/client.js';
 import {
   eventPositions,
   events,
@@ -16,6 +16,7 @@ import { reservationListFilters, type ReservationListQuery } from '../../src/ser
 import { deliveryListFilters } from '../../src/services/webhooks/delivery-service.js';
 import { selectDueLate, selectDueNoShows } from '../../src/services/timers/late-reservations.js';
 import { concludedLongAgo } from '../../src/services/timers/purge-deliveries.js';
+import { createOwnDatabase, type OwnDatabase } from '../support/own-database.js';
 
 /** The tables that grow with history: no request or timer statement may read them whole. */
 const largeTables = new Set([
@@ -64,8 +65,25 @@ async function largeTablesScannedWhole(query: SQLWrapper): Promise<string[]> {
   return wholeReadsOf(await planOf(query));
 }
 
+/**
+ * Plans are made on a migrated database of this file's own whose tables no other file fills: the
+ * planner's choice then rests on the schema and its indexes alone, not on the statistics the rest of
+ * the suite happens to have left in the run's database at that moment (a plan once flipped under a
+ * second suite running beside). The statements are built with the run's `db` and only explained here.
+ */
+let own: OwnDatabase;
+let planner: Database;
+beforeAll(async () => {
+  own = await createOwnDatabase('plans');
+  planner = createDatabase({ url: own.url, pooler: 'none', poolSize: 1, statementTimeoutMs: 0 });
+}, 60_000);
+afterAll(async () => {
+  await planner.sql.end();
+  await own.drop();
+});
+
 async function planOf(query: SQLWrapper): Promise<PlanNode> {
-  return db.transaction(async (tx) => {
+  return planner.db.transaction(async (tx) => {
     await tx.execute(sql`set local enable_seqscan = off`);
     const rows = (await tx.execute(sql`explain (format json) ${query}`)) as unknown as { 'QUERY PLAN': [{ Plan: PlanNode }] }[];
     return rows[0]['QUERY PLAN'][0].Plan;

@@ -19,7 +19,7 @@ import { behindTheLine } from '../../src/queues/fair-share.js';
 import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
 import { catchUpSweepJobId, timerJob, timerSchedules, upsertTimerSchedules } from '../../src/jobs/timer-job.js';
-import { sweepOutbox } from '../../src/services/events/sweep-outbox.js';
+import { sweepOutbox } from '../../src/services/outbox/sweep-outbox.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
 import { createTenant } from '../support/harness.js';
 import { addEventJobs, eventJob } from '../../src/jobs/event-job.js';

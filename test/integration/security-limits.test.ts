@@ -1,20 +1,15 @@
-import { describe, expect, it, vi } from 'vitest';
-
-// No METRICS_TOKEN (NODE_ENV is test, not development), the metrics port on loopback.
-vi.hoisted(() => {
-  delete process.env.METRICS_TOKEN;
-  process.env.METRICS_HOST = '127.0.0.1';
-});
-
+import { describe, expect, it } from 'vitest';
 import { markProcessState } from '../../src/core/process-state.js';
 import { startMetricsServer } from '../../src/metrics/metrics-server.js';
 import { eq } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { reservations } from '../../src/db/schema/index.js';
-import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
+import { client, createKey, createTenant, testConfig, useTestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
-const server = useTestServer();
+// No METRICS_TOKEN (NODE_ENV is test, not development), the metrics port on loopback.
+const config = testConfig({ METRICS_TOKEN: undefined, METRICS_HOST: '127.0.0.1' });
+const server = useTestServer({ config });
 
 describe('idempotency hashing of deep bodies (docs/security.md "Limits")', () => {
   it('a 100,000-deep body with an Idempotency-Key is a 400 naming the body, not a 500', async () => {
@@ -41,7 +36,7 @@ describe('metrics closed by default outside development (docs/security.md "Metri
     expect(await api.text()).toContain('set METRICS_TOKEN');
     // A process whose roles have started (its /healthz answers 503 `starting` before).
     markProcessState('serving');
-    const metrics = await startMetricsServer(0);
+    const metrics = await startMetricsServer(config, 0);
     try {
       // It says where it listens, truthfully: METRICS_HOST here.
       expect(metrics.url).toBe(`http://127.0.0.1:${metrics.port}`);

@@ -1,13 +1,13 @@
 import http from 'node:http';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { config } from '../../src/config.js';
+import { processConfig } from '../../src/config.js';
 import { client, createTenant, useTestServer } from '../support/harness.js';
 import { spawnServeApp, type ServeAppProcess } from '../support/serve-app-process.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
 // The test's own session, apart from the server's pool: it holds the lock the request waits for.
-const own = postgres(config.DATABASE_URL, { max: 2, onnotice: () => {} });
+const own = postgres(processConfig().DATABASE_URL, { max: 2, onnotice: () => {} });
 afterAll(() => own.end());
 
 /** The test session that holds the venue's row lock (whileVenueLocked). */

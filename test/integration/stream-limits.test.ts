@@ -1,27 +1,18 @@
-import { describe, expect, it, vi } from 'vitest';
-
-// A cap of two streams per key, a 3 s lifetime and a key check every 300 ms, so that each limit shows within seconds.
-vi.hoisted(() => {
-  process.env.STREAMS_PER_KEY = '2';
-  process.env.STREAM_MAX_LIFETIME_SECONDS = '3';
-  process.env.STREAM_KEY_RECHECK_MS = '300';
-});
-
-import { afterAll } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { apiKeys } from '../../src/db/schema/index.js';
-import { eventStreams } from '../../src/services/events/event-stream.js';
 import { createApiKey, revokeApiKey } from '../../src/services/keys/key-service.js';
-import { client, createTenant, useTestServer } from '../support/harness.js';
+import { client, createTenant, testConfig, useTestServer } from '../support/harness.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
-const server = useTestServer();
+// A cap of two streams per key, a 3 s lifetime and a key check every 300 ms, so that each limit shows within seconds.
+const server = useTestServer({ config: testConfig({ STREAMS_PER_KEY: 2, STREAM_MAX_LIFETIME_SECONDS: 3, STREAM_KEY_RECHECK_MS: 300 }) });
 const open: SseStream[] = [];
 afterAll(async () => {
   for (const s of open) s.close();
-  await eventStreams.closeAll();
+  await server.eventStreams.closeAll();
 });
 
 async function stream(key: string): Promise<SseStream> {

@@ -5,7 +5,7 @@ import { events, reservationTables } from '../../src/db/schema/index.js';
 import { VenueDay } from '../../src/lib/availability/venue-day.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { loadVenueDay } from '../../src/services/availability/venue-day-loader.js';
-import { transactionWithEvents, systemActor } from '../../src/services/events/outbox.js';
+import { transactionWithEvents, systemActor } from '../../src/services/outbox/outbox.js';
 import { applyTableMoves, retryStaleMoves, StaleMovesError } from '../../src/services/reservations/table-moves.js';
 import { client, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';

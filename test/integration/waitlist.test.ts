@@ -12,7 +12,7 @@ import { closeQueues } from '../../src/queues/queues.js';
 import { handleEventJob } from '../../src/jobs/event-handler.js';
 import { eventJob, type EventJob } from '../../src/jobs/event-job.js';
 import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
-import { processEventInBatch } from '../../src/services/events/process-event.js';
+import { processEventInBatch } from '../../src/services/event-processing/process-event.js';
 import { eventually } from '../support/eventually.js';
 import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';

@@ -3,7 +3,6 @@ import { describe, expect, it, vi } from 'vitest';
 // Its own queues, and the retry schedule compressed into about 5 s.
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}attempts`;
-  process.env.WEBHOOK_BACKOFF_SCALE = '0.001';
 });
 
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
@@ -23,7 +22,10 @@ const errorPage = Buffer.concat([
 const expectedExcerpt = `error: \ufffd ${'x'.repeat(1022 - prefix.length)}\ufffd`;
 
 // The partner fails the first attempt with an error page, then accepts.
-const pipeline = useWebhookPipeline({ policy: (_request, index) => (index === 0 ? { status: 500, body: errorPage } : 200) });
+const pipeline = useWebhookPipeline({
+  retry: { backoffScale: 0.001 },
+  policy: (_request, index) => (index === 0 ? { status: 500, body: errorPage } : 200),
+});
 
 async function readAllAttempts(api: Client, deliveryId: string) {
   const attempts: Array<Record<string, any>> = [];

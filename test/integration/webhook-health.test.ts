@@ -1,12 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 
-// Its own queues, the retry schedule compressed, and a destination disabled after 3 failed attempts
-// in a row however short the streak (docs/webhooks.md "Endpoint health").
+// Its own queues.
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}health`;
-  process.env.WEBHOOK_BACKOFF_SCALE = '0.001';
-  process.env.WEBHOOK_DISABLE_AFTER_FAILURES = '3';
-  process.env.WEBHOOK_DISABLE_AFTER_MINUTES = '0';
 });
 
 import { asc, eq, inArray } from 'drizzle-orm';
@@ -15,14 +11,20 @@ import { events, webhookDeliveries } from '../../src/db/schema/index.js';
 import { metricsRegistry } from '../../src/metrics/metrics.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
-import { client, createTenant, type Client } from '../support/harness.js';
+import { client, createTenant, testConfig, type Client } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import type { ReceivedWebhook } from '../support/webhook-receiver.js';
 
 // The partner answers the first request, then fails until told otherwise.
 let partnerAnswers = (_request: ReceivedWebhook, index: number): number | Promise<number> => (index === 0 ? 200 : 500);
-const pipeline = useWebhookPipeline({ policy: (request, index) => partnerAnswers(request, index) });
+// The retry schedule compressed, and a destination disabled after 3 failed attempts in a row however
+// short the streak (docs/webhooks.md "Endpoint health").
+const pipeline = useWebhookPipeline({
+  config: testConfig({ WEBHOOK_DISABLE_AFTER_FAILURES: 3, WEBHOOK_DISABLE_AFTER_MINUTES: 0 }),
+  retry: { backoffScale: 0.001 },
+  policy: (request, index) => partnerAnswers(request, index),
+});
 
 const eventsOfType = async (api: Client, venueId: string, type: string) =>
   (await api.get(`/events?venueId=${venueId}&type=${type}`)).body.data;

@@ -3,7 +3,6 @@ import { describe, expect, it, vi } from 'vitest';
 // Its own queues, and the whole schedule (1 + 5 + 15 + 60 min) compressed into about 5 s.
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}dis`;
-  process.env.WEBHOOK_BACKOFF_SCALE = '0.001';
 });
 
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
@@ -12,7 +11,7 @@ import { client, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 
-const pipeline = useWebhookPipeline({ policy: () => 500 });
+const pipeline = useWebhookPipeline({ retry: { backoffScale: 0.001 }, policy: () => 500 });
 
 describe('discarded deliveries', () => {
   it('after the fifth failure the row is discarded and the job stays failed; redelivery and a Bull Board retry start a new cycle', async () => {

@@ -5,7 +5,7 @@ vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}whr`;
 });
 
-import { config } from '../../src/config.js';
+import { processConfig } from '../../src/config.js';
 import { logger } from '../../src/logger.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
@@ -22,11 +22,11 @@ const revealing = /127\.0\.0\.1|::1|ENOTFOUND|EAI_AGAIN|getaddrinfo|not public|l
 
 /** With private targets refused, as in production (the flag is read at every send). */
 async function refusingPrivateTargets<T>(run: () => Promise<T>): Promise<T> {
-  config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
+  processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
   try {
     return await run();
   } finally {
-    config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
+    processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
   }
 }
 

@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
-// Its own queues (no other worker may take the job) and a short BullMQ lock so that a dead
+// Its own queues (no other worker may take the job); its worker processes get a short BullMQ lock so that a dead
 // worker's job is handed over within seconds.
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}kill`;
-  process.env.WEBHOOK_WORKER_LOCK_MS = '2000';
 });
 
 import { client, createTenant } from '../support/harness.js';
@@ -18,7 +17,7 @@ const children: ChildProcess[] = [];
 /** worker-webhooks as its own process, in its own process group so that npx and tsx die with it. */
 function spawnWebhookWorker(): ChildProcess {
   const child = spawn('npx', ['tsx', 'workers/webhooks.ts'], {
-    env: { ...process.env, LOG_LEVEL: 'silent' },
+    env: { ...process.env, LOG_LEVEL: 'silent', WEBHOOK_WORKER_LOCK_MS: '2000' },
     detached: true,
     stdio: 'ignore',
   });

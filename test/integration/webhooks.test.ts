@@ -4,16 +4,16 @@ import { describe, expect, it, vi } from 'vitest';
 // attempt 2 comes 1.2 s after the first failure instead of 1 min.
 vi.hoisted(() => {
   process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}wh`;
-  process.env.WEBHOOK_BACKOFF_SCALE = '0.02';
 });
 
-import { config } from '../../src/config.js';
+import { processConfig } from '../../src/config.js';
 import { getQueue } from '../../src/queues/queues.js';
-import { webhookBackoff, webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
+import { webhookBackoffStrategy } from '../../src/lib/webhook-backoff.js';
 import { destinationNotAllowed, postWebhook } from '../../src/services/webhooks/post-webhook.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
-import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
-import { processEventInBatch, processEvents } from '../../src/services/events/process-event.js';
+import { systemActor, transactionWithEvents } from '../../src/services/outbox/outbox.js';
+import { processEventInBatch, processEvents } from '../../src/services/event-processing/process-event.js';
 import { db } from '../../src/db/client.js';
 import { automationRuns, events, webhookDeliveries } from '../../src/db/schema/index.js';
 import { eq, inArray, sql } from 'drizzle-orm';
@@ -30,7 +30,8 @@ import {
 import { eventually } from '../support/eventually.js';
 import { expectedSignature, signaturesOf } from '../support/webhook-receiver.js';
 
-const pipeline = useWebhookPipeline();
+const retry = { backoffScale: 0.02 };
+const pipeline = useWebhookPipeline({ retry });
 
 /** A tenant with an endpoint (its main destination) and an automation on reservation_created. */
 async function setUp(options: { receiverUrl: string; action?: Record<string, unknown>; tenant?: Tenant }) {
@@ -112,16 +113,15 @@ describe('webhook delivery', () => {
     const [first] = await r.waitFor(1);
     const pending = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 500);
     expect(pending).toMatchObject({ status: 'pending', lastError: 'HTTP 500' });
-    // attempt 2 is due 1 minute × WEBHOOK_BACKOFF_SCALE after the first failure
-    expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(
-      60_000 * config.WEBHOOK_BACKOFF_SCALE,
-    );
-    expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeLessThan(60_000 * config.WEBHOOK_BACKOFF_SCALE + 1000);
+    // attempt 2 is due 1 minute × the file's backoff scale after the first failure
+    expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(60_000 * retry.backoffScale);
+    expect(pending.nextAttemptAt!.getTime() - pending.lastAttemptAt!.getTime()).toBeLessThan(60_000 * retry.backoffScale + 1000);
     // The waiting job carries the custom strategy, whose unscaled delays are the production schedule.
     const queue = getQueue(webhookDeliveryJob.queueName);
     expect((await queue.getJob(pending.id))?.opts).toMatchObject({ attempts: 5, backoff: { type: 'webhook' } });
-    const production = [1, 2, 3, 4, 5].map((failed) => webhookBackoff(failed, 'webhook') / config.WEBHOOK_BACKOFF_SCALE);
-    expect(production).toEqual([60_000, 300_000, 900_000, 3_600_000, -1 / config.WEBHOOK_BACKOFF_SCALE]);
+    const webhookBackoff = webhookBackoffStrategy(retry.backoffScale);
+    const production = [1, 2, 3, 4, 5].map((failed) => webhookBackoff(failed, 'webhook') / retry.backoffScale);
+    expect(production).toEqual([60_000, 300_000, 900_000, 3_600_000, -1 / retry.backoffScale]);
 
     const [, second] = await r.waitFor(2);
     expect(second.body.equals(first.body)).toBe(true);
@@ -417,7 +417,7 @@ describe('address check', () => {
     const r = await pipeline.startReceiver();
     // An https address on 127.0.0.1, by name: resolved, checked and refused before any connection.
     const { tenant } = await setUp({ receiverUrl: `https://localhost:${new URL(r.url).port}/hooks` });
-    config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
+    processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
     try {
       const { eventId } = await emitReservationEvent(tenant);
       const delivery = await waitForDelivery(eventId, afterAttempt(2));
@@ -425,7 +425,7 @@ describe('address check', () => {
       expect(delivery.lastError).toBe(destinationNotAllowed);
       expect(r.received).toHaveLength(0);
     } finally {
-      config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
+      processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
     }
   }, 30_000);
 });

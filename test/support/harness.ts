@@ -1,19 +1,30 @@
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
+import { processConfig, type Config } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import { apiRoutes } from '../../src/routes/index.js';
+import { EventStreams } from '../../src/services/events/event-stream.js';
 import { createApiKey, createOrganisation, type NewKey } from '../../src/services/keys/key-service.js';
 import { createVenue, type VenueInput } from '../../src/services/venues/venue-service.js';
 import { checkConformance } from './contract.js';
 
 export interface TestServer {
   url: string;
+  /** The live event streams the app serves (closeAll: what the web role does when it stops). */
+  eventStreams: EventStreams;
   close: () => Promise<void>;
 }
 
-/** The real Express app on an ephemeral 127.0.0.1 port. */
-export async function startTestServer(): Promise<TestServer> {
-  const app = createApp({ routes: apiRoutes });
+/** The configuration of the run (test/support/global-setup.ts) with a file's own `overrides`, for the app and roles it builds. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...processConfig(), ...overrides };
+}
+
+/** The real Express app on an ephemeral 127.0.0.1 port, built with `config` (the run's by default). */
+export async function startTestServer(options: { config?: Config } = {}): Promise<TestServer> {
+  const config = options.config ?? testConfig();
+  const eventStreams = new EventStreams(config);
+  const app = createApp({ routes: apiRoutes, config, eventStreams });
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -23,6 +34,7 @@ export async function startTestServer(): Promise<TestServer> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    eventStreams,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -35,16 +47,20 @@ export async function startTestServer(): Promise<TestServer> {
  * The real app for a test file: started before its tests and closed after them (vitest runs afterAll
  * hooks last-registered first, so a file's own teardown runs while the server still listens).
  */
-export function useTestServer(): TestServer {
+export function useTestServer(options: { config?: Config } = {}): TestServer {
   let server: TestServer | undefined;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer(options);
   });
   afterAll(async () => server?.close());
   return {
     get url() {
       if (!server) throw new Error('The test server starts in beforeAll: read its url inside a test or a hook.');
       return server.url;
+    },
+    get eventStreams() {
+      if (!server) throw new Error('The test server starts in beforeAll: read its streams inside a test or a hook.');
+      return server.eventStreams;
     },
     close: async () => server?.close(),
   };

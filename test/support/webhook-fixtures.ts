@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll } from 'vitest';
+import type { Config } from '../../src/config.js';
 import { db } from '../../src/db/client.js';
 import { events, organisations, webhookDeliveries } from '../../src/db/schema/index.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
@@ -8,8 +9,9 @@ import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import type { EventType } from '../../src/lib/event-catalogue.js';
-import { systemActor, transactionWithEvents } from '../../src/services/events/outbox.js';
-import { client, createKey, startTestServer, type TestServer } from './harness.js';
+import type { RetrySchedule } from '../../src/lib/webhook-backoff.js';
+import { systemActor, transactionWithEvents } from '../../src/services/outbox/outbox.js';
+import { client, createKey, startTestServer, testConfig, type TestServer } from './harness.js';
 import { eventually } from './eventually.js';
 import { startWebhookReceiver, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';
 
@@ -25,10 +27,13 @@ export interface WebhookPipeline {
 /**
  * The webhook pipeline of a test file, in this process: registers the hooks that start the API
  * server, a receiver (answering with `policy`, 200 by default), worker-events and worker-webhooks
- * (unless `webhooksRole: false`, for a file that runs it as its own process), and that stop them
- * all after the file. The fields are set once beforeAll has run.
+ * (unless `webhooksRole: false`, for a file that runs it as its own process; its retry waits scaled by
+ * `retry`, the real schedule by default), and that stop them all after the file. The server and the
+ * webhook role are built with `config` (the run's by default). The fields are set once beforeAll has run.
  */
-export function useWebhookPipeline(options: { policy?: ReceiverPolicy; webhooksRole?: boolean } = {}): WebhookPipeline {
+export function useWebhookPipeline(
+  options: { policy?: ReceiverPolicy; webhooksRole?: boolean; retry?: RetrySchedule; config?: Config } = {},
+): WebhookPipeline {
   let server: TestServer | undefined;
   const receivers: WebhookReceiver[] = [];
   const stopRoles: Array<() => Promise<void>> = [];
@@ -40,11 +45,11 @@ export function useWebhookPipeline(options: { policy?: ReceiverPolicy; webhooksR
     },
   } as WebhookPipeline;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ config: options.config });
     pipeline.url = server.url;
     pipeline.receiver = await pipeline.startReceiver(options.policy);
     stopRoles.push(await startEventsRole());
-    if (options.webhooksRole !== false) stopRoles.push(await startWebhooksRole());
+    if (options.webhooksRole !== false) stopRoles.push(await startWebhooksRole(options.config ?? testConfig(), options.retry));
   });
   afterAll(async () => {
     // Receivers first: a request they hold would keep its worker from stopping.

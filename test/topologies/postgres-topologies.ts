@@ -1,8 +1,10 @@
 // `npm run topologies:postgres`: PostgreSQL beyond one server, against real engines this run starts
 // itself from the Debian packages (PostgreSQL cluster, PgBouncer in transaction mode, a streaming
-// standby made with pg_basebackup), on free ports, ended by pid. PgBouncer is installed by
-// scripts/ensure-pgbouncer.sh when missing; nothing is skipped. Prints one line per check and the
-// figures; exits non-zero when a check fails.
+// standby made with pg_basebackup, a redis-server), on free ports, ended by pid. PgBouncer is
+// installed by scripts/ensure-pgbouncer.sh when missing; nothing is skipped. Each topology runs under
+// booking load with the roles web, worker-events and worker-webhooks as separate processes and a
+// webhook receiver on 127.0.0.1: every committed reservation must reach it, every 201 must be stored.
+// Prints one line per check and the figures; exits non-zero when a check fails.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +13,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
-import { endAll, endProcess } from '../chaos/own-processes.js';
+import type { Destination, Tally } from '../chaos/chaos-world.js';
+import { endAll, endProcess, isRunning, startOwnRedis, type RoleProcess } from '../chaos/own-processes.js';
 import { freePort, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { openSse } from '../support/sse-client.js';
 
@@ -20,6 +23,9 @@ const projectRoot = path.resolve(import.meta.dirname, '../..');
 const binaries = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const asRoot = process.getuid?.() === 0;
 const seconds = Number(process.env.TOPOLOGY_SECONDS ?? 10);
+// The steady bookings of each topology, each with its webhook (as npm run topologies does).
+const bookingsPerSecond = 5;
+const runStarted = Date.now();
 const started: ChildProcess[] = [];
 const dirs: string[] = [];
 const cluster: { primary: OwnPostgres | null } = { primary: null };
@@ -201,6 +207,55 @@ async function storedCount(sql: postgres.Sql, ids: string[]): Promise<number> {
   return count;
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** PostgreSQL's clock, which stamps the reservations. */
+async function clockOf(sql: postgres.Sql): Promise<string> {
+  const [{ now }] = await sql<{ now: string }[]>`select clock_timestamp()::text as now`;
+  return now;
+}
+
+/**
+ * Every reservation of `venueIds` committed since `since`, as PostgreSQL has it, against the
+ * reservation_created webhooks `destination` received: waits (at most `limitMs`) until each has
+ * its webhook; a reservation without a reservation_created event counts as missing too.
+ */
+async function awaitReservationWebhooks(
+  sql: postgres.Sql,
+  destination: Destination,
+  venueIds: string[],
+  since: string,
+  limitMs = 60_000,
+): Promise<{ reservations: number; missing: number; waitedMs: number }> {
+  const began = Date.now();
+  const received = new Set<string>();
+  let seen = 0;
+  for (;;) {
+    for (; seen < destination.received.length; seen++) received.add(destination.received[seen].eventId);
+    const rows = await sql<{ event: string | null }[]>`
+      select e.id::text as event from reservations r
+      left join events e on e.subject_id = r.id and e.type = 'reservation_created'
+      where r.venue_id = any(${venueIds}::uuid[]) and r.created_at >= ${since}::timestamptz`;
+    const missing = rows.filter((r) => !r.event || !received.has(r.event)).length;
+    if (!missing || Date.now() - began > limitMs) return { reservations: rows.length, missing, waitedMs: Date.now() - began };
+    await sleep(500);
+  }
+}
+
+/** The steady writes of a scenario: how many were answered, how, and how many 201s are not in the database. */
+async function describeWrites(sql: postgres.Sql, tally: Tally): Promise<{ line: string; failed: number; notStored: number }> {
+  const ids = tally.answers.filter((a) => a.status === 201).map((a) => (a.body as { reservation: { id: string } }).reservation.id);
+  const notStored = ids.length - (await storedCount(sql, ids));
+  const failed = tally.answers.length - ids.length;
+  return {
+    line: `${tally.answers.length} bookings (${tally.statuses()}), ${notStored} of the 201s not in the database (SQL)`,
+    failed,
+    notStored,
+  };
+}
+
+const exitedRoles = (roles: RoleProcess[]) => roles.filter((p) => !isRunning(p.child)).map((p) => p.role);
+
 async function main(): Promise<void> {
   await run('bash', [path.join(projectRoot, 'scripts/ensure-pgbouncer.sh')]);
   if (asRoot) {
@@ -208,6 +263,8 @@ async function main(): Promise<void> {
     gidOfPostgres = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
   }
   const primary = (cluster.primary = await startOwnPostgres());
+  // A Redis of the run's own: the queues of its roles touch nothing shared.
+  const redis = await startOwnRedis();
   const primaryPort = Number(new URL(primary.url).port);
   const database = `floorline_topologies_${randomBytes(3).toString('hex')}`;
   const admin = postgres(primary.url, { max: 1, onnotice: () => {} });
@@ -242,7 +299,10 @@ async function main(): Promise<void> {
   const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'topologies', rateLimitPerMinute: 100_000_000 });
   const today = instantToLocal('Europe/Rome', Date.now()).date;
   const queuePrefix = `{topo${randomBytes(3).toString('hex')}}`;
-  const base = { QUEUE_PREFIX: queuePrefix, DATABASE_STATEMENT_TIMEOUT_MS: '1500' };
+  const base = { QUEUE_PREFIX: queuePrefix, DATABASE_STATEMENT_TIMEOUT_MS: '1500', REDIS_URL: redis.url };
+  const world = await import('../chaos/chaos-world.js');
+  const { readSteadily, startRoles } = await import('./topology-load.js');
+  const destination = await world.startDestination();
 
   // The defect as reported: PgBouncer in transaction mode with the driver's prepared statements.
   const before = await startWeb({ ...base, DATABASE_URL: bouncer.url, DATABASE_POOLER: 'none' });
@@ -257,10 +317,27 @@ async function main(): Promise<void> {
   console.log(`info   server connections then left idle in an aborted transaction: ${stuck}`);
   await endProcess(before.child, 'SIGKILL');
 
-  // Through PgBouncer with DATABASE_POOLER=transaction, and directly, side by side.
-  const pooled = await startWeb({ ...base, DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: directUrl });
+  // Through PgBouncer with DATABASE_POOLER=transaction, under load with webhooks: web, worker-events
+  // and worker-webhooks as processes of their own, every venue's reservation_created sent to the
+  // receiver; bookings at a steady rate on a venue of their own, and c=16 across the 20 venues.
+  const pooledRoles = await startRoles(bouncer.url, { ...base, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: directUrl });
+  const pooled = { url: pooledRoles[0].url!, child: pooledRoles[0].child };
+  const steadyTenant = await world.createChaosTenant();
+  await world.routeBookingsTo(pooled.url, steadyTenant, destination.url);
+  for (const venueId of venueIds) await world.routeBookingsTo(pooled.url, { organisationId: org.id, venueId, key }, destination.url);
+  const pooledSince = await clockOf(direct);
+  const pooledReceivedBefore = destination.received.length;
   const stream = await openSse(`${pooled.url}/api/v1/events/stream?venueId=${venueIds[0]}`, key);
+  const pooledWrites = new world.Tally();
+  let steadyDone = false;
+  const pooledLoadFrom = Date.now();
+  const steady = world.bookSteadily(pooled.url, steadyTenant, bookingsPerSecond, () => steadyDone, pooledWrites);
+  await sleep(2000);
   const through = await book(pooled.url, key, venueIds, today, addDays, seconds);
+  await sleep(2000);
+  steadyDone = true;
+  await steady;
+  const pooledLoadMs = Date.now() - pooledLoadFrom;
   const throughStored = await storedCount(direct, through.created);
   check(
     throughStored === through.created.length && through.fiveHundreds === 0 && through.errors === 0,
@@ -277,6 +354,21 @@ async function main(): Promise<void> {
   check(
     delivered >= venue0 && venue0 > 0,
     `live stream through DATABASE_DIRECT_URL: ${delivered} of the ${venue0} bookings of its venue delivered`,
+  );
+  const pooledSteady = await describeWrites(direct, pooledWrites);
+  check(
+    pooledSteady.failed === 0 && pooledSteady.notStored === 0,
+    `steady ${bookingsPerSecond}/s through PgBouncer beside the c=16 load: ${pooledSteady.line}`,
+  );
+  const pooledHooks = await awaitReservationWebhooks(direct, destination, [steadyTenant.venueId, ...venueIds], pooledSince);
+  check(
+    pooledHooks.missing === 0,
+    `webhooks through PgBouncer: ${pooledHooks.reservations} reservations committed during ${(pooledLoadMs / 1000).toFixed(1)} s of load (SQL), ${pooledHooks.missing} without their reservation_created webhook at the receiver ` +
+      `(${(pooledHooks.waitedMs / 1000).toFixed(1)} s after the load); ${destination.received.length - pooledReceivedBefore} deliveries received, ${destination.duplicates()} duplicates`,
+  );
+  check(
+    !exitedRoles(pooledRoles).length,
+    `web, worker-events, worker-webhooks through PgBouncer, none restarted: exited ${exitedRoles(pooledRoles).join(', ') || 'none'}`,
   );
 
   // The statement timeout in force: a booking waiting on a lock this run holds answers 503 in time.
@@ -302,11 +394,13 @@ async function main(): Promise<void> {
   >`select count(*)::int as aborted from pg_stat_activity where datname = ${database} and state like 'idle in transaction%'`;
   check(aborted === 0, `no server connection left idle in a transaction: ${aborted}`);
 
+  // The side-by-side comparison below without webhook work, as before.
+  for (const worker of pooledRoles.slice(1)) await endProcess(worker.child, 'SIGTERM', 5000);
   const directWeb = await startWeb({ ...base, DATABASE_URL: directUrl });
   const straight = await book(directWeb.url, key, venueIds, today, addDays, seconds);
   const again = await book(pooled.url, key, venueIds, today, addDays, seconds);
   console.log(
-    `info bookings/s at c=16, one run: direct ${straight.perSecond.toFixed(0)}, through PgBouncer (transaction) ${through.perSecond.toFixed(0)} then ${again.perSecond.toFixed(0)}`,
+    `info bookings/s at c=16, one run: direct ${straight.perSecond.toFixed(0)}, through PgBouncer (transaction) ${again.perSecond.toFixed(0)}; through PgBouncer beside the steady bookings and the webhook workers ${through.perSecond.toFixed(0)}`,
   );
   check(
     again.fiveHundreds === 0 && (await storedCount(direct, again.created)) === again.created.length,
@@ -340,7 +434,10 @@ async function main(): Promise<void> {
   await endProcess(stopped.child, 'SIGKILL');
   await endProcess(pooled.child, 'SIGKILL');
 
-  // The streaming standby: reads that tolerate lag go there, and to the primary when it lags or is down.
+  // The streaming standby under load with webhooks: reads that tolerate lag go there, and to the
+  // primary when it lags or is down; it falls behind (replay paused), then is stopped, while bookings
+  // go on. Queues of their own (the bookings above left events in theirs).
+  const replicaBase = { ...base, QUEUE_PREFIX: `{topo${randomBytes(3).toString('hex')}}` };
   const standby = await startStandby(primaryPort);
   const replicaUrl = standby.url(database);
   await eventually(async () => {
@@ -351,14 +448,11 @@ async function main(): Promise<void> {
       await probe.end();
     }
   }, 'standby in recovery');
-  const patient = await startWeb({ ...base, DATABASE_URL: directUrl, DATABASE_READ_URL: replicaUrl, DATABASE_READ_MAX_LAG_MS: '600000' });
-  const strictMetrics = await freePort();
-  const strict = await startWeb({
-    ...base,
+  const patient = await startWeb({
+    ...replicaBase,
     DATABASE_URL: directUrl,
     DATABASE_READ_URL: replicaUrl,
-    DATABASE_READ_MAX_LAG_MS: '1000',
-    METRICS_PORT: String(strictMetrics),
+    DATABASE_READ_MAX_LAG_MS: '600000',
   });
   const reportOf = async (url: string, day: string) => {
     const res = await fetch(`${url}/api/v1/reports/summary?venueId=${venueIds[2]}&from=${day}&to=${day}`, {
@@ -366,28 +460,8 @@ async function main(): Promise<void> {
     });
     return ((await res.json()) as { totals: { reservations: number } }).totals.reservations;
   };
-  const day = addDays(today, 40);
-  const replica = postgres(replicaUrl, { max: 1, onnotice: () => {} });
-  await replica`select pg_wal_replay_pause()`;
-  const booked = await fetch(`${patient.url}/api/v1/reservations`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ venueId: venueIds[2], serviceDate: day, time: '19:00', partySize: 2 }),
-  });
-  const patientSees = await reportOf(patient.url, day);
-  const strictSees = await eventually(async () => (await reportOf(strict.url, day)) === 1 && 1, 'the lagging replica left for the primary');
-  check(
-    booked.status === 201 && patientSees === 0 && strictSees === 1,
-    `replica, replay paused: report within the lag limit reads the replica (${patientSees} of 1); past 1 s of lag it reads the primary (${strictSees} of 1)`,
-  );
-  const gauge = await eventually(async () => {
-    const text = await (await fetch(`http://127.0.0.1:${strictMetrics}/metrics`)).text();
-    const value = Number(/^database_replica_lag_seconds (\S+)$/m.exec(text)?.[1]);
-    return value > 1 && value;
-  }, 'the lag gauge past 1 s');
-  check(gauge > 1, `database_replica_lag_seconds on /metrics while replay is paused: ${gauge}`);
-  await replica`select pg_wal_replay_resume()`;
-  await replica.end();
+
+  // Read capacity first, while nothing else runs (the roles below start afterwards).
   const reportReads = async (url: string) =>
     (
       await autocannon({
@@ -401,12 +475,56 @@ async function main(): Promise<void> {
       })
     ).requests.average;
   const withReplica = await reportReads(patient.url);
-  const withoutWeb = await startWeb({ ...base, DATABASE_URL: directUrl });
+  const withoutWeb = await startWeb({ ...replicaBase, DATABASE_URL: directUrl });
   const withoutReplica = await reportReads(withoutWeb.url);
+  await endProcess(withoutWeb.child, 'SIGKILL');
   console.log(
     `info GET /reports/summary (31 days) req/s at c=16, one run: primary only ${withoutReplica.toFixed(0)}, with the replica ${withReplica.toFixed(0)} (same machine: the replica adds capacity only on a machine of its own)`,
   );
+
+  const replicaRoles = await startRoles(directUrl, { ...replicaBase, DATABASE_READ_URL: replicaUrl, DATABASE_READ_MAX_LAG_MS: '1000' });
+  const strict = { url: replicaRoles[0].url!, metricsUrl: replicaRoles[0].metricsUrl };
+  const replicaTenant = await world.createChaosTenant();
+  await world.routeBookingsTo(strict.url, replicaTenant, destination.url);
+  const replicaSince = await clockOf(direct);
+  const replicaReceivedBefore = destination.received.length;
+  const replicaWrites = new world.Tally();
+  const replicaReads = new world.Tally();
+  let loadDone = false;
+  const replicaLoadFrom = Date.now();
+  const load = Promise.all([
+    world.bookSteadily(strict.url, replicaTenant, bookingsPerSecond, () => loadDone, replicaWrites),
+    readSteadily(strict.url, replicaTenant, () => loadDone, replicaReads),
+  ]);
+  await sleep(3000);
+  const day = addDays(today, 40);
+  const replica = postgres(replicaUrl, { max: 1, onnotice: () => {} });
+  await replica`select pg_wal_replay_pause()`;
+  const pausedAt = Date.now();
+  const booked = await fetch(`${patient.url}/api/v1/reservations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ venueId: venueIds[2], serviceDate: day, time: '19:00', partySize: 2 }),
+  });
+  const patientSees = await reportOf(patient.url, day);
+  const strictSees = await eventually(async () => (await reportOf(strict.url, day)) === 1 && 1, 'the lagging replica left for the primary');
+  check(
+    booked.status === 201 && patientSees === 0 && strictSees === 1,
+    `replica, replay paused: report within the lag limit reads the replica (${patientSees} of 1); past 1 s of lag it reads the primary (${strictSees} of 1)`,
+  );
+  const gauge = await eventually(async () => {
+    const text = await (await fetch(strict.metricsUrl)).text();
+    const value = Number(/^database_replica_lag_seconds (\S+)$/m.exec(text)?.[1]);
+    return value > 1 && value;
+  }, 'the lag gauge past 1 s');
+  check(gauge > 1, `database_replica_lag_seconds on /metrics while replay is paused: ${gauge}`);
+  await sleep(Math.max(0, 5000 - (Date.now() - pausedAt)));
+  await replica`select pg_wal_replay_resume()`;
+  await replica.end();
+  const behindMs = Date.now() - pausedAt;
+  await sleep(2000);
   await standby.stop();
+  const stoppedAt = Date.now();
   const downStatus = await eventually(async () => {
     const res = await fetch(`${patient.url}/api/v1/reports/summary?venueId=${venueIds[2]}&from=${day}&to=${day}`, {
       headers: { authorization: `Bearer ${key}` },
@@ -414,6 +532,30 @@ async function main(): Promise<void> {
     return res.status === 200 && res.status;
   }, 'report with the replica down');
   check(downStatus === 200, `replica down: reports answered from the primary (${downStatus})`);
+  await sleep(Math.max(0, 5000 - (Date.now() - stoppedAt)));
+  loadDone = true;
+  await load;
+  const replicaLoadMs = Date.now() - replicaLoadFrom;
+  const replicaSteady = await describeWrites(direct, replicaWrites);
+  check(
+    replicaSteady.failed === 0 && replicaSteady.notStored === 0,
+    `steady ${bookingsPerSecond}/s with the standby ${(behindMs / 1000).toFixed(1)} s behind (replay paused), then stopped for the last ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s: ${replicaSteady.line}`,
+  );
+  check(
+    replicaReads.answers.length > 0 && replicaReads.count((status) => status !== 200) === 0,
+    `reads that tolerate lag meanwhile (31-day report, GET /events): ${replicaReads.answers.length} (${replicaReads.statuses()})`,
+  );
+  const replicaHooks = await awaitReservationWebhooks(direct, destination, [replicaTenant.venueId, venueIds[2]], replicaSince);
+  check(
+    replicaHooks.missing === 0,
+    `webhooks with the standby behind, then stopped: ${replicaHooks.reservations} reservations committed during ${(replicaLoadMs / 1000).toFixed(1)} s of load (SQL), ${replicaHooks.missing} without their reservation_created webhook at the receiver ` +
+      `(${(replicaHooks.waitedMs / 1000).toFixed(1)} s after the load); ${destination.received.length - replicaReceivedBefore} deliveries received`,
+  );
+  check(
+    !exitedRoles(replicaRoles).length,
+    `web, worker-events, worker-webhooks beside the standby, none restarted: exited ${exitedRoles(replicaRoles).join(', ') || 'none'}`,
+  );
+  await destination.close();
   await direct.end();
   await admin.end();
 }
@@ -440,5 +582,8 @@ try {
   await cluster.primary?.destroy();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
-console.log(failures ? `topologies:postgres: ${failures} check(s) failed` : 'topologies:postgres: all checks passed');
+const took = Math.round((Date.now() - runStarted) / 1000);
+console.log(
+  `topologies:postgres: ${failures ? `${failures} check(s) failed` : 'all checks passed'} in ${Math.floor(took / 60)} min ${took % 60} s`,
+);
 process.exit(failures ? 1 : 0);

@@ -11,7 +11,6 @@ import {
   chaosQueuePrefix,
   createChaosTenant,
   describeTraffic,
-  roleEnv,
   routeBookingsTo,
   seconds,
   sleep,
@@ -21,8 +20,9 @@ import {
   type Destination,
   type TrafficFigures,
 } from '../chaos/chaos-world.js';
-import { startRole, type RoleProcess } from '../chaos/own-processes.js';
+import type { RoleProcess } from '../chaos/own-processes.js';
 import { keysPerMaster, migrateSlot, slotOf, startOwnCluster, startOwnSentinelGroup } from './own-redis-topologies.js';
+import { startRoles } from './topology-load.js';
 
 export interface TopologyOptions {
   databaseUrl: string;
@@ -32,14 +32,6 @@ export interface TopologyOptions {
   afterMs?: number;
   /** Give up waiting for the webhooks this long after the traffic stopped (ms). */
   deadlineMs?: number;
-}
-
-/** The roles of a run, each its own process, on the given Redis settings (REDIS_URL unset: one mode only). */
-async function startRoles(databaseUrl: string, redis: Record<string, string>): Promise<RoleProcess[]> {
-  const { REDIS_URL: _, ...env } = { ...roleEnv(databaseUrl, ''), ...redis };
-  delete process.env.REDIS_URL;
-  const web = await startRole('web', env);
-  return [web, await startRole('events', env), await startRole('webhooks', env)];
 }
 
 /** Lines of the processes' logs that mention a cluster redirection or a replica's refusal, by kind. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { learnDemandCurve, type DemandCurve } from '../../src/lib/availability/demand-curve.js';
 import { Occupancy } from '../../src/lib/availability/occupancy.js';
 import type { Booking, ReservationStatus, VenueConfig } from '../../src/lib/availability/types.js';
 import { VenueDay, chooseTurnTimeRule, type EvaluateOptions } from '../../src/lib/availability/venue-day.js';
@@ -323,6 +324,53 @@ describe('which table a new party takes among equals: packing (docs/reservations
     });
     const planOrder = new VenueDay(config, day, bookings, now, { tableChoice: 'plan-order' }).evaluate('20:00', 3, { allSeatings: true });
     expect(planOrder.available && planOrder.seatings[0].id).toBe('P1');
+  });
+});
+
+describe('which table among equals by packing: the venue demand curve breaks the ties (docs/reservations.md "Which table")', () => {
+  // P1 seats 2–4 and Q1 3–4: same size, but only P1 takes a couple. Plan order: P1 first.
+  const tables = [
+    { id: 'P1', name: 'P1', areaId: 'A', areaPosition: 0, minSeats: 2, maxSeats: 4, isBlocked: false },
+    { id: 'Q1', name: 'Q1', areaId: 'A', areaPosition: 0, minSeats: 3, maxSeats: 4, isBlocked: false },
+  ];
+  const config = baseConfig({ tables, combinations: [], pacingRules: [] });
+  const curveOf = (rows: [number, string, number][]) =>
+    learnDemandCurve(
+      rows.map(([partySize, time, count]) => ({ partySize, time, count })),
+      1,
+    );
+  const choose = (demand: DemandCurve | undefined, bookings: Booking[] = []) => {
+    const e = new VenueDay(config, day, bookings, now, { demand }).evaluate('20:00', 3, { allSeatings: true });
+    return e.available && e.seatings[0].id;
+  };
+  // A party of 3 at 20:00 (90 minutes, to 21:30).
+  it.each<[string, [number, string, number][], string]>([
+    ['no curve (a new venue): the plan order', [], 'P1'],
+    ['couples expected over its times: the table they cannot use', [[2, '20:30', 2]], 'Q1'],
+    ['couples expected after it has left: the plan order', [[2, '21:30', 2]], 'P1'],
+    ['couples expected at lunch: the plan order', [[2, '12:30', 3]], 'P1'],
+    ['couples expected at a time no shift opens: the plan order', [[2, '17:00', 3]], 'P1'],
+    ['only parties both tables seat: the plan order', [[4, '20:00', 3]], 'P1'],
+  ])('%s', (_name, rows, expected) => {
+    expect(choose(rows.length ? curveOf(rows) : undefined)).toBe(expected);
+  });
+
+  it('counts only the parties still to come: couples already booked are not expected again', () => {
+    const demand = curveOf([[2, '20:30', 1]]);
+    expect(choose(demand)).toBe('Q1');
+    // The expected couple is booked (on a table of another day's floor: only its size and time count).
+    expect(choose(demand, [booking('20:30', 2, [])])).toBe('P1');
+  });
+
+  it('comes after packing: a table end to end with another party wins whatever the curve', () => {
+    const demand = curveOf([[2, '20:30', 5]]);
+    expect(choose(demand, [booking('18:30', 2, ['P1'], 'confirmed', 90)])).toBe('P1');
+  });
+
+  it('changes no answer of GET /availability (the seats)', () => {
+    const d = new VenueDay(config, day, [], now, { demand: curveOf([[2, '20:30', 2]]) });
+    const e = d.evaluate('20:00', 3);
+    expect(e.available && d.proposalOf(e).seats).toBe(4);
   });
 });
 

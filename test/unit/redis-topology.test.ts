@@ -80,7 +80,7 @@ describe('Redis mode chosen by the settings', () => {
 
   it('refuses to start with two modes set, naming both variables', async () => {
     const env = { ...process.env, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' };
-    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', "await import('./src/config.ts')"], { env });
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env });
     await expect(run).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('REDIS_URL and REDIS_CLUSTER_NODES are both set') });
   });
 });

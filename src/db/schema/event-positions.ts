@@ -2,7 +2,7 @@ import { bigint, pgTable, primaryKey, uniqueIndex, uuid } from 'drizzle-orm/pg-c
 
 /**
  * Commit order within an organisation (GET /events/stream): the position the event sequencer gave
- * each published event after its commit (src/services/events/event-sequencer.ts). A table of its own,
+ * each published event after its commit (src/services/outbox/event-sequencer.ts). A table of its own,
  * written once per event, so that numbering never rewrites the wide event row and its indexes.
  */
 export const eventPositions = pgTable(

@@ -2,7 +2,7 @@ import { bigint, pgTable, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * The last stream position given to an organisation's events (GET /events/stream). Written only by
- * the event sequencer (src/services/events/event-sequencer.ts), one run at a time per organisation.
+ * the event sequencer (src/services/outbox/event-sequencer.ts), one run at a time per organisation.
  */
 export const eventStreamHeads = pgTable('event_stream_heads', {
   organisationId: uuid('organisation_id').primaryKey(),

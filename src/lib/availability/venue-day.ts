@@ -13,6 +13,7 @@ import {
 import { Occupancy, isLapsedHold } from './occupancy.js';
 import { blockOfBooking, blockStartOf, countsForPacing, coversByBlock } from './pacing.js';
 import { fitsParty, orderedSeatings, type Seating } from './seatings.js';
+import { DemandForecast, defaultDemandCurve, remainingDemand, type DemandCurve } from './demand-curve.js';
 import { TableOptimiser, type TableMove } from './table-optimiser.js';
 import { BoundedCache } from '../bounded-cache.js';
 import type { Booking, PacingRule, Proposal, TurnTimeRule, UnavailableReason, VenueConfig } from './types.js';
@@ -115,6 +116,12 @@ export interface DayContext {
    * order (the rule before it, kept for bench/table-optimisation.ts to compare the two).
    */
   tableChoice?: 'packing' | 'plan-order';
+  /**
+   * The venue's demand curve (docs/reservations.md "Which table"), loaded with the day: among equal
+   * seatings, a booking takes the one the parties still expected tonight need least. Absent: the
+   * default curve (no size expected more than another).
+   */
+  demand?: DemandCurve;
 }
 
 /** What depends on the configuration only, computed once per loaded configuration. */
@@ -182,6 +189,7 @@ export class VenueDay {
   /** Every reservation holding tables around the day: what the table optimiser may have to move. */
   private readonly tableHolders: readonly Booking[];
   private optimiser?: TableOptimiser;
+  private forecast?: DemandForecast;
 
   /**
    * `bookings` must include every reservation of the serviceDate (pacing) and, unless `context.range`
@@ -339,14 +347,16 @@ export class VenueDay {
   }
 
   /**
-   * docs/reservations.md "Which table": the seatings in the order of the plan (fewest seats first, a
-   * single table before a combination), and among equals first the one that leaves the fewest dead
-   * minutes on its tables (an idle gap before or after the party too short for the shortest turn
-   * time), then the one that leaves the fewest open sides (packed end to end against other parties),
-   * then the plan's order. A free run of evening stays whole for a later party.
+   * docs/reservations.md "Which table": the seatings in the order of the plan (fewest seats first), and
+   * among equals first the one that leaves the fewest dead minutes on its tables (an idle gap before
+   * or after the party too short for the shortest turn time), then the one that leaves the fewest open
+   * sides (packed end to end against other parties), then the one the parties still expected tonight
+   * by the venue's demand curve need least, then the plan's order. A free run of evening stays whole
+   * for a later party, on the tables the rest of the night asks for least.
    */
   private byPacking(found: Seating[], start: number, end: number, reservationId: string | undefined): Seating[] {
     const turn = this.prepared.shortestTurnMs;
+    const forecast = this.demandForecast();
     const scored = found.map((seating, order) => {
       let dead = 0;
       let open = 0;
@@ -354,17 +364,48 @@ export class VenueDay {
         if (gap > 0 && gap < turn) dead += gap;
         else if (gap >= turn) open++;
       }
-      return { seating, order, dead, open };
+      return { seating, order, dead, open, demand: undefined as number | undefined };
     });
+    // Computed only for the seatings that tie up to it: most of the list is settled by size alone.
+    const demandOf = (s: (typeof scored)[number]) =>
+      (s.demand ??= forecast.isEmpty ? 0 : forecast.demandOn(s.seating.tableIds, start, end));
     scored.sort(
       (a, b) =>
-        a.seating.maxSeats - b.seating.maxSeats ||
-        (a.seating.kind === b.seating.kind ? 0 : a.seating.kind === 'table' ? -1 : 1) ||
-        a.dead - b.dead ||
-        a.open - b.open ||
-        a.order - b.order,
+        a.seating.maxSeats - b.seating.maxSeats || a.dead - b.dead || a.open - b.open || demandOf(a) - demandOf(b) || a.order - b.order,
     );
     return scored.map((s) => s.seating);
+  }
+
+  /** The parties the demand curve still expects on the day, placed at their times and turns: built once per VenueDay. */
+  private demandForecast(): DemandForecast {
+    if (this.forecast) return this.forecast;
+    const spans = [];
+    // A curve has a few dozen times and sizes: each time is resolved once, each turn once per shift and size.
+    const starts = new Map<string, { shiftId: string; startsAt: number } | null>();
+    const turns = new Map<string, number | null>();
+    for (const expected of remainingDemand(this.context.demand ?? defaultDemandCurve, this.dayBookings)) {
+      let start = starts.get(expected.time);
+      if (start === undefined) {
+        const resolution = resolveServiceTime(this.config.shifts, this.config.closures, this.serviceDate, expected.time);
+        start = resolution.outcome === 'open' ? { shiftId: resolution.shift!.id, startsAt: this.clock(resolution.minuteOfService) } : null;
+        starts.set(expected.time, start);
+      }
+      if (!start) continue;
+      const turnKey = `${start.shiftId} ${expected.partySize}`;
+      let turn = turns.get(turnKey);
+      if (turn === undefined) {
+        turn = chooseTurnTimeRule(this.config.turnTimeRules, start.shiftId, expected.partySize)?.durationMinutes ?? null;
+        turns.set(turnKey, turn);
+      }
+      if (turn === null) continue;
+      spans.push({
+        partySize: expected.partySize,
+        startsAt: start.startsAt,
+        endsAt: start.startsAt + turn * MINUTE_MS,
+        parties: expected.parties,
+      });
+    }
+    return (this.forecast = new DemandForecast(spans, this.config.tables));
   }
 
   /**

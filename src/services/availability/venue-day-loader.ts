@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { runSql, type DbOrTx } from '../../db/client.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
+import { DEMAND_HISTORY_DAYS, learnDemandCurve, type DemandCurve, type DemandHistoryRow } from '../../lib/availability/demand-curve.js';
 import type { Booking, ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
 import { BoundedCache } from '../../lib/bounded-cache.js';
 
@@ -336,16 +337,54 @@ export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: str
  */
 export async function loadVenueDayForBooking(conn: DbOrTx, access: Access, venueId: string, serviceDate: string) {
   // The booking's first read: nothing of its own is written yet, so its reservations are committed ones.
-  const [{ pacingLocked }, state] = await Promise.all([
+  // The demand curve's statement, once a day per venue, is sent with them (it reads history, not the day).
+  const [{ pacingLocked }, state, demand] = await Promise.all([
     lockVenue(conn, access, venueId, serviceDate),
     loadState(conn, access, venueId, { from: serviceDate, to: serviceDate }, false, true),
+    loadDemandCurve(conn, venueId, Date.now()),
   ]);
   if (!pacingLocked && hasPacing(state.config)) {
     await lockPacingDay(conn, venueId, serviceDate);
     state.bookings = await loadBookings(conn, venueId, serviceDate, serviceDate);
     state.reservationsKey = undefined;
   }
-  return state;
+  return { ...state, demand };
+}
+
+/** Demand curves by venue and UTC day: learned once a day, from history that the day's bookings do not change. */
+const demandCache = new BoundedCache<DemandCurve>(2000);
+
+/**
+ * The venue's demand curve (docs/reservations.md "Which table"): its reservations of the
+ * DEMAND_HISTORY_DAYS days before today (cancelled ones aside: those parties did not come), by party size
+ * and time, per day that had any. Read once per venue and day and kept: the history of past days does
+ * not change with today's bookings. A venue without history gets the default curve. Before a
+ * booking's own writes, or outside a transaction: what it reads is committed history either way.
+ */
+export async function loadDemandCurve(conn: DbOrTx, venueId: string, now: number): Promise<DemandCurve> {
+  const today = new Date(now).toISOString().slice(0, 10);
+  const key = `${venueId} ${today}`;
+  const cached = demandCache.get(key);
+  if (cached) return cached;
+  const history = sql`reservations where venue_id = ${venueId} and status <> 'cancelled'
+    and service_date >= ${today}::date - ${DEMAND_HISTORY_DAYS}::int and service_date < ${today}::date`;
+  const [row] = await runSql<{ nights: number; rows: string }>(
+    conn,
+    sql`
+    select (select count(distinct service_date)::int from ${history}) as nights,
+      (select coalesce(string_agg(g.party_size || ',' || g.time || ',' || g.count, ';'), '')
+        from (select party_size, time, count(*) as count from ${history} group by party_size, time) g) as rows`,
+    ['nights', 'rows'],
+  );
+  const rows: DemandHistoryRow[] = row.rows
+    ? row.rows.split(';').map((line) => {
+        const [partySize, time, count] = line.split(',');
+        return { partySize: Number(partySize), time, count: Number(count) };
+      })
+    : [];
+  const curve = learnDemandCurve(rows, row.nights);
+  demandCache.set(key, curve);
+  return curve;
 }
 
 /** Venue, configuration and the reservations of the serviceDates `from` … `to`, for reads: one round trip. */

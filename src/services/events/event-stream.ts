@@ -4,14 +4,14 @@ import { db, runDetached, sessionSql } from '../../db/client.js';
 import { eventPositions, events } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
-import { config } from '../../config.js';
+import type { Config } from '../../config.js';
 import type { PayloadReader } from '../../lib/webhook-payload-filter.js';
 import { logger } from '../../logger.js';
 import { findKeyStates } from '../keys/key-service.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
 import { eventJson, payloadReaderOf } from './event-service.js';
 import { grantOf, streamEndReason, type StreamGrant } from './stream-guard.js';
-import { eventStreamChannel, lastPosition, sequenceEvents } from './event-sequencer.js';
+import { eventStreamChannel, lastPosition, sequenceEvents } from '../outbox/event-sequencer.js';
 
 /** A published event with its stream position. */
 type EventRow = typeof events.$inferSelect & { position: number };
@@ -113,6 +113,9 @@ class OrganisationFeed {
  * web role's stop).
  */
 export class EventStreams {
+  /** STREAMS_PER_KEY, STREAM_MAX_LIFETIME_SECONDS and STREAM_KEY_RECHECK_MS of the process. */
+  constructor(private readonly limits: Pick<Config, 'STREAMS_PER_KEY' | 'STREAM_MAX_LIFETIME_SECONDS' | 'STREAM_KEY_RECHECK_MS'>) {}
+
   private readonly feeds = new Map<string, OrganisationFeed>();
   private readonly clients = new Set<StreamClient>();
   private listening: Promise<{ unlisten: () => Promise<void> }> | null = null;
@@ -167,10 +170,10 @@ export class EventStreams {
     // Checked and counted in one synchronous step with the registration below: concurrent openings cannot overshoot.
     let open = 0;
     for (const c of this.clients) if (c.grant.keyId === auth.keyId) open++;
-    if (open >= config.STREAMS_PER_KEY) {
+    if (open >= this.limits.STREAMS_PER_KEY) {
       throw new ApiError(
         'rate_limited',
-        `This key already has ${open} live streams open here (at most ${config.STREAMS_PER_KEY}).`,
+        `This key already has ${open} live streams open here (at most ${this.limits.STREAMS_PER_KEY}).`,
         {},
         { 'Retry-After': '5' },
       );
@@ -241,7 +244,7 @@ export class EventStreams {
     this.keepAlive ??= setInterval(() => {
       for (const client of this.clients) if (!isGone(client.res)) client.res.write(': keep-alive\n\n');
     }, keepAliveMs).unref();
-    this.keyCheck ??= setInterval(() => void this.checkKeys(), config.STREAM_KEY_RECHECK_MS).unref();
+    this.keyCheck ??= setInterval(() => void this.checkKeys(), this.limits.STREAM_KEY_RECHECK_MS).unref();
   }
 
   private stopKeepAlive(): void {
@@ -267,7 +270,7 @@ export class EventStreams {
       return;
     }
     const now = Date.now();
-    const maxLifetimeMs = config.STREAM_MAX_LIFETIME_SECONDS * 1000;
+    const maxLifetimeMs = this.limits.STREAM_MAX_LIFETIME_SECONDS * 1000;
     for (const client of clients) {
       const reason = streamEndReason(client.grant, states.get(client.grant.keyId), now, maxLifetimeMs);
       if (!reason || isGone(client.res)) continue;
@@ -312,6 +315,3 @@ async function positionOf(organisationId: string, after: { id: string; field: st
     throw ApiError.invalid([after.field], `${after.field} names no event of this organisation.`);
   return row.position;
 }
-
-/** The process's streams. */
-export const eventStreams = new EventStreams();

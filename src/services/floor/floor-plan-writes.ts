@@ -4,7 +4,7 @@ import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { areas, floorPlans, floorTables, tableCombinations } from '../../db/schema/index.js';
 import { ApiError } from '../../core/errors.js';
-import { transactionWithEvents, type Actor } from '../events/outbox.js';
+import { transactionWithEvents, type Actor } from '../outbox/outbox.js';
 import { releaseInvalidTableAssignments } from '../reservations/release-invalid-assignments.js';
 import { offerUnblockedTable } from '../waitlist/offer-freed-table.js';
 import { lockVisibleVenue, type VenueAccess } from '../venue-config/venue-lock.js';

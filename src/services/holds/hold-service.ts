@@ -12,7 +12,7 @@ import { loadVenueDayForBooking } from '../availability/venue-day-loader.js';
 import { insertRow } from '../reservations/reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatingColumns } from '../reservations/table-assignment.js';
 import { applyTableMoves, evaluateInTurn, retryStaleMoves, StaleMovesError } from '../reservations/table-moves.js';
-import { actorOf, transactionWithEvents } from '../events/outbox.js';
+import { actorOf, transactionWithEvents } from '../outbox/outbox.js';
 import { newId } from '../../lib/uuid-v7.js';
 
 /** docs/reservations.md "Slot holds" */
@@ -122,7 +122,7 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
   const ttlSeconds = input.ttlSeconds ?? HOLD_TTL_SECONDS.default;
   return retryStaleMoves(() =>
     transactionWithEvents(actorOf(auth), async (tx, emit) => {
-      const { venue, config, bookings, reservationsKey } = await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate);
+      const { venue, config, bookings, reservationsKey, demand } = await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate);
       if (input.tableId !== undefined && seatingOf(config, input.tableId)?.kind !== 'table') {
         throw ApiError.invalid(['tableId'], 'No table of the active floor plan has this id.');
       }
@@ -132,8 +132,9 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
         tx,
         config,
         venue.id,
-        new VenueDay(config, input.serviceDate, bookings, now, { reservationsKey }),
+        new VenueDay(config, input.serviceDate, bookings, now, { reservationsKey, demand }),
         (d) => d.evaluate(input.time, input.partySize, { requestedSeatingId: input.tableId, allSeatings: true }),
+        demand,
       );
       if (!evaluation.available) throw noAvailability(evaluation.reason, day.alternatives(input.time, input.partySize));
       const { timing, seatings, moves } = evaluation;

@@ -13,7 +13,7 @@ import { splitPersonName } from '../../lib/person-name.js';
 import { normalisePhone } from '../../lib/phone.js';
 import { formatMinutes, resolveServiceTime } from '../../lib/shift-schedule.js';
 import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay } from '../availability/venue-day-loader.js';
-import { recordHistoryOnlyEvent, type Emit } from '../events/outbox.js';
+import { recordHistoryOnlyEvent, type Emit } from '../outbox/outbox.js';
 import { applyGuestStatusChange } from '../guests/guest-counters.js';
 import { findOrCreateGuestByPhone, getGuestForVenue } from '../guests/guest-service.js';
 import { reservationEventFields } from '../reservations/reservation-events.js';

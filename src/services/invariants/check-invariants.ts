@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { config } from '../../config.js';
+import { processConfig } from '../../config.js';
 import { sql } from '../../db/client.js';
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
@@ -117,7 +117,7 @@ export async function checkInvariants(scope: InvariantScope = {}): Promise<Invar
     liveTablesOfFinishedReservations: occupancy.finished,
     pacingBlocksOverMaxCovers: pacing.over,
     unknownGuestServiceTags: tags.unknown,
-    pendingDeliveriesWithoutJob: await countWithoutJob(deliveries.pending, scope.queuePrefixes ?? [config.QUEUE_PREFIX]),
+    pendingDeliveriesWithoutJob: await countWithoutJob(deliveries.pending, scope.queuePrefixes ?? [processConfig().QUEUE_PREFIX]),
     overdueDeliveries: deliveries.overdue,
   };
 }
@@ -127,7 +127,7 @@ async function countWithoutJob(ids: string[], prefixes: readonly string[]): Prom
   let missing = ids;
   for (const prefix of new Set(prefixes)) {
     if (!missing.length) break;
-    const own = prefix === config.QUEUE_PREFIX;
+    const own = prefix === processConfig().QUEUE_PREFIX;
     const name = webhookDeliveryJob.queueName;
     const queue = own ? getQueue(name) : new Queue(name, { connection: getQueueConnection(), prefix: bullPrefixOf(prefix, name) });
     try {

@@ -13,7 +13,7 @@ import type { ReservationStatus, VenueConfig } from '../../lib/availability/type
 import { VenueDay, seatingOf } from '../../lib/availability/venue-day.js';
 import { formatMinutes } from '../../lib/shift-schedule.js';
 import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay } from '../availability/venue-day-loader.js';
-import { actorOf, transactionWithEvents, type Actor } from '../events/outbox.js';
+import { actorOf, transactionWithEvents, type Actor } from '../outbox/outbox.js';
 import { applyGuestStatusChange } from '../guests/guest-counters.js';
 import type { GuestRow } from '../guests/guest-json.js';
 import { getGuestForVenue } from '../guests/guest-service.js';

@@ -12,12 +12,13 @@ import { formatMinutes, resolveServiceTime, MINUTES_PER_DAY } from '../../lib/sh
 import {
   hasPacing,
   loadBookings,
+  loadDemandCurve,
   loadVenueConfig,
   loadVenueDayForBooking,
   lockPacingDay,
   type LoadedVenue,
 } from '../availability/venue-day-loader.js';
-import { actorOf, transactionWithEvents, type Emit } from '../events/outbox.js';
+import { actorOf, transactionWithEvents, type Emit } from '../outbox/outbox.js';
 import { consumeHold, heldSeatingId, type HoldRow } from '../holds/hold-service.js';
 import type { GuestContactInput } from '../guests/guest-input.js';
 import type { GuestRow } from '../guests/guest-json.js';
@@ -196,7 +197,12 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
   const now = Date.now();
   // A booking's day is known before anything is read, except for one that starts now.
   const loaded = startsNow
-    ? { ...(await loadVenueConfig(tx, auth, input.venueId, true)), bookings: null, reservationsKey: undefined }
+    ? {
+        ...(await loadVenueConfig(tx, auth, input.venueId, true)),
+        bookings: null,
+        reservationsKey: undefined,
+        demand: await loadDemandCurve(tx, input.venueId, Date.now()),
+      }
     : await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate!);
   const { venue, config } = loaded;
   if (input.guest) normalisePhoneOrThrow(input.guest.phone, venue.countryCode);
@@ -227,8 +233,9 @@ export async function createReservationIn(tx: Tx, emit: Emit, auth: AuthContext,
     tx,
     config,
     venue.id,
-    new VenueDay(config, slot.serviceDate, bookings, now, { reservationsKey: loaded.reservationsKey }),
+    new VenueDay(config, slot.serviceDate, bookings, now, { reservationsKey: loaded.reservationsKey, demand: loaded.demand }),
     evaluate,
+    loaded.demand,
   );
   let timing: Timing;
   let seatings: readonly Seating[] = [];

@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { organisations, reservations, reservationTables, venues } from '../../db/schema/index.js';
 import { mapInChunks } from '../../lib/chunks.js';
-import type { Emit } from '../events/outbox.js';
+import type { Emit } from '../outbox/outbox.js';
 import { emitReservationEvents } from './reservation-events.js';
 import { loadReservationParts } from './reservation-view.js';
 

@@ -1,6 +1,6 @@
 import { orderEvents } from '../../lib/availability/status-transitions.js';
 import type { ReservationEventType } from '../../lib/event-catalogue.js';
-import type { Emit } from '../events/outbox.js';
+import type { Emit } from '../outbox/outbox.js';
 import { reservationJson, type ReservationParts } from './reservation-json.js';
 
 /** What every event about this reservation carries: the reservation as it is now, guest data included. */

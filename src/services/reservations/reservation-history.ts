@@ -6,7 +6,7 @@ import type { AuthContext } from '../../core/auth-context.js';
 import { component, instant, uuid } from '../../core/response-schemas.js';
 import { historyOnlyEventTypes, reservationEventTypes } from '../../lib/event-catalogue.js';
 import { diffReservation, historyFields } from '../../lib/reservation-changes.js';
-import type { Actor } from '../events/outbox.js';
+import type { Actor } from '../outbox/outbox.js';
 import { fetchEventPage } from '../events/event-service.js';
 import type { ListQuery } from '../pagination.js';
 import { getVisibleReservation } from './list-reservations.js';

@@ -2,12 +2,13 @@ import { eq, inArray } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { reservations, reservationTables } from '../../db/schema/index.js';
+import type { DemandCurve } from '../../lib/availability/demand-curve.js';
 import { MOVABLE_NOTICE_MINUTES, type TableMove } from '../../lib/availability/table-optimiser.js';
 import { hasSqlState } from '../../lib/error-causes.js';
 import type { VenueConfig } from '../../lib/availability/types.js';
 import { VenueDay, type Evaluation } from '../../lib/availability/venue-day.js';
 import { hasPacing, loadBookings, lockTableMovesDay } from '../availability/venue-day-loader.js';
-import { systemActor, type Emit } from '../events/outbox.js';
+import { systemActor, type Emit } from '../outbox/outbox.js';
 import { reservationEventFields } from './reservation-events.js';
 import { loadReservationParts } from './reservation-view.js';
 import { noAvailability, occupySeating, seatingColumns } from './table-assignment.js';
@@ -67,11 +68,13 @@ export async function evaluateInTurn(
   venueId: string,
   first: VenueDay,
   evaluate: (day: VenueDay) => Evaluation,
+  demand: DemandCurve,
 ): Promise<{ day: VenueDay; evaluation: Evaluation }> {
   const evaluation = evaluate(first);
   if (!evaluation.available || !evaluation.moves.length || hasPacing(config)) return { day: first, evaluation };
   await lockTableMovesDay(tx, venueId, first.serviceDate);
-  const day = new VenueDay(config, first.serviceDate, await loadBookings(tx, venueId, first.serviceDate, first.serviceDate), first.now);
+  const bookings = await loadBookings(tx, venueId, first.serviceDate, first.serviceDate);
+  const day = new VenueDay(config, first.serviceDate, bookings, first.now, { demand });
   return { day, evaluation: evaluate(day) };
 }
 

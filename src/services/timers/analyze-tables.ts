@@ -1,4 +1,4 @@
-import { sql } from '../../db/client.js';
+import { sql as pool } from '../../db/client.js';
 
 /** Tables analysed by one run at most, the most changed first: the rest wait for the next run. */
 const tablesPerRun = 10;
@@ -13,9 +13,9 @@ const tablesPerRun = 10;
  * after a minute of bookings, against 140 once analysed), and on a server without autovacuum nothing
  * else ever replans it. An ANALYZE takes no lock that writers or readers wait for and samples at most
  * 30,000 rows, so its cost does not grow with the table (docs/operations.md "Timers").
- * Returns the tables analysed.
+ * Returns the tables analysed. `sql`: the database to look at (this process's by default).
  */
-export async function analyzeChangedTables(): Promise<string[]> {
+export async function analyzeChangedTables(sql: typeof pool = pool): Promise<string[]> {
   const changed = await sql<Array<{ name: string }>>`
     select format('%I.%I', schemaname, relname) as name from pg_stat_user_tables
     where current_setting('autovacuum') = 'off' and n_mod_since_analyze > 50 + 0.1 * n_live_tup

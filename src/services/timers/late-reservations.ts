@@ -5,7 +5,7 @@ import { db, type DbOrTx } from '../../db/client.js';
 import { organisations, reservations, venues } from '../../db/schema/index.js';
 import { scopes, type AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
-import { systemActor, transactionWithEvents } from '../events/outbox.js';
+import { systemActor, transactionWithEvents } from '../outbox/outbox.js';
 import { updateReservation } from '../reservations/change-reservation.js';
 import { emitReservationEvents } from '../reservations/reservation-events.js';
 import { loadReservationParts } from '../reservations/reservation-view.js';

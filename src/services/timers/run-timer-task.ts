@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { TimerTask } from '../../jobs/timer-job.js';
-import { sweepOutbox } from '../events/sweep-outbox.js';
+import { sweepOutbox } from '../outbox/sweep-outbox.js';
+import { sweepDeliveries } from '../webhooks/sweep-deliveries.js';
 import { purgeExpiredIdempotencyKeys } from '../idempotency/idempotency-store.js';
 import { purgeTrashedGuests } from '../guests/guest-service.js';
 import { purgeExpiredHolds } from '../holds/hold-service.js';
@@ -13,6 +14,8 @@ import { purgeConcludedDeliveries } from './purge-deliveries.js';
 const tasks: Record<TimerTask, (log: Logger) => Promise<unknown>> = {
   'outbox-sweep': async () => ({
     events: await sweepOutbox(),
+    // Webhook deliveries are swept on the same beat: their rows are an outbox of their own.
+    deliveries: await sweepDeliveries(),
     stalledImports: await requeueStalledImports(),
   }),
   'daily-purge': async () => ({

@@ -6,7 +6,7 @@ import { shiftKind } from './shift-rules.js';
 import { turnTimeRuleKind } from './turn-time-rules.js';
 import { createRule } from './venue-rules.js';
 import type { VenueAccess } from './venue-lock.js';
-import { systemActor } from '../events/outbox.js';
+import { systemActor } from '../outbox/outbox.js';
 
 export interface DemoVenueSetup {
   floorPlanId: string;

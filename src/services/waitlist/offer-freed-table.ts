@@ -10,7 +10,7 @@ import { instantToLocal } from '../../lib/local-time.js';
 import { formatMinutes, resolveServiceTime } from '../../lib/shift-schedule.js';
 import { findCompatibleEntry } from '../../lib/waitlist-match.js';
 import { loadBookings, loadVenueConfig } from '../availability/venue-day-loader.js';
-import { systemActor, transactionWithEvents, type Emit } from '../events/outbox.js';
+import { systemActor, transactionWithEvents, type Emit } from '../outbox/outbox.js';
 import { emitWaitlistEvent } from './waitlist-service.js';
 
 type EventRow = typeof events.$inferSelect;

@@ -7,7 +7,7 @@ import { ApiError } from '../../core/errors.js';
 import { instantToLocal } from '../../lib/local-time.js';
 import { splitPersonName } from '../../lib/person-name.js';
 import type { EventType } from '../../lib/event-catalogue.js';
-import { actorOf, transactionWithEvents, type Emit } from '../events/outbox.js';
+import { actorOf, transactionWithEvents, type Emit } from '../outbox/outbox.js';
 import { guestName, type GuestRow } from '../guests/guest-json.js';
 import { findOrCreateGuestByPhone, getGuestForVenue } from '../guests/guest-service.js';
 import { fetchPage, type ListQuery } from '../pagination.js';

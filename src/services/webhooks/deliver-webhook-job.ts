@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { config } from '../../config.js';
-import { maxDeliveryAttempts, retryDelayMs } from '../../lib/webhook-backoff.js';
+import { maxDeliveryAttempts, retryDelayMs, type RetrySchedule } from '../../lib/webhook-backoff.js';
 import { signedHeaders, type SignatureScheme } from '../../lib/webhook-signature.js';
 import { countWebhookDelivered, countWebhookFailure } from '../../metrics/metrics.js';
 import { destinationOf, postponementMs } from '../../lib/webhook-destination.js';
@@ -18,11 +17,12 @@ import {
   type AttemptRecord,
   type ClaimedAttempt,
   type DeliveryContext,
+  type EndpointHealthThresholds,
 } from './delivery-state.js';
 import { disableFailingEndpoint } from './endpoint-health.js';
 import { serialiseEnvelope } from './envelope.js';
 import { postWebhook, type WebhookOutcome } from './post-webhook.js';
-import { getOrganisationSecretState, openSigningSecrets, secretStateOf } from './signing-secrets.js';
+import { getOrganisationSecretState, secretStateOf, type SigningSecretOpener } from './signing-secrets.js';
 import { getMainEndpoint } from './webhook-endpoint-service.js';
 
 /**
@@ -37,6 +37,16 @@ export type DeliveryOutcome =
   | { kind: 'retry'; attempt: number; at: Date; message: string }
   | { kind: 'discarded'; message: string | null }
   | { kind: 'postponed' };
+
+/**
+ * What a worker-webhooks process delivers with besides its slots: how it schedules retries, when it
+ * disables a destination that keeps failing, and its opener of signing secrets.
+ */
+export interface DeliveryWorker {
+  retry: RetrySchedule;
+  health: EndpointHealthThresholds;
+  secrets: SigningSecretOpener;
+}
 
 /** What the steps may do to the job that carries the delivery (a BullMQ job, behind the adapter). */
 export interface DeliveryJobControl {
@@ -59,10 +69,13 @@ const toSecond = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 type Destination = { endpointId: string | null; url: string | null } & ({ secrets: string[]; scheme: SignatureScheme } | { error: string });
 
 /** Where this attempt goes and which secrets sign it; an unusable destination is a failed attempt. */
-async function resolveDestination({ delivery, endpoint: pinned, organisationSecret }: DeliveryContext): Promise<Destination> {
+async function resolveDestination(
+  { delivery, endpoint: pinned, organisationSecret }: DeliveryContext,
+  secrets: SigningSecretOpener,
+): Promise<Destination> {
   if (delivery.destination === 'url') {
     const state = organisationSecret ? secretStateOf(organisationSecret) : await getOrganisationSecretState(delivery.organisationId);
-    return { endpointId: null, url: delivery.url, secrets: openSigningSecrets(state), scheme: 'service-v1' };
+    return { endpointId: null, url: delivery.url, secrets: secrets.open(state), scheme: 'service-v1' };
   }
   // The venue's main destination is pinned at its first use: a redelivery goes to the same one.
   const endpoint = delivery.endpointId ? pinned : await getMainEndpoint(delivery.venueId);
@@ -74,7 +87,7 @@ async function resolveDestination({ delivery, endpoint: pinned, organisationSecr
   return {
     endpointId: endpoint.id,
     url: endpoint.url,
-    secrets: openSigningSecrets(secretStateOf(endpoint)),
+    secrets: secrets.open(secretStateOf(endpoint)),
     scheme: endpoint.signatureScheme,
   };
 }
@@ -142,14 +155,18 @@ export interface PreparedDelivery {
  * Then the row: gone, or not pending (delivered or annulled: nothing to do; discarded after its
  * last attempt and retried from Bull Board: a redelivery), or waiting for its predecessor.
  */
-export async function prepareDelivery(slots: DestinationSlots, job: DeliveryJobControl): Promise<PreparedDelivery | DeliveryOutcome> {
+export async function prepareDelivery(
+  slots: DestinationSlots,
+  job: DeliveryJobControl,
+  secrets: SigningSecretOpener,
+): Promise<PreparedDelivery | DeliveryOutcome> {
   const { deliveryId, destination: expected, after } = job.data;
   if (expected && (await slots.isSaturated(expected))) return postpone(slots, job, expected);
   const context = await readDeliveryContext(deliveryId);
   if (!context) return nothingToSend;
   if (context.delivery.status !== 'pending' && !(await reopenDeliveries([deliveryId], 'exhausted')).length) return nothingToSend;
   if (after && context.delivery.attempts === 0 && !(await hasAttemptOutcome(after))) return waitForPredecessor(job);
-  return { context, destination: await resolveDestination(context) };
+  return { context, destination: await resolveDestination(context, secrets) };
 }
 
 /** A made attempt: the row's claim and what the destination answered. */
@@ -196,7 +213,12 @@ export async function attemptDelivery(
  * line in the job's log, the next delivery of an ordered recovery woken, the destination disabled if
  * due; then what the job does next.
  */
-export async function concludeDelivery(job: DeliveryJobControl, attempted: AttemptedDelivery, log: Logger): Promise<DeliveryOutcome> {
+export async function concludeDelivery(
+  job: DeliveryJobControl,
+  attempted: AttemptedDelivery,
+  log: Logger,
+  worker: DeliveryWorker,
+): Promise<DeliveryOutcome> {
   const { context, destination, claimed, sent } = attempted;
   const { deliveryId, next } = job.data;
   const attempt = claimed.attempts;
@@ -232,12 +254,12 @@ export async function concludeDelivery(job: DeliveryJobControl, attempted: Attem
     return { kind: 'delivered' };
   }
 
-  const delay = retryDelayMs(attempt, config.WEBHOOK_BACKOFF_SCALE);
+  const delay = retryDelayMs(attempt, worker.retry.backoffScale);
   const nextAttemptAt = delay < 0 ? null : new Date(Date.now() + delay);
-  const [recorded] = await Promise.all([recordFailure(record, nextAttemptAt), logged]);
+  const [recorded] = await Promise.all([recordFailure(record, nextAttemptAt, worker.health), logged]);
   wakeNext();
   countWebhookFailure(delay < 0);
-  const disabled = recorded.disableDue && reachedEndpointId ? await disableFailingEndpoint(reachedEndpointId, log) : false;
+  const disabled = recorded.disableDue && reachedEndpointId ? await disableFailingEndpoint(reachedEndpointId, worker.health, log) : false;
   if (!recorded.applied) return nothingToSend; // annulled while the request was under way
   if (!nextAttemptAt) return { kind: 'discarded', message: `${sent.summary} (attempt ${attempt} of ${maxDeliveryAttempts})` };
   // Disabling discarded this delivery and removed the other jobs of the destination; this one, which
@@ -252,10 +274,15 @@ export async function concludeDelivery(job: DeliveryJobControl, attempted: Attem
 }
 
 /** worker-webhooks: one run of a delivery's job, prepare → attempt → conclude. */
-export async function deliverWebhookJob(slots: DestinationSlots, job: DeliveryJobControl, log: Logger): Promise<DeliveryOutcome> {
-  const prepared = await prepareDelivery(slots, job);
+export async function deliverWebhookJob(
+  slots: DestinationSlots,
+  job: DeliveryJobControl,
+  log: Logger,
+  worker: DeliveryWorker,
+): Promise<DeliveryOutcome> {
+  const prepared = await prepareDelivery(slots, job, worker.secrets);
   if (isOutcome(prepared)) return prepared;
   const attempted = await attemptDelivery(slots, job, prepared);
   if (isOutcome(attempted)) return attempted;
-  return concludeDelivery(job, attempted, log);
+  return concludeDelivery(job, attempted, log, worker);
 }

@@ -1,5 +1,4 @@
 import { and, eq, gt, inArray, isNull, lt, ne, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import { config } from '../../config.js';
 import { db, prepareSql, type DbOrTx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import {
@@ -22,49 +21,52 @@ import type { DeliveryRow } from './delivery-json.js';
 
 const bump = () => ({ updatedAt: nextUpdatedAt(webhookDeliveries.updatedAt) });
 
-// Prepared once: these run for every attempt, and building a statement is most of its cost.
-const contextStatement = db
-  .select({
-    delivery: {
-      id: webhookDeliveries.id,
-      organisationId: webhookDeliveries.organisationId,
-      venueId: webhookDeliveries.venueId,
-      runId: webhookDeliveries.runId,
-      idempotencyKey: webhookDeliveries.idempotencyKey,
-      destination: webhookDeliveries.destination,
-      endpointId: webhookDeliveries.endpointId,
-      url: webhookDeliveries.url,
-      status: webhookDeliveries.status,
-      attempts: webhookDeliveries.attempts,
-      payload: webhookDeliveries.payload,
-    },
-    event: {
-      id: events.id,
-      type: events.type,
-      createdAt: events.createdAt,
-      venueId: events.venueId,
-      data: events.data,
-      subjectType: events.subjectType,
-      subjectId: events.subjectId,
-    },
-    automation: { name: automations.name },
-    endpoint: webhookEndpoints,
-    organisationSecret: organisationWebhookSecrets,
-    ...reservationViewColumns,
-  })
-  .from(webhookDeliveries)
-  .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-  .innerJoin(automations, eq(automations.id, webhookDeliveries.automationId))
-  .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-  .leftJoin(organisationWebhookSecrets, eq(organisationWebhookSecrets.organisationId, webhookDeliveries.organisationId))
-  // The current state of a reservation whose body is still to be built, in the same round trip.
-  .leftJoin(
-    reservations,
-    and(isNull(webhookDeliveries.payload), eq(events.subjectType, 'reservation'), eq(reservations.id, events.subjectId)),
-  )
-  .leftJoin(guests, reservationViewGuestJoin)
-  .where(eq(webhookDeliveries.id, sql.placeholder('id')))
-  .prepare('read_webhook_delivery_context');
+// Prepared once, on first use (never when the module is loaded): these run for every attempt, and
+// building a statement is most of its cost.
+const prepareContextStatement = () =>
+  db
+    .select({
+      delivery: {
+        id: webhookDeliveries.id,
+        organisationId: webhookDeliveries.organisationId,
+        venueId: webhookDeliveries.venueId,
+        runId: webhookDeliveries.runId,
+        idempotencyKey: webhookDeliveries.idempotencyKey,
+        destination: webhookDeliveries.destination,
+        endpointId: webhookDeliveries.endpointId,
+        url: webhookDeliveries.url,
+        status: webhookDeliveries.status,
+        attempts: webhookDeliveries.attempts,
+        payload: webhookDeliveries.payload,
+      },
+      event: {
+        id: events.id,
+        type: events.type,
+        createdAt: events.createdAt,
+        venueId: events.venueId,
+        data: events.data,
+        subjectType: events.subjectType,
+        subjectId: events.subjectId,
+      },
+      automation: { name: automations.name },
+      endpoint: webhookEndpoints,
+      organisationSecret: organisationWebhookSecrets,
+      ...reservationViewColumns,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .innerJoin(automations, eq(automations.id, webhookDeliveries.automationId))
+    .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .leftJoin(organisationWebhookSecrets, eq(organisationWebhookSecrets.organisationId, webhookDeliveries.organisationId))
+    // The current state of a reservation whose body is still to be built, in the same round trip.
+    .leftJoin(
+      reservations,
+      and(isNull(webhookDeliveries.payload), eq(events.subjectType, 'reservation'), eq(reservations.id, events.subjectId)),
+    )
+    .leftJoin(guests, reservationViewGuestJoin)
+    .where(eq(webhookDeliveries.id, sql.placeholder('id')))
+    .prepare('read_webhook_delivery_context');
+let contextStatement: ReturnType<typeof prepareContextStatement> | undefined;
 
 /**
  * Everything an attempt needs, in one round trip: the delivery (its state and stored body), the
@@ -73,29 +75,31 @@ const contextStatement = db
  * the delivery does not exist.
  */
 export async function readDeliveryContext(id: string) {
-  const [row] = await contextStatement.execute({ id });
+  const [row] = await (contextStatement ??= prepareContextStatement()).execute({ id });
   return row;
 }
 
 export type DeliveryContext = NonNullable<Awaited<ReturnType<typeof readDeliveryContext>>>;
 
-const claimStatement = db
-  .update(webhookDeliveries)
-  .set({
-    attempts: sql`${webhookDeliveries.attempts} + 1`,
-    lifetimeAttempts: sql`${webhookDeliveries.lifetimeAttempts} + 1`,
-    lastAttemptAt: sql`clock_timestamp()`,
-    payload: sql`coalesce(${webhookDeliveries.payload}, ${sql.placeholder('payload')}::text)`,
-    ...bump(),
-  })
-  .where(and(eq(webhookDeliveries.id, sql.placeholder('id')), eq(webhookDeliveries.status, 'pending')))
-  .returning({
-    attempts: webhookDeliveries.attempts,
-    lifetimeAttempts: webhookDeliveries.lifetimeAttempts,
-    startedAt: webhookDeliveries.lastAttemptAt,
-    payload: webhookDeliveries.payload,
-  })
-  .prepare('claim_webhook_attempt');
+const prepareClaimStatement = () =>
+  db
+    .update(webhookDeliveries)
+    .set({
+      attempts: sql`${webhookDeliveries.attempts} + 1`,
+      lifetimeAttempts: sql`${webhookDeliveries.lifetimeAttempts} + 1`,
+      lastAttemptAt: sql`clock_timestamp()`,
+      payload: sql`coalesce(${webhookDeliveries.payload}, ${sql.placeholder('payload')}::text)`,
+      ...bump(),
+    })
+    .where(and(eq(webhookDeliveries.id, sql.placeholder('id')), eq(webhookDeliveries.status, 'pending')))
+    .returning({
+      attempts: webhookDeliveries.attempts,
+      lifetimeAttempts: webhookDeliveries.lifetimeAttempts,
+      startedAt: webhookDeliveries.lastAttemptAt,
+      payload: webhookDeliveries.payload,
+    })
+    .prepare('claim_webhook_attempt');
+let claimStatement: ReturnType<typeof prepareClaimStatement> | undefined;
 
 export interface ClaimedAttempt {
   /** The attempt's number in the current cycle (1 to 5). */
@@ -114,7 +118,7 @@ export interface ClaimedAttempt {
  * no longer pending.
  */
 export async function claimAttempt(id: string, payload: string): Promise<ClaimedAttempt | undefined> {
-  const [row] = await claimStatement.execute({ id, payload });
+  const [row] = await (claimStatement ??= prepareClaimStatement()).execute({ id, payload });
   return row
     ? {
         attempts: row.attempts,
@@ -152,13 +156,20 @@ export interface RecordedAttempt {
 }
 
 /**
- * The thresholds of docs/webhooks.md "Endpoint health": WEBHOOK_DISABLE_AFTER_FAILURES failed
- * attempts in a row and WEBHOOK_DISABLE_AFTER_MINUTES since the first of them, on a destination
- * still active and not already disabled.
+ * The thresholds of docs/webhooks.md "Endpoint health" (WEBHOOK_DISABLE_AFTER_FAILURES,
+ * WEBHOOK_DISABLE_AFTER_MINUTES): this many failed attempts in a row, and this long since the first.
  */
-export const failingTooLong = sql`${webhookEndpoints.isActive} and ${webhookEndpoints.disabledAt} is null
-  and ${webhookEndpoints.consecutiveFailures} >= ${config.WEBHOOK_DISABLE_AFTER_FAILURES}
-  and ${webhookEndpoints.failingSince} <= clock_timestamp() - make_interval(mins => ${config.WEBHOOK_DISABLE_AFTER_MINUTES})`;
+export interface EndpointHealthThresholds {
+  failures: number;
+  minutes: number;
+}
+
+/** A destination still active and not already disabled that has reached the thresholds (values, or placeholders of a prepared statement). */
+export function failingTooLong(failures: number | SQL, minutes: number | SQL): SQL {
+  return sql`${webhookEndpoints.isActive} and ${webhookEndpoints.disabledAt} is null
+  and ${webhookEndpoints.consecutiveFailures} >= ${failures}
+  and ${webhookEndpoints.failingSince} <= clock_timestamp() - make_interval(mins => ${minutes})`;
+}
 
 /** A value of the prepared record statements, typed in SQL (the values are given as the driver sends them). */
 const param = (name: string, type: 'uuid' | 'int' | 'text' | 'timestamptz') => sql`${sql.placeholder(name)}::${sql.raw(type)}`;
@@ -167,26 +178,28 @@ const param = (name: string, type: 'uuid' | 'int' | 'text' | 'timestamptz') => s
 const outcomeColumns = { lastResponseStatus: param('status', 'int'), endpointId: param('endpointId', 'uuid'), url: param('url', 'text') };
 
 /** A 2xx answer is the truth, even if the delivery was annulled while the request was under way. */
-const concludeDelivered = db
-  .update(webhookDeliveries)
-  .set({ status: 'delivered', ...outcomeColumns, lastError: null, nextAttemptAt: null, discardReason: null, ...bump() })
-  .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), ne(webhookDeliveries.status, 'delivered')))
-  .returning({ id: webhookDeliveries.id });
+const concludeDelivered = () =>
+  db
+    .update(webhookDeliveries)
+    .set({ status: 'delivered', ...outcomeColumns, lastError: null, nextAttemptAt: null, discardReason: null, ...bump() })
+    .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), ne(webhookDeliveries.status, 'delivered')))
+    .returning({ id: webhookDeliveries.id });
 
 /** A failed attempt: pending with its next moment, or discarded when no attempt follows; only while pending. */
 const lastAttempt = sql`${param('nextAttemptAt', 'timestamptz')} is null`;
-const concludeFailed = db
-  .update(webhookDeliveries)
-  .set({
-    ...outcomeColumns,
-    lastError: param('error', 'text'),
-    nextAttemptAt: param('nextAttemptAt', 'timestamptz'),
-    status: sql`case when ${lastAttempt} then 'discarded' else ${webhookDeliveries.status} end`,
-    discardReason: sql`case when ${lastAttempt} then 'max_attempts' else ${webhookDeliveries.discardReason} end`,
-    ...bump(),
-  })
-  .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), eq(webhookDeliveries.status, 'pending')))
-  .returning({ id: webhookDeliveries.id });
+const concludeFailed = () =>
+  db
+    .update(webhookDeliveries)
+    .set({
+      ...outcomeColumns,
+      lastError: param('error', 'text'),
+      nextAttemptAt: param('nextAttemptAt', 'timestamptz'),
+      status: sql`case when ${lastAttempt} then 'discarded' else ${webhookDeliveries.status} end`,
+      discardReason: sql`case when ${lastAttempt} then 'max_attempts' else ${webhookDeliveries.discardReason} end`,
+      ...bump(),
+    })
+    .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), eq(webhookDeliveries.status, 'pending')))
+    .returning({ id: webhookDeliveries.id });
 
 /**
  * The destination's health after an attempt made to it (none when `reachedEndpointId` is null). A
@@ -219,18 +232,23 @@ function endpointHealthUpdate(ok: boolean) {
       failingSince: sql`coalesce(${webhookEndpoints.failingSince}, clock_timestamp())`,
     })
     .where(endpoint)
-    .returning({ disableDue: sql<boolean>`${failingTooLong}`.as('disable_due') });
+    .returning({
+      disableDue: sql<boolean>`${failingTooLong(param('disableAfterFailures', 'int'), param('disableAfterMinutes', 'int'))}`.as(
+        'disable_due',
+      ),
+    });
 }
 
-const logAttempt = db.insert(webhookDeliveryAttempts).values({
-  deliveryId: param('deliveryId', 'uuid'),
-  attempt: param('attempt', 'int'),
-  startedAt: param('startedAt', 'timestamptz'),
-  durationMs: param('durationMs', 'int'),
-  responseStatus: param('status', 'int'),
-  error: param('attemptError', 'text'),
-  responseBodyExcerpt: param('excerpt', 'text'),
-});
+const logAttempt = () =>
+  db.insert(webhookDeliveryAttempts).values({
+    deliveryId: param('deliveryId', 'uuid'),
+    attempt: param('attempt', 'int'),
+    startedAt: param('startedAt', 'timestamptz'),
+    durationMs: param('durationMs', 'int'),
+    responseStatus: param('status', 'int'),
+    error: param('attemptError', 'text'),
+    responseBodyExcerpt: param('excerpt', 'text'),
+  });
 
 /**
  * Records one attempt in one statement (so in one transaction): the delivery's new state
@@ -241,19 +259,24 @@ const logAttempt = db.insert(webhookDeliveryAttempts).values({
 function prepareRecord(conclude: SQLWrapper, ok: boolean) {
   // drizzle puts an embedded query builder in parentheses itself.
   return prepareSql<{ applied: boolean; disableDue: boolean }>(
-    sql`with concluded as ${conclude}, logged as ${logAttempt}, health as ${endpointHealthUpdate(ok)}
+    sql`with concluded as ${conclude}, logged as ${logAttempt()}, health as ${endpointHealthUpdate(ok)}
       select exists (select from concluded) as applied, coalesce((select bool_or(disable_due) from health), false) as "disableDue"`,
   );
 }
 
-const recordStatements = { delivered: prepareRecord(concludeDelivered, true), failed: prepareRecord(concludeFailed, false) };
+const prepareRecordStatements = () => ({
+  delivered: prepareRecord(concludeDelivered(), true),
+  failed: prepareRecord(concludeFailed(), false),
+});
+let recordStatements: ReturnType<typeof prepareRecordStatements> | undefined;
 
 async function recordAttempt(
-  kind: keyof typeof recordStatements,
+  kind: keyof ReturnType<typeof prepareRecordStatements>,
   { deliveryId, outcome, log, reachedEndpointId }: AttemptRecord,
   nextAttemptAt: Date | null,
+  health: EndpointHealthThresholds | null,
 ) {
-  const [row] = await recordStatements[kind]({
+  const [row] = await (recordStatements ??= prepareRecordStatements())[kind]({
     deliveryId,
     status: outcome.status,
     error: outcome.error,
@@ -266,18 +289,24 @@ async function recordAttempt(
     attemptError: log.error,
     excerpt: log.responseBodyExcerpt,
     reachedEndpointId,
+    disableAfterFailures: health?.failures,
+    disableAfterMinutes: health?.minutes,
   });
   return { applied: row?.applied ?? false, disableDue: row?.disableDue ?? false };
 }
 
 /** A 2xx answer is the truth, even if the delivery was annulled while the request was under way. */
 export function recordDelivered(record: AttemptRecord): Promise<RecordedAttempt> {
-  return recordAttempt('delivered', record, null);
+  return recordAttempt('delivered', record, null, null);
 }
 
 /** A failed attempt: pending with its next moment, or discarded after the last one (`nextAttemptAt` null); not applied when no longer pending. */
-export function recordFailure(record: AttemptRecord, nextAttemptAt: Date | null): Promise<RecordedAttempt> {
-  return recordAttempt('failed', record, nextAttemptAt);
+export function recordFailure(
+  record: AttemptRecord,
+  nextAttemptAt: Date | null,
+  health: EndpointHealthThresholds,
+): Promise<RecordedAttempt> {
+  return recordAttempt('failed', record, nextAttemptAt, health);
 }
 
 /**

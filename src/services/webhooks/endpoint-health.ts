@@ -5,9 +5,9 @@ import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { organisations, webhookEndpoints } from '../../db/schema/index.js';
 import type { OperatorEventType } from '../../lib/event-catalogue.js';
 import { logger } from '../../logger.js';
-import { systemActor, transactionWithEvents, type Emit } from '../events/outbox.js';
+import { systemActor, transactionWithEvents, type Emit } from '../outbox/outbox.js';
 import { dropAnnulledJobs } from '../../jobs/webhook-delivery-job.js';
-import { annulPendingDeliveries, failingTooLong } from './delivery-state.js';
+import { annulPendingDeliveries, failingTooLong, type EndpointHealthThresholds } from './delivery-state.js';
 import { webhookEndpointJson, type WebhookEndpointRow } from './webhook-endpoint-json.js';
 
 /** An operator event about a destination: its data is the destination as GET returns it. */
@@ -34,14 +34,14 @@ async function emitEndpointEvent(tx: Tx, emit: Emit, type: OperatorEventType, en
  * `webhook_endpoint_disabled` and discards the deliveries waiting for an attempt there
  * (`endpoint_disabled`); their jobs are removed after the commit. True when this call disabled it.
  */
-export async function disableFailingEndpoint(endpointId: string, log: Logger = logger): Promise<boolean> {
+export async function disableFailingEndpoint(endpointId: string, health: EndpointHealthThresholds, log: Logger = logger): Promise<boolean> {
   const discarded = await transactionWithEvents(
     systemActor('worker-webhooks'),
     async (tx, emit) => {
       const [endpoint] = await tx
         .update(webhookEndpoints)
         .set({ isActive: false, disabledAt: sql`clock_timestamp()`, updatedAt: nextUpdatedAt(webhookEndpoints.updatedAt) })
-        .where(and(eq(webhookEndpoints.id, endpointId), failingTooLong))
+        .where(and(eq(webhookEndpoints.id, endpointId), failingTooLong(health.failures, health.minutes)))
         .returning();
       if (!endpoint) return null;
       await emitEndpointEvent(tx, emit, 'webhook_endpoint_disabled', endpoint);

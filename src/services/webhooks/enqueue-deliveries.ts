@@ -1,4 +1,4 @@
-import { config } from '../../config.js';
+import { processConfig } from '../../config.js';
 import { groupBy } from '../../lib/group-by.js';
 import { destinationOf } from '../../lib/webhook-destination.js';
 import { webhookDeliveryJob, type WebhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
@@ -59,8 +59,8 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
     [...groupBy(dueNow, (d) => destinationOfDelivery.get(d.id)!)].map(([destination, list]) => [destination, list.map((d) => d.id)]),
   );
   const heldBack = await DestinationSlots.holdBack(getQueueConnection(), byDestination, {
-    prefix: config.QUEUE_PREFIX,
-    limit: config.WEBHOOK_DESTINATION_CONCURRENCY,
+    prefix: processConfig().QUEUE_PREFIX,
+    limit: processConfig().WEBHOOK_DESTINATION_CONCURRENCY,
   });
   // Only the jobs that go to the workers now take a place in the line; those enqueued delayed run
   // behind it when they come back (src/queues/fair-share.ts).

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { config } from '../../config.js';
+import { processConfig } from '../../config.js';
 import { checkAddress } from '../../lib/ip-address-check.js';
 import { logger } from '../../logger.js';
 
@@ -112,7 +112,7 @@ function summariseError(err: unknown, host: string): string {
  */
 export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
   const started = performance.now();
-  const allowPrivate = post.allowPrivate ?? config.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
+  const allowPrivate = post.allowPrivate ?? processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS;
   const timeoutMs = post.timeoutMs ?? webhookTimeoutMs;
   const done = (status: number | null, error: string | null, summary = error ?? '', body: Buffer | null = null): WebhookOutcome => ({
     ok: error === null,

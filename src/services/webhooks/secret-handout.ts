@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { config } from '../../config.js';
+import { processConfig } from '../../config.js';
 import { db, type Tx } from '../../db/client.js';
 import { webhookSecretRotations } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
@@ -87,5 +87,5 @@ export function secretSuperseded(): ApiError {
 /** Rule 5 of docs/webhooks.md: the secret of the record while it is still the current version. */
 export function openHandedOutSecret(record: HandoutRecord, currentVersion: number | null): string {
   if (currentVersion === null || rotationReplayOutcome(record.secretVersion, currentVersion) === 'superseded') throw secretSuperseded();
-  return openSecret(record.secret, config.secretsKey);
+  return openSecret(record.secret, processConfig().secretsKey);
 }

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { config } from '../../config.js';
+import { processConfig } from '../../config.js';
 import { db, type DbOrTx } from '../../db/client.js';
 import { organisationWebhookSecrets } from '../../db/schema/index.js';
 import { openSecret, sealSecret } from '../../lib/secret-box.js';
@@ -37,30 +37,36 @@ export function secretColumnsOf(state: SealedSecretState): SecretColumns {
 /** A new secret in the format of the scheme it will sign with; the organisation's secret signs with `service-v1`. */
 export function sealNewSecret(scheme: SignatureScheme = 'service-v1'): { secret: string; sealed: string } {
   const secret = generateWebhookSecret(scheme);
-  return { secret, sealed: sealSecret(secret, config.secretsKey) };
+  return { secret, sealed: sealSecret(secret, processConfig().secretsKey) };
 }
 
-/**
- * Sealed secrets already opened by this process, by their sealed form (unique per secret: a random
- * IV each): a delivery is signed at every attempt, and deciphering was a fair part of an attempt's
- * work. Bounded; the plaintexts stay in this process's memory, where signing needs them anyway.
- */
-const opened = new Map<string, string>();
 const maxOpened = 1000;
 
-function openCached(sealed: string): string {
-  let plain = opened.get(sealed);
-  if (plain === undefined) {
-    plain = openSecret(sealed, config.secretsKey);
-    if (opened.size >= maxOpened) opened.clear();
-    opened.set(sealed, plain);
-  }
-  return plain;
-}
+/**
+ * Opens sealed signing secrets with the process's key (SECRETS_KEY), keeping those it has opened by
+ * their sealed form (unique per secret: a random IV each): a delivery is signed at every attempt, and
+ * deciphering was a fair part of an attempt's work. Bounded; the plaintexts stay in the memory of the
+ * process that signs with them anyway. One per worker-webhooks process and one per web app.
+ */
+export class SigningSecretOpener {
+  private readonly opened = new Map<string, string>();
 
-/** The plaintext secrets that sign now, newest first. */
-export function openSigningSecrets(state: SealedSecretState, now = new Date()): string[] {
-  return signingSecrets(state, now).map(openCached);
+  constructor(private readonly secretsKey: Buffer) {}
+
+  /** The plaintext secrets that sign now, newest first. */
+  open(state: SealedSecretState, now = new Date()): string[] {
+    return signingSecrets(state, now).map((sealed) => this.openCached(sealed));
+  }
+
+  private openCached(sealed: string): string {
+    let plain = this.opened.get(sealed);
+    if (plain === undefined) {
+      plain = openSecret(sealed, this.secretsKey);
+      if (this.opened.size >= maxOpened) this.opened.clear();
+      this.opened.set(sealed, plain);
+    }
+    return plain;
+  }
 }
 
 /**

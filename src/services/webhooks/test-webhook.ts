@@ -4,7 +4,7 @@ import { getVisibleVenue } from '../venues/venue-service.js';
 import { signedHeaders } from '../../lib/webhook-signature.js';
 import { serialiseEnvelope } from './envelope.js';
 import { postWebhook } from './post-webhook.js';
-import { getOrganisationSecretState, openSigningSecrets, secretStateOf } from './signing-secrets.js';
+import { getOrganisationSecretState, secretStateOf, type SigningSecretOpener } from './signing-secrets.js';
 import { getVisibleEndpoint } from './webhook-endpoint-service.js';
 
 export type TestTarget = { endpointId: string } | { venueId: string; url: string };
@@ -19,9 +19,9 @@ export interface TestDeliveryOutcome {
 
 /**
  * POST /webhook-endpoints/test: a signed `webhook_test` sent now, with the secret the destination
- * would use (the endpoint's, or the organisation's for an address), and not kept.
+ * would use (the endpoint's, or the organisation's for an address, opened by `secrets`), and not kept.
  */
-export async function sendTestWebhook(auth: AuthContext, target: TestTarget): Promise<TestDeliveryOutcome> {
+export async function sendTestWebhook(auth: AuthContext, target: TestTarget, secrets: SigningSecretOpener): Promise<TestDeliveryOutcome> {
   const endpoint = 'endpointId' in target ? await getVisibleEndpoint(auth, target.endpointId) : null;
   const venueId = endpoint ? endpoint.venueId : (await getVisibleVenue(auth, (target as { venueId: string }).venueId)).id;
   const url = endpoint ? endpoint.url : (target as { url: string }).url;
@@ -46,7 +46,7 @@ export async function sendTestWebhook(auth: AuthContext, target: TestTarget): Pr
   );
   const outcome = await postWebhook({
     url,
-    headers: signedHeaders(endpoint?.signatureScheme ?? 'service-v1', openSigningSecrets(state), key, body),
+    headers: signedHeaders(endpoint?.signatureScheme ?? 'service-v1', secrets.open(state), key, body),
     body,
   });
   return {

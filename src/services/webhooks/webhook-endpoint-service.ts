@@ -6,7 +6,7 @@ import { canSeeVenue, type AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
-import { actorOf, transactionWithEvents } from '../events/outbox.js';
+import { actorOf, transactionWithEvents } from '../outbox/outbox.js';
 import { fetchPage, type ListQuery } from '../pagination.js';
 import { enableDisabledEndpoint } from './endpoint-health.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';

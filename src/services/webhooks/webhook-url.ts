@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { config } from '../../config.js';
+import { processConfig } from '../../config.js';
 import { checkAddress } from '../../lib/ip-address-check.js';
 
 /**
@@ -15,7 +15,7 @@ export const webhookUrlSchema = z
     // zod runs this refinement even when the url check above failed.
     if (!URL.canParse(value)) return;
     const url = new URL(value);
-    const allowPrivate = config.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
+    const allowPrivate = processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS;
     if (url.protocol !== 'https:' && !allowPrivate) ctx.addIssue({ code: 'custom', message: 'must be an https address' });
     if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not carry credentials' });
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');

@@ -5,7 +5,6 @@ import { addEventJobs, eventJob } from '../../jobs/event-job.js';
 import { addCatchUpSweepJob } from '../../jobs/timer-job.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
-import { sweepDeliveries } from '../webhooks/sweep-deliveries.js';
 import { findUnsequencedOrganisations, sequenceEventsOf, vacuumUnsequencedEvents } from './event-sequencer.js';
 
 /** docs/architecture.md: the process that committed an event enqueues it itself; after 30 s it is the sweeper's. */
@@ -54,8 +53,7 @@ export async function sweepOutbox(): Promise<number> {
   await vacuumUnsequencedEvents();
   // Stream positions of events whose process died between their commit and numbering them.
   await sequenceEventsOf(await findUnsequencedOrganisations(unsequencedAfterSeconds));
-  // Webhook deliveries are swept on the same beat: their rows are an outbox of their own.
-  return requeued + (await sweepDeliveries());
+  return requeued;
 }
 
 /** An event still undispatched this long after its commit is not merely being processed. */

@@ -8,7 +8,7 @@ import { eventBatchSize, eventJob, type EventJob } from '../../jobs/event-job.js
 import { isQueueConnectionReady } from '../../queues/queues.js';
 import { runAutomations } from '../automations/run-automations.js';
 import { offerFreedTable } from '../waitlist/offer-freed-table.js';
-import { enqueueEventsWhenRedisIsBack } from './outbox.js';
+import { enqueueEventsWhenRedisIsBack } from '../outbox/outbox.js';
 
 /**
  * Processes outbox events together: their automations in one transaction and one enqueue, the
