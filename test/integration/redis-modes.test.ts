@@ -8,10 +8,16 @@ import { startOwnReplicaPair } from '../topologies/own-redis-topologies.js';
 // Servers of this file's own (a master and its replica, from the Debian package), ended by pid.
 const pair = await startOwnReplicaPair();
 const connections: RedisClient[] = [];
-const connect = (port: number) => {
+/**
+ * A request-path connection, once it is ready: it queues nothing while connecting (it fails fast, as
+ * a request must), so a command sent before that fails; on a loaded machine the connect took long
+ * enough for the PING below to fail with "Stream isn't writeable".
+ */
+const connect = async (port: number) => {
   const redis = createRedisConnection({ topology: { mode: 'single', url: `redis://127.0.0.1:${port}` }, giveUpAfterMs: 0 }, 'request');
   redis.on('error', () => {});
   connections.push(redis);
+  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
   return redis;
 };
 const answers = (redis: RedisClient) =>
@@ -30,8 +36,8 @@ afterAll(async () => {
 
 describe('Redis health and connection loss', () => {
   it('counts a writable master as available and a replica, which answers PING, as unavailable', async () => {
-    const master = connect(pair.master.port);
-    const replica = connect(pair.replica.port);
+    const master = await connect(pair.master.port);
+    const replica = await connect(pair.replica.port);
     expect(await answers(master)).toBe(true);
     expect(await replica.ping()).toBe('PONG');
     expect(await answers(replica)).toBe(false);
