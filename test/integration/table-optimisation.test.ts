@@ -199,7 +199,8 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
   });
 
   it('concurrent bookings and PATCHes on one busy night: every 201 has its tables, the invariant check finds nothing, moves happened', async () => {
-    const t = await createTenant();
+    // Up to 12 waves of 84 requests within a minute: more than a key's default 600 a minute.
+    const t = await createTenant({ key: { rateLimitPerMinute: 1_000_000 } });
     venueIds.push(t.venueId);
     const tops = [...Array(6).fill([1, 2]), ...Array(8).fill([2, 4]), ...Array(3).fill([4, 6]), [5, 8]] as [number, number][];
     await configureVenue(t.venueId, {
