@@ -2,9 +2,19 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { Queue } from 'bullmq';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
+// A database of its own: the delivery sweepers of other test files act on every row of a database,
+// and one of them enqueuing the orphaned delivery made it, and so the count, disappear.
+const ownDatabase = await vi.hoisted(async () => {
+  const { createOwnDatabase } = await import('../support/own-database.js');
+  const own = await createOwnDatabase('invariants');
+  process.env.DATABASE_URL = own.url;
+  return own;
+});
+
 import { processConfig } from '../../src/config.js';
-import { db } from '../../src/db/client.js';
+import { db, sql as pool } from '../../src/db/client.js';
 import {
   automationRuns,
   automations,
@@ -23,7 +33,11 @@ import { enqueueDeliveries } from '../../src/services/webhooks/enqueue-deliverie
 import { createTenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
-afterAll(async () => closeQueues());
+afterAll(async () => {
+  await closeQueues();
+  await pool.end();
+  await ownDatabase.drop();
+});
 
 const tomorrow = localDate(1);
 
