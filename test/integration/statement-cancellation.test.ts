@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processConfig } from '../../src/config.js';
 import { client, createTenant, useTestServer } from '../support/harness.js';
+import { countBlockedBy } from '../support/lock-waits.js';
 import { spawnServeApp, type ServeAppProcess } from '../support/serve-app-process.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 
@@ -13,19 +14,10 @@ afterAll(() => own.end());
 /** The test session that holds the venue's row lock (whileVenueLocked). */
 let holderPid = 0;
 
-/**
- * Statements waiting for the lock the test holds, directly or behind another waiter (the server's:
- * the test's own session is idle); other test files' lock waits in the same database do not count.
- */
-async function waitingStatements(): Promise<number> {
-  const [{ count }] = await own<{ count: number }[]>`
-    select count(*)::int as count from pg_stat_activity a
-    where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock' and state = 'active'
-      and (${holderPid}::int = any(pg_blocking_pids(a.pid))
-        or exists (select 1 from unnest(pg_blocking_pids(a.pid)) b where ${holderPid}::int = any(pg_blocking_pids(b))))`;
-  return count;
-}
+/** Statements of the server waiting for the venue lock the test holds (directly or behind another). */
+const waitingStatements = () => countBlockedBy(holderPid, own);
 
+/** Milliseconds until `check` holds (polled every 20 ms: how fast a cancel lands is what is measured). */
 async function until(check: () => Promise<boolean>, ms: number): Promise<number> {
   const started = Date.now();
   while (Date.now() - started < ms) {
