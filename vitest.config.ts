@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/setup-file.ts'],
     include: ['test/**/*.test.ts', 'clients/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,

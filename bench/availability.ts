@@ -16,7 +16,7 @@ const seconds = Number(process.argv[2] ?? 10);
 const earlierRev = process.argv[3];
 await prepareBenchDatabase('floorline_bench_availability');
 const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 
 const venues = { off: await createBenchTenant({ tableCount: 60 }), on: await createBenchTenant({ tableCount: 60 }) };
 await sql.end();

@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 
 const count = Number(process.argv[2] ?? 100_000);
 await prepareBenchDatabase('floorline_bench_exports');
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 
 const { organisationId, venueId, key } = await createBenchTenant();
 const from = '2025-01-01';

@@ -185,6 +185,6 @@ try {
   for (const child of processes) child.kill('SIGTERM');
   receiverA.process.kill('SIGTERM');
   receiverB.process.kill('SIGTERM');
-  const { sql } = await import('../src/db/client.js');
+  const sql = (await import('../src/db/client.js')).pool();
   await sql.end();
 }

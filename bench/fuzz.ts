@@ -19,7 +19,7 @@ const { apiRoutes } = await import('../src/routes/index.js');
 const { buildOpenApi } = await import('../src/http/openapi.js');
 // After the database is chosen: the contract check builds the document from the routes, which open it.
 const { checkConformance } = await import('../test/support/contract.js');
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 const { closeQueues } = await import('../src/queues/queues.js');
 const { closeRedis } = await import('../src/redis.js');
 

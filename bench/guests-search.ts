@@ -8,7 +8,7 @@ import { spawnServer } from './support/spawn-server.js';
 const seconds = Number(process.argv[2] ?? 10);
 const guestCount = 1_000_000;
 await prepareBenchDatabase('floorline_bench_guests');
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 
 const { organisationId, venueId, key } = await createBenchTenant();
 

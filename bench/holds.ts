@@ -9,7 +9,7 @@ import { spawnServer } from './support/spawn-server.js';
 const seconds = Number(process.argv[2] ?? 10);
 await prepareBenchDatabase('floorline_bench_holds');
 const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 
 const { venueId, key } = await createBenchTenant({ tableCount: 60 });
 

@@ -15,7 +15,7 @@ import { spawnServer } from './support/spawn-server.js';
 const seconds = Number(process.argv[2] ?? 10);
 const rounds = Number(process.argv[3] ?? 3);
 await prepareBenchDatabase('floorline_bench_http');
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 
 const { venueId, key } = await createBenchTenant();
 await sql.end();

@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 const rowCount = Number(process.argv[2] ?? 1000);
 await prepareBenchDatabase('floorline_bench_imports');
 const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 
 const { venueId, key } = await createBenchTenant({ tableCount: 24 });
 await sql.end();

@@ -25,7 +25,7 @@ const { createApiKey, createOrganisation } = await import('../src/services/keys/
 const { createVenue } = await import('../src/services/venues/venue-service.js');
 const { configureDemoVenue } = await import('../src/services/venue-config/demo-venue.js');
 const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 
 interface Tenant {
   venueId: string;

@@ -19,7 +19,7 @@ if (!(scale > 0) || !Number.isInteger(historyDays) || historyDays < 1) {
 const database = values.database ?? seedRecordOf(scale, historyDays);
 const url = await prepareBenchDatabase(database);
 const seed = await seedScaleHistory({ scale, historyDays, log: (line) => console.log(line) });
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 await sql.end();
 const record = { databaseUrl: url, organisationId: seed.organisationId, key: seed.key, counts: seed.counts };
 await writeSeedRecord(database, record);

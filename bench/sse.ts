@@ -19,7 +19,7 @@ const idleCount = Number(process.argv[4] ?? 1000);
 
 await prepareBenchDatabase('floorline_bench_sse');
 Object.assign(process.env, { LOG_LEVEL: 'warn' });
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 const { systemActor, transactionWithEvents } = await import('../src/services/outbox/outbox.js');
 const { closeQueues } = await import('../src/queues/queues.js');
 const { closeRedis } = await import('../src/redis.js');

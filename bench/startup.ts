@@ -10,7 +10,7 @@ import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './suppo
 const runs = Number(process.argv[2] ?? 5);
 execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
 await prepareBenchDatabase('floorline_bench_startup');
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 const { venueId, key } = await createBenchTenant();
 await sql.end();
 

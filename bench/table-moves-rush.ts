@@ -38,7 +38,7 @@ const { turnTimeRuleKind } = await import('../src/services/venue-config/turn-tim
 const { createFloorPlan } = await import('../src/services/floor/floor-plan-writes.js');
 const { systemActor } = await import('../src/services/outbox/outbox.js');
 const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
-const { sql } = await import('../src/db/client.js');
+const sql = (await import('../src/db/client.js')).pool();
 const { randomUUID } = await import('node:crypto');
 
 /** A venue without pacing rules (their lock would serialise every booking of the day anyway): one all-day shift, 90-minute turns, two-tops and four-tops. */

@@ -152,10 +152,15 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
 let processWide: Config | undefined;
 
 /**
- * The configuration of this process's environment, parsed on first use, for the modules that are not
- * yet given theirs by the entry point (docs/architecture.md "Composition root"). An entry point parses
- * first (parseConfig), so a bad environment is reported before any of them asks.
+ * The process's configuration, for the modules that are not given theirs as a parameter
+ * (docs/architecture.md "Composition root"): the one the entry point parsed and gave useProcessConfig,
+ * else (a test, a benchmark script) its environment's, parsed on first use.
  */
 export function processConfig(): Config {
   return (processWide ??= parseConfig(process.env));
+}
+
+/** Makes `config` the process's configuration: the entry point's, before anything has asked for it. */
+export function useProcessConfig(config: Config): void {
+  processWide = config;
 }

@@ -1,12 +1,12 @@
-import pino from 'pino';
-import { processConfig } from './config.js';
+import pino, { type LevelWithSilent } from 'pino';
 
 // Asynchronous writes (pino's documented destination): a line is queued in memory and written by
 // the next write call, so logging never blocks a request on the terminal or a pipe.
 const output = pino.destination({ sync: false });
 process.on('exit', () => output.flushSync());
 
-const options = { level: processConfig().LOG_LEVEL, base: { pid: process.pid } };
+// `info` until the entry point sets the configured level (setLogLevel): nothing is read at import.
+const options = { level: 'info', base: { pid: process.pid } };
 
 export const logger = pino(
   { ...options, redact: { paths: ['*.authorization', '*.secret', '*.key', 'req.headers.authorization'], censor: '[redacted]' } },
@@ -19,6 +19,12 @@ export const logger = pino(
  * which cost each request more than the rest of its line.
  */
 const requestLineLogger = pino(options, output);
+
+/** Sets the level of every logger of the process (LOG_LEVEL): by its entry point, or a test's setup. */
+export function setLogLevel(level: LevelWithSilent): void {
+  logger.level = level;
+  requestLineLogger.level = level;
+}
 
 /** The closing line of a request. */
 export interface RequestLine {

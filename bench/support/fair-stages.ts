@@ -55,7 +55,7 @@ const stageNames = [
 
 /** Per stage, the p50 and p99 over the bookings (ms; a missing time skips that booking's stage), and the three slowest bookings in full. */
 export async function describeStages(bookings: Booking[], watched: Awaited<ReturnType<typeof watchJobStarts>>): Promise<string[]> {
-  const { sql } = await import('../../src/db/client.js');
+  const sql = (await import('../../src/db/client.js')).pool();
   const rows = await sql<
     Array<{
       reservation_id: string;

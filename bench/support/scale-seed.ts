@@ -111,7 +111,7 @@ export async function seedScaleHistory(options: ScaleSeedOptions): Promise<Scale
     Math.round((GUESTS_PER_VENUE_TWO_YEARS * (options.historyDays + futureDays)) / (TWO_YEARS_DAYS + futureDays)),
   );
   // Imported here: the database URL is set by the caller before the client module first loads.
-  const { sql } = await import('../../src/db/client.js');
+  const sql = (await import('../../src/db/client.js')).pool();
   const { createApiKey, createOrganisation } = await import('../../src/services/keys/key-service.js');
   const { createVenue } = await import('../../src/services/venues/venue-service.js');
   const { configureDemoVenue } = await import('../../src/services/venue-config/demo-venue.js');

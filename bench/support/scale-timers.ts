@@ -4,7 +4,9 @@
 // stream's reads (a page after a position, one run of the sequencer), which every commit and every
 // resuming client cause.
 const runs = Number(process.argv[2] ?? 7);
-const { db, sql } = await import('../../src/db/client.js');
+const { db: openDb, pool } = await import('../../src/db/client.js');
+const db = openDb();
+const sql = pool();
 const { notifyLateReservations, markNoShows, selectDueLate, selectDueNoShows } =
   await import('../../src/services/timers/late-reservations.js');
 const { purgeConcludedDeliveries } = await import('../../src/services/timers/purge-deliveries.js');

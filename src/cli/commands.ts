@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import { sql } from '../db/client.js';
+import { pool } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { isKnownCountry, isValidTimeZone } from '../lib/zones.js';
 import { closeQueues } from '../queues/queues.js';
@@ -217,6 +217,6 @@ export async function runCli(config: Config): Promise<number> {
     else console.error(`error: ${message}${err instanceof UsageError ? `\n\n${usage}` : ''}`);
     return 1;
   } finally {
-    await Promise.all([sql.end({ timeout: 5 }), closeQueues()]);
+    await Promise.all([pool().end({ timeout: 5 }), closeQueues()]);
   }
 }

@@ -34,12 +34,12 @@ export async function buildDemo(port: number): Promise<DemoResult> {
   const live = await createApiKey({ organisationId: org.id, kind: 'live', name: 'demo live key' });
   const test = await createApiKey({ organisationId: testOrg.id, kind: 'test', name: 'demo test key' });
   const publishable = await createApiKey({ organisationId: org.id, kind: 'publishable', name: 'demo widget', allowedOrigins: origins });
-  const shiftRows = await db
+  const shiftRows = await db()
     .select({ name: shifts.name, startTime: shifts.startTime, lastSeatingTime: shifts.lastSeatingTime, endTime: shifts.endTime })
     .from(shifts)
     .where(eq(shifts.venueId, venue.id))
     .orderBy(asc(shifts.startTime));
-  const tableRows = await db
+  const tableRows = await db()
     .select({ name: floorTables.name, minSeats: floorTables.minSeats, maxSeats: floorTables.maxSeats })
     .from(floorTables)
     .where(and(eq(floorTables.floorPlanId, setup.floorPlanId), isNull(floorTables.deletedAt)))

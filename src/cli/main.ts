@@ -1,4 +1,7 @@
-import { ConfigError, parseConfig, type Config } from '../config.js';
+import { ConfigError, parseConfig, useProcessConfig, type Config } from '../config.js';
+import { createDatabase, databaseOptionsOf, useDatabase } from '../db/client.js';
+import { setLogLevel } from '../logger.js';
+import { runCli } from './commands.js';
 
 /** `npm run cli`: the configuration first (one line per variable at fault), then the command. */
 let config: Config;
@@ -9,7 +12,7 @@ try {
   for (const line of err.issues) console.error(line);
   process.exit(1);
 }
-// Loaded once the configuration is known to be valid: some modules behind the commands still read
-// the process's configuration when they are loaded (src/db/client.ts).
-const { runCli } = await import('./commands.js');
+useProcessConfig(config);
+setLogLevel(config.LOG_LEVEL);
+useDatabase(createDatabase(databaseOptionsOf(config)));
 process.exitCode = await runCli(config);

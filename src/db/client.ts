@@ -3,7 +3,7 @@ import { PgDialect, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres from 'postgres';
-import { processConfig } from '../config.js';
+import { processConfig, type Config } from '../config.js';
 import * as schema from './schema/index.js';
 
 /**
@@ -66,6 +66,8 @@ interface CancellationScope {
 interface TransactionSession {
   pid: number;
   started: string;
+  /** The pool of the transaction's database, which sends the cancel. */
+  pool: ReturnType<typeof createPool>;
 }
 
 /** The error a request's transaction fails with once its client has left. */
@@ -126,7 +128,7 @@ export function runCancellable<T>(work: () => T): { result: T; cancel: () => voi
 async function cancelUntilEnded(scope: CancellationScope, session: Promise<TransactionSession | null>): Promise<void> {
   const s = await session;
   while (s && scope.transactions.has(session)) {
-    await pool.unsafe('select pg_cancel_backend(pid) from pg_stat_activity where pid = $1 and xact_start = $2::timestamptz', [
+    await s.pool.unsafe('select pg_cancel_backend(pid) from pg_stat_activity where pid = $1 and xact_start = $2::timestamptz', [
       s.pid,
       s.started,
     ]);
@@ -178,7 +180,7 @@ export function createDatabase(options: DatabaseOptions): Database {
         // Queued ahead of the work's first statement on the connection, pipelined with it (no round
         // trip of its own). Should it fail, the transaction is aborted and the work's statements fail.
         if (settings) void tx.execute(settings).then(undefined, () => {});
-        const session = scope && trackSession(scope, tx);
+        const session = scope && trackSession(scope, tx, sql);
         try {
           const result = await work(tx);
           if (scope?.signal.aborted) throw clientGone();
@@ -196,27 +198,56 @@ export function createDatabase(options: DatabaseOptions): Database {
 }
 
 /** Which backend runs `tx` (one statement, pipelined before the work's own), for cancelUntilEnded. */
-function trackSession(scope: CancellationScope, tx: Tx): Promise<TransactionSession | null> {
+function trackSession(scope: CancellationScope, tx: Tx, pool: ReturnType<typeof createPool>): Promise<TransactionSession | null> {
   const session = tx.execute<{ pid: number; started: string }>(statement`select pg_backend_pid() as pid, now()::text as started`).then(
-    (rows) => rows[0] as TransactionSession,
+    (rows) => ({ ...rows[0], pool }),
     () => null,
   );
   scope.transactions.add(session);
   return session;
 }
 
-/** This process's database, from its configuration (DATABASE_URL, DATABASE_POOLER, …). */
-const defaultDatabase = createDatabase({
-  url: processConfig().DATABASE_URL,
-  pooler: processConfig().DATABASE_POOLER,
-  poolSize: processConfig().DB_POOL_SIZE,
-  statementTimeoutMs: processConfig().DATABASE_STATEMENT_TIMEOUT_MS,
-});
-const pool = defaultDatabase.sql;
-export const sql = defaultDatabase.sql;
-export const db = defaultDatabase.db;
+/** The options of the database `config` describes (DATABASE_URL, DATABASE_POOLER, …). */
+export function databaseOptionsOf(config: Config): DatabaseOptions {
+  return {
+    url: config.DATABASE_URL,
+    pooler: config.DATABASE_POOLER,
+    poolSize: config.DB_POOL_SIZE,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  };
+}
+
+let processDatabase: Database | undefined;
+
+/**
+ * This process's database: the one its entry point (or a test file) gave useDatabase, else created
+ * on first use from the process's configuration. Never created when this module is loaded.
+ */
+export function database(): Database {
+  return (processDatabase ??= createDatabase(databaseOptionsOf(processConfig())));
+}
+
+/**
+ * Makes `given` this process's database, before anything has used one: the composition root's,
+ * built from the configuration it parsed, or a test file's own database.
+ */
+export function useDatabase(given: Database): void {
+  if (processDatabase) throw new Error('the process database is already in use: call useDatabase before the first query');
+  processDatabase = given;
+}
+
+/** drizzle over this process's pool. */
+export function db(): Db {
+  return database().db;
+}
+/** This process's driver pool (postgres.js), for statements drizzle does not build. */
+export function pool(): ReturnType<typeof createPool> {
+  return database().sql;
+}
 /** Opens a transaction on this process's database: see createDatabase. */
-export const transaction = defaultDatabase.transaction;
+export function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  return database().transaction(work);
+}
 
 /**
  * A connection of its own for what needs a session (the live stream's LISTEN): DATABASE_DIRECT_URL,
@@ -238,7 +269,7 @@ export function sessionSql(): ReturnType<typeof postgres> {
  * is closed whether PostgreSQL answers or not (a hung server or pooler cannot hold the stop).
  */
 export async function closeConnections(timeoutSeconds: number): Promise<void> {
-  await Promise.all([pool.end({ timeout: timeoutSeconds }), sessionPool?.end({ timeout: timeoutSeconds })]);
+  await Promise.all([processDatabase?.sql.end({ timeout: timeoutSeconds }), sessionPool?.end({ timeout: timeoutSeconds })]);
 }
 
 const dialect = new PgDialect();
@@ -252,7 +283,7 @@ const dialect = new PgDialect();
 export function prepareSql<T>(built: SQL): (values: Record<string, unknown>) => Promise<T[]> {
   const query = dialect.sqlToQuery(built);
   return async (values) =>
-    (await db.$client.unsafe(query.sql, fillPlaceholders(query.params, values) as never[], { prepare: true })) as unknown as T[];
+    (await db().$client.unsafe(query.sql, fillPlaceholders(query.params, values) as never[], { prepare: true })) as unknown as T[];
 }
 
 /**

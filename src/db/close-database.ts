@@ -1,7 +1,7 @@
 import { closeConnections } from './client.js';
-import { readReplica } from './read-replica.js';
+import { closeReadReplica } from './read-replica.js';
 
 /** Ends every connection of this process (primary, session, replica) within `timeoutSeconds`. */
 export async function closeDatabase(timeoutSeconds: number): Promise<void> {
-  await Promise.all([closeConnections(timeoutSeconds), readReplica.end(timeoutSeconds)]);
+  await Promise.all([closeConnections(timeoutSeconds), closeReadReplica(timeoutSeconds)]);
 }

@@ -1,6 +1,6 @@
 import { getTableColumns, is, Placeholder, type SQL } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
-import { db, sql } from './client.js';
+import { QueryBuilder, type PgTable } from 'drizzle-orm/pg-core';
+import { pool } from './client.js';
 
 /**
  * `select * from <table> where <condition>` built by drizzle once, run as a prepared statement
@@ -13,7 +13,9 @@ export function prepareSelectAll<T extends PgTable>(
   table: T,
   condition: SQL,
 ): (values: Record<string, unknown>) => Promise<T['$inferSelect'][]> {
-  const query = db
+  // drizzle's standalone query builder: the statement is built without a database (this runs when
+  // the calling module is loaded).
+  const query = new QueryBuilder()
     .select()
     .from(table as PgTable)
     .where(condition)
@@ -22,7 +24,7 @@ export function prepareSelectAll<T extends PgTable>(
   const columns = Object.entries(getTableColumns(table));
   return async (values) => {
     const params = query.params.map((param) => (is(param, Placeholder) ? values[param.name] : param));
-    const rows = await sql.unsafe(query.sql, params as never[], { prepare: true }).values();
+    const rows = await pool().unsafe(query.sql, params as never[], { prepare: true }).values();
     return rows.map((row) => {
       const decoded: Record<string, unknown> = {};
       for (let i = 0; i < columns.length; i++) {

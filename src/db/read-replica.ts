@@ -124,17 +124,34 @@ export function createReadReplica(options: ReadReplicaOptions): ReadReplica {
   };
 }
 
-/** This process's replica (DATABASE_READ_URL, DATABASE_READ_MAX_LAG_MS), in front of its primary. */
-export const readReplica = createReadReplica({
-  url: processConfig().DATABASE_READ_URL ?? null,
-  maxLagMs: processConfig().DATABASE_READ_MAX_LAG_MS,
-  pooler: processConfig().DATABASE_POOLER,
-  poolSize: processConfig().DB_POOL_SIZE,
-  statementTimeoutMs: processConfig().DATABASE_STATEMENT_TIMEOUT_MS,
-  primary: db,
-});
+let processReplica: ReadReplica | undefined;
+
+/**
+ * This process's replica (DATABASE_READ_URL, DATABASE_READ_MAX_LAG_MS), in front of its primary:
+ * created on first use from the process's configuration, never when this module is loaded.
+ */
+export function readReplica(): ReadReplica {
+  const config = processConfig();
+  return (processReplica ??= createReadReplica({
+    url: config.DATABASE_READ_URL ?? null,
+    maxLagMs: config.DATABASE_READ_MAX_LAG_MS,
+    pooler: config.DATABASE_POOLER,
+    poolSize: config.DB_POOL_SIZE,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    primary: db(),
+  }));
+}
+
+/** Ends this process's replica connections, if it has any. */
+export async function closeReadReplica(timeoutSeconds: number): Promise<void> {
+  await processReplica?.end(timeoutSeconds);
+}
 
 /** Runs a read that tolerates lag on this process's replica when it may (see ReadReplica.read). */
-export const readTolerantOfLag = readReplica.read;
+export function readTolerantOfLag<T>(work: (conn: Db) => Promise<T>): Promise<T> {
+  return readReplica().read(work);
+}
 /** The database a read that tolerates lag goes to now (see ReadReplica.choose). */
-export const chooseTolerantOfLag = readReplica.choose;
+export function chooseTolerantOfLag(): Promise<Db> {
+  return readReplica().choose();
+}

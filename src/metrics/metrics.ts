@@ -1,6 +1,6 @@
 import { DelayedError, RateLimitError, WaitingChildrenError } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { sql } from '../db/client.js';
+import { pool } from '../db/client.js';
 import { endpointHealthStates } from '../db/schema/index.js';
 import { readReplica } from '../db/read-replica.js';
 import { allQueueNames } from '../jobs/all-jobs.js';
@@ -86,8 +86,8 @@ new Gauge({
   registers: [metricsRegistry],
   collect() {
     this.reset();
-    if (!readReplica.configured) return;
-    this.set(readReplica.lagSeconds() ?? -1);
+    if (!readReplica().configured) return;
+    this.set(readReplica().lagSeconds() ?? -1);
   },
 });
 
@@ -99,7 +99,7 @@ new Gauge({
     this.reset();
     // The partial index events_undispatched_idx answers this without scanning the history.
     const rows = await withTimeout(
-      sql<
+      pool()<
         { age: number | null }[]
       >`select extract(epoch from (now() - min(created_at)))::float8 as age from events where dispatched_at is null`,
       1000,
@@ -116,7 +116,7 @@ new Gauge({
   async collect() {
     this.reset();
     const rows = await withTimeout(
-      sql<{ state: string; count: number }[]>`select health_state as state, count(*)::int as count from webhook_endpoints group by 1`,
+      pool()<{ state: string; count: number }[]>`select health_state as state, count(*)::int as count from webhook_endpoints group by 1`,
       1000,
     ).catch(() => null);
     if (!rows) return;

@@ -1,6 +1,10 @@
-import { ConfigError, parseConfig, type Config } from '../config.js';
+import { ConfigError, parseConfig, useProcessConfig, type Config } from '../config.js';
+import { createDatabase, databaseOptionsOf, useDatabase } from '../db/client.js';
+import { runMigrations } from '../db/migrate.js';
+import { logger, setLogLevel } from '../logger.js';
 import { explainUnreachable } from '../preflight.js';
 import type { RoleName } from './role-names.js';
+import { runRoles } from './run-roles.js';
 
 /**
  * What every entry point does (`npm start`, `dist/src/server.js`, `dist/workers/<role>.js`) with the
@@ -25,12 +29,12 @@ export async function startProcess(env: NodeJS.ProcessEnv, roles: RoleName[], op
     console.error(unreachable);
     return 1;
   }
-  // Loaded once the configuration is known to be valid: some modules below still read the process's
-  // configuration when they are loaded (src/logger.ts, src/db/client.ts).
-  const { logger } = await import('../logger.js');
+  // The process's configuration and database, built here from what was parsed; the modules that are
+  // not given them as parameters reach them through processConfig() and db().
+  useProcessConfig(config);
+  setLogLevel(config.LOG_LEVEL);
+  useDatabase(createDatabase(databaseOptionsOf(config)));
   try {
-    const { runMigrations } = await import('../db/migrate.js');
-    const { runRoles } = await import('./run-roles.js');
     if (options.migrate) await runMigrations(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL);
     const running = runRoles(config, roles);
     return await Promise.race([running.started.then(() => running.ended), running.ended]);

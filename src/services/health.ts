@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { sql } from '../db/client.js';
+import { pool } from '../db/client.js';
 import { allQueueNames } from '../jobs/all-jobs.js';
 import { getRedis, redisKey } from '../redis.js';
 import type { RedisClient } from '../redis/connections.js';
@@ -24,7 +24,7 @@ const healthKeys = () => [...allQueueNames.map((queue) => redisKey([queue], 'hea
 
 export async function checkDependencies(): Promise<{ database: boolean; redis: boolean }> {
   const [database, redis] = await Promise.all([
-    withTimeout(sql`select 1`, 2000).then(
+    withTimeout(pool()`select 1`, 2000).then(
       () => true,
       () => false,
     ),

@@ -107,7 +107,7 @@ if (process.argv[1]?.endsWith('chaos-scenario.ts')) {
     code = 1;
   } finally {
     await endAll();
-    const { sql } = await import('../../src/db/client.js');
+    const sql = (await import('../../src/db/client.js')).pool();
     await sql.end({ timeout: 1 }).catch(() => {});
   }
   process.exit(code);

@@ -194,7 +194,7 @@ export async function bookSteadily(
 
 /** The ids of the venue's reservation_created events committed so far (or before an instant). */
 export async function committedEventIds(venueId: string, before?: Date): Promise<string[]> {
-  const rows = await db
+  const rows = await db()
     .select({ id: events.id })
     .from(events)
     .where(and(eq(events.venueId, venueId), eq(events.type, 'reservation_created'), before ? lt(events.createdAt, before) : undefined));

@@ -119,7 +119,7 @@ export async function runPostgresOutage(options: PostgresOutageOptions): Promise
         await queue.close();
       }
     };
-    const discardedRows = await db
+    const discardedRows = await db()
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.venueId, tenant.venueId), eq(webhookDeliveries.status, 'discarded')));

@@ -108,7 +108,7 @@ async function strandEvents(tenant: { organisationId: string; venueId: string },
       data: { reservation: { id: randomUUID(), venueId: tenant.venueId, partySize: 2, source: 'api' } },
       createdAt: sql`clock_timestamp()` as unknown as Date,
     }));
-    await db.insert(events).values(rows);
+    await db().insert(events).values(rows);
   }
 }
 
@@ -149,9 +149,9 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
     const returnedAt = Date.now();
     // CHAOS_TIMELINE with pg_stat_statements preloaded (OWN_PG_OPTIONS): the statements' times from now on.
     const statements = process.env.CHAOS_TIMELINE
-      ? await db
+      ? await db()
           .execute(sql`create extension if not exists pg_stat_statements`)
-          .then(() => db.execute(sql`select pg_stat_statements_reset()`))
+          .then(() => db().execute(sql`select pg_stat_statements_reset()`))
           .then(
             () => true,
             () => false,
@@ -182,7 +182,7 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
         const at = Date.now();
         // Events left to process (the scenario's database has no others), by the index of undispatched events:
         // cheap enough to ask every second. Counted negatively: the count grows as events are processed.
-        const [row] = await db
+        const [row] = await db()
           .select({ n: sql<number>`count(*)::int` })
           .from(events)
           .where(isNull(events.dispatchedAt))
@@ -223,7 +223,7 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
           .join(', ')}`,
       );
       if (statements) {
-        const top = await db.execute(
+        const top = await db().execute(
           sql`select calls, round(total_exec_time)::int as ms, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 90) as query from pg_stat_statements order by total_exec_time desc limit 12`,
         );
         for (const row of top as unknown as Array<{ calls: number; ms: number; query: string }>)
@@ -253,7 +253,7 @@ export async function runRedisLoss(options: RedisLossOptions): Promise<RedisLoss
     const firstArrival = new Map<string, number>();
     for (const d of destination.received) if (!firstArrival.has(d.eventId)) firstArrival.set(d.eventId, d.receivedAt);
     const backlogArrivals = committedBeforeReturn.map((id) => firstArrival.get(id));
-    const [processed] = await db
+    const [processed] = await db()
       .select({
         left: sql<number>`count(*) filter (where ${events.dispatchedAt} is null)::int`,
         last: sql<string | Date | null>`max(${events.dispatchedAt})`,

@@ -1,15 +1,14 @@
-import { describe, expect, it, vi } from 'vitest';
-
-// Its own queues, and attempt 2 three seconds after the first failure: time to deactivate in between.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}aut`;
-});
+import { describe, expect, it } from 'vitest';
 
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createKey, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues, and attempt 2 three seconds after the first failure: time to deactivate in between.
+useOwnQueuePrefix('aut');
 
 const pipeline = useWebhookPipeline({ retry: { backoffScale: 0.05 }, policy: () => 500 });
 

@@ -33,7 +33,9 @@ describe('GET /availability/slots?include=unavailable (docs/reservations.md "Exp
         { name: 'T6', minSeats: 4, maxSeats: 6, isBlocked: true },
       ],
     });
-    await db.insert(closures).values({ venueId: t.venueId, from: tomorrow, to: tomorrow, shiftIds: [fixture.shiftIds[1]] });
+    await db()
+      .insert(closures)
+      .values({ venueId: t.venueId, from: tomorrow, to: tomorrow, shiftIds: [fixture.shiftIds[1]] });
     const api = client(server.url, t.key);
     // 19:00: T2 and T4 taken until 20:30 and the 19:00–19:30 pacing block full (6 covers).
     for (const [partySize, tableId] of [

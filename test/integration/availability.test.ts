@@ -114,13 +114,13 @@ describe('freshness of what each process keeps in memory', () => {
     const booked = await api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time: '19:00', partySize: 2 });
     expect((await api.get(path)).body).toMatchObject({ available: false, reason: 'no_table' });
     // Written behind the API's back (another process, an import): the version trigger still tells.
-    await db.transaction(async (tx) => {
+    await db().transaction(async (tx) => {
       await tx.update(reservations).set({ status: 'cancelled' }).where(eq(reservations.id, booked.body.reservation.id));
       await tx.update(reservationTables).set({ live: false }).where(eq(reservationTables.reservationId, booked.body.reservation.id));
     });
     expect((await api.get(path)).body.available).toBe(true);
     // A configuration change written directly is seen too.
-    await db.update(floorTables).set({ isBlocked: true, updatedAt: new Date() }).where(eq(floorTables.id, f.tableIds.Solo));
+    await db().update(floorTables).set({ isBlocked: true, updatedAt: new Date() }).where(eq(floorTables.id, f.tableIds.Solo));
     expect((await api.get(path)).body).toMatchObject({ available: false, reason: 'no_table' });
   });
 });

@@ -32,7 +32,7 @@ describe('a floor plan switch that unseats 20,000 reservations', () => {
       expect(next.status).toBe(201);
 
       // 50 tables × 400 evenings, seated on the active plan, written by SQL to keep the test short.
-      await db.execute(sql`
+      await db().execute(sql`
       with made as (
         insert into reservations (organisation_id, venue_id, service_date, time, starts_at, ends_at, party_size, status, source, table_id, table_assigned)
         select ${t.organisationId}, ${t.venueId}, d::date, '19:00', (d::date + time '19:00') at time zone 'Europe/Rome',
@@ -43,14 +43,14 @@ describe('a floor plan switch that unseats 20,000 reservations', () => {
       )
       insert into reservation_tables (reservation_id, table_id, venue_id, during, live)
       select id, table_id, ${t.venueId}, tstzrange(starts_at, ends_at), true from made`);
-      const [{ seated }] = (await db.execute(
+      const [{ seated }] = (await db().execute(
         sql`select count(*)::int as seated from reservations where venue_id = ${t.venueId} and table_assigned`,
       )) as unknown as { seated: number }[];
       expect(seated).toBe(20_000);
 
       const res = await api.post(`/venues/${t.venueId}/floor-plans/${next.body.floorPlan.id}/activate`);
       expect(res.status).toBe(200);
-      const [after] = (await db.execute(sql`
+      const [after] = (await db().execute(sql`
       select
         (select count(*)::int from reservations where venue_id = ${t.venueId} and not table_assigned and needs_attention) as unseated,
         (select count(*)::int from reservation_tables where venue_id = ${t.venueId}) as occupancy,

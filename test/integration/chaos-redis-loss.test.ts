@@ -1,23 +1,18 @@
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { pool } from '../../src/db/client.js';
+import { endAll } from '../chaos/own-processes.js';
+import { describeRedisLoss, runRedisLoss } from '../chaos/redis-loss.js';
+import { useOwnDatabase } from '../support/own-database.js';
 
 // A database of its own: the spawned worker-timers sweeps every stale row of its database, which
 // must not be those of the files running at the same time.
-const ownDatabase = await vi.hoisted(async () => {
-  const { createOwnDatabase } = await import('../support/own-database.js');
-  const own = await createOwnDatabase('redisloss');
-  process.env.DATABASE_URL = own.url;
-  return own;
-});
-
-import { sql as pool } from '../../src/db/client.js';
-import { endAll } from '../chaos/own-processes.js';
-import { describeRedisLoss, runRedisLoss } from '../chaos/redis-loss.js';
+const ownDatabase = await useOwnDatabase('redisloss');
 
 // The fast variant of `npm run chaos` scenario redis-loss: real role processes, a redis-server of
 // its own SIGKILLed under bookings and started again empty.
 afterAll(async () => {
   await endAll();
-  await pool.end();
+  await pool().end();
   await ownDatabase.drop();
 });
 

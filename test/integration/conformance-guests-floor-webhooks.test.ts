@@ -1,15 +1,14 @@
-import { describe, expect, it, vi } from 'vitest';
-
-// Its own queues, so that another test file's workers never take these jobs.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}cgfw`;
-});
+import { describe, expect, it } from 'vitest';
 
 import { client, createKey, createTenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 import { useWebhookPipeline } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { expectedSignature, type ReceivedWebhook } from '../support/webhook-receiver.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues, so that another test file's workers never take these jobs.
+useOwnQueuePrefix('cgfw');
 
 const pipeline = useWebhookPipeline();
 

@@ -144,7 +144,7 @@ async function insertDelivery(t: Tenant, c: Client): Promise<string> {
       status: 'inactive',
     })
   ).body.automation;
-  const [event] = await db
+  const [event] = await db()
     .insert(events)
     .values({
       organisationId: t.organisationId,
@@ -157,8 +157,8 @@ async function insertDelivery(t: Tenant, c: Client): Promise<string> {
       dispatchedAt: new Date(),
     })
     .returning();
-  const [run] = await db.insert(automationRuns).values({ automationId: automation.id, eventId: event.id }).returning();
-  const [delivery] = await db
+  const [run] = await db().insert(automationRuns).values({ automationId: automation.id, eventId: event.id }).returning();
+  const [delivery] = await db()
     .insert(webhookDeliveries)
     .values({
       organisationId: t.organisationId,
@@ -583,7 +583,7 @@ async function populateVenue(c: Client, venueId: string) {
 describe('resources of one venue, route by route', () => {
   it('a key limited to another venue gets 404 on every one of them, and lists filtered on that venue are 404', async () => {
     const t = await createTenant();
-    const [other] = await db
+    const [other] = await db()
       .insert(venues)
       .values({ organisationId: t.organisationId, name: 'Other', timezone: 'Europe/Rome', countryCode: 'IT' })
       .returning();
@@ -639,7 +639,7 @@ describe('resources of one venue, route by route', () => {
 
   it('lists without a venue filter never show another venue to a limited key', async () => {
     const t = await createTenant();
-    const [other] = await db
+    const [other] = await db()
       .insert(venues)
       .values({ organisationId: t.organisationId, name: 'Other', timezone: 'Europe/Rome', countryCode: 'IT' })
       .returning();

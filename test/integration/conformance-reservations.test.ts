@@ -1,10 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-
-// Its own queues: imports are run here by calling the processor, never by another file's worker.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}confres`;
-});
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { db } from '../../src/db/client.js';
 import { events, reservations } from '../../src/db/schema/index.js';
@@ -12,6 +7,10 @@ import { closeQueues } from '../../src/queues/queues.js';
 import { runImport } from '../../src/services/imports/process-import-job.js';
 import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate, type VenueFixtureOptions } from '../support/venue-fixtures.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: imports are run here by calling the processor, never by another file's worker.
+useOwnQueuePrefix('confres');
 
 /**
  * Conformance of availability, reservations, the waiting list and reservation imports with
@@ -46,7 +45,7 @@ function availability(api: Client, venueId: string, query: Record<string, string
 
 /** The published events (history-only rows aside), oldest first. */
 async function eventTypesOf(subjectId: string): Promise<string[]> {
-  const rows = await db
+  const rows = await db()
     .select({ type: events.type })
     .from(events)
     .where(and(eq(events.subjectId, subjectId), eq(events.published, true)))
@@ -777,7 +776,7 @@ describe('POST /imports/reservations (docs/operations.md "Reservation imports")'
       table: null,
     });
     expect(await byRef('crm-1')).toMatchObject({ id: existing.id, time: '21:30', partySize: 3 });
-    const imported = await db.select({ id: reservations.id }).from(reservations).where(eq(reservations.source, 'import'));
+    const imported = await db().select({ id: reservations.id }).from(reservations).where(eq(reservations.source, 'import'));
     for (const { id } of imported) expect(await eventTypesOf(id)).toEqual([]);
     expect(await eventTypesOf(existing.id)).toEqual(['reservation_created']);
     void organisationId;

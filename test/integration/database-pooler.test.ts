@@ -42,7 +42,7 @@ describe('reads that tolerate lag (DATABASE_READ_URL)', () => {
       pooler: 'none',
       poolSize: 1,
       statementTimeoutMs: 1000,
-      primary: db,
+      primary: db(),
     });
     try {
       const [{ primary }] = await replica.read((conn) =>
@@ -63,11 +63,11 @@ describe('reads that tolerate lag (DATABASE_READ_URL)', () => {
       pooler: 'none',
       poolSize: 1,
       statementTimeoutMs: 1000,
-      primary: db,
+      primary: db(),
     });
     try {
       const conn = await notAReplica.choose();
-      expect(conn).toBe(db);
+      expect(conn).toBe(db());
     } finally {
       await notAReplica.end(1);
     }

@@ -18,22 +18,24 @@ async function insertReservations(
   t: Tenant,
   rows: [serviceDate: string, time: string, partySize: number, status?: 'cancelled' | 'no_show'][],
 ) {
-  await db.insert(reservations).values(
-    rows.map(([serviceDate, time, partySize, status]) => {
-      const startsAt = localToInstant(zone, serviceDate, Number(time.slice(0, 2)) * 60 + Number(time.slice(3)));
-      return {
-        organisationId: t.organisationId,
-        venueId: t.venueId,
-        serviceDate,
-        time,
-        startsAt: new Date(startsAt),
-        endsAt: new Date(startsAt + 90 * 60_000),
-        partySize,
-        status: status ?? ('completed' as const),
-        source: 'api' as const,
-      };
-    }),
-  );
+  await db()
+    .insert(reservations)
+    .values(
+      rows.map(([serviceDate, time, partySize, status]) => {
+        const startsAt = localToInstant(zone, serviceDate, Number(time.slice(0, 2)) * 60 + Number(time.slice(3)));
+        return {
+          organisationId: t.organisationId,
+          venueId: t.venueId,
+          serviceDate,
+          time,
+          startsAt: new Date(startsAt),
+          endsAt: new Date(startsAt + 90 * 60_000),
+          partySize,
+          status: status ?? ('completed' as const),
+          source: 'api' as const,
+        };
+      }),
+    );
 }
 
 const plain = (curve: DemandCurve) =>
@@ -59,23 +61,23 @@ describe('loadDemandCurve', () => {
     ]);
     await insertReservations(other, [[addDays(today, -1), '19:00', 2]]);
 
-    const curve = await loadDemandCurve(db, t.venueId, now);
+    const curve = await loadDemandCurve(db(), t.venueId, now);
     expect(plain(curve)).toEqual({ 2: { '19:00': 1.5 }, 4: { '20:30': 0.5 }, 6: { '20:30': 0.5 } });
   });
 
   it('gives a venue without history the default curve', async () => {
     const t = await createTenant();
     await insertReservations(t, [[addDays(today, 2), '19:00', 2]]);
-    expect(await loadDemandCurve(db, t.venueId, now)).toBe(defaultDemandCurve);
+    expect(await loadDemandCurve(db(), t.venueId, now)).toBe(defaultDemandCurve);
   });
 
   it('is read once per venue and day: a reservation added to the history shows from the next day', async () => {
     const t = await createTenant();
     await insertReservations(t, [[addDays(today, -2), '19:00', 2]]);
-    const first = await loadDemandCurve(db, t.venueId, now);
+    const first = await loadDemandCurve(db(), t.venueId, now);
     await insertReservations(t, [[addDays(today, -2), '19:00', 2]]);
-    expect(await loadDemandCurve(db, t.venueId, now + 60_000)).toBe(first);
-    const tomorrow = await loadDemandCurve(db, t.venueId, now + DAY_MS);
+    expect(await loadDemandCurve(db(), t.venueId, now + 60_000)).toBe(first);
+    const tomorrow = await loadDemandCurve(db(), t.venueId, now + DAY_MS);
     expect(plain(tomorrow)).toEqual({ 2: { '19:00': 2 } });
   });
 });

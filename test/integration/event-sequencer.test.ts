@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { db, sql } from '../../src/db/client.js';
+import { db, pool } from '../../src/db/client.js';
 import { eventPositions, events, unsequencedEvents } from '../../src/db/schema/index.js';
 import { sequenceEvents, sequenceEventsOf } from '../../src/services/outbox/event-sequencer.js';
 import { systemActor, transactionWithEvents } from '../../src/services/outbox/outbox.js';
@@ -23,7 +23,7 @@ async function numberAll(organisationId: string): Promise<void> {
 
 /** Every event of the organisation with its position (null: not numbered), in position order. */
 function positionsOf(organisationId: string) {
-  return db
+  return db()
     .select({ id: events.id, position: eventPositions.position })
     .from(events)
     .leftJoin(eventPositions, eq(eventPositions.eventId, events.id))
@@ -40,7 +40,7 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     const reader = (async () => {
       let position = 0;
       for (;;) {
-        const rows = await db
+        const rows = await db()
           .select({ id: eventPositions.eventId, position: eventPositions.position })
           .from(eventPositions)
           .where(and(eq(eventPositions.organisationId, t.organisationId), gt(eventPositions.position, position)))
@@ -87,7 +87,7 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     await Promise.all(numberers);
     await reader;
 
-    expect(await db.select().from(unsequencedEvents).where(eq(unsequencedEvents.organisationId, t.organisationId))).toEqual([]);
+    expect(await db().select().from(unsequencedEvents).where(eq(unsequencedEvents.organisationId, t.organisationId))).toEqual([]);
     const all = await positionsOf(t.organisationId);
     expect(all).toHaveLength(emitted);
     expect(all.every((e) => e.position !== null)).toBe(true);
@@ -105,7 +105,7 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     const readers = tenants.map(async ({ organisationId }) => {
       let position = 0;
       for (;;) {
-        const rows = await db
+        const rows = await db()
           .select({ id: eventPositions.eventId, position: eventPositions.position })
           .from(eventPositions)
           .where(and(eq(eventPositions.organisationId, organisationId), gt(eventPositions.position, position)))
@@ -147,7 +147,7 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     // The last commit of each organisation is numbered by the run loop alone, within the stream's second.
     await Promise.all(tenants.map((t) => commit(t, { last: 1 })));
     const ids = tenants.map((t) => t.organisationId);
-    const unnumbered = () => db.select().from(unsequencedEvents).where(inArray(unsequencedEvents.organisationId, ids));
+    const unnumbered = () => db().select().from(unsequencedEvents).where(inArray(unsequencedEvents.organisationId, ids));
     await eventually(async () => (await unnumbered()).length === 0, 5000, 'the last commits numbered by the run loop');
     expect(await unnumbered()).toEqual([]);
     writing = false;
@@ -206,26 +206,28 @@ describe('event sequencer under concurrent writers of one organisation', () => {
     // after its commit leaves them: queued for numbering (the insert trigger), never numbered.
     const organisations = Array.from({ length: 130 }, () => randomUUID());
     const venueId = randomUUID();
-    await db.insert(events).values(
-      organisations.flatMap((organisationId) =>
-        [1, 2].map((n) => ({
-          organisationId,
-          venueId,
-          livemode: true,
-          type: 'webhook_test',
-          subjectType: 'none' as const,
-          subjectId: null,
-          data: { n },
-          dispatchedAt: new Date(),
-        })),
-      ),
-    );
+    await db()
+      .insert(events)
+      .values(
+        organisations.flatMap((organisationId) =>
+          [1, 2].map((n) => ({
+            organisationId,
+            venueId,
+            livemode: true,
+            type: 'webhook_test',
+            subjectType: 'none' as const,
+            subjectId: null,
+            data: { n },
+            dispatchedAt: new Date(),
+          })),
+        ),
+      );
     const [locked] = organisations;
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     let holding = () => {};
     const lockTaken = new Promise<void>((resolve) => (holding = resolve));
-    const holder = sql.begin(async (tx) => {
+    const holder = pool().begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(hashtext('event-sequencer'), hashtext(${locked}))`;
       holding();
       await held;
@@ -247,7 +249,9 @@ describe('event sequencer under concurrent writers of one organisation', () => {
 
   it('has the outbox sweeper vacuum the numbering queue, which autovacuum may never reach', async () => {
     const vacuums = async () => {
-      const [row] = await sql<{ n: number }[]>`select vacuum_count::int as n from pg_stat_user_tables where relname = 'unsequenced_events'`;
+      const [row] = await pool()<
+        { n: number }[]
+      >`select vacuum_count::int as n from pg_stat_user_tables where relname = 'unsequenced_events'`;
       return row.n;
     };
     const before = await vacuums();

@@ -32,7 +32,7 @@ async function stream(base: string, key: string, query = '', headers: Record<str
 
 /** The organisation's published events in commit order (position). */
 async function committed(organisationId: string) {
-  return db
+  return db()
     .select({ id: events.id, type: events.type, position: eventPositions.position })
     .from(eventPositions)
     .innerJoin(events, eq(events.id, eventPositions.eventId))

@@ -1,26 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { addEventJobs, eventJob } from '../../src/jobs/event-job.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
+import { destinationSlotTuning } from '../../src/lib/webhook-destination.js';
+import { advanceVirtualTime, restartVirtualTimeIfHigh, takeFairTurns } from '../../src/queues/fair-share.js';
+import { closeQueues, getQueue } from '../../src/queues/queues.js';
+import { startJobWorker } from '../../src/queues/start-worker.js';
+import { enqueueDeliveries } from '../../src/services/webhooks/enqueue-deliveries.js';
+import { eventually } from '../support/eventually.js';
+import { useFileSettings } from '../support/file-settings.js';
 
-// A queue prefix of this file alone: its workers must not take the jobs of other files, nor theirs.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `{fair-${process.pid}-${Date.now()}}`;
+const config = useFileSettings({
+  // A queue prefix of this file alone: its workers must not take the jobs of other files, nor theirs.
+  QUEUE_PREFIX: `{fair-${process.pid}-${Date.now()}}`,
   // A pace small enough to see: 50 events of an organisation at once, then 100 a second.
-  process.env.EVENT_PACING_RATE = '100';
-  process.env.EVENT_PACING_BURST = '50';
+  EVENT_PACING_RATE: '100',
+  EVENT_PACING_BURST: '50',
 });
-
-const { addEventJobs, eventJob } = await import('../../src/jobs/event-job.js');
-const { webhookDeliveryJob } = await import('../../src/jobs/webhook-delivery-job.js');
-const { enqueueDeliveries } = await import('../../src/services/webhooks/enqueue-deliveries.js');
-const { processConfig } = await import('../../src/config.js');
-const config = processConfig();
-const { destinationSlotTuning } = await import('../../src/lib/webhook-destination.js');
 /** What enqueueDeliveries sends to the workers at once for one destination (DestinationSlots.holdBack). */
 const sentAtOncePerDestination = () => config.WEBHOOK_DESTINATION_CONCURRENCY * destinationSlotTuning.sentAtOncePerSlot;
-const { advanceVirtualTime, restartVirtualTimeIfHigh, takeFairTurns } = await import('../../src/queues/fair-share.js');
-const { closeQueues, getQueue } = await import('../../src/queues/queues.js');
-const { startJobWorker } = await import('../../src/queues/start-worker.js');
-const { eventually } = await import('../support/eventually.js');
 
 const events = () => getQueue(eventJob.queueName);
 const deliveries = () => getQueue(webhookDeliveryJob.queueName);

@@ -1,9 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-
-// Its own queues: the imports and events this file makes must not reach another file's workers.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}fz`;
-});
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { buildOpenApi } from '../../src/http/openapi.js';
 import { apiRoutes } from '../../src/routes/index.js';
@@ -18,6 +13,10 @@ import {
   type FuzzTargets,
 } from '../support/fuzz-requests.js';
 import { createTenant, useTestServer, type Tenant } from '../support/harness.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: the imports and events this file makes must not reach another file's workers.
+useOwnQueuePrefix('fz');
 
 /**
  * Every operation of the OpenAPI document, with requests generated from its own schemas by fast-check

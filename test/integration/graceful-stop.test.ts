@@ -1,17 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-
-// Its own queues: the spawned process's workers must take only this file's jobs.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}stop`;
-});
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { client, createTenant, freePort } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { openSse } from '../support/sse-client.js';
 import { eventually } from '../support/eventually.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: the spawned process's workers must take only this file's jobs.
+useOwnQueuePrefix('stop');
 
 // The receiver answers every webhook 3 s after it arrives, so that deliveries are under way at SIGTERM.
 const answerAfterMs = 3000;

@@ -96,8 +96,8 @@ describe('POST /imports/guests', () => {
     expect((await c.get(`/guests/${byRef.id}`)).body.guest).toMatchObject({ lastName: 'By ref', phone: '+393470000901' });
     expect((await client(server.url, stranger.key).get('/guests')).body.data).toEqual([]);
 
-    const imported = await db.select({ id: guests.id }).from(guests).where(eq(guests.venueId, t.venueId));
-    const importEvents = await db
+    const imported = await db().select({ id: guests.id }).from(guests).where(eq(guests.venueId, t.venueId));
+    const importEvents = await db()
       .select()
       .from(events)
       .where(
@@ -139,7 +139,7 @@ describe('POST /imports/guests', () => {
     );
     expect((await c.post('/guests', { venueId: t.venueId, phone: phoneOf(14) }, { 'idempotency-key': 'guest-1' })).status).toBe(201);
     expectError(await c.post('/imports/guests', body, { 'idempotency-key': 'guest-1' }), 422, 'idempotency_key_reused');
-    expect(await db.select().from(imports).where(eq(imports.organisationId, t.organisationId))).toHaveLength(1);
+    expect(await db().select().from(imports).where(eq(imports.organisationId, t.organisationId))).toHaveLength(1);
   });
 
   it('resumes an interrupted import after its last committed chunk, without duplicates', async () => {
@@ -147,7 +147,7 @@ describe('POST /imports/guests', () => {
     const c = client(server.url, t.key);
     const rows = Array.from({ length: 250 }, (_, i) => ({ venueId: t.venueId, phone: phoneOf(100 + i), externalRef: `r-${i}` }));
     // The record as POST /imports/guests writes it, but not enqueued yet: one chunk is done, then the run "dies".
-    const [record] = await db
+    const [record] = await db()
       .insert(imports)
       .values({ organisationId: t.organisationId, apiKeyId: t.keyId, kind: 'guests', requestHash: 'x', rows, totalRows: rows.length })
       .returning();
@@ -157,7 +157,7 @@ describe('POST /imports/guests', () => {
     await enqueueImport(record);
     const done = await waitForImport(c, record.id);
     expect(done).toMatchObject({ status: 'completed', createdRows: 250, updatedRows: 0, rejectedRows: 0 });
-    const stored = await db.select({ id: guests.id }).from(guests).where(eq(guests.venueId, t.venueId));
+    const stored = await db().select({ id: guests.id }).from(guests).where(eq(guests.venueId, t.venueId));
     expect(stored).toHaveLength(250);
   });
 
@@ -165,7 +165,7 @@ describe('POST /imports/guests', () => {
     const t = await createTenant();
     const c = client(server.url, t.key);
     const rows = [{ venueId: t.venueId, phone: phoneOf(77) }];
-    const [record] = await db
+    const [record] = await db()
       .insert(imports)
       .values({
         organisationId: t.organisationId,

@@ -13,7 +13,7 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 }
 
 async function guestEvents(guestId: string) {
-  const rows = await db
+  const rows = await db()
     .select()
     .from(events)
     .where(and(eq(events.subjectType, 'guest'), eq(events.subjectId, guestId)))
@@ -229,11 +229,11 @@ describe('guests', () => {
     const live = await newGuest(c, t.venueId, { phone: '+39 347 000 0013' });
     await c.delete(`/guests/${old.id}`);
     await c.delete(`/guests/${recent.id}`);
-    await db
+    await db()
       .update(guests)
       .set({ deletedAt: new Date(Date.now() - 31 * 86_400_000) })
       .where(eq(guests.id, old.id));
-    const [booking] = await db
+    const [booking] = await db()
       .insert(reservations)
       .values({
         organisationId: t.organisationId,
@@ -252,7 +252,7 @@ describe('guests', () => {
     expect(await purgeTrashedGuests()).toBeGreaterThanOrEqual(1);
     expectError(await c.get(`/guests/${old.id}`), 404, 'not_found');
     // The reservation stays, without its guest.
-    const [kept] = await db.select().from(reservations).where(eq(reservations.id, booking.id));
+    const [kept] = await db().select().from(reservations).where(eq(reservations.id, booking.id));
     expect(kept.guestId).toBeNull();
     expect((await c.get(`/guests/${recent.id}`)).status).toBe(200);
     expect((await c.get(`/guests/${live.id}`)).status).toBe(200);
@@ -279,7 +279,7 @@ describe('guests', () => {
         .sort(),
     ).toEqual(['profile_changed', 'service_tags_changed']);
     for (const e of emitted.slice(3)) expect(e.guest).toMatchObject({ lastName: 'Adams', serviceTags: [] });
-    const [row] = await db.select().from(events).where(eq(events.subjectId, guest.id)).limit(1);
+    const [row] = await db().select().from(events).where(eq(events.subjectId, guest.id)).limit(1);
     expect(row).toMatchObject({ venueId: t.venueId, organisationId: t.organisationId, livemode: true, subjectType: 'guest' });
   });
 

@@ -24,7 +24,7 @@ const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((a
 
 /** The test-only way to let a hold lapse now: its row and its occupancy rows expire a second ago. */
 async function expireHold(id: string): Promise<void> {
-  await db.transaction(async (tx) => {
+  await db().transaction(async (tx) => {
     await tx
       .update(availabilityHolds)
       .set({ expiresAt: sql`now() - interval '1 second'` })
@@ -38,7 +38,7 @@ async function expireHold(id: string): Promise<void> {
 
 /** Pairs of live occupancy rows of one table over overlapping times, holds (lapsed or not) and reservations alike. */
 async function doubleOccupancies(venueId: string): Promise<number> {
-  const [{ n }] = (await db.execute(sql`
+  const [{ n }] = (await db().execute(sql`
     select count(*)::int as n from reservation_tables a join reservation_tables b
       on a.table_id = b.table_id and a.during && b.during and a.ctid < b.ctid
     where a.venue_id = ${venueId} and a.live and b.live`)) as unknown as { n: number }[];
@@ -120,10 +120,10 @@ describe('POST /availability/holds', () => {
     expect((await api.get(`/availability/holds/${hold.id}`)).status).toBe(404);
     expect(await availableAt(api, venueId, '19:00')).toMatchObject({ available: true });
     // The lapsed occupancy row is still there (no sweep ran) and does not stand in the way of the exclusion constraint.
-    expect(await db.select().from(reservationTables).where(eq(reservationTables.holdId, hold.id))).toHaveLength(1);
+    expect(await db().select().from(reservationTables).where(eq(reservationTables.holdId, hold.id))).toHaveLength(1);
     const booked = await api.post('/reservations', slot(venueId, { tableId: fixture.tableIds.Last }));
     expect(booked.status, booked.text).toBe(201);
-    expect(await db.select().from(reservationTables).where(eq(reservationTables.holdId, hold.id))).toHaveLength(0);
+    expect(await db().select().from(reservationTables).where(eq(reservationTables.holdId, hold.id))).toHaveLength(0);
     expect(await doubleOccupancies(venueId)).toBe(0);
   });
 
@@ -171,7 +171,7 @@ describe('POST /availability/holds', () => {
     }
     expect((await api.get('/availability/holds/not-a-uuid')).status).toBe(404);
     expect((await api.post('/reservations', slot(venueId, { holdId: 'h1' }))).body.error.details.fields).toEqual(['holdId']);
-    expect(await db.select().from(availabilityHolds).where(eq(availabilityHolds.venueId, venueId))).toHaveLength(0);
+    expect(await db().select().from(availabilityHolds).where(eq(availabilityHolds.venueId, venueId))).toHaveLength(0);
   });
 
   it('a tableId needs floor:write; ttlSeconds bounds are accepted', async () => {
@@ -187,7 +187,7 @@ describe('POST /availability/holds', () => {
     expect(refused.body.error).toMatchObject({ code: 'insufficient_scope', details: { requiredScope: 'floor:write' } });
     const chosen = await api.post('/availability/holds', slot(venueId, { tableId: fixture.tableIds.B, ttlSeconds: 900 }));
     expect(chosen.status).toBe(201);
-    const [row] = await db.select().from(availabilityHolds).where(eq(availabilityHolds.id, chosen.body.hold.id));
+    const [row] = await db().select().from(availabilityHolds).where(eq(availabilityHolds.id, chosen.body.hold.id));
     expect(row.tableId).toBe(fixture.tableIds.B);
     const taken = await api.post('/availability/holds', slot(venueId, { tableId: fixture.tableIds.B, ttlSeconds: 60 }));
     expect(taken.body.error).toMatchObject({ code: 'no_availability', details: { reason: 'no_table' } });
@@ -212,7 +212,7 @@ describe('POST /reservations with holdId', () => {
       endsAt: hold.proposal.endsAt,
     });
     expect((await api.get(`/availability/holds/${hold.id}`)).status).toBe(404);
-    expect(await db.select().from(availabilityHolds).where(eq(availabilityHolds.id, hold.id))).toHaveLength(0);
+    expect(await db().select().from(availabilityHolds).where(eq(availabilityHolds.id, hold.id))).toHaveLength(0);
 
     // Consumed: the slot is still free (table A), so the booking proceeds normally…
     const reused = await api.post('/reservations', slot(venueId, { holdId: hold.id }));
@@ -228,7 +228,7 @@ describe('POST /reservations with holdId', () => {
 
   it('other fields must match the hold: 400 naming them, and the hold stays', async () => {
     const { api, venueId, organisationId } = await setup();
-    const [other] = (await db.execute(
+    const [other] = (await db().execute(
       sql`insert into venues (organisation_id, name, timezone, country_code) values (${organisationId}, 'Other', 'Europe/Rome', 'IT') returning id`,
     )) as unknown as { id: string }[];
     await configureVenue(other.id);
@@ -348,10 +348,10 @@ describe('races in PostgreSQL', () => {
     const results = await race(api, venueId);
     expect(tally(results.map((r) => r.status))).toEqual({ 201: 1, 409: 23 });
     for (const r of results.filter((x) => x.status === 409)) expect(r.body.error.code).toBe('no_availability');
-    const live = await db.select().from(reservationTables).where(eq(reservationTables.tableId, fixture.tableIds.Last));
+    const live = await db().select().from(reservationTables).where(eq(reservationTables.tableId, fixture.tableIds.Last));
     expect(live).toHaveLength(1);
     expect(await doubleOccupancies(venueId)).toBe(0);
-    const [{ holds, bookings }] = (await db.execute(sql`
+    const [{ holds, bookings }] = (await db().execute(sql`
       select (select count(*)::int from availability_holds where venue_id = ${venueId}) as holds,
              (select count(*)::int from reservations where venue_id = ${venueId}) as bookings`)) as unknown as {
       holds: number;
@@ -367,7 +367,7 @@ describe('races in PostgreSQL', () => {
     await expireHold(hold.id);
     const results = await race(api, venueId);
     expect(tally(results.map((r) => r.status))).toEqual({ 201: 1, 409: 23 });
-    const live = await db.select().from(reservationTables).where(eq(reservationTables.tableId, fixture.tableIds.Last));
+    const live = await db().select().from(reservationTables).where(eq(reservationTables.tableId, fixture.tableIds.Last));
     expect(live).toHaveLength(1);
     expect(live[0].holdId).not.toBe(hold.id);
     expect(await doubleOccupancies(venueId)).toBe(0);
@@ -384,7 +384,7 @@ describe('races in PostgreSQL', () => {
     );
     expect(tally(results.map((r) => r.status))).toEqual({ 201: 3, 409: 9 });
     for (const r of results.filter((x) => x.status === 409)) expect(r.body.error.details.reason).toBe('pacing_full');
-    const [{ covers }] = (await db.execute(sql`
+    const [{ covers }] = (await db().execute(sql`
       select (select coalesce(sum(party_size), 0) from reservations where venue_id = ${venueId})
            + (select coalesce(sum(party_size), 0) from availability_holds where venue_id = ${venueId}) as covers`)) as unknown as {
       covers: string;
@@ -401,17 +401,19 @@ describe('the invariant check (npm run cli -- check)', () => {
     const { hold } = (await api.post('/availability/holds', slot(venueId, { partySize: 4 }))).body;
     const startsAt = new Date(hold.proposal.startsAt);
     // Written behind the engine's back: 4 more covers in the hold's block.
-    await db.insert(reservations).values({
-      organisationId,
-      venueId,
-      serviceDate: tomorrow,
-      time: '19:10',
-      startsAt,
-      endsAt: new Date(startsAt.getTime() + 90 * 60_000),
-      partySize: 4,
-      status: 'created',
-      source: 'api',
-    });
+    await db()
+      .insert(reservations)
+      .values({
+        organisationId,
+        venueId,
+        serviceDate: tomorrow,
+        time: '19:10',
+        startsAt,
+        endsAt: new Date(startsAt.getTime() + 90 * 60_000),
+        partySize: 4,
+        status: 'created',
+        source: 'api',
+      });
     expect((await checkInvariants({ venueIds: [venueId] })).pacingBlocksOverMaxCovers).toBe(1);
     await expireHold(hold.id);
     await expectInvariantsHold([venueId]);
@@ -430,8 +432,8 @@ describe('purge', () => {
     const live = (await api.post('/availability/holds', slot(venueId))).body.hold;
     await expireHold(expired.id);
     expect(await purgeExpiredHolds()).toBeGreaterThanOrEqual(1);
-    const left = await db.select({ id: availabilityHolds.id }).from(availabilityHolds).where(eq(availabilityHolds.venueId, venueId));
+    const left = await db().select({ id: availabilityHolds.id }).from(availabilityHolds).where(eq(availabilityHolds.venueId, venueId));
     expect(left.map((h) => h.id)).toEqual([live.id]);
-    expect(await db.select().from(reservationTables).where(eq(reservationTables.holdId, expired.id))).toHaveLength(0);
+    expect(await db().select().from(reservationTables).where(eq(reservationTables.holdId, expired.id))).toHaveLength(0);
   });
 });

@@ -1,10 +1,5 @@
 import { and, count, eq } from 'drizzle-orm';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-
-// Its own queues: no worker of another test file takes the real imports, which this file runs itself.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}dry`;
-});
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { db } from '../../src/db/client.js';
 import { guests, reservations } from '../../src/db/schema/index.js';
@@ -12,6 +7,10 @@ import { closeQueues } from '../../src/queues/queues.js';
 import { runImport } from '../../src/services/imports/process-import-job.js';
 import { client, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: no worker of another test file takes the real imports, which this file runs itself.
+useOwnQueuePrefix('dry');
 
 const server = useTestServer();
 afterAll(async () => closeQueues());
@@ -19,7 +18,7 @@ afterAll(async () => closeQueues());
 const phoneOf = (n: number) => `+39 347 ${String(n).padStart(7, '0')}`;
 
 async function countRows(table: typeof reservations | typeof guests, venueId: string): Promise<number> {
-  const [{ n }] = await db.select({ n: count() }).from(table).where(eq(table.venueId, venueId));
+  const [{ n }] = await db().select({ n: count() }).from(table).where(eq(table.venueId, venueId));
   return n;
 }
 
@@ -100,7 +99,7 @@ describe('dry-run imports (docs/operations.md "Reservation imports")', () => {
     // 25 invalid fields + 24 invalid phones (row 101 replaced one) + 25 duplicates + row 207 (ext-3 again).
     expect(real).toMatchObject({ createdRows: 173, updatedRows: 2, rejectedRows: 75 });
     expect(real.rejections.filter((r: any) => r.code === 'duplicate_row').map((r: any) => r.row)).toContain(207);
-    const [{ n: needsAttention }] = await db
+    const [{ n: needsAttention }] = await db()
       .select({ n: count() })
       .from(reservations)
       .where(and(eq(reservations.venueId, t.venueId), eq(reservations.source, 'import'), eq(reservations.needsAttention, true)));

@@ -29,11 +29,11 @@ async function historyEvent(overrides: Partial<typeof events.$inferInsert> = {})
   };
 }
 
-const readBack = async (id: string) => db.select().from(events).where(eq(events.id, id));
+const readBack = async (id: string) => db().select().from(events).where(eq(events.id, id));
 
 describe('insertRows', () => {
   it('inserts the row and return it as drizzle reads it back, the id from its default function', async () => {
-    const [row] = await insertRows(db, events, [await historyEvent()]);
+    const [row] = await insertRows(db(), events, [await historyEvent()]);
     expect(row.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(row.createdAt).toBeInstanceOf(Date);
     expect(await readBack(row.id)).toEqual([row]);
@@ -41,8 +41,8 @@ describe('insertRows', () => {
 
   it('leaves out a row a constraint refused with onConflictDoNothing', async () => {
     const values = await historyEvent({ id: newId() });
-    expect(await insertRows(db, events, [values], { onConflictDoNothing: true })).toHaveLength(1);
-    expect(await insertRows(db, events, [values], { onConflictDoNothing: true })).toEqual([]);
+    expect(await insertRows(db(), events, [values], { onConflictDoNothing: true })).toHaveLength(1);
+    expect(await insertRows(db(), events, [values], { onConflictDoNothing: true })).toEqual([]);
   });
 
   it('runs in the transaction they are given: rolled back with it', async () => {
@@ -86,7 +86,7 @@ describe('insertRows', () => {
 
   it('lets PostgreSQL compute the columns given as SQL and returns only the columns asked for', async () => {
     const rows = [await historyEvent({ id: newId() }), await historyEvent({ id: newId() })];
-    const inserted = await insertRows(db, events, rows, {
+    const inserted = await insertRows(db(), events, rows, {
       computed: { createdAt: (_, i) => `timestamptz '2026-11-25T10:00:00Z' + interval '${i} days'`, dispatchedAt: () => 'default' },
       returning: ['id', 'createdAt', 'dispatchedAt'],
       prepare: false,

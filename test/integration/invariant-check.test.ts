@@ -2,19 +2,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { Queue } from 'bullmq';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-
-// A database of its own: the delivery sweepers of other test files act on every row of a database,
-// and one of them enqueuing the orphaned delivery made it, and so the count, disappear.
-const ownDatabase = await vi.hoisted(async () => {
-  const { createOwnDatabase } = await import('../support/own-database.js');
-  const own = await createOwnDatabase('invariants');
-  process.env.DATABASE_URL = own.url;
-  return own;
-});
-
+import { afterAll, describe, expect, it } from 'vitest';
 import { processConfig } from '../../src/config.js';
-import { db, sql as pool } from '../../src/db/client.js';
+import { db, pool } from '../../src/db/client.js';
 import {
   automationRuns,
   automations,
@@ -32,10 +22,15 @@ import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { enqueueDeliveries } from '../../src/services/webhooks/enqueue-deliveries.js';
 import { createTenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
+import { useOwnDatabase } from '../support/own-database.js';
+
+// A database of its own: the delivery sweepers of other test files act on every row of a database,
+// and one of them enqueuing the orphaned delivery made it, and so the count, disappear.
+const ownDatabase = await useOwnDatabase('invariants');
 
 afterAll(async () => {
   await closeQueues();
-  await pool.end();
+  await pool().end();
   await ownDatabase.drop();
 });
 
@@ -50,7 +45,7 @@ async function insertReservation(
 ) {
   const [h, m] = time.split(':').map(Number);
   const startsAt = new Date(localToInstant('Europe/Rome', tomorrow, h * 60 + m));
-  const [row] = await db
+  const [row] = await db()
     .insert(reservations)
     .values({
       organisationId: t.organisationId,
@@ -69,7 +64,7 @@ async function insertReservation(
 }
 
 async function insertDelivery(t: { organisationId: string; venueId: string }, values: Partial<typeof webhookDeliveries.$inferInsert>) {
-  const [event] = await db
+  const [event] = await db()
     .insert(events)
     .values({
       organisationId: t.organisationId,
@@ -80,7 +75,7 @@ async function insertDelivery(t: { organisationId: string; venueId: string }, va
       livemode: true,
     })
     .returning();
-  const [automation] = await db
+  const [automation] = await db()
     .insert(automations)
     .values({
       organisationId: t.organisationId,
@@ -91,8 +86,8 @@ async function insertDelivery(t: { organisationId: string; venueId: string }, va
       action: { type: 'partner_notification', url: 'https://example.com/hook', endpointId: null, delayMinutes: 0 },
     })
     .returning();
-  const [run] = await db.insert(automationRuns).values({ automationId: automation.id, eventId: event.id }).returning();
-  const [delivery] = await db
+  const [run] = await db().insert(automationRuns).values({ automationId: automation.id, eventId: event.id }).returning();
+  const [delivery] = await db()
     .insert(webhookDeliveries)
     .values({
       organisationId: t.organisationId,
@@ -127,26 +122,30 @@ describe('the invariant check (npm run cli -- check)', () => {
     await insertReservation(t, '19:10', 2, { status: 'cancelled' });
     await insertReservation(t, '19:20', 2);
     expect((await checkInvariants({ venueIds: [t.venueId] })).pacingBlocksOverMaxCovers).toBe(1);
-    await db.update(reservations).set({ needsAttention: true }).where(eq(reservations.id, flaggable.id));
+    await db().update(reservations).set({ needsAttention: true }).where(eq(reservations.id, flaggable.id));
     expect((await checkInvariants({ venueIds: [t.venueId] })).pacingBlocksOverMaxCovers).toBe(0);
 
     // A cancelled reservation still holding its table live.
     const cancelled = await insertReservation(t, '21:00', 2, { status: 'cancelled', tableId: fixture.tableIds.T2, tableAssigned: true });
-    await db.insert(reservationTables).values({
-      reservationId: cancelled.id,
-      tableId: fixture.tableIds.T2,
-      venueId: t.venueId,
-      during: `[${cancelled.startsAt.toISOString()},${cancelled.endsAt.toISOString()})`,
-    });
+    await db()
+      .insert(reservationTables)
+      .values({
+        reservationId: cancelled.id,
+        tableId: fixture.tableIds.T2,
+        venueId: t.venueId,
+        during: `[${cancelled.startsAt.toISOString()},${cancelled.endsAt.toISOString()})`,
+      });
 
     // A guest carrying a tag the venue does not have.
-    await db.insert(guests).values({
-      organisationId: t.organisationId,
-      venueId: t.venueId,
-      phone: '+393331112223',
-      phoneNational: '3331112223',
-      serviceTags: ['Ghost'],
-    });
+    await db()
+      .insert(guests)
+      .values({
+        organisationId: t.organisationId,
+        venueId: t.venueId,
+        phone: '+393331112223',
+        phoneNational: '3331112223',
+        serviceTags: ['Ghost'],
+      });
 
     // Deliveries: one pending without a job and overdue; one pending with its job (delayed) is fine.
     const old = new Date(Date.now() - (overdueDeliverySeconds + 60) * 1000);
@@ -178,9 +177,9 @@ describe('the invariant check (npm run cli -- check)', () => {
     expect(JSON.parse(good.stdout)).toMatchObject({ violations: 0 });
 
     // The database is left consistent: the suite ends with a check of the whole database.
-    await db.delete(reservationTables).where(eq(reservationTables.reservationId, cancelled.id));
-    await db.delete(guests).where(eq(guests.venueId, t.venueId));
-    await db
+    await db().delete(reservationTables).where(eq(reservationTables.reservationId, cancelled.id));
+    await db().delete(guests).where(eq(guests.venueId, t.venueId));
+    await db()
       .update(webhookDeliveries)
       .set({ status: 'discarded', discardReason: 'max_attempts' })
       .where(eq(webhookDeliveries.venueId, t.venueId));
@@ -231,7 +230,7 @@ describe('the invariant check (npm run cli -- check)', () => {
     } finally {
       await other.obliterate({ force: true });
       await other.close();
-      await db
+      await db()
         .update(webhookDeliveries)
         .set({ status: 'discarded', discardReason: 'max_attempts' })
         .where(eq(webhookDeliveries.venueId, t.venueId));

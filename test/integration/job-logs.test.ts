@@ -1,16 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-
-// Its own queues: no other file's worker may take (and log) these jobs.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}joblogs`;
-});
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { client, createTenant } from '../support/harness.js';
 import { collectLogLines } from '../support/log-lines.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: no other file's worker may take (and log) these jobs.
+useOwnQueuePrefix('joblogs');
 
 // A partner that always fails, and worker-webhooks in its own process logging at info.
 const pipeline = useWebhookPipeline({ policy: () => 500, webhooksRole: false });

@@ -1,9 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
-
-// Its own queues (their depths are checked exactly).
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}mx`;
-});
+import { describe, expect, it } from 'vitest';
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -18,6 +13,10 @@ import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, freePort, testConfig } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues (their depths are checked exactly).
+useOwnQueuePrefix('mx');
 
 // A metrics token, and a compressed retry schedule (five failed attempts in about 2.5 s).
 const metricsToken = 'metrics-token-0123456789';
@@ -107,7 +106,7 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
       await imports.add('import', { importId: randomUUID() }, { delay: 3600_000 });
 
       // The outbox: an event committed long ago and never dispatched.
-      const [oldEvent] = await db
+      const [oldEvent] = await db()
         .insert(events)
         .values({
           organisationId: ok.organisationId,
@@ -122,9 +121,9 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
         .returning({ id: events.id });
 
       const after = await scrape(metricsUrl);
-      await db.delete(events).where(eq(events.id, oldEvent.id));
+      await db().delete(events).where(eq(events.id, oldEvent.id));
       await imports.obliterate({ force: true });
-      const [eventRow] = await db.select({ createdAt: events.createdAt }).from(events).where(eq(events.id, delivered.eventId));
+      const [eventRow] = await db().select({ createdAt: events.createdAt }).from(events).where(eq(events.id, delivered.eventId));
 
       const requests = (method: string, route: string, status: number) =>
         delta(before, after, `http_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"}`);

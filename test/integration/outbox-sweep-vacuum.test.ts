@@ -1,20 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { pool } from '../../src/db/client.js';
+import { closeQueues } from '../../src/queues/queues.js';
+import { sequenceEvents } from '../../src/services/outbox/event-sequencer.js';
+import { sweepOutbox } from '../../src/services/outbox/sweep-outbox.js';
 import { eventually } from '../support/eventually.js';
+import { useFileSettings } from '../support/file-settings.js';
 
-vi.hoisted(() => {
-  // A queue prefix of this file alone, and a statement timeout short enough to run into.
-  process.env.QUEUE_PREFIX = `{sweep-vacuum-${process.pid}-${Date.now()}}`;
-  process.env.DATABASE_STATEMENT_TIMEOUT_MS = '3000';
-});
-
-const { processConfig } = await import('../../src/config.js');
-const config = processConfig();
-const { sql } = await import('../../src/db/client.js');
-const { closeQueues } = await import('../../src/queues/queues.js');
-const { sweepOutbox } = await import('../../src/services/outbox/sweep-outbox.js');
-const { sequenceEvents } = await import('../../src/services/outbox/event-sequencer.js');
+// A queue prefix of this file alone, and a statement timeout short enough to run into.
+const config = useFileSettings({ QUEUE_PREFIX: `{sweep-vacuum-${process.pid}-${Date.now()}}`, DATABASE_STATEMENT_TIMEOUT_MS: '3000' });
+const sql = pool();
 
 const other = postgres(config.DATABASE_URL, { max: 1, onnotice: () => {} });
 afterAll(async () => {

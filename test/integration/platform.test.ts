@@ -94,7 +94,7 @@ describe('venue isolation', () => {
     const a = await createTenant();
     const b = await createTenant();
     expectError(await client(server.url, b.key).get(`/venues/${a.venueId}`), 404, 'not_found');
-    const [other] = await db
+    const [other] = await db()
       .insert(venues)
       .values({ organisationId: a.organisationId, name: 'Second', timezone: 'UTC', countryCode: 'GB' })
       .returning();

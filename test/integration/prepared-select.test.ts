@@ -13,14 +13,14 @@ describe('prepareSelectAll', () => {
     const selectKeys = prepareSelectAll(apiKeys, byOrganisation);
     const rows = await selectKeys({ organisationId: t.organisationId });
     expect(rows).toHaveLength(1);
-    expect(rows).toEqual(await db.select().from(apiKeys).where(eq(apiKeys.organisationId, t.organisationId)));
+    expect(rows).toEqual(await db().select().from(apiKeys).where(eq(apiKeys.organisationId, t.organisationId)));
     expect(rows[0].createdAt).toBeInstanceOf(Date);
     expect(rows[0].rateLimitPerMinute).toBe(42);
 
     const venueCondition = and(eq(venues.id, sql.placeholder('venueId')), eq(venues.organisationId, sql.placeholder('organisationId')))!;
     const selectVenue = prepareSelectAll(venues, venueCondition);
     expect(await selectVenue({ venueId: t.venueId, organisationId: t.organisationId })).toEqual(
-      await db.select().from(venues).where(eq(venues.id, t.venueId)),
+      await db().select().from(venues).where(eq(venues.id, t.venueId)),
     );
     expect(await selectVenue({ venueId: t.venueId, organisationId: t.keyId })).toEqual([]);
   });

@@ -92,17 +92,17 @@ async function planOf(query: SQLWrapper): Promise<PlanNode> {
 
 describe('statements of the request and timer paths read large tables by index', () => {
   it.each([
-    ['late scan', () => selectDueLate(db)],
-    ['no-show scan', () => selectDueNoShows(db)],
+    ['late scan', () => selectDueLate(db())],
+    ['no-show scan', () => selectDueNoShows(db())],
     [
       'concluded deliveries purge',
-      () => db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(concludedLongAgo).limit(1000),
+      () => db().select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(concludedLongAgo).limit(1000),
     ],
-    ['idempotency keys purge', () => db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(expiredIdempotencyKeys)],
+    ['idempotency keys purge', () => db().select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(expiredIdempotencyKeys)],
     [
       'GET /events?type= of an organisation',
       () =>
-        db
+        db()
           .select()
           .from(events)
           .where(and(eq(events.organisationId, someId), eq(events.published, true), eq(events.type, 'webhook_test')))
@@ -112,12 +112,12 @@ describe('statements of the request and timer paths read large tables by index',
     ['GET /events/stream: the events after a position', () => selectEventsAfter(someId, 1000)],
     [
       'GET /events/stream?after=: the position of an event',
-      () => db.select({ position: eventPositions.position }).from(eventPositions).where(eq(eventPositions.eventId, someId)),
+      () => db().select({ position: eventPositions.position }).from(eventPositions).where(eq(eventPositions.eventId, someId)),
     ],
     [
       'GET /webhook-deliveries/{id}/attempts',
       () =>
-        db
+        db()
           .select()
           .from(webhookDeliveryAttempts)
           .where(eq(webhookDeliveryAttempts.deliveryId, someId))
@@ -127,7 +127,7 @@ describe('statements of the request and timer paths read large tables by index',
     [
       'POST /webhook-endpoints/{id}/recover: the discarded deliveries of the window, in event order',
       () =>
-        db
+        db()
           .select({ id: webhookDeliveries.id })
           .from(webhookDeliveries)
           .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
@@ -144,7 +144,7 @@ describe('statements of the request and timer paths read large tables by index',
       // The rows the UPDATE discards, by its condition (EXPLAIN takes no parenthesised UPDATE).
       'a destination disabled: its pending deliveries discarded',
       () =>
-        db
+        db()
           .select({ id: webhookDeliveries.id })
           .from(webhookDeliveries)
           .where(and(eq(webhookDeliveries.endpointId, someId), eq(webhookDeliveries.status, 'pending'))),
@@ -152,7 +152,7 @@ describe('statements of the request and timer paths read large tables by index',
     [
       'a booking with table moves: the parties to move, locked in id order',
       () =>
-        db
+        db()
           .select()
           .from(reservations)
           .where(sql`${reservations.id} in (${someId}::uuid, ${someId}::uuid)`)
@@ -177,7 +177,7 @@ describe('statements of the request and timer paths read large tables by index',
     revoked: false,
   };
   const reservationPage = (query: ReservationListQuery) =>
-    db
+    db()
       .select()
       .from(reservations)
       .where(and(...reservationListFilters(anyKey, query)))
@@ -216,7 +216,7 @@ describe('statements of the request and timer paths read large tables by index',
     ['venueId', 'venue_id', { venueId: someId }],
     ['automationId', 'automation_id', { automationId: someId }],
   ])("GET /webhook-deliveries?%s= reads that one's deliveries only", async (_name, column, filter) => {
-    const page = db
+    const page = db()
       .select()
       .from(webhookDeliveries)
       .where(and(...deliveryListFilters(anyKey, filter)))
@@ -229,7 +229,7 @@ describe('statements of the request and timer paths read large tables by index',
   it('detects a statement no index serves', async () => {
     expect(
       await largeTablesScannedWhole(
-        db
+        db()
           .select()
           .from(events)
           .where(sql`${events.data}->>'x' = 'y'`),

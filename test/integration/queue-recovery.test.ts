@@ -1,18 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-
-// Queues and a database of its own: the sweepers act on every stale row of a database, and no
-// worker of another test file may take these jobs.
-const ownDatabase = await vi.hoisted(async () => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}recovery`;
-  const { createOwnDatabase } = await import('../support/own-database.js');
-  const own = await createOwnDatabase('recovery');
-  process.env.DATABASE_URL = own.url;
-  return own;
-});
-
-import { db, sql as pool } from '../../src/db/client.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { db, pool } from '../../src/db/client.js';
 import { automationRuns, automations, events, webhookDeliveries } from '../../src/db/schema/index.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { behindTheLine } from '../../src/queues/fair-share.js';
@@ -24,10 +13,17 @@ import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js
 import { createTenant } from '../support/harness.js';
 import { addEventJobs, eventJob } from '../../src/jobs/event-job.js';
 import { eventually } from '../support/eventually.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+import { useOwnDatabase } from '../support/own-database.js';
+
+// Queues and a database of its own: the sweepers act on every stale row of a database, and no
+// worker of another test file may take these jobs.
+useOwnQueuePrefix('recovery');
+const ownDatabase = await useOwnDatabase('recovery');
 
 afterAll(async () => {
   await closeQueues();
-  await pool.end();
+  await pool().end();
   await ownDatabase.drop();
 });
 
@@ -47,7 +43,7 @@ async function strandEvents(tenant: { organisationId: string; venueId: string },
   for (let i = 0; i < rows.length; i += 1000) {
     ids.push(
       ...(
-        await db
+        await db()
           .insert(events)
           .values(rows.slice(i, i + 1000))
           .returning({ id: events.id })
@@ -78,7 +74,7 @@ describe('the outbox sweeper after an outage', () => {
     try {
       await eventually(
         async () => {
-          const [left] = await db
+          const [left] = await db()
             .select({ n: count() })
             .from(events)
             .where(and(inArray(events.id, stranded), isNull(events.dispatchedAt)));
@@ -91,7 +87,7 @@ describe('the outbox sweeper after an outage', () => {
       await stop();
       // The recent ones stay undispatched (no process is left to enqueue them): concluded here, so
       // that the catch-up tests below, once they are 5 s old, do not find them stranded.
-      await db
+      await db()
         .update(events)
         .set({ dispatchedAt: sql`clock_timestamp()` })
         .where(inArray(events.id, recent));
@@ -118,7 +114,7 @@ describe('the catch-up sweep', () => {
 
       // Due in 2 s: 5 s from now, the least spacing between catch-ups.
       await timers.obliterate({ force: true });
-      await db
+      await db()
         .update(events)
         .set({ createdAt: sql`clock_timestamp() - interval '28 seconds'` })
         .where(inArray(events.id, young));
@@ -127,12 +123,12 @@ describe('the catch-up sweep', () => {
 
       // Queued behind others (they have their jobs), not stranded: no catch-up.
       await timers.obliterate({ force: true });
-      await addEventJobs(await db.select().from(events).where(inArray(events.id, young)));
+      await addEventJobs(await db().select().from(events).where(inArray(events.id, young)));
       await sweepOutbox();
       expect(await timers.getJob(catchUpSweepJobId)).toBeUndefined();
       await getQueue(eventJob.queueName).obliterate({ force: true });
     } finally {
-      await db
+      await db()
         .update(events)
         .set({ dispatchedAt: sql`clock_timestamp()` })
         .where(inArray(events.id, young));
@@ -145,7 +141,7 @@ describe('the catch-up sweep', () => {
     const timers = getQueue(timerJob.queueName);
     await timers.obliterate({ force: true });
     // What the tests above left undispatched (their "recent" events) is seconds old by now.
-    await db
+    await db()
       .update(events)
       .set({ dispatchedAt: sql`clock_timestamp()` })
       .where(isNull(events.dispatchedAt));
@@ -154,7 +150,7 @@ describe('the catch-up sweep', () => {
       await sweepOutbox();
       expect(await timers.getJob(catchUpSweepJobId)).toBeUndefined();
     } finally {
-      await db
+      await db()
         .update(events)
         .set({ dispatchedAt: sql`clock_timestamp()` })
         .where(inArray(events.id, justCommitted));
@@ -168,7 +164,7 @@ describe('the catch-up sweep', () => {
  */
 async function overdueDeliveries(name: string, count: number, attemptedJustNow: (i: number) => boolean = () => false) {
   const tenant = await createTenant();
-  const [automation] = await db
+  const [automation] = await db()
     .insert(automations)
     .values({
       organisationId: tenant.organisationId,
@@ -180,11 +176,11 @@ async function overdueDeliveries(name: string, count: number, attemptedJustNow: 
     })
     .returning();
   const eventIds = await strandEvents(tenant, count, 120, true);
-  await db
+  await db()
     .update(events)
     .set({ dispatchedAt: sql`clock_timestamp()` })
     .where(inArray(events.id, eventIds));
-  const runs = await db
+  const runs = await db()
     .insert(automationRuns)
     .values(eventIds.map((eventId) => ({ automationId: automation.id, eventId })))
     .returning();
@@ -203,7 +199,7 @@ async function overdueDeliveries(name: string, count: number, attemptedJustNow: 
     lastAttemptAt: attemptedJustNow(i) ? (sql`clock_timestamp() - interval '5 seconds'` as unknown as Date) : null,
     attempts: attemptedJustNow(i) ? 1 : 0,
   }));
-  const deliveries = await db.insert(webhookDeliveries).values(deliveryRows).returning({ id: webhookDeliveries.id });
+  const deliveries = await db().insert(webhookDeliveries).values(deliveryRows).returning({ id: webhookDeliveries.id });
   return { automationId: automation.id, deliveries };
 }
 
@@ -222,7 +218,7 @@ describe('the delivery sweeper after an outage', () => {
     expect(handedBack.filter((s) => s === 'delayed')).toHaveLength(1184);
     expect(states.slice(1200).every((s) => s === 'unknown')).toBe(true);
     expect(await sweepDeliveries()).toBe(0);
-    await db.delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automationId));
+    await db().delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automationId));
     await queue.obliterate({ force: true });
   });
 });
@@ -240,7 +236,7 @@ describe('a delivery waiting behind the line', () => {
 
     expect(await sweepDeliveries()).toBe(0);
     // In the order the sweep reads them (their organisation's order of attempts).
-    const inSweepOrder = await db
+    const inSweepOrder = await db()
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.automationId, automationId))
@@ -249,7 +245,7 @@ describe('a delivery waiting behind the line', () => {
     const priorities = await Promise.all(inSweepOrder.map(async (d) => Number((await queue.getJob(d.id))!.priority)));
     for (const priority of priorities) expect(priority).toBeLessThan(behindTheLine);
     expect([...priorities].sort((a, b) => a - b)).toEqual(priorities);
-    await db.delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automationId));
+    await db().delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automationId));
     await queue.obliterate({ force: true });
   });
 });

@@ -37,7 +37,7 @@ describe('GET /reports/summary', () => {
       source,
       ...extra,
     });
-    await db
+    await db()
       .insert(reservations)
       .values([
         row(d1, 2, 'completed', 'api', { seatedAt: at(d1, '19:00'), freedAt: at(d1, '20:30'), completedAt: at(d1, '20:45') }),
@@ -49,7 +49,7 @@ describe('GET /reports/summary', () => {
       ]);
     // Another venue's reservations never count.
     const other = await createTenant();
-    await db
+    await db()
       .insert(reservations)
       .values({ ...row(d1, 8, 'completed', 'api'), organisationId: other.organisationId, venueId: other.venueId });
 

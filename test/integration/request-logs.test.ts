@@ -49,7 +49,7 @@ afterAll(async () => {
   redis?.kill('SIGKILL');
   // The events of this file's guests were never processed: they must not wait for another file's outbox sweep.
   if (tenant)
-    await db
+    await db()
       .update(events)
       .set({ dispatchedAt: new Date() })
       .where(and(eq(events.organisationId, tenant.organisationId), isNull(events.dispatchedAt)));

@@ -98,7 +98,7 @@ describe('GET /reservations/{id}/history (docs/reservations.md "Reservation hist
     expect(booked.status).toBe(201);
     const id = booked.body.reservation.id;
     // Started 46 minutes ago: late, then no-show, by worker-timers.
-    await db
+    await db()
       .update(reservations)
       .set({ startsAt: sql`clock_timestamp() - interval '46 minutes'`, endsAt: sql`clock_timestamp() + interval '1 hour'` })
       .where(eq(reservations.id, id));
@@ -115,7 +115,7 @@ describe('GET /reservations/{id}/history (docs/reservations.md "Reservation hist
     expect(history[1].changes).toEqual({});
     expect(history[2].changes).toMatchObject({ status: { from: 'created', to: 'no_show' } });
 
-    await db.update(events).set({ actor: null }).where(eq(events.id, history[0].eventId));
+    await db().update(events).set({ actor: null }).where(eq(events.id, history[0].eventId));
     expect((await api.get(`/reservations/${id}/history`)).body.data[0].actor).toEqual({ kind: 'system', name: 'unrecorded' });
   });
 
@@ -146,7 +146,7 @@ describe('GET /reservations/{id}/history (docs/reservations.md "Reservation hist
     ]);
     expect(history[1].changes).toMatchObject({ partySize: { from: 2, to: 4 }, notes: { from: null, to: 'from the old system' } });
 
-    const [imported] = await db
+    const [imported] = await db()
       .select()
       .from(reservations)
       .where(and(eq(reservations.venueId, t.venueId), eq(reservations.externalRef, 'pos-2')));

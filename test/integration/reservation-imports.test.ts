@@ -1,12 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-
-// Its own queues: no worker of another test file may take these imports, so that killing the
-// child worker really interrupts one.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}rimp`;
-});
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { db } from '../../src/db/client.js';
 import { events, guests, imports, reservations, reservationTables } from '../../src/db/schema/index.js';
@@ -18,6 +12,11 @@ import { importChunkSize } from '../../src/services/imports/import-contract.js';
 import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
 import { waitForImport } from '../support/imports.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: no worker of another test file may take these imports, so that killing the
+// child worker really interrupts one.
+useOwnQueuePrefix('rimp');
 
 const server = useTestServer();
 afterAll(async () => closeQueues());
@@ -69,7 +68,7 @@ function mixedRows(venueId: string, strangerVenueId: string) {
 }
 
 async function importedReservations(venueId: string) {
-  return db
+  return db()
     .select()
     .from(reservations)
     .where(and(eq(reservations.venueId, venueId), eq(reservations.source, 'import')));
@@ -153,7 +152,7 @@ describe('POST /imports/reservations with worker-imports running', () => {
 
     // The pre-existing reservations were updated in place: their time, party and channel come from the rows.
     for (const [n, r] of pre.entries()) {
-      const [row] = await db.select().from(reservations).where(eq(reservations.id, r.id));
+      const [row] = await db().select().from(reservations).where(eq(reservations.id, r.id));
       const i = [5, 15, 25, 35, 45][n];
       expect(row).toMatchObject({
         serviceDate: localDate(1 + (i % 20)),
@@ -167,14 +166,14 @@ describe('POST /imports/reservations with worker-imports running', () => {
 
     // A guest per past row with a phone (and per future row with one), their visit counted; no events at all.
     const guest = (
-      await db
+      await db()
         .select()
         .from(guests)
         .where(and(eq(guests.venueId, t.venueId), eq(guests.phone, '+393470000003')))
     )[0];
     expect(guest).toMatchObject({ firstName: 'Guest', lastName: '3', visitCount: 1 });
     // The venue's only events are those of the five reservations booked through the API.
-    const venueEvents = await db.select().from(events).where(eq(events.venueId, t.venueId));
+    const venueEvents = await db().select().from(events).where(eq(events.venueId, t.venueId));
     const published = venueEvents.filter((e) => e.published);
     expect(published.map((e) => e.type)).toEqual(Array(5).fill('reservation_created'));
     expect(published.map((e) => e.subjectId).sort()).toEqual(pre.map((r) => r.id).sort());
@@ -189,7 +188,7 @@ describe('POST /imports/reservations with worker-imports running', () => {
         .sort(),
     ).toEqual(pre.map((r) => r.id).sort());
 
-    const overlaps = await db.execute(sql`
+    const overlaps = await db().execute(sql`
       select count(*)::int as n from ${reservationTables} a join ${reservationTables} b
         on a.table_id = b.table_id and a.reservation_id < b.reservation_id and a.live and b.live and a.during && b.during
       where a.venue_id = ${t.venueId}`);
@@ -220,7 +219,7 @@ describe('POST /imports/reservations with worker-imports running', () => {
       (await api.post('/imports/guests', { rows: [{ venueId: t.venueId, phone: phoneOf(1) }] }, { 'idempotency-key': 'res-import-1' }))
         .status,
     ).toBe(422);
-    expect(await db.select().from(imports).where(eq(imports.organisationId, t.organisationId))).toHaveLength(1);
+    expect(await db().select().from(imports).where(eq(imports.organisationId, t.organisationId))).toHaveLength(1);
     expect(await importedReservations(t.venueId)).toHaveLength(1);
 
     // Importing the same rows again (another key) updates instead of duplicating.
@@ -309,11 +308,11 @@ describe('worker-imports killed in the middle of an import', () => {
     let processed = 0;
     // The child needs a few seconds to start (tsx) on a loaded machine.
     for (const until = Date.now() + 45_000; Date.now() < until && processed < importChunkSize;) {
-      [{ processedRows: processed }] = await db.select({ processedRows: imports.processedRows }).from(imports).where(eq(imports.id, id));
+      [{ processedRows: processed }] = await db().select({ processedRows: imports.processedRows }).from(imports).where(eq(imports.id, id));
       if (processed < importChunkSize) await new Promise((r) => setTimeout(r, 5));
     }
     await killGroup(first);
-    const [interrupted] = await db.select().from(imports).where(eq(imports.id, id));
+    const [interrupted] = await db().select().from(imports).where(eq(imports.id, id));
     expect(interrupted.status).toBe('processing');
     expect(interrupted.processedRows).toBeGreaterThanOrEqual(importChunkSize);
     expect(interrupted.processedRows).toBeLessThan(1000);
@@ -323,7 +322,7 @@ describe('worker-imports killed in the middle of an import', () => {
     const started = Date.now();
     for (let status = 'processing'; status === 'processing' && Date.now() - started < 60_000;) {
       await new Promise((r) => setTimeout(r, 250));
-      [{ status }] = await db.select({ status: imports.status }).from(imports).where(eq(imports.id, id));
+      [{ status }] = await db().select({ status: imports.status }).from(imports).where(eq(imports.id, id));
     }
     const done = (await api.get(`/imports/${id}`)).body.import;
     expect(done).toMatchObject({ status: 'completed', createdRows: 595, updatedRows: 5, rejectedRows: 400 });

@@ -29,7 +29,7 @@ async function whileTableHeld<T>(venueId: string, organisationId: string, tableI
   const startsAt = new Date(localToInstant('Europe/Rome', tomorrow, 19 * 60));
   const endsAt = new Date(startsAt.getTime() + 90 * 60_000);
   let pending!: Promise<T>;
-  await db.transaction(async (tx) => {
+  await db().transaction(async (tx) => {
     const [row] = await tx
       .insert(reservations)
       .values({
@@ -68,9 +68,9 @@ describe('PostgreSQL keeps the floor consistent under concurrency', () => {
     for (const r of results.filter((r) => r.status === 409)) {
       expect(r.body.error).toMatchObject({ code: 'no_availability', details: { reason: 'no_table' } });
     }
-    const live = await db.select().from(reservationTables).where(eq(reservationTables.tableId, fixture.tableIds.Last));
+    const live = await db().select().from(reservationTables).where(eq(reservationTables.tableId, fixture.tableIds.Last));
     expect(live).toHaveLength(1);
-    expect(await db.select().from(reservations).where(eq(reservations.venueId, venueId))).toHaveLength(1);
+    expect(await db().select().from(reservations).where(eq(reservations.venueId, venueId))).toHaveLength(1);
   });
 
   it('concurrent bookings against a pacing rule never exceed maxCovers', async () => {
@@ -83,7 +83,7 @@ describe('PostgreSQL keeps the floor consistent under concurrency', () => {
     );
     expect(tally(results.map((r) => r.status))).toEqual({ 201: 3, 409: 9 });
     for (const r of results.filter((r) => r.status === 409)) expect(r.body.error.details.reason).toBe('pacing_full');
-    const [{ covers }] = (await db.execute(
+    const [{ covers }] = (await db().execute(
       sql`select coalesce(sum(party_size), 0)::int as covers from reservations where venue_id = ${venueId} and status not in ('cancelled', 'no_show')`,
     )) as unknown as { covers: number }[];
     expect(covers).toBeLessThanOrEqual(7);
@@ -132,11 +132,11 @@ describe('PostgreSQL keeps the floor consistent under concurrency', () => {
     const second = (await api.post('/reservations', { venueId, serviceDate: tomorrow, time: '21:00', partySize: 2 })).body.reservation;
     const overlapping = `[${first.startsAt},${second.endsAt})`;
     await expect(
-      db.update(reservationTables).set({ during: overlapping }).where(eq(reservationTables.reservationId, second.id)),
+      db().update(reservationTables).set({ during: overlapping }).where(eq(reservationTables.reservationId, second.id)),
     ).rejects.toMatchObject({ cause: { code: '23P01' } });
     // A freed occupancy no longer counts.
     await api.delete(`/reservations/${first.id}`);
-    const [moved] = await db
+    const [moved] = await db()
       .update(reservationTables)
       .set({ during: overlapping })
       .where(eq(reservationTables.reservationId, second.id))

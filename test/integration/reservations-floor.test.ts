@@ -26,7 +26,7 @@ async function setup() {
 }
 
 async function needsAttentionEvents(reservationId: string) {
-  return db
+  return db()
     .select()
     .from(events)
     .where(and(eq(events.subjectId, reservationId), eq(events.type, 'reservation_needs_attention')));
@@ -38,7 +38,7 @@ describe('a booking and a floor change at the same time', () => {
     const fixture = await configureVenue(t.venueId, { tables: [{ name: 'Only', minSeats: 1, maxSeats: 4 }] });
     const api = client(server.url, t.key);
     let pending!: Promise<{ status: number; body: any }>;
-    await db.transaction(async (tx) => {
+    await db().transaction(async (tx) => {
       // What the floor services do: the venue row locked, then the table blocked.
       await tx.execute(sql`select id from venues where id = ${t.venueId} for no key update`);
       await tx.update(floorTables).set({ isBlocked: true, updatedAt: new Date() }).where(eq(floorTables.id, fixture.tableIds.Only));

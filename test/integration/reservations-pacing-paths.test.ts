@@ -1,10 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-
-// Its own queues: the imports of this file are taken by its own worker only.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}pace`;
-});
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
@@ -16,6 +11,10 @@ import { client, createKey, createTenant, useTestServer } from '../support/harne
 import { waitForImport } from '../support/imports.js';
 import { expectInvariantsHold } from '../support/invariants.js';
 import { configureVenue, localDate, type TableFixture } from '../support/venue-fixtures.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: the imports of this file are taken by its own worker only.
+useOwnQueuePrefix('pace');
 
 const server = useTestServer();
 let worker: RunningWorker<ImportJob>;
@@ -46,7 +45,7 @@ async function setup(tables: TableFixture[]) {
 
 /** The published events of a reservation (history-only rows, written by imports, are not events anyone receives). */
 async function eventTypesOf(reservationId: string): Promise<string[]> {
-  const rows = await db
+  const rows = await db()
     .select({ type: events.type })
     .from(events)
     .where(and(eq(events.subjectId, reservationId), eq(events.published, true)))

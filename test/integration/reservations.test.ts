@@ -11,7 +11,7 @@ const tomorrow = localDate(1);
 
 /** The published events (history-only rows aside), oldest first. */
 async function eventTypesOf(reservationId: string): Promise<string[]> {
-  const rows = await db
+  const rows = await db()
     .select({ type: events.type })
     .from(events)
     .where(and(eq(events.subjectId, reservationId), eq(events.published, true)))
@@ -74,7 +74,7 @@ describe('POST /reservations', () => {
     const a = await book(api, venueId, { guest: { phone: '+39 347 123 4567' } });
     const b = await book(api, venueId, { time: '20:00', guest: { phone: '3471234567', firstName: 'Other' } });
     expect(b.body.reservation.guestId).toBe(a.body.reservation.guestId);
-    const rows = await db.select().from(guests).where(eq(guests.venueId, venueId));
+    const rows = await db().select().from(guests).where(eq(guests.venueId, venueId));
     expect(rows).toHaveLength(1);
   });
 
@@ -207,7 +207,7 @@ describe('status flow', () => {
       expect((await eventTypesOf(created.id)).sort()).toEqual([...seen].sort());
     }
     expect(last.guestDetails).toMatchObject({ visitCount: 1 });
-    const [event] = await db
+    const [event] = await db()
       .select()
       .from(events)
       .where(and(eq(events.type, 'meal_completed'), eq(events.subjectId, created.id)));
@@ -294,7 +294,7 @@ describe('DELETE /reservations/:id', () => {
     const res = await api.delete(`/reservations/${r.id}`);
     expect(res.status).toBe(200);
     expect(res.body.reservation.status).toBe('cancelled');
-    const [guest] = await db.select().from(guests).where(eq(guests.id, r.guestId));
+    const [guest] = await db().select().from(guests).where(eq(guests.id, r.guestId));
     expect(guest.cancelledCount).toBe(1);
     const again = await api.delete(`/reservations/${r.id}`);
     expect(again.status).toBe(200);
@@ -462,7 +462,7 @@ describe('publishable keys', () => {
     expect(res.status).toBe(201);
     expect(res.body.reservation).toMatchObject({ guest: null, guestId: null, source: 'api', sourceDetail: 'extra key', status: 'created' });
     expect(res.body.reservation).not.toHaveProperty('guestDetails');
-    const stored = await db.select().from(guests).where(eq(guests.venueId, venueId));
+    const stored = await db().select().from(guests).where(eq(guests.venueId, venueId));
     expect(stored).toHaveLength(1);
 
     for (const extra of [

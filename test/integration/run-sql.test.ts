@@ -14,7 +14,7 @@ describe('runSql', () => {
 
   it('returns the same rows on the pool and inside a transaction', async () => {
     const t = await createTenant();
-    const onPool = await runSql<Row>(db, statement(t.venueId), columns);
+    const onPool = await runSql<Row>(db(), statement(t.venueId), columns);
     const inTransaction = await transaction((tx) => runSql<Row>(tx, statement(t.venueId), columns));
     expect(onPool).toHaveLength(1);
     expect(inTransaction).toEqual(onPool);
@@ -36,7 +36,7 @@ describe('runSql', () => {
     ).rejects.toBe(rolledBack);
     expect(seen.name).toBe('Renamed inside');
     expect(seen.pid).toBe(seen.drizzlePid);
-    const [after] = await runSql<Row>(db, statement(t.venueId), columns);
+    const [after] = await runSql<Row>(db(), statement(t.venueId), columns);
     expect(after.name).not.toBe('Renamed inside');
   });
 

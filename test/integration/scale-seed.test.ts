@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedScaleHistory } from '../../bench/support/scale-seed.js';
+import { pool } from '../../src/db/client.js';
+import { closeQueues } from '../../src/queues/queues.js';
+import { checkInvariants, totalViolations } from '../../src/services/invariants/check-invariants.js';
+import { useOwnDatabase } from '../support/own-database.js';
 
 // The scale data set of bench/ (npm run bench:seed) at a small size, in a database of its own: the
 // bulk load drops and rebuilds indexes and pauses triggers, which no other file should see.
-const own = await vi.hoisted(async () => {
-  const { createOwnDatabase } = await import('../support/own-database.js');
-  const database = await createOwnDatabase('scale_seed');
-  process.env.DATABASE_URL = database.url;
-  return database;
-});
-
-const { seedScaleHistory } = await import('../../bench/support/scale-seed.js');
-const { sql } = await import('../../src/db/client.js');
-const { checkInvariants, totalViolations } = await import('../../src/services/invariants/check-invariants.js');
-const { closeQueues } = await import('../../src/queues/queues.js');
+const own = await useOwnDatabase('scale_seed');
+const sql = pool();
 
 const historyDays = 40;
 let seed: Awaited<ReturnType<typeof seedScaleHistory>>;

@@ -64,7 +64,7 @@ describe('widget bookings and known phones (docs/security.md "Widget bookings")'
         { origin },
       );
       expect(res.status).toBe(201);
-      const [row] = await db
+      const [row] = await db()
         .select({ guestId: reservations.guestId })
         .from(reservations)
         .where(eq(reservations.id, res.body.reservation.id));

@@ -46,13 +46,13 @@ describe('service tags under concurrent renames and deletes', () => {
       expect(results[3].status).toBe(200);
       expect(results[4].status).toBe(200);
 
-      const [finalKept] = await db.select().from(serviceTags).where(eq(serviceTags.id, kept.id));
-      expect(await db.select().from(serviceTags).where(eq(serviceTags.id, doomed.id))).toEqual([]);
-      for (const id of doomedGuests) expect((await db.select().from(guests).where(eq(guests.id, id)))[0].serviceTags).toEqual([]);
+      const [finalKept] = await db().select().from(serviceTags).where(eq(serviceTags.id, kept.id));
+      expect(await db().select().from(serviceTags).where(eq(serviceTags.id, doomed.id))).toEqual([]);
+      for (const id of doomedGuests) expect((await db().select().from(guests).where(eq(guests.id, id)))[0].serviceTags).toEqual([]);
       for (const id of keptGuests)
-        expect((await db.select().from(guests).where(eq(guests.id, id)))[0].serviceTags).toEqual([finalKept.name]);
+        expect((await db().select().from(guests).where(eq(guests.id, id)))[0].serviceTags).toEqual([finalKept.name]);
       // The late guest either got the tag (then under its final name) or was refused with 400 (the name was gone).
-      const [lateRow] = await db.select().from(guests).where(eq(guests.id, late.body.guest.id));
+      const [lateRow] = await db().select().from(guests).where(eq(guests.id, late.body.guest.id));
       expect(lateRow.serviceTags).toEqual(results[5].status === 200 ? [finalKept.name] : []);
     }
     await expectInvariantsHold([t.venueId]);

@@ -1,12 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-
-// Its own queues: the events of this file's writes are taken by this file's worker only.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}nores`;
-});
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { and, eq, like } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
@@ -14,6 +9,10 @@ import { guests } from '../../src/db/schema/index.js';
 import { createTenant, freePort } from '../support/harness.js';
 import { useWebhookPipeline } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: the events of this file's writes are taken by this file's worker only.
+useOwnQueuePrefix('nores');
 
 // The API server of the pipeline is not used: the traffic goes to two web processes of their own.
 useWebhookPipeline({ webhooksRole: false });
@@ -190,7 +189,7 @@ describe('stopping a web process behind a load balancer (docs/operations.md "Sto
     expect(exitedAt - signalledAt).toBeGreaterThanOrEqual(readinessDelayMs);
     expect(first.output()).toContain('still serving until load balancers have noticed');
     // Every write answered 201 is stored; none is missing.
-    const stored = await db
+    const stored = await db()
       .select({ lastName: guests.lastName })
       .from(guests)
       .where(and(eq(guests.organisationId, tenant.organisationId), like(guests.lastName, 'Stop %')));

@@ -71,7 +71,7 @@ describe('live streams end with their key (docs/security.md "Live streams")', ()
       scopes: ['events:read', 'guests:read'],
     });
     const live = await stream(watcher.key);
-    await db
+    await db()
       .update(apiKeys)
       .set({ scopes: ['events:read'] })
       .where(eq(apiKeys.id, watcher.id));

@@ -84,7 +84,7 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     expect(history.at(-1)).toMatchObject({ type: 'reservation_updated', actor: { kind: 'system', name: 'table-optimiser' } });
     expect(Object.keys(history.at(-1)!.changes)).toEqual(['table']);
     // A table change alone is no event of the catalogue: nothing published about the couple since its creation.
-    const published = await db
+    const published = await db()
       .select({ type: events.type })
       .from(events)
       .where(and(eq(events.subjectId, couple.id), eq(events.published, true)));
@@ -137,7 +137,7 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
 
   it('a plan made stale by a concurrent change is refused whole (StaleMovesError) and nothing of it is kept', async () => {
     const { api, venueId, organisationId, couple, fixture } = await fragmentedFloor();
-    const { config, bookings } = await loadVenueDay(db, { organisationId, venueIds: null }, venueId, tomorrow, tomorrow);
+    const { config, bookings } = await loadVenueDay(db(), { organisationId, venueIds: null }, venueId, tomorrow, tomorrow);
     const evaluation = new VenueDay(config, tomorrow, bookings, Date.now()).evaluate('19:00', 4);
     expect(evaluation.available && evaluation.moves.map((m) => m.reservationId)).toEqual([couple.id]);
     if (!evaluation.available) return;
@@ -147,7 +147,7 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
       applyTableMoves(tx, emit, venueId, evaluation.moves, false, Date.now()),
     );
     await expect(applying).rejects.toBeInstanceOf(StaleMovesError);
-    const tables = await db
+    const tables = await db()
       .select({ tableId: reservationTables.tableId })
       .from(reservationTables)
       .where(eq(reservationTables.reservationId, couple.id));
@@ -224,7 +224,7 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     const book = () => api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time: pick(times), partySize: pick(sizes) });
 
     const movesOnTheNight = async () => {
-      const [{ moves }] = await db.execute<{ moves: number }>(sql`
+      const [{ moves }] = await db().execute<{ moves: number }>(sql`
         select count(*)::int as moves from events where venue_id = ${t.venueId} and actor->>'name' = 'table-optimiser'`);
       return moves;
     };
@@ -251,7 +251,7 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     }
 
     const created = responses.filter((r) => r.status === 201 && r.body.reservation).map((r) => r.body.reservation.id as string);
-    const live = await db.execute<{ id: string; tables: number }>(sql`
+    const live = await db().execute<{ id: string; tables: number }>(sql`
       select r.id, (select count(*)::int from reservation_tables rt where rt.reservation_id = r.id and rt.live) as tables
       from reservations r where r.venue_id = ${t.venueId} and r.status not in ('cancelled')`);
     const tablesById = new Map([...live].map((r) => [r.id, r.tables]));

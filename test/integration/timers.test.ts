@@ -23,7 +23,7 @@ const server = useTestServer();
 
 /** The published events (history-only rows aside), oldest first. */
 async function eventTypesOf(subjectId: string): Promise<string[]> {
-  const rows = await db
+  const rows = await db()
     .select({ type: events.type })
     .from(events)
     .where(and(eq(events.subjectId, subjectId), eq(events.published, true)))
@@ -45,7 +45,7 @@ async function reservationStartedAgo(minutesAgo: number, venue: { noShowToleranc
   });
   expect(res.status).toBe(201);
   const id: string = res.body.reservation.id;
-  await db
+  await db()
     .update(reservations)
     .set({ startsAt: sql`clock_timestamp() - make_interval(mins => ${minutesAgo})`, endsAt: sql`clock_timestamp() + interval '1 hour'` })
     .where(eq(reservations.id, id));
@@ -83,10 +83,10 @@ describe('late and no-show detection', () => {
     expect(await eventTypesOf(id)).toEqual(['reservation_created', 'reservation_late']);
     expect(await eventTypesOf(onTime.id)).toEqual(['reservation_created']);
 
-    const [row] = await db.select().from(reservations).where(eq(reservations.id, id));
+    const [row] = await db().select().from(reservations).where(eq(reservations.id, id));
     expect(row.status).toBe('created');
     expect(row.lateNotifiedAt).not.toBeNull();
-    const [late] = await db
+    const [late] = await db()
       .select()
       .from(events)
       .where(and(eq(events.subjectId, id), eq(events.type, 'reservation_late')));
@@ -109,9 +109,9 @@ describe('late and no-show detection', () => {
     const read = await api.get(`/reservations/${id}`);
     expect(read.body.reservation).toMatchObject({ status: 'no_show' });
     expect(await eventTypesOf(id)).toEqual(['reservation_created', 'reservation_late', 'reservation_no_show']);
-    const [guest] = await db.select().from(guests).where(eq(guests.id, guestId));
+    const [guest] = await db().select().from(guests).where(eq(guests.id, guestId));
     expect(guest.noShowCount).toBe(1);
-    const [noShow] = await db
+    const [noShow] = await db()
       .select()
       .from(events)
       .where(and(eq(events.subjectId, id), eq(events.type, 'reservation_no_show')));
@@ -128,7 +128,7 @@ describe('late and no-show detection', () => {
     await Promise.all([notifyLateReservations(), markNoShows()]);
     await markNoShows();
     expect(await eventTypesOf(id)).toEqual(['reservation_created', 'reservation_late']);
-    const [row] = await db.select().from(reservations).where(eq(reservations.id, id));
+    const [row] = await db().select().from(reservations).where(eq(reservations.id, id));
     expect(row.status).toBe('created');
   });
 
@@ -150,12 +150,12 @@ describe('daily purge', () => {
     const recent = (await api.post('/guests', { venueId: t.venueId, phone: '347 111 0002' })).body.guest;
     await api.delete(`/guests/${old.id}`);
     await api.delete(`/guests/${recent.id}`);
-    await db
+    await db()
       .update(guests)
       .set({ deletedAt: sql`clock_timestamp() - interval '31 days'` })
       .where(eq(guests.id, old.id));
 
-    const [event] = await db
+    const [event] = await db()
       .insert(events)
       .values({
         organisationId: t.organisationId,
@@ -167,7 +167,7 @@ describe('daily purge', () => {
         livemode: true,
       })
       .returning();
-    const [automation] = await db
+    const [automation] = await db()
       .insert(automations)
       .values({
         organisationId: t.organisationId,
@@ -178,7 +178,7 @@ describe('daily purge', () => {
         action: { type: 'partner_notification', url: 'https://example.com/hook', endpointId: null, delayMinutes: 0 },
       })
       .returning();
-    const [run] = await db.insert(automationRuns).values({ automationId: automation.id, eventId: event.id }).returning();
+    const [run] = await db().insert(automationRuns).values({ automationId: automation.id, eventId: event.id }).returning();
     const delivery = (n: number, status: 'pending' | 'delivered' | 'discarded', daysAgo: number) => ({
       organisationId: t.organisationId,
       venueId: t.venueId,
@@ -193,40 +193,42 @@ describe('daily purge', () => {
       status,
       updatedAt: sql`clock_timestamp() - make_interval(days => ${daysAgo})` as unknown as Date,
     });
-    const rows = await db
+    const rows = await db()
       .insert(webhookDeliveries)
       .values([delivery(0, 'delivered', 31), delivery(1, 'discarded', 40), delivery(2, 'delivered', 5), delivery(3, 'pending', 60)])
       .returning({ id: webhookDeliveries.id });
 
     const yesterday = localDate(-1);
-    await db.insert(waitlistEntries).values([
-      { organisationId: t.organisationId, venueId: t.venueId, serviceDate: yesterday, partySize: 2, position: 1, name: 'Past waiting' },
-      {
-        organisationId: t.organisationId,
-        venueId: t.venueId,
-        serviceDate: yesterday,
-        partySize: 2,
-        position: 2,
-        name: 'Past notified',
-        status: 'notified',
-      },
-      {
-        organisationId: t.organisationId,
-        venueId: t.venueId,
-        serviceDate: yesterday,
-        partySize: 2,
-        position: 3,
-        name: 'Past converted',
-        status: 'converted',
-      },
-      { organisationId: t.organisationId, venueId: t.venueId, serviceDate: localDate(0), partySize: 2, position: 1, name: 'Today' },
-    ]);
+    await db()
+      .insert(waitlistEntries)
+      .values([
+        { organisationId: t.organisationId, venueId: t.venueId, serviceDate: yesterday, partySize: 2, position: 1, name: 'Past waiting' },
+        {
+          organisationId: t.organisationId,
+          venueId: t.venueId,
+          serviceDate: yesterday,
+          partySize: 2,
+          position: 2,
+          name: 'Past notified',
+          status: 'notified',
+        },
+        {
+          organisationId: t.organisationId,
+          venueId: t.venueId,
+          serviceDate: yesterday,
+          partySize: 2,
+          position: 3,
+          name: 'Past converted',
+          status: 'converted',
+        },
+        { organisationId: t.organisationId, venueId: t.venueId, serviceDate: localDate(0), partySize: 2, position: 1, name: 'Today' },
+      ]);
 
     await runTimerJobsConcurrently('daily-purge', 2);
 
-    const remainingGuests = await db.select({ id: guests.id }).from(guests).where(eq(guests.venueId, t.venueId));
+    const remainingGuests = await db().select({ id: guests.id }).from(guests).where(eq(guests.venueId, t.venueId));
     expect(remainingGuests.map((g) => g.id)).toEqual([recent.id]);
-    const remainingDeliveries = await db
+    const remainingDeliveries = await db()
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
       .where(
@@ -238,8 +240,8 @@ describe('daily purge', () => {
     expect(remainingDeliveries.map((d) => d.id).sort()).toEqual([rows[2].id, rows[3].id].sort());
     // The kept pending row was written without a job, as no service writes one: removed, so the run's
     // database holds no delivery nothing will attempt when the suite ends (the check after the suite).
-    await db.delete(webhookDeliveries).where(eq(webhookDeliveries.id, rows[3].id));
-    const entries = await db
+    await db().delete(webhookDeliveries).where(eq(webhookDeliveries.id, rows[3].id));
+    const entries = await db()
       .select()
       .from(waitlistEntries)
       .where(eq(waitlistEntries.venueId, t.venueId))

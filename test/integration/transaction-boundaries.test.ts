@@ -12,11 +12,11 @@ import { configureVenue, localDate } from '../support/venue-fixtures.js';
 const probe = 'transaction_boundary_probe';
 
 beforeAll(async () => {
-  await db.execute(sql.raw(`create table if not exists ${probe} (id text primary key)`));
+  await db().execute(sql.raw(`create table if not exists ${probe} (id text primary key)`));
 });
 
 async function stored(id: string): Promise<boolean> {
-  const rows = await db.execute<{ id: string }>(sql`select id from ${sql.raw(probe)} where id = ${id}`);
+  const rows = await db().execute<{ id: string }>(sql`select id from ${sql.raw(probe)} where id = ${id}`);
   return rows.length === 1;
 }
 
@@ -68,7 +68,7 @@ describe('a COMMIT that fails', () => {
   const marker = 'refused at commit (transaction-boundaries test)';
   beforeAll(async () => {
     // A deferred constraint trigger: PostgreSQL runs it at COMMIT, after every statement succeeded.
-    await db.execute(
+    await db().execute(
       sql.raw(`
       create or replace function refuse_marked_reservation() returns trigger language plpgsql as $$
       begin
@@ -81,7 +81,7 @@ describe('a COMMIT that fails', () => {
     );
   });
   afterAll(async () => {
-    await db.execute(
+    await db().execute(
       sql.raw(`drop trigger if exists refuse_marked_reservation on reservations; drop function if exists refuse_marked_reservation()`),
     );
   });

@@ -1,9 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
-
-// Its own queues: another test file's workers must not take these deliveries.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}tc`;
-});
+import { describe, expect, it } from 'vitest';
 
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -23,6 +18,10 @@ import { createTenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 import { useWebhookPipeline } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: another test file's workers must not take these deliveries.
+useOwnQueuePrefix('tc');
 
 const pipeline = useWebhookPipeline();
 

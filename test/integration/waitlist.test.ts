@@ -1,10 +1,5 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-
-// Its own queues, so that this file's worker-events handles exactly the events it waits for.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}wl`;
-});
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { db } from '../../src/db/client.js';
 import { events, guests, waitlistOffers } from '../../src/db/schema/index.js';
@@ -16,6 +11,10 @@ import { processEventInBatch } from '../../src/services/event-processing/process
 import { eventually } from '../support/eventually.js';
 import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues, so that this file's worker-events handles exactly the events it waits for.
+useOwnQueuePrefix('wl');
 
 const server = useTestServer();
 let eventsWorker: RunningWorker<EventJob>;
@@ -37,14 +36,14 @@ async function setup() {
 }
 
 async function eventsOf(subjectId: string) {
-  return db.select().from(events).where(eq(events.subjectId, subjectId)).orderBy(asc(events.createdAt));
+  return db().select().from(events).where(eq(events.subjectId, subjectId)).orderBy(asc(events.createdAt));
 }
 
 /** Waits until worker-events has handled every event of the venue. */
 async function eventsDispatched(venueId: string) {
   await eventually(
     async () => {
-      const pending = await db
+      const pending = await db()
         .select({ id: events.id })
         .from(events)
         .where(and(eq(events.venueId, venueId), isNull(events.dispatchedAt)));
@@ -57,7 +56,7 @@ async function eventsDispatched(venueId: string) {
 
 async function offersOf(venueId: string) {
   await eventsDispatched(venueId);
-  const rows = await db
+  const rows = await db()
     .select()
     .from(events)
     .where(and(eq(events.venueId, venueId), eq(events.type, 'compatible_table_freed')))
@@ -93,7 +92,7 @@ describe('waiting list', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    const [guest] = await db.select().from(guests).where(eq(guests.id, entry.guestId));
+    const [guest] = await db().select().from(guests).where(eq(guests.id, entry.guestId));
     expect(guest).toMatchObject({ phone: '+393471234567', firstName: 'Ada', lastName: 'Lovelace' });
     const created = await eventsOf(entry.id);
     expect(created.map((e) => [e.type, e.subjectType])).toEqual([['waitlist_entry_created', 'waitlist_entry']]);
@@ -194,7 +193,7 @@ describe('waiting list', () => {
     expect(noTime.body.error.details.fields).toEqual(['time']);
     const writer = client(
       server.url,
-      await createKey((await db.select().from(guests).where(eq(guests.id, entry.guestId)))[0].organisationId, {
+      await createKey((await db().select().from(guests).where(eq(guests.id, entry.guestId)))[0].organisationId, {
         scopes: ['reservations:write', 'reservations:read'],
       }),
     );
@@ -250,7 +249,7 @@ describe('compatible_table_freed', () => {
     expect((await api.delete(`/reservations/${booked.id}`)).status).toBe(200);
     // T4 frees at 19:00: the party of 6 does not fit it, the notified one was already called: the next waiting party of 3 gets it.
     expect(await offersOf(venueId)).toEqual([fits.id]);
-    const [offer] = await db
+    const [offer] = await db()
       .select()
       .from(events)
       .where(and(eq(events.subjectId, fits.id), eq(events.type, 'compatible_table_freed')));
@@ -258,14 +257,14 @@ describe('compatible_table_freed', () => {
     expect(offer.subjectType).toBe('waitlist_entry');
 
     // worker-events handling the same event again (a crash before its mark) offers nothing more.
-    const [cancelled] = await db
+    const [cancelled] = await db()
       .select()
       .from(events)
       .where(and(eq(events.subjectId, booked.id), eq(events.type, 'reservation_cancelled')));
-    await db.update(events).set({ dispatchedAt: null }).where(eq(events.id, cancelled.id));
+    await db().update(events).set({ dispatchedAt: null }).where(eq(events.id, cancelled.id));
     await processEventInBatch({ eventId: cancelled.id });
     expect(await offersOf(venueId)).toEqual([fits.id]);
-    expect(await db.select().from(waitlistOffers).where(eq(waitlistOffers.freedByEventId, cancelled.id))).toEqual([
+    expect(await db().select().from(waitlistOffers).where(eq(waitlistOffers.freedByEventId, cancelled.id))).toEqual([
       expect.objectContaining({ waitlistEntryId: fits.id, tableIds: [fixture.tableIds.T4] }),
     ]);
     expect([tooBig.id, alsoFits.id]).not.toContain(offer.subjectId);

@@ -1,14 +1,13 @@
-import { describe, expect, it, vi } from 'vitest';
-
-// Its own queues, and the retry schedule compressed into about 5 s.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}attempts`;
-});
+import { describe, expect, it } from 'vitest';
 
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, freePort, type Client } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues, and the retry schedule compressed into about 5 s.
+useOwnQueuePrefix('attempts');
 
 // 9 bytes with an invalid one, then x up to byte 1022, then a euro sign (3 bytes) cut by the
 // 1,024-byte limit, then 200 KB more that must not be kept.

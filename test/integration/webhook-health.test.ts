@@ -1,9 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
-
-// Its own queues.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}health`;
-});
+import { describe, expect, it } from 'vitest';
 
 import { asc, eq, inArray } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
@@ -15,6 +10,10 @@ import { client, createTenant, testConfig, type Client } from '../support/harnes
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import type { ReceivedWebhook } from '../support/webhook-receiver.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues.
+useOwnQueuePrefix('health');
 
 // The partner answers the first request, then fails until told otherwise.
 let partnerAnswers = (_request: ReceivedWebhook, index: number): number | Promise<number> => (index === 0 ? 200 : 500);
@@ -56,7 +55,7 @@ describe('endpoint health', () => {
     const failingIds = failing.map((f) => f.eventId);
     const deliveries = await eventually(
       async () => {
-        const rows = await db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, failingIds));
+        const rows = await db().select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, failingIds));
         return rows.length === 5 && rows.every((d) => d.status === 'discarded') ? rows : undefined;
       },
       20_000,
@@ -136,12 +135,12 @@ describe('endpoint health', () => {
     // One of the five dates from before the window (as if discarded two hours ago): the recovery of
     // the last hour sends the other four, in event order, one at a time.
     const [outside, ...inside] = failingIds;
-    await db
+    await db()
       .update(webhookDeliveries)
       .set({ createdAt: new Date(Date.now() - 2 * 3600_000) })
       .where(eq(webhookDeliveries.eventId, outside));
     const windowStart = new Date(Date.now() - 3600_000);
-    const byEvent = await db
+    const byEvent = await db()
       .select({ id: events.id })
       .from(events)
       .where(inArray(events.id, inside))
@@ -174,7 +173,7 @@ describe('endpoint health', () => {
     // An absence: a second recovery would send at once, one at a time as above; a short wait lets it show.
     await new Promise((r) => setTimeout(r, 500));
     expect(pipeline.receiver.received).toHaveLength(sentBeforeRecovery + 4);
-    const [left] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, outside));
+    const [left] = await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, outside));
     expect(left).toMatchObject({ status: 'discarded', discardReason: 'endpoint_disabled' });
   }, 60_000);
 

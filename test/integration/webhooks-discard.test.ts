@@ -1,15 +1,14 @@
-import { describe, expect, it, vi } from 'vitest';
-
-// Its own queues, and the whole schedule (1 + 5 + 15 + 60 min) compressed into about 5 s.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}dis`;
-});
+import { describe, expect, it } from 'vitest';
 
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues, and the whole schedule (1 + 5 + 15 + 60 min) compressed into about 5 s.
+useOwnQueuePrefix('dis');
 
 const pipeline = useWebhookPipeline({ retry: { backoffScale: 0.001 }, policy: () => 500 });
 

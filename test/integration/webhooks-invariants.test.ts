@@ -1,10 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
 
-// Its own queues: another test file's workers must not take these jobs.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}whr`;
-});
-
 import { processConfig } from '../../src/config.js';
 import { logger } from '../../src/logger.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
@@ -14,6 +9,10 @@ import { client, createTenant } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';
 import { afterAttempt, deliveriesOfEvent, emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: another test file's workers must not take these jobs.
+useOwnQueuePrefix('whr');
 
 const pipeline = useWebhookPipeline();
 

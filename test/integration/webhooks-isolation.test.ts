@@ -1,10 +1,5 @@
 import { inArray } from 'drizzle-orm';
-import { describe, expect, it, vi } from 'vitest';
-
-// Its own queues: no worker of another test file may take these jobs.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}iso`;
-});
+import { describe, expect, it } from 'vitest';
 
 import { db } from '../../src/db/client.js';
 import { webhookDeliveries } from '../../src/db/schema/index.js';
@@ -14,6 +9,10 @@ import { client, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: no worker of another test file may take these jobs.
+useOwnQueuePrefix('iso');
 
 const pipeline = useWebhookPipeline();
 const destinationLimit = 4; // WEBHOOK_DESTINATION_CONCURRENCY's default
@@ -82,7 +81,7 @@ describe('delivery isolation per destination (docs/webhooks.md "Isolation per de
 
     // Postponements consume no attempt: each delivery's count is exactly the requests the slow destination saw.
     const slowDeliveries = () =>
-      db
+      db()
         .select()
         .from(webhookDeliveries)
         .where(inArray(webhookDeliveries.automationId, [slowAutomation.body.automation.id]));

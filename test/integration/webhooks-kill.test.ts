@@ -1,14 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-
-// Its own queues (no other worker may take the job); its worker processes get a short BullMQ lock so that a dead
-// worker's job is handed over within seconds.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}kill`;
-});
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { client, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues (no other worker may take the job); its worker processes get a short BullMQ lock so that a dead
+// worker's job is handed over within seconds.
+useOwnQueuePrefix('kill');
 
 // The receiver holds the first request open; worker-webhooks runs as child processes.
 const pipeline = useWebhookPipeline({ policy: (_req, i) => (i === 0 ? 'hold' : 200), webhooksRole: false });

@@ -1,8 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
-
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}rot`;
-});
+import { describe, expect, it } from 'vitest';
 
 import { inArray } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
@@ -10,6 +6,9 @@ import { idempotencyKeys } from '../../src/db/schema/index.js';
 import { client, createKey, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline } from '../support/webhook-fixtures.js';
 import { expectedSignature, signaturesOf } from '../support/webhook-receiver.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+useOwnQueuePrefix('rot');
 
 const pipeline = useWebhookPipeline();
 
@@ -115,7 +114,7 @@ describe('endpoint secret rotation', () => {
       { overlapMinutes: 0 },
       { 'idempotency-key': rotationKey },
     );
-    const stored = await db
+    const stored = await db()
       .select()
       .from(idempotencyKeys)
       .where(inArray(idempotencyKeys.key, [key, rotationKey]));

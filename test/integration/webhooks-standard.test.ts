@@ -1,15 +1,14 @@
-import { describe, expect, it, vi } from 'vitest';
-
-// Its own queues: another test file's workers must not take these deliveries.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}sw`;
-});
+import { describe, expect, it } from 'vitest';
 
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook } from '../../clients/typescript/src/verify-webhook.js';
 import { client, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import type { ReceivedWebhook } from '../support/webhook-receiver.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues: another test file's workers must not take these deliveries.
+useOwnQueuePrefix('sw');
 
 const pipeline = useWebhookPipeline();
 

@@ -1,10 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
-
-// Its own queues (another test file's workers must not take these jobs) and a compressed schedule:
-// attempt 2 comes 1.2 s after the first failure instead of 1 min.
-vi.hoisted(() => {
-  process.env.QUEUE_PREFIX = `${process.env.QUEUE_PREFIX}wh`;
-});
+import { describe, expect, it } from 'vitest';
 
 import { processConfig } from '../../src/config.js';
 import { getQueue } from '../../src/queues/queues.js';
@@ -29,6 +23,11 @@ import {
 } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { expectedSignature, signaturesOf } from '../support/webhook-receiver.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+
+// Its own queues (another test file's workers must not take these jobs) and a compressed schedule:
+// attempt 2 comes 1.2 s after the first failure instead of 1 min.
+useOwnQueuePrefix('wh');
 
 const retry = { backoffScale: 0.02 };
 const pipeline = useWebhookPipeline({ retry });
@@ -322,9 +321,9 @@ describe('exactly once', () => {
     const { tenant } = await setUp({ receiverUrl: r.url });
     const { eventId } = await emitReservationEvent(tenant);
     await waitForDelivery(eventId, (d) => d.status === 'delivered');
-    await db.update(events).set({ dispatchedAt: null }).where(eq(events.id, eventId));
+    await db().update(events).set({ dispatchedAt: null }).where(eq(events.id, eventId));
     await Promise.all([processEventInBatch({ eventId }), processEventInBatch({ eventId }), processEventInBatch({ eventId })]);
-    expect(await db.select().from(automationRuns).where(eq(automationRuns.eventId, eventId))).toHaveLength(1);
+    expect(await db().select().from(automationRuns).where(eq(automationRuns.eventId, eventId))).toHaveLength(1);
     expect(await deliveriesOfEvent(eventId)).toHaveLength(1);
     expect((await waitForDispatch(eventId)).dispatchedAt).not.toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -338,14 +337,14 @@ describe('exactly once', () => {
     const emitted = await Promise.all(Array.from({ length: 12 }, (_, i) => emitReservationEvent(i % 3 ? tenant : other.tenant)));
     const ids = emitted.map((e) => e.eventId);
     await r.waitFor(ids.length);
-    await db.update(events).set({ dispatchedAt: null }).where(inArray(events.id, ids));
+    await db().update(events).set({ dispatchedAt: null }).where(inArray(events.id, ids));
     await Promise.all([processEvents(ids.slice(0, 8)), processEvents(ids.slice(4)), processEvents([...ids].reverse())]);
-    const runs = await db.select().from(automationRuns).where(inArray(automationRuns.eventId, ids));
+    const runs = await db().select().from(automationRuns).where(inArray(automationRuns.eventId, ids));
     expect(runs).toHaveLength(ids.length);
-    const deliveries = await db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids));
+    const deliveries = await db().select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids));
     expect(deliveries).toHaveLength(ids.length);
     expect(new Set(deliveries.map((d) => d.venueId))).toEqual(new Set([tenant.venueId, other.tenant.venueId]));
-    expect((await db.select().from(events).where(inArray(events.id, ids))).every((e) => e.dispatchedAt !== null)).toBe(true);
+    expect((await db().select().from(events).where(inArray(events.id, ids))).every((e) => e.dispatchedAt !== null)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(new Set(r.received.map((q) => String(q.headers['x-service-idempotency-key']))).size).toBe(ids.length);
     expect(r.received).toHaveLength(ids.length);
@@ -360,7 +359,7 @@ describe('exactly once', () => {
     expect(await (await queue.getJob(waiting.id))?.isDelayed()).toBe(true);
     // Redis loses the job; the row says the attempt is long overdue.
     await queue.remove(waiting.id);
-    await db
+    await db()
       .update(webhookDeliveries)
       .set({ nextAttemptAt: sql`clock_timestamp() - interval '2 minutes'` })
       .where(eq(webhookDeliveries.id, waiting.id));

@@ -4,7 +4,7 @@ import { db } from '../../src/db/client.js';
 import { eventually } from './eventually.js';
 
 /** The backend of a transaction: pass its `tx` (or any executor of the same connection). */
-export async function backendPid(tx: Pick<typeof db, 'execute'>): Promise<number> {
+export async function backendPid(tx: Pick<ReturnType<typeof db>, 'execute'>): Promise<number> {
   const [row] = await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`);
   return row.pid;
 }
@@ -16,7 +16,7 @@ export async function backendPid(tx: Pick<typeof db, 'execute'>): Promise<number
  * files in the same database do not count. `session`: where to ask, a connection of the test's own
  * when the pool under test may be full of the waiters.
  */
-export async function countBlockedBy(holderPid: number, session: Sql = db.$client): Promise<number> {
+export async function countBlockedBy(holderPid: number, session: Sql = db().$client): Promise<number> {
   const [row] = await session<{ count: number }[]>`
     select count(*)::int as count from pg_stat_activity a
     where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock' and state = 'active'

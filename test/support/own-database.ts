@@ -1,4 +1,7 @@
 import postgres from 'postgres';
+import { createDatabase, databaseOptionsOf, useDatabase } from '../../src/db/client.js';
+import { runMigrations } from '../../src/db/migrate.js';
+import { useFileSettings } from './file-settings.js';
 
 export interface OwnDatabase {
   url: string;
@@ -8,8 +11,8 @@ export interface OwnDatabase {
 /**
  * A migrated database of one test file alone, beside the run's on the same server: for a file
  * whose sweepers and workers act on every row of a database, which must neither touch the rows of
- * files running at the same time nor count them. Call it in `vi.hoisted` and set DATABASE_URL to
- * its url there, before the app modules are loaded; drop it after closing the pool.
+ * files running at the same time nor count them. For a process that does not use it itself (a
+ * spawned one's); a test file's own: useOwnDatabase.
  */
 export async function createOwnDatabase(suffix: string): Promise<OwnDatabase> {
   const runUrl = new URL(process.env.DATABASE_URL!);
@@ -22,7 +25,6 @@ export async function createOwnDatabase(suffix: string): Promise<OwnDatabase> {
   await creator.end();
   const url = new URL(runUrl);
   url.pathname = `/${name}`;
-  const { runMigrations } = await import('../../src/db/migrate.js');
   await runMigrations(url.toString());
   return {
     url: url.toString(),
@@ -32,4 +34,15 @@ export async function createOwnDatabase(suffix: string): Promise<OwnDatabase> {
       await dropper.end();
     },
   };
+}
+
+/**
+ * A migrated database of this test file alone (createOwnDatabase), made its process's database
+ * before anything has used one, and its DATABASE_URL the one its child processes inherit. Call it at
+ * the top of the file; end the pool (`pool().end()`) before `drop`.
+ */
+export async function useOwnDatabase(suffix: string): Promise<OwnDatabase> {
+  const own = await createOwnDatabase(suffix);
+  useDatabase(createDatabase(databaseOptionsOf(useFileSettings({ DATABASE_URL: own.url }))));
+  return own;
 }

@@ -54,7 +54,7 @@ const everyDay = [1, 2, 3, 4, 5, 6, 7];
  * 90 minutes for 1–4, 120 for 5–12, tables T2 (1–2), T4 (2–4), T6 (4–6), no pacing.
  */
 export async function configureVenue(venueId: string, options: VenueFixtureOptions = {}): Promise<VenueFixture> {
-  const shiftRows = await db
+  const shiftRows = await db()
     .insert(shifts)
     .values(
       (options.shifts ?? [{ name: 'Dinner', startTime: '18:00', lastSeatingTime: '22:00', endTime: '23:30' }]).map((s) => ({
@@ -67,30 +67,38 @@ export async function configureVenue(venueId: string, options: VenueFixtureOptio
       })),
     )
     .returning();
-  await db.insert(turnTimeRules).values(
-    (
-      options.turnTimes ?? [
-        { minPartySize: 1, maxPartySize: 4, durationMinutes: 90 },
-        { minPartySize: 5, maxPartySize: 12, durationMinutes: 120 },
-      ]
-    ).map((r) => ({ venueId, ...r })),
-  );
-  if (options.pacing?.length) await db.insert(pacingRules).values(options.pacing.map((p) => ({ venueId, shiftId: shiftRows[0].id, ...p })));
-  if (options.closures?.length) await db.insert(closures).values(options.closures.map((c) => ({ venueId, ...c })));
+  await db()
+    .insert(turnTimeRules)
+    .values(
+      (
+        options.turnTimes ?? [
+          { minPartySize: 1, maxPartySize: 4, durationMinutes: 90 },
+          { minPartySize: 5, maxPartySize: 12, durationMinutes: 120 },
+        ]
+      ).map((r) => ({ venueId, ...r })),
+    );
+  if (options.pacing?.length)
+    await db()
+      .insert(pacingRules)
+      .values(options.pacing.map((p) => ({ venueId, shiftId: shiftRows[0].id, ...p })));
+  if (options.closures?.length)
+    await db()
+      .insert(closures)
+      .values(options.closures.map((c) => ({ venueId, ...c })));
 
-  const [plan] = await db.insert(floorPlans).values({ venueId, name: 'Main', isActive: true }).returning();
+  const [plan] = await db().insert(floorPlans).values({ venueId, name: 'Main', isActive: true }).returning();
   const tables = options.tables ?? [
     { name: 'T2', minSeats: 1, maxSeats: 2 },
     { name: 'T4', minSeats: 2, maxSeats: 4 },
     { name: 'T6', minSeats: 4, maxSeats: 6 },
   ];
   const areaNames = [...new Set(tables.map((t) => t.area ?? 'Room'))];
-  const areaRows = await db
+  const areaRows = await db()
     .insert(areas)
     .values(areaNames.map((name, position) => ({ venueId, floorPlanId: plan.id, name, position, widthCm: 1000, heightCm: 800 })))
     .returning();
   const areaId = new Map(areaRows.map((a) => [a.name, a.id]));
-  const tableRows = await db
+  const tableRows = await db()
     .insert(floorTables)
     .values(
       tables.map((t) => ({
@@ -106,7 +114,7 @@ export async function configureVenue(venueId: string, options: VenueFixtureOptio
     .returning();
   const tableIds = Object.fromEntries(tableRows.map((t) => [t.name, t.id]));
   const combinationRows = options.combinations?.length
-    ? await db
+    ? await db()
         .insert(tableCombinations)
         .values(options.combinations.map((names) => ({ venueId, floorPlanId: plan.id, tableIds: names.map((n) => tableIds[n]) })))
         .returning()

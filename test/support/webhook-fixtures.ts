@@ -74,11 +74,11 @@ async function concludeDeliveriesInFlight(apiUrl: string): Promise<void> {
   const jobs = await getQueue(webhookDeliveryJob.queueName).getJobs(['waiting', 'prioritized', 'delayed', 'active', 'waiting-children']);
   const inFlight = new Set(jobs.map((job) => job.id));
   if (!inFlight.size) return;
-  const automationsInFlight = db
+  const automationsInFlight = db()
     .selectDistinct({ id: webhookDeliveries.automationId })
     .from(webhookDeliveries)
     .where(and(inArray(webhookDeliveries.id, [...inFlight] as string[]), eq(webhookDeliveries.status, 'pending')));
-  const pending = await db
+  const pending = await db()
     .select({
       id: webhookDeliveries.id,
       automationId: webhookDeliveries.automationId,
@@ -163,19 +163,19 @@ export async function emitReservationEvent(
       data: { reservation },
     });
   });
-  const [event] = await db.select().from(events).where(eq(events.subjectId, reservation.id)).orderBy(desc(events.createdAt)).limit(1);
+  const [event] = await db().select().from(events).where(eq(events.subjectId, reservation.id)).orderBy(desc(events.createdAt)).limit(1);
   return { eventId: event.id, reservation };
 }
 
 export async function deliveriesOfEvent(eventId: string) {
-  return db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
+  return db().select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
 }
 
 /** Waits for the single delivery of an event to reach a state. */
 export async function waitForDelivery(eventId: string, accept: (d: typeof webhookDeliveries.$inferSelect) => boolean, timeoutMs = 20_000) {
   return eventually(
     async () => {
-      const [delivery] = await db
+      const [delivery] = await db()
         .select()
         .from(webhookDeliveries)
         .where(and(eq(webhookDeliveries.eventId, eventId)));
@@ -189,7 +189,7 @@ export async function waitForDelivery(eventId: string, accept: (d: typeof webhoo
 export async function waitForDispatch(eventId: string) {
   return eventually(
     async () => {
-      const [event] = await db.select().from(events).where(eq(events.id, eventId));
+      const [event] = await db().select().from(events).where(eq(events.id, eventId));
       return event?.dispatchedAt ? event : undefined;
     },
     20_000,

@@ -75,7 +75,7 @@ try {
   }
 } finally {
   await endAll();
-  const { sql } = await import('../../src/db/client.js');
+  const sql = (await import('../../src/db/client.js')).pool();
   await sql.end({ timeout: 1 }).catch(() => {});
   await admin.unsafe(`drop database if exists "${database}" with (force)`).catch(() => {});
   await admin.end();

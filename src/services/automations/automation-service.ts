@@ -24,7 +24,7 @@ export interface AutomationInput {
 
 export type AutomationPatch = Partial<Omit<AutomationInput, 'venueId'>>;
 
-export async function getVisibleAutomation(auth: AuthContext, id: string, conn: DbOrTx = db): Promise<AutomationRow> {
+export async function getVisibleAutomation(auth: AuthContext, id: string, conn: DbOrTx = db()): Promise<AutomationRow> {
   const [row] = await conn
     .select()
     .from(automations)
@@ -56,8 +56,8 @@ function checkPartySizes(conditions: AutomationConditions): void {
 export async function createAutomation(auth: AuthContext, input: AutomationInput): Promise<AutomationRow> {
   const venue = await getVisibleVenue(auth, input.venueId);
   checkPartySizes(input.conditions);
-  await checkActionEndpoint(input.action, venue.id, db);
-  const [row] = await db
+  await checkActionEndpoint(input.action, venue.id, db());
+  const [row] = await db()
     .insert(automations)
     .values({ ...input, organisationId: venue.organisationId })
     .returning();
@@ -78,7 +78,7 @@ export async function listAutomations(auth: AuthContext, query: ListQuery & { ve
     naturalOrder: [{ column: automations.createdAt, kind: 'instant', read: (a) => a.createdAt }],
     updatedAt: { column: automations.updatedAt, kind: 'instant', read: (a) => a.updatedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select()
         .from(automations)
         .where(

@@ -49,7 +49,7 @@ export async function runAutomations(batch: EventRow[]): Promise<void> {
   const liveEvents = [...new Map(batch.filter((e) => e.livemode && isAutomationTrigger(e.type)).map((e) => [e.id, e])).values()];
   if (!liveEvents.length) return;
   const venueIds = [...new Set(liveEvents.map((e) => e.venueId))];
-  if (!matchingPairs(liveEvents, await activeAutomations(venueIds, db, false)).length) return;
+  if (!matchingPairs(liveEvents, await activeAutomations(venueIds, db(), false)).length) return;
   const pending = await transaction(async (tx) => {
     const pairs = matchingPairs(liveEvents, await activeAutomations(venueIds, tx, true));
     if (!pairs.length) return [];

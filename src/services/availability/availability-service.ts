@@ -72,7 +72,7 @@ export interface AvailabilityQuery {
 /** GET /availability: the verdict for one time; an unavailable time is an answer, not an error. */
 export async function checkAvailability(auth: AuthContext, q: AvailabilityQuery) {
   const now = Date.now();
-  const { venue, config, bookings, reservationsKey } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate);
+  const { venue, config, bookings, reservationsKey } = await loadVenueDay(db(), auth, q.venueId, q.serviceDate, q.serviceDate);
   const answer = new VenueDay(config, q.serviceDate, bookings, now, { reservationsKey }).check(q.time, q.partySize);
   return {
     venueId: venue.id,
@@ -91,7 +91,7 @@ export async function checkAvailability(auth: AuthContext, q: AvailabilityQuery)
 /** GET /availability/slots: every available grid time of the day; with `include=unavailable` every grid time, explained (docs/reservations.md "Explained availability"). */
 export async function listSlots(auth: AuthContext, q: Omit<AvailabilityQuery, 'time'> & { include?: 'unavailable' }) {
   const now = Date.now();
-  const { venue, config, bookings, reservationsKey } = await loadVenueDay(db, auth, q.venueId, q.serviceDate, q.serviceDate);
+  const { venue, config, bookings, reservationsKey } = await loadVenueDay(db(), auth, q.venueId, q.serviceDate, q.serviceDate);
   const day = new VenueDay(config, q.serviceDate, bookings, now, { reservationsKey });
   const data = q.include === 'unavailable' ? day.explainSlots(q.partySize) : day.slots(q.partySize);
   return { venueId: venue.id, serviceDate: q.serviceDate, partySize: q.partySize, timezone: venue.timezone, data, nextCursor: null };
@@ -100,7 +100,7 @@ export async function listSlots(auth: AuthContext, q: Omit<AvailabilityQuery, 't
 /** GET /availability/days: the whole range is loaded at once and computed in memory. */
 export async function listDays(auth: AuthContext, q: { venueId: string; from: string; to: string; partySize: number }) {
   const now = Date.now();
-  const { venue, config, bookings, reservationsKey } = await loadVenueDay(db, auth, q.venueId, q.from, q.to);
+  const { venue, config, bookings, reservationsKey } = await loadVenueDay(db(), auth, q.venueId, q.from, q.to);
   const occupancy = new Occupancy(bookings, now);
   const byDate = new Map<string, Booking[]>();
   for (const b of bookings) {

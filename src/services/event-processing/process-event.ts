@@ -19,7 +19,7 @@ import { enqueueEventsWhenRedisIsBack } from '../outbox/outbox.js';
  */
 export async function processEvents(ids: string[]): Promise<BatchOutcomes<string>> {
   const outcomes: BatchOutcomes<string> = new Map();
-  const rows = (await db.select().from(events).where(inArray(events.id, ids))).filter((e) => !e.dispatchedAt);
+  const rows = (await db().select().from(events).where(inArray(events.id, ids))).filter((e) => !e.dispatchedAt);
   if (!rows.length) return outcomes;
   try {
     await runAutomations(rows);
@@ -41,7 +41,7 @@ export async function processEvents(ids: string[]): Promise<BatchOutcomes<string
     return result.status === 'fulfilled';
   });
   if (done.length) {
-    await db
+    await db()
       .update(events)
       .set({ dispatchedAt: sql`clock_timestamp()` })
       .where(

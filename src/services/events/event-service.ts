@@ -25,7 +25,7 @@ export interface EventFilters {
 
 /** A page of the events matching `where`, oldest first (createdAt, id); events never change, so changedAfter reads createdAt. */
 /** `conn`: the primary, or the replica for reads that tolerate lag (listEvents). */
-export function fetchEventPage(query: ListQuery, where: SQL | undefined, conn: Db = db) {
+export function fetchEventPage(query: ListQuery, where: SQL | undefined, conn: Db = db()) {
   const createdAt = { column: events.createdAt, kind: 'instant' as const, read: (e: EventRow) => e.createdAt };
   return fetchPage<EventRow>({
     query,

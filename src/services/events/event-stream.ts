@@ -43,7 +43,7 @@ interface StreamClient {
 
 /** An organisation's events after `position`, in position order (a page): the stream's one read of history. */
 export function selectEventsAfter(organisationId: string, position: number) {
-  return db
+  return db()
     .select({ ...getTableColumns(events), position: eventPositions.position })
     .from(eventPositions)
     .innerJoin(events, eq(events.id, eventPositions.eventId))
@@ -300,7 +300,7 @@ export class EventStreams {
  */
 async function positionOf(organisationId: string, after: { id: string; field: string }): Promise<number> {
   const find = () =>
-    db
+    db()
       .select({ position: eventPositions.position, published: events.published })
       .from(events)
       .leftJoin(eventPositions, eq(eventPositions.eventId, events.id))

@@ -20,7 +20,7 @@ import {
 const emptyPage = { data: [], nextCursor: null };
 
 async function activePlanId(venueId: string): Promise<string | null> {
-  const [plan] = await db
+  const [plan] = await db()
     .select({ id: floorPlans.id })
     .from(floorPlans)
     .where(and(eq(floorPlans.venueId, venueId), eq(floorPlans.isActive, true)));
@@ -35,7 +35,7 @@ export async function listFloorPlans(auth: AuthContext, venueId: string, query: 
     naturalOrder: [{ column: floorPlans.createdAt, kind: 'instant', read: (p) => p.createdAt }],
     updatedAt: { column: floorPlans.updatedAt, kind: 'instant', read: (p) => p.updatedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select()
         .from(floorPlans)
         .where(and(eq(floorPlans.venueId, venueId), keyset))
@@ -43,7 +43,7 @@ export async function listFloorPlans(auth: AuthContext, venueId: string, query: 
         .limit(limit),
   });
   const contents = await loadPlanContents(
-    db,
+    db(),
     page.rows.map((p) => p.id),
   );
   return { data: page.rows.map((p) => floorPlanJson(p, contents.get(p.id)!)), nextCursor: page.nextCursor };
@@ -51,12 +51,12 @@ export async function listFloorPlans(auth: AuthContext, venueId: string, query: 
 
 export async function getFloorPlan(auth: AuthContext, venueId: string, planId: string) {
   await getVisibleVenue(auth, venueId);
-  const [plan] = await db
+  const [plan] = await db()
     .select()
     .from(floorPlans)
     .where(and(eq(floorPlans.id, planId), eq(floorPlans.venueId, venueId)));
   if (!plan) throw ApiError.notFound('Floor plan');
-  return floorPlanView(db, plan);
+  return floorPlanView(db(), plan);
 }
 
 type TableListRow = FloorTableRow & { areaPosition: number };
@@ -80,7 +80,7 @@ export async function listTables(auth: AuthContext, venueId: string, query: List
     updatedAt: { column: floorTables.updatedAt, kind: 'instant', read: (t) => t.updatedAt },
     fetch: async (keyset, orderBy, limit) =>
       planId
-        ? db
+        ? db()
             .select({ ...getTableColumns(floorTables), areaPosition: areas.position })
             .from(floorTables)
             .innerJoin(areas, eq(areas.id, floorTables.areaId))
@@ -90,7 +90,7 @@ export async function listTables(auth: AuthContext, venueId: string, query: List
         : [],
   });
   if (!planId) return emptyPage;
-  const combinations = await db
+  const combinations = await db()
     .select()
     .from(tableCombinations)
     .where(and(eq(tableCombinations.floorPlanId, planId), isNull(tableCombinations.deletedAt)));
@@ -112,7 +112,7 @@ export async function listAreas(auth: AuthContext, venueId: string, query: ListQ
     updatedAt: { column: areas.updatedAt, kind: 'instant', read: (a) => a.updatedAt },
     fetch: async (keyset, orderBy, limit) =>
       planId
-        ? db
+        ? db()
             .select()
             .from(areas)
             .where(and(eq(areas.floorPlanId, planId), isNull(areas.deletedAt), keyset))

@@ -193,7 +193,7 @@ export async function diffGuest(conn: DbOrTx, guest: GuestRow, countryCode: stri
 }
 
 /** A guest of the key's organisation and visible venues, also while in the trash; 404 otherwise. */
-export async function getVisibleGuest(auth: AuthContext, id: string, conn: DbOrTx = db, lock = false): Promise<GuestRow> {
+export async function getVisibleGuest(auth: AuthContext, id: string, conn: DbOrTx = db(), lock = false): Promise<GuestRow> {
   const query = conn
     .select()
     .from(guests)
@@ -261,7 +261,7 @@ export async function updateGuest(auth: AuthContext, id: string, patch: GuestFie
 export async function trashGuest(auth: AuthContext, id: string): Promise<void> {
   const guest = await getVisibleGuest(auth, id);
   if (guest.deletedAt) return;
-  await db
+  await db()
     .update(guests)
     .set({ deletedAt: sql`clock_timestamp()`, updatedAt: nextUpdatedAt(guests.updatedAt) })
     .where(and(eq(guests.id, id), isNull(guests.deletedAt)));
@@ -289,14 +289,14 @@ export async function purgeTrashedGuests(): Promise<number> {
   const batch = 1000;
   let total = 0;
   for (;;) {
-    const expired = db
+    const expired = db()
       .select({ id: guests.id })
       .from(guests)
       .where(
         and(isNotNull(guests.deletedAt), lt(guests.deletedAt, sql`clock_timestamp() - make_interval(days => ${guestTrashRetentionDays})`)),
       )
       .limit(batch);
-    const deleted = await db.delete(guests).where(inArray(guests.id, expired)).returning({ id: guests.id });
+    const deleted = await db().delete(guests).where(inArray(guests.id, expired)).returning({ id: guests.id });
     total += deleted.length;
     if (deleted.length < batch) return total;
   }
@@ -318,7 +318,7 @@ export interface GuestListQuery extends ListQuery {
 async function phoneFilter(auth: AuthContext, raw: string, venue: VenueRow | undefined): Promise<SQL> {
   const candidates = venue
     ? [venue]
-    : await db
+    : await db()
         .select()
         .from(venues)
         .where(and(eq(venues.organisationId, auth.organisationId), visibleVenueIds(auth, venues.id)));
@@ -356,7 +356,7 @@ export async function listGuests(auth: AuthContext, query: GuestListQuery) {
     naturalOrder: [{ column: guests.createdAt, kind: 'instant', read: (g) => g.createdAt }],
     updatedAt: { column: guests.updatedAt, kind: 'instant', read: (g) => g.updatedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select()
         .from(guests)
         .where(and(...conditions, keyset))
@@ -373,6 +373,6 @@ export async function lookupGuest(
 ): Promise<{ found: true; guest: GuestRow } | { found: false; phone: string }> {
   const venue = await getVisibleVenue(auth, venueId);
   const phone = normalisePhoneOrThrow(rawPhone, venue.countryCode);
-  const guest = await findLiveGuestByPhone(db, venue.id, phone);
+  const guest = await findLiveGuestByPhone(db(), venue.id, phone);
   return guest ? { found: true, guest } : { found: false, phone };
 }

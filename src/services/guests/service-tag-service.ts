@@ -60,7 +60,7 @@ export async function listServiceTags(auth: AuthContext, query: ListQuery & { ve
     naturalOrder: [{ column: serviceTags.createdAt, kind: 'instant', read: (t) => t.createdAt }],
     updatedAt: { column: serviceTags.updatedAt, kind: 'instant', read: (t) => t.updatedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select(getTableColumns(serviceTags))
         .from(serviceTags)
         .innerJoin(venues, eq(venues.id, serviceTags.venueId))
@@ -78,7 +78,7 @@ export async function listServiceTags(auth: AuthContext, query: ListQuery & { ve
 }
 
 /** `lock`: the tag row is locked FOR UPDATE (read as the last committed writer left it). */
-export async function getVisibleServiceTag(auth: AuthContext, id: string, conn: DbOrTx = db, lock = false): Promise<ServiceTagRow> {
+export async function getVisibleServiceTag(auth: AuthContext, id: string, conn: DbOrTx = db(), lock = false): Promise<ServiceTagRow> {
   const query = conn
     .select(getTableColumns(serviceTags))
     .from(serviceTags)
@@ -91,7 +91,7 @@ export async function getVisibleServiceTag(auth: AuthContext, id: string, conn: 
 
 export async function createServiceTag(auth: AuthContext, input: { venueId: string; name: string }): Promise<ServiceTagRow> {
   await getVisibleVenue(auth, input.venueId);
-  const [row] = await db.insert(serviceTags).values(input).onConflictDoNothing().returning();
+  const [row] = await db().insert(serviceTags).values(input).onConflictDoNothing().returning();
   if (!row) throw nameTaken(input.name);
   return row;
 }

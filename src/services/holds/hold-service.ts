@@ -180,7 +180,7 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
 
 /** GET /availability/holds/:id: a live hold of this key; 404 once expired, released or consumed. */
 export async function getHold(auth: AuthContext, id: string): Promise<HoldRow> {
-  const [row] = await db
+  const [row] = await db()
     .select()
     .from(availabilityHolds)
     .where(and(eq(availabilityHolds.id, id), eq(availabilityHolds.apiKeyId, auth.keyId), gt(availabilityHolds.expiresAt, new Date())));
@@ -190,7 +190,7 @@ export async function getHold(auth: AuthContext, id: string): Promise<HoldRow> {
 
 /** DELETE /availability/holds/:id: releases the hold and its tables; nothing to release is as good (idempotent 204). */
 export async function releaseHold(auth: AuthContext, id: string): Promise<void> {
-  await db.delete(availabilityHolds).where(and(eq(availabilityHolds.id, id), eq(availabilityHolds.apiKeyId, auth.keyId)));
+  await db().delete(availabilityHolds).where(and(eq(availabilityHolds.id, id), eq(availabilityHolds.apiKeyId, auth.keyId)));
 }
 
 /**
@@ -209,7 +209,7 @@ export async function consumeHold(tx: Tx, auth: AuthContext, id: string, now: nu
 
 /** worker-timers' daily purge: expired holds (and what is left of their occupancy rows) are deleted. */
 export async function purgeExpiredHolds(): Promise<number> {
-  const deleted = await db
+  const deleted = await db()
     .delete(availabilityHolds)
     .where(lte(availabilityHolds.expiresAt, sql`now()`))
     .returning({ id: availabilityHolds.id });

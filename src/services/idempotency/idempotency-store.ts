@@ -20,21 +20,21 @@ interface Claim {
  * claims race inside PostgreSQL: exactly one inserts, the other sees the running row.
  */
 export async function startIdempotentRequest(claim: Claim): Promise<IdempotencyStart> {
-  const inserted = await db
+  const inserted = await db()
     .insert(idempotencyKeys)
     .values({ ...claim, state: 'running', lockedAt: sql`clock_timestamp()` })
     .onConflictDoNothing()
     .returning({ key: idempotencyKeys.key });
   if (inserted.length) return { kind: 'run' };
 
-  const [row] = await db
+  const [row] = await db()
     .select()
     .from(idempotencyKeys)
     .where(and(eq(idempotencyKeys.apiKeyId, claim.apiKeyId), eq(idempotencyKeys.key, claim.key)));
   if (!row) return startIdempotentRequest(claim); // released between our insert and select
 
   // A key older than the retention period counts as new; a dead run's lock expires after 60 s.
-  const takeOver = await db
+  const takeOver = await db()
     .update(idempotencyKeys)
     .set({
       ...claim,
@@ -75,9 +75,9 @@ export function finishIdempotentRequest(apiKeyId: string, key: string, status: n
     const where = and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key));
     const remember = status < 500 && status !== 409 && status !== 429;
     if (remember) {
-      await db.update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(where);
+      await db().update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(where);
     } else {
-      await db.delete(idempotencyKeys).where(where);
+      await db().delete(idempotencyKeys).where(where);
     }
   });
 }
@@ -89,6 +89,6 @@ export const expiredIdempotencyKeys = lt(
 );
 
 export async function purgeExpiredIdempotencyKeys(): Promise<number> {
-  const deleted = await db.delete(idempotencyKeys).where(expiredIdempotencyKeys).returning({ key: idempotencyKeys.key });
+  const deleted = await db().delete(idempotencyKeys).where(expiredIdempotencyKeys).returning({ key: idempotencyKeys.key });
   return deleted.length;
 }

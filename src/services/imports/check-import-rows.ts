@@ -26,7 +26,7 @@ export async function parseRowsWithVenues<Row extends { venueId: string }>(
     (id) => record.venueIds === null || record.venueIds.includes(id),
   );
   const found = venueIds.length
-    ? await db
+    ? await db()
         .select()
         .from(venues)
         .where(and(eq(venues.organisationId, record.organisationId), inArray(venues.id, venueIds)))

@@ -31,7 +31,7 @@ function visibleImports(auth: AuthContext) {
 }
 
 async function findByIdempotencyKey(auth: AuthContext, key: string): Promise<ImportRow | undefined> {
-  const [row] = await db
+  const [row] = await db()
     .select()
     .from(imports)
     .where(and(eq(imports.apiKeyId, auth.keyId), eq(imports.idempotencyKey, key)));
@@ -91,7 +91,7 @@ export async function submitImport(
 }
 
 async function insertImport(auth: AuthContext, submission: ImportSubmission, log: Logger): Promise<ImportRow> {
-  const [record] = await db
+  const [record] = await db()
     .insert(imports)
     .values({
       organisationId: auth.organisationId,
@@ -149,7 +149,7 @@ export async function dryRunImport(auth: AuthContext, submission: Omit<ImportSub
 }
 
 export async function getVisibleImport(auth: AuthContext, id: string): Promise<ImportRow> {
-  const [row] = await db
+  const [row] = await db()
     .select()
     .from(imports)
     .where(and(eq(imports.id, id), visibleImports(auth)));
@@ -164,7 +164,7 @@ export async function listImports(auth: AuthContext, query: ListQuery) {
     naturalOrder: [{ column: imports.createdAt, kind: 'instant', read: (r) => r.createdAt }],
     updatedAt: { column: imports.updatedAt, kind: 'instant', read: (r) => r.updatedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select()
         .from(imports)
         .where(and(visibleImports(auth), keyset))
@@ -181,7 +181,7 @@ const stalledAfterSeconds = 60;
  * never lost. A job that exists and waits is left alone.
  */
 export async function requeueStalledImports(): Promise<number> {
-  const stalled = await db
+  const stalled = await db()
     .select({ id: imports.id, organisationId: imports.organisationId, kind: imports.kind, totalRows: imports.totalRows })
     .from(imports)
     .where(

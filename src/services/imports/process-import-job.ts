@@ -12,11 +12,11 @@ import { importProcessors } from './import-processors.js';
  * ended, without duplicates.
  */
 export async function runImport(importId: string): Promise<void> {
-  const [record] = await db.select().from(imports).where(eq(imports.id, importId));
+  const [record] = await db().select().from(imports).where(eq(imports.id, importId));
   if (!record || record.status !== 'processing') return;
   const prepared = await prepareImport(record);
   while (await processNextChunk(importId, prepared));
-  await db
+  await db()
     .update(imports)
     .set({ status: 'completed', completedAt: sql`clock_timestamp()`, updatedAt: nextUpdatedAt(imports.updatedAt) })
     .where(and(eq(imports.id, importId), eq(imports.status, 'processing')));
@@ -101,7 +101,7 @@ export async function planImport(record: ImportRow): Promise<ChunkTally> {
 
 /** An import whose last attempt failed; one already concluded is left as it is. */
 export async function markImportFailed(importId: string): Promise<void> {
-  await db
+  await db()
     .update(imports)
     .set({ status: 'failed', completedAt: sql`clock_timestamp()`, updatedAt: nextUpdatedAt(imports.updatedAt) })
     .where(and(eq(imports.id, importId), eq(imports.status, 'processing')));

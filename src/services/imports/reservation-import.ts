@@ -380,7 +380,7 @@ async function importRow(
 /** The import processor of kind `reservations`: the rows are judged once, then written chunk by chunk. */
 export async function prepareReservationImport(record: ImportRow): Promise<PreparedImport> {
   const checked = await checkRows(record);
-  const [key] = await db
+  const [key] = await db()
     .select({ name: apiKeys.name, isTest: organisations.isTest })
     .from(apiKeys)
     .innerJoin(organisations, eq(organisations.id, apiKeys.organisationId))

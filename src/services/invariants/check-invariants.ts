@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { processConfig } from '../../config.js';
-import { sql } from '../../db/client.js';
+import { pool } from '../../db/client.js';
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { bullPrefixOf } from '../../redis/key-layout.js';
@@ -47,7 +47,7 @@ export interface InvariantScope {
 }
 
 /** Minutes of an HH:mm column, in SQL. */
-const minutesOf = (column: string) => sql.unsafe(`(split_part(${column}, ':', 1)::int * 60 + split_part(${column}, ':', 2)::int)`);
+const minutesOf = (column: string) => pool().unsafe(`(split_part(${column}, ':', 1)::int * 60 + split_part(${column}, ':', 2)::int)`);
 
 /**
  * Runs the SQL invariants of docs/reservations.md (and the delivery queue's) on the configured
@@ -57,10 +57,10 @@ const minutesOf = (column: string) => sql.unsafe(`(split_part(${column}, ':', 1)
  */
 export async function checkInvariants(scope: InvariantScope = {}): Promise<InvariantCounts> {
   const venues = scope.venueIds ? [...scope.venueIds] : null;
-  const inScope = (column: string) => (venues ? sql`and ${sql(column)} = any(string_to_array(${venues.join(',')}, ',')::uuid[])` : sql``);
+  const inScope = (column: string) => (venues ? pool()`and ${pool()(column)} = any(string_to_array(${venues.join(',')}, ',')::uuid[])` : pool()``);
 
   const [[occupancy], [pacing], [tags], [deliveries]] = await Promise.all([
-    sql<{ overlapping: number; finished: number }[]>`
+    pool()<{ overlapping: number; finished: number }[]>`
       select
         (select count(*)::int from reservation_tables a
           join reservation_tables b on b.table_id = a.table_id and b.ctid > a.ctid and b.live and b.during && a.during
@@ -70,7 +70,7 @@ export async function checkInvariants(scope: InvariantScope = {}): Promise<Invar
           where rt.live and r.status not in ('created', 'confirmed', 'arrived', 'seated') ${inScope('rt.venue_id')}) as finished`,
     // docs/venue-configuration.md as the engine counts (src/lib/availability/pacing.ts): blocks of windowMinutes from the
     // shift's start, times before the start belong after midnight, statuses but cancelled and no_show.
-    sql<{ over: number }[]>`
+    pool()<{ over: number }[]>`
       with rule as (
         select p.id, p.venue_id, p.max_covers, p.window_minutes, s.days_of_week, s.valid_from, s.valid_to,
           ${minutesOf('s.start_time')} as start_min,
@@ -101,10 +101,10 @@ export async function checkInvariants(scope: InvariantScope = {}): Promise<Invar
         group by rule_id, max_covers, service_date, start_min + ((minute - start_min) / window_minutes) * window_minutes
         having sum(party_size) > max_covers
       ) blocks`,
-    sql<{ unknown: number }[]>`
+    pool()<{ unknown: number }[]>`
       select count(*)::int as unknown from guests g cross join unnest(g.service_tags) as t(name)
       where not exists (select 1 from service_tags s where s.venue_id = g.venue_id and s.name = t.name) ${inScope('g.venue_id')}`,
-    sql<{ overdue: number; pending: string[] }[]>`
+    pool()<{ overdue: number; pending: string[] }[]>`
       select
         (select count(*)::int from webhook_deliveries
           where status = 'pending' and next_attempt_at < statement_timestamp() - make_interval(secs => ${overdueDeliverySeconds}) ${inScope('venue_id')}) as overdue,

@@ -5,7 +5,7 @@ import { scopes as knownScopes, type AuthContext } from '../../core/auth-context
 import { generateKey, hashKey, prefixForKey, type KeyKind } from '../../lib/api-key-format.js';
 
 export async function createOrganisation(name: string, isTest: boolean) {
-  const [org] = await db.insert(organisations).values({ name, isTest }).returning();
+  const [org] = await db().insert(organisations).values({ name, isTest }).returning();
   return org;
 }
 
@@ -21,14 +21,14 @@ export interface NewKey {
 
 /** Creates a key and returns it in clear exactly once; only its hash is stored. */
 export async function createApiKey(input: NewKey): Promise<{ id: string; key: string }> {
-  const [org] = await db.select().from(organisations).where(eq(organisations.id, input.organisationId));
+  const [org] = await db().select().from(organisations).where(eq(organisations.id, input.organisationId));
   if (!org) throw new Error(`organisation ${input.organisationId} does not exist`);
   if (org.isTest && input.kind === 'live') throw new Error('a test organisation has only test and publishable keys');
   if (!org.isTest && input.kind === 'test') throw new Error('test keys belong to test organisations (org:create --test)');
   const unknown = (input.scopes ?? []).filter((s) => !(knownScopes as readonly string[]).includes(s));
   if (unknown.length) throw new Error(`unknown scopes: ${unknown.join(', ')}`);
   const key = generateKey(prefixForKey(input.kind, org.isTest));
-  const [row] = await db
+  const [row] = await db()
     .insert(apiKeys)
     .values({
       organisationId: input.organisationId,
@@ -46,7 +46,7 @@ export async function createApiKey(input: NewKey): Promise<{ id: string; key: st
 }
 
 export async function revokeApiKey(id: string): Promise<boolean> {
-  const rows = await db
+  const rows = await db()
     .update(apiKeys)
     .set({ revokedAt: new Date() })
     .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
@@ -55,7 +55,7 @@ export async function revokeApiKey(id: string): Promise<boolean> {
 }
 
 export async function listApiKeys(organisationId: string) {
-  return db
+  return db()
     .select({
       id: apiKeys.id,
       name: apiKeys.name,
@@ -74,7 +74,7 @@ export async function listApiKeys(organisationId: string) {
 
 /** The key with this hash as the domain sees it, or null when no key has it. */
 export async function findAuthContext(hash: string): Promise<AuthContext | null> {
-  const rows = await db
+  const rows = await db()
     .select({ key: apiKeys, isTest: organisations.isTest })
     .from(apiKeys)
     .innerJoin(organisations, eq(organisations.id, apiKeys.organisationId))
@@ -107,7 +107,7 @@ export interface KeyState {
 /** The current state of these keys; a key that no longer exists is absent. */
 export async function findKeyStates(ids: readonly string[]): Promise<Map<string, KeyState>> {
   if (!ids.length) return new Map();
-  const rows = await db
+  const rows = await db()
     .select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt, scopes: apiKeys.scopes, venueIds: apiKeys.venueIds })
     .from(apiKeys)
     .where(inArray(apiKeys.id, [...ids]));

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { lt, max, eq, sql } from 'drizzle-orm';
-import { db, runDetached, sql as pg } from '../../db/client.js';
+import { db, runDetached, pool } from '../../db/client.js';
 import { eventPositions, unsequencedEvents } from '../../db/schema/index.js';
 import { logger } from '../../logger.js';
 
@@ -53,7 +53,7 @@ export async function sequenceEventsOf(organisationIds: Iterable<string>): Promi
  * with a few commits each are numbered by one transaction, not one each.
  */
 async function numberOrganisations(organisationIds: string[]): Promise<{ busy: string[]; more: string[]; numbered: string[] }> {
-  return pg.begin(async (tx) => {
+  return pool().begin(async (tx) => {
     const locks = await Promise.all(
       organisationIds.map((id) => tx.unsafe<Array<{ ok: boolean }>>(takeLockStatement, [id], { prepare: true }).then(([lock]) => lock.ok)),
     );
@@ -103,7 +103,7 @@ const numberStatement = `
 /** Of these organisations, those with events still to number. */
 async function withUnsequenced(organisationIds: string[]): Promise<string[]> {
   if (!organisationIds.length) return [];
-  const rows = await pg.unsafe<Array<{ organisationId: string }>>(
+  const rows = await pool().unsafe<Array<{ organisationId: string }>>(
     `select o.id as "organisationId" from unnest($1::uuid[]) o(id)
       where exists (select 1 from unsequenced_events u where u.organisation_id = o.id)`,
     [organisationIds] as never[],
@@ -182,7 +182,7 @@ async function runPendingLoop(): Promise<void> {
  * (their process died before numbering them): the outbox sweeper numbers them.
  */
 export async function findUnsequencedOrganisations(olderThanSeconds: number): Promise<string[]> {
-  const rows = await db
+  const rows = await db()
     .selectDistinct({ organisationId: unsequencedEvents.organisationId })
     .from(unsequencedEvents)
     .where(lt(unsequencedEvents.createdAt, sql`statement_timestamp() - make_interval(secs => ${olderThanSeconds})`));
@@ -198,12 +198,12 @@ export async function findUnsequencedOrganisations(olderThanSeconds: number): Pr
  * back every event insert, whose trigger writes here; the freed space is reused instead.
  */
 export async function vacuumUnsequencedEvents(): Promise<void> {
-  await pg.unsafe('vacuum (skip_locked, truncate false) unsequenced_events');
+  await pool().unsafe('vacuum (skip_locked, truncate false) unsequenced_events');
 }
 
 /** The highest position an organisation's events have (where a new stream starts). */
 export async function lastPosition(organisationId: string): Promise<number> {
-  const [row] = await db
+  const [row] = await db()
     .select({ position: max(eventPositions.position) })
     .from(eventPositions)
     .where(eq(eventPositions.organisationId, organisationId));

@@ -24,7 +24,7 @@ export async function sweepOutbox(): Promise<number> {
   let requeued = 0;
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {
-    const stale = await db
+    const stale = await db()
       .select({
         id: events.id,
         createdAt: events.createdAt,
@@ -72,7 +72,7 @@ const catchUpSpacingMs = 5000;
  * unchanged (docs/architecture.md); one catch-up at most is pending (its job id).
  */
 async function scheduleCatchUpSweep(): Promise<void> {
-  const oldest = await db
+  const oldest = await db()
     .select({
       id: events.id,
       dueInMs: sql<number>`(extract(epoch from ${events.createdAt} - clock_timestamp()) * 1000 + ${sweepAfterSeconds * 1000})::int`,

@@ -54,7 +54,7 @@ export async function occupancyReport(
   auth: AuthContext,
   q: { venueId: string; serviceDate: string },
 ): Promise<z.output<typeof occupancyReportSchema>> {
-  const { venue, config } = await loadVenueConfig(db, auth, q.venueId);
+  const { venue, config } = await loadVenueConfig(db(), auth, q.venueId);
   const interval = config.venue.slotIntervalMinutes;
   const closures = config.closures.filter((c) => c.from <= q.serviceDate && q.serviceDate <= c.to);
   const open = closures.some((c) => c.shiftIds.length === 0)

@@ -81,7 +81,7 @@ async function lockVisibleReservation(tx: Tx, auth: AuthContext, id: string): Pr
 
 /** Which venue and day a reservation is on, read before the transaction so that locks are taken in their order. */
 async function peekReservation(auth: AuthContext, id: string): Promise<Pick<ReservationRow, 'venueId' | 'serviceDate'>> {
-  const [row] = await db
+  const [row] = await db()
     .select({ venueId: reservations.venueId, serviceDate: reservations.serviceDate })
     .from(reservations)
     .where(and(eq(reservations.id, id), eq(reservations.organisationId, auth.organisationId)));

@@ -55,22 +55,22 @@ export async function listReservations(
     naturalOrder: [{ column: reservations.startsAt, kind: 'instant', read: (r) => r.startsAt }],
     updatedAt: { column: reservations.updatedAt, kind: 'instant', read: (r) => r.updatedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select()
         .from(reservations)
         .where(and(...filters, keyset))
         .orderBy(...orderBy)
         .limit(limit),
   });
-  return { parts: await loadReservationParts(db, page.rows), nextCursor: page.nextCursor };
+  return { parts: await loadReservationParts(db(), page.rows), nextCursor: page.nextCursor };
 }
 
 /** GET /reservations/:id: 404 for other organisations and venues outside a limited key. */
 export async function getVisibleReservation(auth: AuthContext, id: string): Promise<ReservationParts> {
-  const [row] = await db
+  const [row] = await db()
     .select()
     .from(reservations)
     .where(and(eq(reservations.id, id), eq(reservations.organisationId, auth.organisationId), visibleVenueIds(auth, reservations.venueId)));
   if (!row) throw ApiError.notFound('Reservation');
-  return (await loadReservationParts(db, [row]))[0];
+  return (await loadReservationParts(db(), [row]))[0];
 }

@@ -52,7 +52,7 @@ export async function listReservationHistory(auth: AuthContext, id: string, quer
   // The version before the page's first entry: what its changes are measured against.
   const first = page.rows[0];
   const [before] = first
-    ? await db
+    ? await db()
         .select()
         .from(events)
         .where(

@@ -1,4 +1,4 @@
-import { sql as pool } from '../../db/client.js';
+import { pool } from '../../db/client.js';
 
 /** Tables analysed by one run at most, the most changed first: the rest wait for the next run. */
 const tablesPerRun = 10;
@@ -15,7 +15,7 @@ const tablesPerRun = 10;
  * 30,000 rows, so its cost does not grow with the table (docs/operations.md "Timers").
  * Returns the tables analysed. `sql`: the database to look at (this process's by default).
  */
-export async function analyzeChangedTables(sql: typeof pool = pool): Promise<string[]> {
+export async function analyzeChangedTables(sql: ReturnType<typeof pool> = pool()): Promise<string[]> {
   const changed = await sql<Array<{ name: string }>>`
     select format('%I.%I', schemaname, relname) as name from pg_stat_user_tables
     where current_setting('autovacuum') = 'off' and n_mod_since_analyze > 50 + 0.1 * n_live_tup

@@ -141,7 +141,7 @@ export function selectDueNoShows(conn: DbOrTx) {
 export async function markNoShows(log: Logger = logger): Promise<number> {
   let total = 0;
   for (;;) {
-    const due = await selectDueNoShows(db);
+    const due = await selectDueNoShows(db());
     let moved = 0;
     for (const r of due) {
       try {

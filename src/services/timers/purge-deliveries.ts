@@ -20,8 +20,8 @@ export async function purgeConcludedDeliveries(): Promise<number> {
   let total = 0;
   for (;;) {
     // Repeated on the DELETE itself: a delivery redelivered meanwhile (pending again) is re-checked and kept.
-    const expired = db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(concludedLongAgo).limit(batchSize);
-    const deleted = await db
+    const expired = db().select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(concludedLongAgo).limit(batchSize);
+    const deleted = await db()
       .delete(webhookDeliveries)
       .where(and(inArray(webhookDeliveries.id, expired), concludedLongAgo))
       .returning({ id: webhookDeliveries.id });

@@ -49,7 +49,7 @@ export async function listRules<Row extends RuleRow, Fields extends object>(
     naturalOrder: kind.naturalOrder ?? [{ column: table.createdAt, kind: 'instant', read: (r) => r.createdAt }],
     updatedAt: { column: table.updatedAt, kind: 'instant', read: (r) => r.updatedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select()
         .from(table)
         .where(and(eq(table.venueId, venueId), keyset))
@@ -59,7 +59,7 @@ export async function listRules<Row extends RuleRow, Fields extends object>(
 }
 
 async function findRule<Row extends RuleRow>(
-  conn: Tx | typeof db,
+  conn: Tx | ReturnType<typeof db>,
   kind: RuleKind<Row, object>,
   venueId: string,
   ruleId: string,
@@ -81,7 +81,7 @@ export async function getRule<Row extends RuleRow, Fields extends object>(
   ruleId: string,
 ): Promise<Row> {
   await getVisibleVenue(auth, venueId);
-  return findRule(db, kind as RuleKind<Row, object>, venueId, ruleId, false);
+  return findRule(db(), kind as RuleKind<Row, object>, venueId, ruleId, false);
 }
 
 export async function createRule<Row extends RuleRow, Fields extends object>(

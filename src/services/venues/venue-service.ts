@@ -25,11 +25,11 @@ const venueInOrganisation = and(eq(venues.id, sql.placeholder('venueId')), eq(ve
 const selectVenueInOrganisation = prepareSelectAll(venues, venueInOrganisation);
 
 /** The venue if it exists in the key's organisation and the key may see it; 404 otherwise. */
-export async function getVisibleVenue(auth: AuthContext, venueId: string, conn: DbOrTx = db): Promise<VenueRow> {
+export async function getVisibleVenue(auth: AuthContext, venueId: string, conn: DbOrTx = db()): Promise<VenueRow> {
   if (!canSeeVenue(auth, venueId)) throw ApiError.notFound('Venue');
   const params = { venueId, organisationId: auth.organisationId };
   const [venue] =
-    conn === db ? await selectVenueInOrganisation(params) : await conn.select().from(venues).where(venueInOrganisation).execute(params);
+    conn === db() ? await selectVenueInOrganisation(params) : await conn.select().from(venues).where(venueInOrganisation).execute(params);
   if (!venue) throw ApiError.notFound('Venue');
   return venue;
 }
@@ -46,7 +46,7 @@ export async function listVenues(auth: AuthContext, query: ListQuery) {
     naturalOrder: [{ column: venues.createdAt, kind: 'instant', read: (v) => v.createdAt }],
     updatedAt: { column: venues.updatedAt, kind: 'instant', read: (v) => v.updatedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select()
         .from(venues)
         .where(and(eq(venues.organisationId, auth.organisationId), visibleVenueIds(auth, venues.id), keyset))
@@ -56,7 +56,7 @@ export async function listVenues(auth: AuthContext, query: ListQuery) {
 }
 
 export async function createVenue(organisationId: string, input: VenueInput): Promise<VenueRow> {
-  const [venue] = await db
+  const [venue] = await db()
     .insert(venues)
     .values({ organisationId, ...input })
     .returning();
@@ -65,7 +65,7 @@ export async function createVenue(organisationId: string, input: VenueInput): Pr
 
 export async function updateVenue(auth: AuthContext, venueId: string, patch: Partial<VenueInput>): Promise<VenueRow> {
   await getVisibleVenue(auth, venueId);
-  const [venue] = await db
+  const [venue] = await db()
     .update(venues)
     .set({ ...patch, updatedAt: nextUpdatedAt(venues.updatedAt) })
     .where(and(eq(venues.id, venueId), eq(venues.organisationId, auth.organisationId)))

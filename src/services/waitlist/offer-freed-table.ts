@@ -64,10 +64,10 @@ async function findWaitingParty(
  */
 export async function offerFreedTable(event: EventRow, log: Logger = logger): Promise<void> {
   if (event.subjectType !== 'reservation' || !event.subjectId || !tableFreeingEvents.has(event.type)) return;
-  const [reservation] = await db.select().from(reservations).where(eq(reservations.id, event.subjectId));
+  const [reservation] = await db().select().from(reservations).where(eq(reservations.id, event.subjectId));
   if (!reservation) return;
   const freedTableIds = (
-    await db
+    await db()
       .select({ tableId: reservationTables.tableId })
       .from(reservationTables)
       .where(eq(reservationTables.reservationId, reservation.id))

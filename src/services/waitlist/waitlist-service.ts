@@ -58,7 +58,7 @@ export function emitWaitlistEvent(
   });
 }
 
-export async function getVisibleEntry(auth: AuthContext, id: string, conn: DbOrTx = db, lock = false): Promise<WaitlistEntryRow> {
+export async function getVisibleEntry(auth: AuthContext, id: string, conn: DbOrTx = db(), lock = false): Promise<WaitlistEntryRow> {
   const query = conn
     .select()
     .from(waitlistEntries)
@@ -164,7 +164,7 @@ export async function listWaitlistEntries(auth: AuthContext, query: WaitlistList
     ],
     updatedAt: { column: waitlistEntries.updatedAt, kind: 'instant', read: (e) => e.updatedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select()
         .from(waitlistEntries)
         .where(
@@ -320,7 +320,7 @@ export async function convertWaitlistEntry(
  * time zone become `expired`. One conditional UPDATE: running it twice, or in two processes, is harmless.
  */
 export async function expireWaitlistEntries(): Promise<number> {
-  const expired = await db
+  const expired = await db()
     .update(waitlistEntries)
     .set({ status: 'expired', updatedAt: nextUpdatedAt(waitlistEntries.updatedAt) })
     .from(venues)

@@ -5,6 +5,6 @@ import { waitlistEntryJson } from './waitlist-json.js';
 
 /** The current entry in the v1 shape, as webhooks carry it (the subject's current state); null once gone. */
 export async function getWaitlistEntryView(id: string): Promise<{ waitlistEntry: ReturnType<typeof waitlistEntryJson> } | null> {
-  const [entry] = await db.select().from(waitlistEntries).where(eq(waitlistEntries.id, id));
+  const [entry] = await db().select().from(waitlistEntries).where(eq(waitlistEntries.id, id));
   return entry ? { waitlistEntry: waitlistEntryJson(entry) } : null;
 }

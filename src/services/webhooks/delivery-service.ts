@@ -45,7 +45,7 @@ export async function listDeliveries(auth: AuthContext, query: ListQuery & Deliv
     naturalOrder: [{ column: webhookDeliveries.createdAt, kind: 'instant', read: (d) => d.createdAt }],
     updatedAt: { column: webhookDeliveries.updatedAt, kind: 'instant', read: (d) => d.updatedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select()
         .from(webhookDeliveries)
         .where(and(...filters, keyset))
@@ -57,7 +57,7 @@ export async function listDeliveries(auth: AuthContext, query: ListQuery & Deliv
 /** By record id or by its idempotency key (`automation:<runId>:<n>`, the envelope id). */
 export async function getVisibleDelivery(auth: AuthContext, idOrKey: string): Promise<DeliveryRow> {
   const column = idOrKey.startsWith('automation:') ? webhookDeliveries.idempotencyKey : webhookDeliveries.id;
-  const [row] = await db
+  const [row] = await db()
     .select()
     .from(webhookDeliveries)
     .where(and(eq(column, idOrKey), eq(webhookDeliveries.organisationId, auth.organisationId)));
@@ -107,8 +107,8 @@ export async function redeliver(auth: AuthContext, idOrKey: string, log: Logger 
 export const recoveryWindowDays = 14;
 
 /** The destination, refused when it is not active: its deliveries would only fail again. */
-async function getRecoverableEndpoint(auth: AuthContext, endpointId: string, conn: DbOrTx = db): Promise<WebhookEndpointRow> {
-  const endpoint = await getVisibleEndpoint(auth, endpointId, conn, conn !== db);
+async function getRecoverableEndpoint(auth: AuthContext, endpointId: string, conn: DbOrTx = db()): Promise<WebhookEndpointRow> {
+  const endpoint = await getVisibleEndpoint(auth, endpointId, conn, conn !== db());
   if (!endpoint.isActive) {
     throw new ApiError(
       'conflict',
@@ -128,7 +128,7 @@ async function getRecoverableEndpoint(auth: AuthContext, endpointId: string, con
  */
 export async function recoverDeliveries(auth: AuthContext, endpointId: string, window: { since: Date; until: Date }, log: Logger = logger) {
   const endpoint = await getRecoverableEndpoint(auth, endpointId);
-  const candidates = await db
+  const candidates = await db()
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
@@ -178,7 +178,7 @@ export async function listAttempts(auth: AuthContext, idOrKey: string, query: Li
     naturalOrder: [{ column: webhookDeliveryAttempts.attempt, kind: 'number', read: (a) => a.attempt }],
     updatedAt: { column: webhookDeliveryAttempts.startedAt, kind: 'instant', read: (a) => a.startedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select({ id: webhookDeliveryAttempts.deliveryId, ...getTableColumns(webhookDeliveryAttempts) })
         .from(webhookDeliveryAttempts)
         .where(and(eq(webhookDeliveryAttempts.deliveryId, delivery.id), keyset))

@@ -24,7 +24,7 @@ const bump = () => ({ updatedAt: nextUpdatedAt(webhookDeliveries.updatedAt) });
 // Prepared once, on first use (never when the module is loaded): these run for every attempt, and
 // building a statement is most of its cost.
 const prepareContextStatement = () =>
-  db
+  db()
     .select({
       delivery: {
         id: webhookDeliveries.id,
@@ -82,7 +82,7 @@ export async function readDeliveryContext(id: string) {
 export type DeliveryContext = NonNullable<Awaited<ReturnType<typeof readDeliveryContext>>>;
 
 const prepareClaimStatement = () =>
-  db
+  db()
     .update(webhookDeliveries)
     .set({
       attempts: sql`${webhookDeliveries.attempts} + 1`,
@@ -179,7 +179,7 @@ const outcomeColumns = { lastResponseStatus: param('status', 'int'), endpointId:
 
 /** A 2xx answer is the truth, even if the delivery was annulled while the request was under way. */
 const concludeDelivered = () =>
-  db
+  db()
     .update(webhookDeliveries)
     .set({ status: 'delivered', ...outcomeColumns, lastError: null, nextAttemptAt: null, discardReason: null, ...bump() })
     .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), ne(webhookDeliveries.status, 'delivered')))
@@ -188,7 +188,7 @@ const concludeDelivered = () =>
 /** A failed attempt: pending with its next moment, or discarded when no attempt follows; only while pending. */
 const lastAttempt = sql`${param('nextAttemptAt', 'timestamptz')} is null`;
 const concludeFailed = () =>
-  db
+  db()
     .update(webhookDeliveries)
     .set({
       ...outcomeColumns,
@@ -210,7 +210,7 @@ const concludeFailed = () =>
 function endpointHealthUpdate(ok: boolean) {
   const endpoint = and(eq(webhookEndpoints.id, param('reachedEndpointId', 'uuid')), isNull(webhookEndpoints.disabledAt));
   if (ok) {
-    return db
+    return db()
       .update(webhookEndpoints)
       .set({ consecutiveFailures: 0, failingSince: null, lastSuccessAt: sql`clock_timestamp()` })
       .where(
@@ -225,7 +225,7 @@ function endpointHealthUpdate(ok: boolean) {
       )
       .returning({ disableDue: sql<boolean>`false`.as('disable_due') });
   }
-  return db
+  return db()
     .update(webhookEndpoints)
     .set({
       consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
@@ -240,7 +240,7 @@ function endpointHealthUpdate(ok: boolean) {
 }
 
 const logAttempt = () =>
-  db.insert(webhookDeliveryAttempts).values({
+  db().insert(webhookDeliveryAttempts).values({
     deliveryId: param('deliveryId', 'uuid'),
     attempt: param('attempt', 'int'),
     startedAt: param('startedAt', 'timestamptz'),
@@ -314,7 +314,7 @@ export function recordFailure(
  * schedules the next attempt after the last one started), or the delivery is concluded or gone.
  */
 export async function hasAttemptOutcome(id: string): Promise<boolean> {
-  const [row] = await db
+  const [row] = await db()
     .select({
       answered: sql<boolean>`${webhookDeliveries.status} <> 'pending' or (${webhookDeliveries.attempts} > 0 and ${webhookDeliveries.nextAttemptAt} > ${webhookDeliveries.lastAttemptAt})`,
     })
@@ -340,7 +340,7 @@ const reopenable: Record<Reopenable, SQL> = {
  * restarts at 0 (the attempt log keeps counting). Returns the rows reopened; a delivery that is not
  * `which` (pending again meanwhile, or of another kind) is left alone.
  */
-export async function reopenDeliveries(ids: string[], which: Reopenable, conn: DbOrTx = db): Promise<DeliveryRow[]> {
+export async function reopenDeliveries(ids: string[], which: Reopenable, conn: DbOrTx = db()): Promise<DeliveryRow[]> {
   if (!ids.length) return [];
   return conn
     .update(webhookDeliveries)

@@ -43,7 +43,7 @@ export async function handOutSecretOnce<R>(
   if (!idempotency) return { result: await run(null), replayed: false };
   const start = await startIdempotentRequest({ apiKeyId: auth.keyId, ...idempotency });
   if (start.kind === 'replay') {
-    const [record] = await db
+    const [record] = await db()
       .select()
       .from(webhookSecretRotations)
       .where(and(eq(webhookSecretRotations.apiKeyId, auth.keyId), eq(webhookSecretRotations.idempotencyKey, idempotency.key)));

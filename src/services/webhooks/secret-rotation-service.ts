@@ -44,7 +44,7 @@ async function lockTarget(
 
 async function currentVersion(auth: AuthContext, target: RotationTarget): Promise<number | null> {
   if (target.kind === 'endpoint') {
-    const [row] = await db
+    const [row] = await db()
       .select({ version: webhookEndpoints.secretVersion })
       .from(webhookEndpoints)
       .where(eq(webhookEndpoints.id, target.endpointId));

@@ -73,7 +73,7 @@ export class SigningSecretOpener {
  * The organisation secret, created on first use: until someone rotates it, deliveries are signed
  * with this initial version 1, which is never shown.
  */
-export async function getOrganisationSecretState(organisationId: string, conn: DbOrTx = db): Promise<SealedSecretState> {
+export async function getOrganisationSecretState(organisationId: string, conn: DbOrTx = db()): Promise<SealedSecretState> {
   const [existing] = await conn
     .select()
     .from(organisationWebhookSecrets)

@@ -30,7 +30,7 @@ export async function sweepDeliveries(): Promise<number> {
   let after: { nextAttemptAt: Date | null; id: string } | undefined;
   for (;;) {
     // What a job is made of, not the stored envelope: up to a thousand rows per batch.
-    const rows = await db
+    const rows = await db()
       .select({
         id: webhookDeliveries.id,
         organisationId: webhookDeliveries.organisationId,

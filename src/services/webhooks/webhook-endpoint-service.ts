@@ -19,7 +19,7 @@ import type { SignatureScheme } from '../../lib/webhook-signature.js';
 export async function getVisibleEndpoint(
   auth: AuthContext,
   endpointId: string,
-  conn: DbOrTx = db,
+  conn: DbOrTx = db(),
   forShare = false,
 ): Promise<WebhookEndpointRow> {
   const query = conn
@@ -32,7 +32,7 @@ export async function getVisibleEndpoint(
 }
 
 /** The venue's main destination: the first registered one (docs/webhooks.md). */
-export async function getMainEndpoint(venueId: string, conn: DbOrTx = db): Promise<WebhookEndpointRow | null> {
+export async function getMainEndpoint(venueId: string, conn: DbOrTx = db()): Promise<WebhookEndpointRow | null> {
   const [row] = await conn
     .select()
     .from(webhookEndpoints)
@@ -80,7 +80,7 @@ export async function createEndpoint(
         return { endpoint, secret };
       }),
     async (record) => {
-      const [endpoint] = await db
+      const [endpoint] = await db()
         .select()
         .from(webhookEndpoints)
         .where(eq(webhookEndpoints.id, record.endpointId ?? ''));
@@ -97,7 +97,7 @@ export async function listEndpoints(auth: AuthContext, query: ListQuery & { venu
     naturalOrder: [{ column: webhookEndpoints.createdAt, kind: 'instant', read: (e) => e.createdAt }],
     updatedAt: { column: webhookEndpoints.updatedAt, kind: 'instant', read: (e) => e.updatedAt },
     fetch: (keyset, orderBy, limit) =>
-      db
+      db()
         .select()
         .from(webhookEndpoints)
         .where(
@@ -143,5 +143,5 @@ export async function updateEndpoint(
 /** Deletes the destination; deliveries still aimed at it fail with a clear lastError. */
 export async function deleteEndpoint(auth: AuthContext, endpointId: string): Promise<void> {
   const existing = await getVisibleEndpoint(auth, endpointId);
-  await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, existing.id));
+  await db().delete(webhookEndpoints).where(eq(webhookEndpoints.id, existing.id));
 }

@@ -1,0 +1,27 @@
+import { execFile } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+/** Every module of src/ but the entry points (which parse the environment and start the process). */
+async function libraryModules(): Promise<string[]> {
+  const entryPoints = new Set(['src/main.ts', 'src/server.ts', 'src/cli/main.ts']);
+  const files = (await readdir('src', { recursive: true })).map((f) => path.join('src', f));
+  return files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !entryPoints.has(f)).sort();
+}
+
+describe('loading a module does nothing (docs/architecture.md "Composition root")', () => {
+  it('every module of src/ loads with an environment no configuration can be parsed from, and leaves nothing running', async () => {
+    const modules = await libraryModules();
+    expect(modules.length).toBeGreaterThan(100);
+    const program = `${modules.map((m) => `await import(${JSON.stringify(`./${m}`)});`).join('\n')}\nconsole.log('loaded');`;
+    // No database, Redis or queue is created, no configuration parsed, no timer started: the process,
+    // its modules loaded, has nothing left to do and ends by itself, with a code of 0.
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
+      env: { PATH: process.env.PATH, DATABASE_URL: 'not a url', REDIS_URL: 'neither', LOG_LEVEL: 'nonsense' },
+      timeout: 120_000,
+    });
+    expect(stdout.trim()).toBe('loaded');
+  });
+});
