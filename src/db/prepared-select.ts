@@ -24,7 +24,9 @@ export function prepareSelectAll<T extends PgTable>(
   const columns = Object.entries(getTableColumns(table));
   return async (values) => {
     const params = query.params.map((param) => (is(param, Placeholder) ? values[param.name] : param));
-    const rows = await pool().unsafe(query.sql, params as never[], { prepare: true }).values();
+    const rows = await pool()
+      .unsafe(query.sql, params as never[], { prepare: true })
+      .values();
     return rows.map((row) => {
       const decoded: Record<string, unknown> = {};
       for (let i = 0; i < columns.length; i++) {

@@ -190,7 +190,9 @@ export async function getHold(auth: AuthContext, id: string): Promise<HoldRow> {
 
 /** DELETE /availability/holds/:id: releases the hold and its tables; nothing to release is as good (idempotent 204). */
 export async function releaseHold(auth: AuthContext, id: string): Promise<void> {
-  await db().delete(availabilityHolds).where(and(eq(availabilityHolds.id, id), eq(availabilityHolds.apiKeyId, auth.keyId)));
+  await db()
+    .delete(availabilityHolds)
+    .where(and(eq(availabilityHolds.id, id), eq(availabilityHolds.apiKeyId, auth.keyId)));
 }
 
 /**

@@ -57,7 +57,8 @@ const minutesOf = (column: string) => pool().unsafe(`(split_part(${column}, ':',
  */
 export async function checkInvariants(scope: InvariantScope = {}): Promise<InvariantCounts> {
   const venues = scope.venueIds ? [...scope.venueIds] : null;
-  const inScope = (column: string) => (venues ? pool()`and ${pool()(column)} = any(string_to_array(${venues.join(',')}, ',')::uuid[])` : pool()``);
+  const inScope = (column: string) =>
+    venues ? pool()`and ${pool()(column)} = any(string_to_array(${venues.join(',')}, ',')::uuid[])` : pool()``;
 
   const [[occupancy], [pacing], [tags], [deliveries]] = await Promise.all([
     pool()<{ overlapping: number; finished: number }[]>`

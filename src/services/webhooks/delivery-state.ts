@@ -240,15 +240,17 @@ function endpointHealthUpdate(ok: boolean) {
 }
 
 const logAttempt = () =>
-  db().insert(webhookDeliveryAttempts).values({
-    deliveryId: param('deliveryId', 'uuid'),
-    attempt: param('attempt', 'int'),
-    startedAt: param('startedAt', 'timestamptz'),
-    durationMs: param('durationMs', 'int'),
-    responseStatus: param('status', 'int'),
-    error: param('attemptError', 'text'),
-    responseBodyExcerpt: param('excerpt', 'text'),
-  });
+  db()
+    .insert(webhookDeliveryAttempts)
+    .values({
+      deliveryId: param('deliveryId', 'uuid'),
+      attempt: param('attempt', 'int'),
+      startedAt: param('startedAt', 'timestamptz'),
+      durationMs: param('durationMs', 'int'),
+      responseStatus: param('status', 'int'),
+      error: param('attemptError', 'text'),
+      responseBodyExcerpt: param('excerpt', 'text'),
+    });
 
 /**
  * Records one attempt in one statement (so in one transaction): the delivery's new state
