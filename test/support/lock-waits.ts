@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Sql } from 'postgres';
-import { db } from '../../src/db/client.js';
+import { db, type Db } from '../../src/db/client.js';
 import { eventually } from './eventually.js';
 
 /** The backend of a transaction: pass its `tx` (or any executor of the same connection). */
-export async function backendPid(tx: Pick<ReturnType<typeof db>, 'execute'>): Promise<number> {
+export async function backendPid(tx: Pick<Db, 'execute'>): Promise<number> {
   const [row] = await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`);
   return row.pid;
 }

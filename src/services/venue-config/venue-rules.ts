@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { db, transaction, type Tx } from '../../db/client.js';
+import { db, transaction, type DbOrTx, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
@@ -59,7 +59,7 @@ export async function listRules<Row extends RuleRow, Fields extends object>(
 }
 
 async function findRule<Row extends RuleRow>(
-  conn: Tx | ReturnType<typeof db>,
+  conn: DbOrTx,
   kind: RuleKind<Row, object>,
   venueId: string,
   ruleId: string,
