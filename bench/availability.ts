@@ -2,7 +2,8 @@
 // on two identical venues side by side, one with tableOptimisation off and one with it on: the day is
 // full, so most questions find no free table and the optimiser searches (issue 21).
 // Targets: GET /availability p50 < 5 ms at 1 connection and >= 1,500 requests/s at 32 connections;
-// GET /availability/days over 62 days < 150 ms; with optimisation on, unchanged within noise.
+// GET /availability/days over 62 days < 150 ms; with optimisation on, unchanged within noise. Also the
+// p50 of a booking (POST /reservations, 1 connection) on the same venues, on the days after the full one.
 // With an earlier commit, that commit is served too (same database) and measured side by side, in turn.
 // Usage: npx tsx bench/availability.ts [seconds=10] [earlier-commit]
 import autocannon from 'autocannon';
@@ -79,6 +80,25 @@ try {
     }
     return durations.sort((a, b) => a - b)[15];
   };
+  // Bookings one after another, each version in its turn on the same venue, spread over the 60 days
+  // after the full one and over the grid: every version books into the same kind of night.
+  let booked = 0;
+  const bookingP50 = async ({ venueId, key }: { venueId: string; key: string }, at = port) => {
+    const durations: number[] = [];
+    for (let i = 0; i < 40; i++, booked++) {
+      const body = { venueId, serviceDate: addDays(day, 1 + (booked % 60)), time: grid[booked % grid.length], partySize: 2 + (booked % 3) };
+      const started = performance.now();
+      const res = await fetch(`http://127.0.0.1:${at}/api/v1/reservations`, {
+        method: 'POST',
+        headers: headersOf(key),
+        body: JSON.stringify(body),
+      });
+      await res.text();
+      if (res.status !== 201) throw new Error(`booking: ${res.status}`);
+      durations.push(performance.now() - started);
+    }
+    return durations.sort((a, b) => a - b)[20];
+  };
   const versions = earlier
     ? [
         { name: `${earlierRev} `, at: earlierPort },
@@ -92,9 +112,10 @@ try {
       const c1 = await run(venues[setting], 1, seconds, at);
       const c32 = await run(venues[setting], 32, seconds, at);
       const days = await daysP50(venues[setting], at);
+      const booking = await bookingP50(venues[setting], at);
       console.log(
         `${name}tableOptimisation ${setting.padEnd(3)}  GET /availability 1 connection: ${c1.requests.average.toFixed(0)} req/s p50 ${c1.latency.p50} ms p99 ${c1.latency.p99} ms` +
-          `   32 connections: ${c32.requests.average.toFixed(0)} req/s p50 ${c32.latency.p50} ms   /days (62 days) p50 ${days.toFixed(1)} ms`,
+          `   32 connections: ${c32.requests.average.toFixed(0)} req/s p50 ${c32.latency.p50} ms   /days (62 days) p50 ${days.toFixed(1)} ms   booking p50 ${booking.toFixed(1)} ms`,
       );
     }
   }
