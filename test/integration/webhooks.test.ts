@@ -330,6 +330,23 @@ describe('exactly once', () => {
     expect(r.received).toHaveLength(1);
   });
 
+  it('an event that happened before the automation existed, processed after it was created, is not sent', async () => {
+    const r = await pipeline.startReceiver();
+    const tenant = await createTenant();
+    const before = await emitReservationEvent(tenant);
+    await waitForDispatch(before.eventId);
+    await setUp({ receiverUrl: r.url, tenant });
+    const after = await emitReservationEvent(tenant);
+    await waitForDelivery(after.eventId, (d) => d.status === 'delivered');
+    // As a worker far behind would: the earlier event processed once the automation exists.
+    await db().update(events).set({ dispatchedAt: null }).where(eq(events.id, before.eventId));
+    await processEventInBatch({ eventId: before.eventId });
+    expect((await waitForDispatch(before.eventId)).dispatchedAt).not.toBeNull();
+    expect(await db().select().from(automationRuns).where(eq(automationRuns.eventId, before.eventId))).toEqual([]);
+    expect(await deliveriesOfEvent(before.eventId)).toEqual([]);
+    expect(r.received.map((req) => JSON.parse(req.body.toString()).eventId)).toEqual([after.eventId]);
+  });
+
   it('events processed in batches, two overlapping batches at once, get one run, one delivery and one request each', async () => {
     const r = await pipeline.startReceiver();
     const { tenant } = await setUp({ receiverUrl: r.url });

@@ -24,13 +24,22 @@ async function activeAutomations(venueIds: string[], conn: DbOrTx, lock: boolean
   return lock ? await query.for('share') : await query;
 }
 
-/** Every (automation, event) pair that runs: same venue and organisation, the event's type, conditions met. */
+/**
+ * Every (automation, event) pair that runs: same venue and organisation, the event's type, conditions
+ * met, and the event no older than the automation. An automation acts on what happens once it exists:
+ * an event that happened before, whose processing a busy worker had not reached yet when the
+ * automation was created, is not sent to its partner (it is in GET /events).
+ */
 function matchingPairs(liveEvents: EventRow[], candidates: AutomationRow[]): Array<{ event: EventRow; automation: AutomationRow }> {
   const byVenue = groupBy(candidates, (a) => a.venueId);
   return liveEvents.flatMap((event) =>
     (byVenue.get(event.venueId) ?? [])
       .filter(
-        (a) => a.organisationId === event.organisationId && a.eventTypes.includes(event.type) && conditionsMatch(a.conditions, event.data),
+        (a) =>
+          a.organisationId === event.organisationId &&
+          a.eventTypes.includes(event.type) &&
+          event.createdAt >= a.createdAt &&
+          conditionsMatch(a.conditions, event.data),
       )
       .map((automation) => ({ event, automation })),
   );
