@@ -19,7 +19,12 @@ useWebhookPipeline({ webhooksRole: false });
 
 /** What the stopping process waits with /readyz at 503 before it stops accepting (the production default). */
 const readinessDelayMs = 5000;
-/** How often the test's balancer checks /readyz; one failed check takes a process out, one good one brings it back. */
+/**
+ * How often the test's balancer checks /readyz. One good check brings a process back; it is taken out
+ * by a `stopping` answer at once, or by two failed checks in a row (as load balancers count: a
+ * process starved of CPU by a second suite beside answered one check late, and the other was
+ * stopping, which left no process in rotation).
+ */
 const checkEveryMs = 100;
 
 const children: ChildProcess[] = [];
@@ -112,14 +117,21 @@ describe('stopping a web process behind a load balancer (docs/operations.md "Sto
     // The balancer: sends each new connection to the next process whose last /readyz check was 200.
     const inRotation = new Set([first.port, second.port]);
     const notReadySeen = new Map<number, unknown>();
+    const failedChecks = new Map<number, number>();
     let balancing = true;
     const checker = (async () => {
       while (balancing) {
         await Promise.all(
           [first.port, second.port].map(async (port) => {
             const check = await readyz(port);
-            if (check?.status === 200) return void inRotation.add(port);
-            inRotation.delete(port);
+            if (check?.status === 200) {
+              failedChecks.set(port, 0);
+              return void inRotation.add(port);
+            }
+            const failed = (failedChecks.get(port) ?? 0) + 1;
+            failedChecks.set(port, failed);
+            const stopping = (check?.body as { status?: string } | undefined)?.status === 'stopping';
+            if (stopping || failed >= 2) inRotation.delete(port);
             if (check && !notReadySeen.has(port)) notReadySeen.set(port, check.body);
           }),
         );
