@@ -39,6 +39,7 @@ export default async function setup() {
     let failure: Error | undefined;
     try {
       failure = await checkRun(database, await runPrefixes(redis, `{t${runId}}`));
+      if (failure) await describePendingDeliveries(url.toString());
     } finally {
       await admin.unsafe(`drop database if exists "${database}" with (force)`);
       await admin.end();
@@ -53,6 +54,24 @@ export default async function setup() {
       throw failure;
     }
   };
+}
+
+/**
+ * The run's pending deliveries, one line each, printed when the check after the suite fails: which
+ * test left them (its venue's name, its automation's) and how late they are, before the database goes.
+ */
+async function describePendingDeliveries(databaseUrl: string): Promise<void> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<Record<string, unknown>[]>`
+      select d.id, d.event_type, d.attempts, d.created_at, d.next_attempt_at, d.updated_at, v.name as venue, a.name as automation, a.created_at as automation_created_at, e.created_at as event_created_at
+      from webhook_deliveries d join venues v on v.id = d.venue_id join events e on e.id = d.event_id
+      left join automations a on a.id = d.automation_id
+      where d.status = 'pending' order by d.next_attempt_at limit 20`;
+    for (const row of rows) console.log(`pending delivery after the suite: ${JSON.stringify(row)}`);
+  } finally {
+    await sql.end();
+  }
 }
 
 /** Every queue prefix of the run found in Redis: the run's own, and those the files made of it (`{t…}wh`, whose keys are `{t…wh:…}`). */
