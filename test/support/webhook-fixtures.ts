@@ -3,7 +3,7 @@ import { and, desc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { db } from '../../src/db/client.js';
-import { events, organisations, webhookDeliveries } from '../../src/db/schema/index.js';
+import { automations, events, organisations, webhookDeliveries } from '../../src/db/schema/index.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { startEventsRole } from '../../src/roles/events.js';
@@ -79,26 +79,34 @@ async function concludeDeliveriesInFlight(apiUrl: string): Promise<void> {
     .from(webhookDeliveries)
     .where(and(inArray(webhookDeliveries.id, [...inFlight] as string[]), eq(webhookDeliveries.status, 'pending')));
   const pending = await db()
-    .select({
-      id: webhookDeliveries.id,
-      automationId: webhookDeliveries.automationId,
-      organisationId: webhookDeliveries.organisationId,
-      isTest: organisations.isTest,
-    })
+    .select({ id: webhookDeliveries.id, automationId: webhookDeliveries.automationId })
     .from(webhookDeliveries)
-    .innerJoin(organisations, eq(organisations.id, webhookDeliveries.organisationId))
     .where(and(eq(webhookDeliveries.status, 'pending'), inArray(webhookDeliveries.automationId, automationsInFlight)));
   const byAutomation = new Map<string, typeof pending>();
   for (const d of pending) byAutomation.set(d.automationId, [...(byAutomation.get(d.automationId) ?? []), d]);
+  const complete = [...byAutomation].filter(([, deliveries]) => deliveries.every((d) => inFlight.has(d.id))).map(([id]) => id);
+  await archiveAutomations(apiUrl, complete);
+}
+
+/**
+ * Archives these automations through the API of `apiUrl` (docs/webhooks.md: their pending
+ * deliveries are annulled), each with a key of its organisation made for the purpose: what a file
+ * does with the deliveries it leaves in flight once nothing will attempt them.
+ */
+export async function archiveAutomations(apiUrl: string, automationIds: readonly string[]): Promise<void> {
+  if (!automationIds.length) return;
+  const rows = await db()
+    .select({ id: automations.id, organisationId: automations.organisationId, isTest: organisations.isTest })
+    .from(automations)
+    .innerJoin(organisations, eq(organisations.id, automations.organisationId))
+    .where(inArray(automations.id, [...automationIds]));
   const keys = new Map<string, Promise<string>>();
-  for (const [automationId, deliveries] of byAutomation) {
-    if (!deliveries.every((d) => inFlight.has(d.id))) continue;
-    const { organisationId, isTest } = deliveries[0];
+  for (const { id, organisationId, isTest } of rows) {
     if (!keys.has(organisationId))
       keys.set(organisationId, createKey(organisationId, { kind: isTest ? 'test' : 'live', name: 'file teardown' }));
-    const archived = await client(apiUrl, await keys.get(organisationId)).delete(`/automations/${automationId}`);
+    const archived = await client(apiUrl, await keys.get(organisationId)).delete(`/automations/${id}`);
     if (archived.status !== 200)
-      throw new Error(`archiving automation ${automationId} at the end of the file answered ${archived.status}: ${archived.text}`);
+      throw new Error(`archiving automation ${id} at the end of the file answered ${archived.status}: ${archived.text}`);
   }
 }
 
