@@ -1,6 +1,5 @@
-import { ConfigError, parseConfig, useProcessConfig, type Config } from '../config.js';
-import { createDatabase, databaseOptionsOf, useDatabase } from '../db/client.js';
-import { setLogLevel } from '../logger.js';
+import { ConfigError, parseConfig, type Config } from '../config.js';
+import { setUpProcess } from '../set-up-process.js';
 import { runCli } from './commands.js';
 
 /** `npm run cli`: the configuration first (one line per variable at fault), then the command. */
@@ -12,7 +11,5 @@ try {
   for (const line of err.issues) console.error(line);
   process.exit(1);
 }
-useProcessConfig(config);
-setLogLevel(config.LOG_LEVEL);
-useDatabase(createDatabase(databaseOptionsOf(config)));
+setUpProcess(config);
 process.exitCode = await runCli(config);

@@ -1,8 +1,8 @@
-import { ConfigError, parseConfig, useProcessConfig, type Config } from '../config.js';
-import { createDatabase, databaseOptionsOf, useDatabase } from '../db/client.js';
+import { ConfigError, parseConfig, type Config } from '../config.js';
 import { runMigrations } from '../db/migrate.js';
-import { logger, setLogLevel } from '../logger.js';
+import { logger } from '../logger.js';
 import { explainUnreachable } from '../preflight.js';
+import { setUpProcess } from '../set-up-process.js';
 import type { RoleName } from './role-names.js';
 import { runRoles } from './run-roles.js';
 
@@ -31,9 +31,7 @@ export async function startProcess(env: NodeJS.ProcessEnv, roles: RoleName[], op
   }
   // The process's configuration and database, built here from what was parsed; the modules that are
   // not given them as parameters reach them through processConfig() and db().
-  useProcessConfig(config);
-  setLogLevel(config.LOG_LEVEL);
-  useDatabase(createDatabase(databaseOptionsOf(config)));
+  setUpProcess(config);
   try {
     if (options.migrate) await runMigrations(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL);
     const running = runRoles(config, roles);
