@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { safeEqual } from '../lib/safe-equal.js';
 import { logger } from '../logger.js';
 import { getAllQueues } from '../jobs/all-jobs.js';
-import { countFailedAuthentication, refuseThrottledClient } from './failed-auth-throttle.js';
+import type { FailedAuthThrottle } from './failed-auth-throttle.js';
 
 const basePath = '/admin/queues';
 const readMethods = new Set(['GET', 'HEAD']);
@@ -15,11 +15,12 @@ const readMethods = new Set(['GET', 'HEAD']);
 /**
  * Bull Board behind HTTP basic auth (docs/security.md "Bull Board"); without ADMIN_PASSWORD a random
  * one is generated and logged once. Wrong passwords count as failed authentications of the client
- * address (429 after AUTH_FAILURES_PER_MINUTE); with ADMIN_READ_ONLY nothing can be changed.
+ * address in the app's `failedAuth` (429 after AUTH_FAILURES_PER_MINUTE); with ADMIN_READ_ONLY nothing can be changed.
  */
 export function mountAdminBoard(
   app: Express,
-  config: Pick<Config, 'ADMIN_USER' | 'ADMIN_PASSWORD' | 'ADMIN_READ_ONLY' | 'AUTH_FAILURES_PER_MINUTE'>,
+  config: Pick<Config, 'ADMIN_USER' | 'ADMIN_PASSWORD' | 'ADMIN_READ_ONLY'>,
+  failedAuth: FailedAuthThrottle,
 ): void {
   let password = config.ADMIN_PASSWORD;
   if (!password) {
@@ -36,12 +37,12 @@ export function mountAdminBoard(
   });
   const requireBasicAuth = (req: Request, res: Response, next: NextFunction) => {
     try {
-      refuseThrottledClient(req, config.AUTH_FAILURES_PER_MINUTE);
+      failedAuth.refuseThrottledClient(req);
     } catch (err) {
       return next(err);
     }
     if (!safeEqual(req.headers.authorization ?? '', expected)) {
-      if (req.headers.authorization) countFailedAuthentication(req);
+      if (req.headers.authorization) failedAuth.countFailure(req);
       res.setHeader('WWW-Authenticate', 'Basic realm="queues"');
       res.status(401).type('text/plain').send('Authentication required');
       return;

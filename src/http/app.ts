@@ -11,6 +11,7 @@ import { createApiDispatcher } from './api-dispatcher.js';
 import { apiBasePath, type AnyRoute } from './define-route.js';
 import { createFallbackHandlers } from './error-handler.js';
 import { observeRequest } from './observe-requests.js';
+import { createRequestGuards } from './request-guards.js';
 import { adminBoardPolicy, docsPolicy, pageHeaders } from './page-headers.js';
 import { assignRequestId } from './request-id.js';
 
@@ -43,9 +44,10 @@ export function createApp({ routes, config, eventStreams = new EventStreams(conf
   // Every other request gets its id and is observed (log line, metrics); then the API, nearly all of
   // the traffic, is dispatched by its own route table. One middleware: each router layer a request
   // passes costs it a match and a `next` round.
+  const guards = createRequestGuards(config);
   const dispatchApi = createApiDispatcher(routes, {
     eventStreams,
-    limits: config,
+    guards,
     signingSecrets: new SigningSecretOpener(config.secretsKey),
   });
   app.use((req, res, next) => {
@@ -83,10 +85,10 @@ export function createApp({ routes, config, eventStreams = new EventStreams(conf
 
   if (adminBoard) {
     app.use('/admin/queues', labelRoute('/admin/queues'), pageHeaders(adminBoardPolicy));
-    mountAdminBoard(app, config);
+    mountAdminBoard(app, config, guards.failedAuth);
   }
 
-  const { notFoundHandler, errorHandler } = createFallbackHandlers(config);
+  const { notFoundHandler, errorHandler } = createFallbackHandlers(guards);
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

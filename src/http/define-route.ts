@@ -7,11 +7,10 @@ import { z } from 'zod';
 import { canonicalJson, hashCanonical, nestsDeeperThan } from '../lib/canonical-json.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../services/idempotency/idempotency-store.js';
 import { hasScope, isPublishable, type AuthContext, type Scope } from '../core/auth-context.js';
-import { authenticate } from './auth.js';
 import { checkWidgetOrigin } from './cors.js';
 import { ApiError, type ErrorCode } from '../core/errors.js';
 import { logUnexpected, renderError, sendRendered, toApiError, type RenderedResponse } from './error-handler.js';
-import { applyRateLimit, type RequestLimits } from './rate-limit.js';
+import type { RequestGuards } from './request-guards.js';
 import { parseOrThrow } from '../core/validation.js';
 import { checkIdempotencyKey, type HttpMethod, type RouteResponses, type RouteResult } from '../core/route-definition.js';
 import type { EventStreams } from '../services/events/event-stream.js';
@@ -21,8 +20,8 @@ import type { SigningSecretOpener } from '../services/webhooks/signing-secrets.j
 export interface RouteServices {
   /** The live event streams this process serves. */
   eventStreams: EventStreams;
-  /** Requests per key and minute, failed authentications per address and minute. */
-  limits: RequestLimits;
+  /** Key authentication, rate limit and failed-authentication throttle of this app. */
+  guards: RequestGuards;
   /** Opens the signing secrets of a test webhook (POST /webhook-endpoints/test). */
   signingSecrets: SigningSecretOpener;
 }
@@ -191,10 +190,10 @@ export function toHandler(def: AnyRoute, services: RouteServices): RequestHandle
     try {
       // Public routes (documentation) answer everyone alike and ignore any key sent with them.
       if (!def.public) {
-        const authenticated = authenticate(req, services.limits);
+        const authenticated = services.guards.keys.authenticate(req);
         auth = authenticated instanceof Promise ? await authenticated : authenticated;
         req.auth = auth;
-        const limited = applyRateLimit(auth, req, res, services.limits);
+        const limited = services.guards.rateLimiter.applyRateLimit(auth, req, res);
         if (limited) await limited;
         if (isPublishable(auth)) {
           if (!def.widget)

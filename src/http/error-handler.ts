@@ -1,9 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { isConnectionError, isStatementCancelled } from '../lib/connection-errors.js';
 import type { AuthContext } from '../core/auth-context.js';
-import { authenticate } from './auth.js';
 import { ApiError } from '../core/errors.js';
-import { applyRateLimit, type RequestLimits } from './rate-limit.js';
+import type { RequestGuards } from './request-guards.js';
 import { logger } from '../logger.js';
 
 export interface RenderedResponse {
@@ -77,33 +76,33 @@ export function logUnexpected(err: unknown, req: Request): void {
  * docs/api.md "Requests"): livemode in the body, the rate-limit headers, and its 429 once over the limit.
  * A key that cannot be identified leaves the original error as the answer.
  */
-async function identifyCaller(req: Request, res: Response, limits: RequestLimits): Promise<{ auth?: AuthContext; rateLimited?: ApiError }> {
+async function identifyCaller(req: Request, res: Response, guards: RequestGuards): Promise<{ auth?: AuthContext; rateLimited?: ApiError }> {
   if (req.auth || !req.headers.authorization) return { auth: req.auth };
   let auth: AuthContext;
   try {
-    auth = await authenticate(req, limits);
+    auth = await guards.keys.authenticate(req);
   } catch {
     return {};
   }
   try {
-    await applyRateLimit(auth, req, res, limits);
+    await guards.rateLimiter.applyRateLimit(auth, req, res);
   } catch (err) {
     return { auth, rateLimited: toApiError(err) };
   }
   return { auth };
 }
 
-async function answerUnrouted(req: Request, res: Response, error: ApiError, limits: RequestLimits): Promise<void> {
-  const { auth, rateLimited } = await identifyCaller(req, res, limits);
+async function answerUnrouted(req: Request, res: Response, error: ApiError, guards: RequestGuards): Promise<void> {
+  const { auth, rateLimited } = await identifyCaller(req, res, guards);
   if (res.headersSent) return;
   sendRendered(res, renderError(rateLimited ?? error, req.requestId, auth?.livemode));
 }
 
-/** The app's last handlers: a request no route took (404), an error no route answered; with the process's request limits. */
-export function createFallbackHandlers(limits: RequestLimits) {
+/** The app's last handlers: a request no route took (404), an error no route answered; with the app's request guards. */
+export function createFallbackHandlers(guards: RequestGuards) {
   return {
     async notFoundHandler(req: Request, res: Response): Promise<void> {
-      await answerUnrouted(req, res, new ApiError('not_found', `No route for ${req.method} ${req.path}.`), limits);
+      await answerUnrouted(req, res, new ApiError('not_found', `No route for ${req.method} ${req.path}.`), guards);
     },
     async errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): Promise<void> {
       logUnexpected(err, req);
@@ -111,7 +110,7 @@ export function createFallbackHandlers(limits: RequestLimits) {
         res.destroy();
         return;
       }
-      await answerUnrouted(req, res, toApiError(err), limits);
+      await answerUnrouted(req, res, toApiError(err), guards);
     },
   };
 }

@@ -11,35 +11,42 @@ interface FailureWindow {
   endsAt: number;
 }
 
-// Per process: each web instance allows AUTH_FAILURES_PER_MINUTE per address (docs/security.md "Limits").
-const failures = new BoundedCache<FailureWindow>(maxTrackedAddresses, windowMs);
-
 function addressOf(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
 /**
- * 429 for a client address that failed to authenticate `perMinute` (AUTH_FAILURES_PER_MINUTE) times in its
- * current minute: guessing keys or passwords, or flooding the key lookup with random keys, stops
- * there, before any lookup.
+ * Failed authentications (unknown key, wrong Bull Board password) per client address and minute, counted
+ * by the app that owns it: each web process allows AUTH_FAILURES_PER_MINUTE per address (docs/security.md
+ * "Limits").
  */
-export function refuseThrottledClient(req: Request, perMinute: number): void {
-  const window = failures.get(addressOf(req));
-  if (window && window.count >= perMinute) {
-    const retryAfter = Math.max(1, Math.ceil((window.endsAt - Date.now()) / 1000));
-    throw new ApiError(
-      'rate_limited',
-      'Too many failed authentications from this address; wait before trying again.',
-      {},
-      { 'Retry-After': String(retryAfter) },
-    );
-  }
-}
+export class FailedAuthThrottle {
+  private readonly failures = new BoundedCache<FailureWindow>(maxTrackedAddresses, windowMs);
 
-/** Counts one failed authentication (unknown key, wrong password) of the request's client address. */
-export function countFailedAuthentication(req: Request): void {
-  const address = addressOf(req);
-  const window = failures.get(address);
-  if (window) window.count += 1;
-  else failures.set(address, { count: 1, endsAt: Date.now() + windowMs });
+  constructor(private readonly perMinute: number) {}
+
+  /**
+   * 429 for a client address that failed to authenticate `perMinute` times in its current minute:
+   * guessing keys or passwords, or flooding the key lookup with random keys, stops there, before any lookup.
+   */
+  refuseThrottledClient(req: Request): void {
+    const window = this.failures.get(addressOf(req));
+    if (window && window.count >= this.perMinute) {
+      const retryAfter = Math.max(1, Math.ceil((window.endsAt - Date.now()) / 1000));
+      throw new ApiError(
+        'rate_limited',
+        'Too many failed authentications from this address; wait before trying again.',
+        {},
+        { 'Retry-After': String(retryAfter) },
+      );
+    }
+  }
+
+  /** Counts one failed authentication of the request's client address. */
+  countFailure(req: Request): void {
+    const address = addressOf(req);
+    const window = this.failures.get(address);
+    if (window) window.count += 1;
+    else this.failures.set(address, { count: 1, endsAt: Date.now() + windowMs });
+  }
 }

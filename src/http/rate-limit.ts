@@ -9,19 +9,10 @@ import { ApiError } from '../core/errors.js';
 const windowMs = 60_000;
 const flushEveryMs = 50;
 const maxTrackedSubjects = 10_000;
-let lastWarning = 0;
 
 /** INCRBY and, for a new window, its expiry, in one round trip (EVALSHA after the first call). */
 function incrementWindow(key: string, by: number): Promise<number> {
   return runScript(getRedis(), scripts.incrementRateWindow, [key], [windowMs + 1000, by]);
-}
-
-/** `req`: the request whose hit could not be counted, whose id the line then carries (a batched send has none). */
-function warnUnavailable(err: unknown, req?: Request): void {
-  if (Date.now() - lastWarning > 10_000) {
-    lastWarning = Date.now();
-    logger.warn({ err: (err as Error).message, requestId: req?.requestId }, 'rate limiter unavailable, serving without a limit');
-  }
 }
 
 /** What this process knows of one subject's current window. */
@@ -47,75 +38,86 @@ export function mustCountExactly(counter: Pick<WindowCounter, 'shared' | 'pendin
   return !counter.synced || limit - (counter.shared + counter.pending + counter.sending) <= margin;
 }
 
-const counters = new Map<string, WindowCounter>();
-
-function counterFor(subject: string, window: number): WindowCounter {
-  let counter = counters.get(subject);
-  if (!counter || counter.window !== window) {
-    if (counters.size >= maxTrackedSubjects) counters.clear();
-    counter = { key: redisKey(['rl', subject], String(window)), window, shared: 0, pending: 0, sending: 0, synced: false, timer: null };
-    counters.set(subject, counter);
-  }
-  return counter;
-}
-
-async function send(counter: WindowCounter): Promise<void> {
-  counter.timer = null;
-  const batch = counter.pending;
-  if (!batch) return;
-  counter.pending = 0;
-  counter.sending += batch;
-  try {
-    counter.shared = Math.max(counter.shared, await incrementWindow(counter.key, batch));
-  } catch (err) {
-    warnUnavailable(err);
-  } finally {
-    counter.sending -= batch;
-  }
-}
-
-/** Counts one hit and returns the window's count as best known, shared by every instance. */
-function countHit(subject: string, window: number, limit: number, req: Request): number | Promise<number> {
-  const counter = counterFor(subject, window);
-  if (mustCountExactly(counter, limit)) return countExactly(counter, req);
-  counter.pending += 1;
-  if (!counter.timer) {
-    counter.timer = setTimeout(() => void send(counter), flushEveryMs);
-    counter.timer.unref();
-  }
-  return counter.shared + counter.pending + counter.sending;
-}
-
-async function countExactly(counter: WindowCounter, req: Request): Promise<number> {
-  // This process's unsent hits travel with this one, so that near the limit Redis knows them all.
-  const batch = counter.pending + 1;
-  counter.pending = 0;
-  try {
-    const total = await incrementWindow(counter.key, batch);
-    counter.shared = Math.max(counter.shared, total);
-    counter.synced = true;
-    return total + counter.pending + counter.sending;
-  } catch (err) {
-    warnUnavailable(err, req);
-    return 0;
-  }
-}
-
-/** The request limits of the process: per key and minute, and failed authentications per client address and minute. */
-export type RequestLimits = Pick<Config, 'RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_WIDGET_PER_MINUTE' | 'AUTH_FAILURES_PER_MINUTE'>;
-
 /**
  * Fixed one-minute windows counted in Redis, shared by every instance; fails open when Redis is down.
- * Synchronous far from the limit (the batched case), like authenticate on a cache hit.
+ * One per app, which owns what it knows of each window (the counts not yet sent to Redis).
  */
-export function applyRateLimit(auth: AuthContext, req: Request, res: Response, limits: RequestLimits): void | Promise<void> {
-  const widget = auth.kind === 'publishable';
-  const limit = auth.rateLimitPerMinute ?? (widget ? limits.RATE_LIMIT_WIDGET_PER_MINUTE : limits.RATE_LIMIT_PER_MINUTE);
-  const window = Math.floor(Date.now() / windowMs);
-  const subject = widget ? `${auth.keyId}:${req.ip ?? 'unknown'}` : auth.keyId;
-  const count = countHit(subject, window, limit, req);
-  if (typeof count === 'number') return answerCount(count, limit, window, res);
-  return count.then((known) => answerCount(known, limit, window, res));
+export class RateLimiter {
+  private readonly counters = new Map<string, WindowCounter>();
+  private lastWarning = 0;
+
+  constructor(private readonly limits: Pick<Config, 'RATE_LIMIT_PER_MINUTE' | 'RATE_LIMIT_WIDGET_PER_MINUTE'>) {}
+
+  /** Counts the request against its key's window; 429 over the limit. Synchronous far from the limit (the batched case). */
+  applyRateLimit(auth: AuthContext, req: Request, res: Response): void | Promise<void> {
+    const widget = auth.kind === 'publishable';
+    const limit = auth.rateLimitPerMinute ?? (widget ? this.limits.RATE_LIMIT_WIDGET_PER_MINUTE : this.limits.RATE_LIMIT_PER_MINUTE);
+    const window = Math.floor(Date.now() / windowMs);
+    const subject = widget ? `${auth.keyId}:${req.ip ?? 'unknown'}` : auth.keyId;
+    const count = this.countHit(subject, window, limit, req);
+    if (typeof count === 'number') return answerCount(count, limit, window, res);
+    return count.then((known) => answerCount(known, limit, window, res));
+  }
+
+  /** Counts one hit and returns the window's count as best known, shared by every instance. */
+  private countHit(subject: string, window: number, limit: number, req: Request): number | Promise<number> {
+    const counter = this.counterFor(subject, window);
+    if (mustCountExactly(counter, limit)) return this.countExactly(counter, req);
+    counter.pending += 1;
+    if (!counter.timer) {
+      counter.timer = setTimeout(() => void this.send(counter), flushEveryMs);
+      counter.timer.unref();
+    }
+    return counter.shared + counter.pending + counter.sending;
+  }
+
+  private counterFor(subject: string, window: number): WindowCounter {
+    let counter = this.counters.get(subject);
+    if (!counter || counter.window !== window) {
+      if (this.counters.size >= maxTrackedSubjects) this.counters.clear();
+      counter = { key: redisKey(['rl', subject], String(window)), window, shared: 0, pending: 0, sending: 0, synced: false, timer: null };
+      this.counters.set(subject, counter);
+    }
+    return counter;
+  }
+
+  private async send(counter: WindowCounter): Promise<void> {
+    counter.timer = null;
+    const batch = counter.pending;
+    if (!batch) return;
+    counter.pending = 0;
+    counter.sending += batch;
+    try {
+      counter.shared = Math.max(counter.shared, await incrementWindow(counter.key, batch));
+    } catch (err) {
+      this.warnUnavailable(err);
+    } finally {
+      counter.sending -= batch;
+    }
+  }
+
+  private async countExactly(counter: WindowCounter, req: Request): Promise<number> {
+    // This process's unsent hits travel with this one, so that near the limit Redis knows them all.
+    const batch = counter.pending + 1;
+    counter.pending = 0;
+    try {
+      const total = await incrementWindow(counter.key, batch);
+      counter.shared = Math.max(counter.shared, total);
+      counter.synced = true;
+      return total + counter.pending + counter.sending;
+    } catch (err) {
+      this.warnUnavailable(err, req);
+      return 0;
+    }
+  }
+
+  /** `req`: the request whose hit could not be counted, whose id the line then carries (a batched send has none). */
+  private warnUnavailable(err: unknown, req?: Request): void {
+    if (Date.now() - this.lastWarning > 10_000) {
+      this.lastWarning = Date.now();
+      logger.warn({ err: (err as Error).message, requestId: req?.requestId }, 'rate limiter unavailable, serving without a limit');
+    }
+  }
 }
 
 function answerCount(count: number, limit: number, window: number, res: Response): void {
