@@ -3,6 +3,7 @@
 // Usage: npx tsx bench/reservations.ts [seconds=10] [venues=40]
 import autocannon from 'autocannon';
 import { prepareBenchDatabase } from './support/bench-database.js';
+import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
 import { spawnServer } from './support/spawn-server.js';
 
 const seconds = Number(process.argv[2] ?? 10);
@@ -52,6 +53,7 @@ async function run(duration: number, body: () => Record<string, unknown>) {
 }
 
 try {
+  const cpuBefore = { web: processCpuMs(server.pid!), postgres: await postgresCpuSnapshot(sql) };
   const spread = await run(seconds, () => ({
     venueId: pick(venueIds),
     serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)),
@@ -61,9 +63,15 @@ try {
   console.log(
     `POST /reservations, 32 connections, ${venueCount} venues over 30 days: ${spread.result.requests.average.toFixed(0)} req/s, ${(spread.created / seconds).toFixed(0)} bookings/s   p50 ${spread.result.latency.p50} ms   p99 ${spread.result.latency.p99} ms   (target >= 500/s)`,
   );
+  const requests = spread.result.requests.total;
+  const perRequest = (ms: number) => (ms / requests).toFixed(2);
+  const webMs = processCpuMs(server.pid!) - cpuBefore.web;
+  const postgresMs = cpuUsedSince(cpuBefore.postgres, await postgresCpuSnapshot(sql));
   console.log(
     `  201: ${spread.created}   409 no_availability: ${spread.refused}   other: ${spread.others}   errors: ${spread.result.errors}`,
   );
+  // The web process's budget: no more CPU per booking than PostgreSQL spends on it.
+  console.log(`  CPU per request: web ${perRequest(webMs)} ms, PostgreSQL ${perRequest(postgresMs)} ms`);
   // Then everyone on one venue and day: tables and pacing blocks fill up, most requests lose.
   const hotDay = addDays(today, 45);
   const hot = await run(3, () => ({

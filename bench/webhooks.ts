@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
+import { profileFlags } from './support/profiling.js';
 
 const deliveries = Number(process.argv[2] ?? 3000);
 const lagRate = Number(process.argv[3] ?? 100);
@@ -71,10 +72,12 @@ const childEnv = { ...process.env, LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_TAR
 // worker-webhooks as docs/webhooks.md recommends deploying it: a small database pool (DB_POOL_SIZE, 4 unless given).
 const webhooksEnv = { ...childEnv, DB_POOL_SIZE: process.env.WEBHOOKS_DB_POOL_SIZE ?? '4' };
 const children: ChildProcess[] = [
-  { script: 'workers/events.ts', env: childEnv },
-  { script: 'workers/webhooks.ts', env: webhooksEnv },
-  { script: 'workers/webhooks.ts', env: webhooksEnv },
-].map(({ script, env }) => spawn(process.execPath, ['--import', 'tsx', script], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+  { script: 'workers/events.ts', env: childEnv, role: 'worker-events' },
+  { script: 'workers/webhooks.ts', env: webhooksEnv, role: 'worker-webhooks' },
+  { script: 'workers/webhooks.ts', env: webhooksEnv, role: 'worker-webhooks' },
+].map(({ script, env, role }) =>
+  spawn(process.execPath, [...profileFlags(role), '--import', 'tsx', script], { env, stdio: ['ignore', 'ignore', 'inherit'] }),
+);
 
 let sequence = 0;
 const firstSlot = Date.UTC(new Date().getUTCFullYear() + 1, 0, 1, 18);

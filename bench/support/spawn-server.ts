@@ -1,14 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { profileFlags } from './profiling.js';
 
 /**
  * Starts a server script in its own process (so that the load generator does not share its event loop) and waits for the port.
- * `nodeOptions`: Node's own flags, e.g. `--cpu-prof` (not accepted in NODE_OPTIONS).
+ * `nodeOptions`: Node's own flags, e.g. `--cpu-prof` (not accepted in NODE_OPTIONS); under `npm run
+ * profile` the process is profiled as the role its script names (web for src/server.ts).
  */
 export async function spawnServer(
   script: string,
   env: Record<string, string>,
   port: number,
-  nodeOptions: string[] = [],
+  nodeOptions: string[] = profileFlags(path.basename(script, '.ts') === 'server' ? 'web' : path.basename(script, '.ts')),
 ): Promise<ChildProcess> {
   const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', script], {
     env: { ...process.env, ...env, PORT: String(port) },
