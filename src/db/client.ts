@@ -19,6 +19,11 @@ export interface DatabaseOptions {
   poolSize: number;
   /** Longest a statement may run; 0: no limit. */
   statementTimeoutMs: number;
+  /**
+   * Called with the text of each statement as it is sent (BEGIN and COMMIT included): what a test
+   * counts to keep a path's round trips from growing unseen (the driver's documented `debug` hook).
+   */
+  onStatement?: (text: string) => void;
 }
 
 /**
@@ -31,8 +36,10 @@ const idleInTransactionMs = 60_000;
 /** The driver's pool for `options` (postgres.js: its options are public and documented). */
 export function createPool(options: DatabaseOptions) {
   const pooled = options.pooler === 'transaction';
+  const onStatement = options.onStatement;
   return postgres(options.url, {
     max: options.poolSize,
+    debug: onStatement && ((_connection, text) => onStatement(text)),
     onnotice: () => {},
     connect_timeout: 5,
     // Reconnect at once. The driver's default waits up to 20 s between attempts once a few have
@@ -274,6 +281,9 @@ export async function closeConnections(timeoutSeconds: number): Promise<void> {
 
 const dialect = new PgDialect();
 
+/** runSql's one selected field in a transaction: the common table expression's row as JSON. */
+const rowAsJson = { row: statement<unknown>`to_json(q)` };
+
 /**
  * A hand-written statement built once, its values left as placeholders (`sql.placeholder`), run on
  * the pool as a prepared statement with the values of each call: for a statement on a hot path,
@@ -294,27 +304,27 @@ export function prepareSql<T>(built: SQL): (values: Record<string, unknown>) => 
  * three inserts, see docs/architecture.md "Hot statements prepared"). On the pool: straight on the
  * driver (`db.$client.unsafe(…, { prepare: true })`). In a transaction, whose driver connection
  * drizzle does not expose: as drizzle's own prepared select over the statement made a common table
- * expression (`with q as (<statement>) select q."<column>", … from q`, documented `$with(alias,
- * selection).as(sql)`, `with(…).select(…)` and `.prepare()`), which takes a data-modifying statement
- * (`insert … returning`) as well as a select, and is why the statement's `columns` are named.
- * `prepare: false`: sent unprepared (a bulk write's many texts would each stay prepared on the
- * connection). Behind a transaction pooler nothing is prepared (createPool). Statements given
- * together (Promise.all) are pipelined on the connection either way.
+ * expression that returns each row as one JSON value (`with q as (<statement>) select to_json(q)
+ * from q`, documented `$with(alias, selection).as(sql)`, `with(…).select(…)` and `.prepare()`),
+ * which takes a data-modifying statement (`insert … returning`) as well as a select. One selected
+ * field, not one per column: drizzle's select builder costs about 20 µs of CPU per selected field
+ * at every call, and a reservation's insert returns thirty (docs/architecture.md "Hot statements
+ * prepared"). Inside a transaction the values are therefore JSON's: numbers, booleans, objects and
+ * arrays as on the pool, instants as ISO text (`2026-12-01T18:30:00+00:00`), which a table's
+ * drizzle columns read as they read the driver's text (insertRows). `prepare: false`: sent
+ * unprepared (a bulk write's many texts would each stay prepared on the connection). Behind a
+ * transaction pooler nothing is prepared (createPool). Statements given together (Promise.all) are
+ * pipelined on the connection either way.
  */
-export async function runSql<T extends object>(
-  conn: DbOrTx,
-  built: SQL,
-  columns: ReadonlyArray<keyof T & string>,
-  options: { prepare?: boolean } = {},
-): Promise<T[]> {
+export async function runSql<T extends object>(conn: DbOrTx, built: SQL, options: { prepare?: boolean } = {}): Promise<T[]> {
   const prepare = options.prepare ?? true;
   if (is(conn, PgTransaction)) {
     const tx = conn as Tx;
     try {
       if (!prepare) return (await tx.execute(built)) as unknown as T[];
-      const fields = Object.fromEntries(columns.map((column) => [column, statement.raw(`q."${column}"`)]));
-      const q = tx.$with('q', fields).as(built);
-      return (await tx.with(q).select(fields).from(q).prepare('run_sql').execute()) as T[];
+      const q = tx.$with('q', rowAsJson).as(built);
+      const rows = await tx.with(q).select(rowAsJson).from(q).prepare('run_sql').execute();
+      return rows.map((r) => r.row as T);
     } catch (err) {
       // The driver's error, as on the pool (not drizzle's wrapper).
       throw err instanceof DrizzleQueryError && err.cause ? err.cause : err;

@@ -69,12 +69,7 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
   const returned = options.returning ? columns.filter(([key]) => options.returning!.includes(key as K)) : columns;
   text += `${options.onConflictDoNothing ? ' on conflict do nothing' : ''} returning ${returned.map(([, column]) => `"${column.name}"`).join(', ')}`;
   chunks.push(sql.raw(text));
-  const inserted = await runSql<Record<string, unknown>>(
-    conn,
-    sql.join(chunks),
-    returned.map(([, column]) => column.name),
-    { prepare: options.prepare },
-  );
+  const inserted = await runSql<Record<string, unknown>>(conn, sql.join(chunks), { prepare: options.prepare });
   return inserted.map((raw) => {
     const row: Record<string, unknown> = {};
     for (const [key, column] of returned) row[key] = raw[column.name] === null ? null : column.mapFromDriverValue(raw[column.name]);

@@ -15,9 +15,7 @@ describe('a database behind a transaction pooler (DATABASE_POOLER=transaction)',
 
   it('sets the statement timeout inside each transaction, not on the session', async () => {
     const inside = await pooled.transaction((tx) =>
-      runSql<{ statement_timeout: string }>(tx, sql`select current_setting('statement_timeout') as statement_timeout`, [
-        'statement_timeout',
-      ]),
+      runSql<{ statement_timeout: string }>(tx, sql`select current_setting('statement_timeout') as statement_timeout`),
     );
     expect(inside[0].statement_timeout).toBe('1234ms');
     // The same (only) connection, outside a transaction: the session keeps the server's default.
@@ -26,9 +24,9 @@ describe('a database behind a transaction pooler (DATABASE_POOLER=transaction)',
   });
 
   it('prepares no named statement, even where the project asks for one', async () => {
-    await runSql(pooled.db, sql`select ${1}::int as n`, ['n']);
+    await runSql(pooled.db, sql`select ${1}::int as n`);
     await pooled.sql`select ${2}::int as n`;
-    await pooled.transaction((tx) => runSql(tx, sql`select ${3}::int as n`, ['n']));
+    await pooled.transaction((tx) => runSql(tx, sql`select ${3}::int as n`));
     const [{ count }] = await pooled.sql<{ count: number }[]>`select count(*)::int as count from pg_prepared_statements`;
     expect(count).toBe(0);
   });
@@ -46,7 +44,7 @@ describe('reads that tolerate lag (DATABASE_READ_URL)', () => {
     });
     try {
       const [{ primary }] = await replica.read((conn) =>
-        runSql<{ primary: boolean }>(conn, sql`select not pg_is_in_recovery() as primary`, ['primary']),
+        runSql<{ primary: boolean }>(conn, sql`select not pg_is_in_recovery() as primary`),
       );
       expect(primary).toBe(true);
       expect(replica.lagSeconds()).toBeNull();

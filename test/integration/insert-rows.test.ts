@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { db, transaction } from '../../src/db/client.js';
 import { insertRows } from '../../src/db/insert-rows.js';
-import { events } from '../../src/db/schema/index.js';
+import { events, guests } from '../../src/db/schema/index.js';
 import { newId } from '../../src/lib/uuid-v7.js';
 import { createTenant } from '../support/harness.js';
 
@@ -69,6 +69,29 @@ describe('insertRows', () => {
     });
     expect(await readBack(values.id!)).toEqual(inserted);
     expect(prepared).toBe(1);
+  });
+
+  it('decodes in a transaction, where rows come back as JSON, what drizzle reads back: arrays, JSON, instants, nulls', async () => {
+    const t = await createTenant();
+    const id = newId();
+    const values: typeof guests.$inferInsert = {
+      id,
+      organisationId: t.organisationId,
+      venueId: t.venueId,
+      phone: '+393330000001',
+      phoneNational: '3330000001',
+      firstName: 'Ada',
+      lastName: 'Lovelace "quoted"',
+      email: null,
+      allergens: ['gluten', 'peanuts'],
+      campaignTags: [],
+      consents: { marketingEmail: true, marketingSms: false },
+      lastVisitAt: new Date('2026-11-25T10:00:00.123Z'),
+      visitCount: 3,
+    };
+    const inserted = await transaction((tx) => insertRows(tx, guests, [values]));
+    expect(inserted).toEqual(await db().select().from(guests).where(eq(guests.id, id)));
+    expect(inserted[0]).toMatchObject({ allergens: ['gluten', 'peanuts'], lastVisitAt: new Date('2026-11-25T10:00:00.123Z'), email: null });
   });
 
   it('fails only the savepoint they run in: the transaction around it goes on and commits', async () => {

@@ -5,8 +5,6 @@ import { createTenant } from '../support/harness.js';
 
 type Row = { name: string; seats: number; open: boolean; config: { a: number[] } | null; missing: string | null };
 
-const columns: Array<keyof Row> = ['name', 'seats', 'open', 'config', 'missing'];
-
 describe('runSql', () => {
   const statement = (venueId: string) =>
     sql`select v.name, 4::int as seats, true as open, json_build_object('a', json_build_array(1, 2)) as config, null::text as missing
@@ -14,8 +12,8 @@ describe('runSql', () => {
 
   it('returns the same rows on the pool and inside a transaction', async () => {
     const t = await createTenant();
-    const onPool = await runSql<Row>(db(), statement(t.venueId), columns);
-    const inTransaction = await transaction((tx) => runSql<Row>(tx, statement(t.venueId), columns));
+    const onPool = await runSql<Row>(db(), statement(t.venueId));
+    const inTransaction = await transaction((tx) => runSql<Row>(tx, statement(t.venueId)));
     expect(onPool).toHaveLength(1);
     expect(inTransaction).toEqual(onPool);
     expect(onPool[0]).toMatchObject({ seats: 4, open: true, config: { a: [1, 2] }, missing: null });
@@ -28,24 +26,24 @@ describe('runSql', () => {
     await expect(
       transaction(async (tx) => {
         await tx.execute(sql`update venues set name = 'Renamed inside' where id = ${t.venueId}`);
-        seen.name = (await runSql<Row>(tx, statement(t.venueId), columns))[0].name;
-        seen.pid = (await runSql<{ pid: number }>(tx, sql`select pg_backend_pid() as pid`, ['pid']))[0].pid;
+        seen.name = (await runSql<Row>(tx, statement(t.venueId)))[0].name;
+        seen.pid = (await runSql<{ pid: number }>(tx, sql`select pg_backend_pid() as pid`))[0].pid;
         seen.drizzlePid = (await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`))[0].pid;
         throw rolledBack;
       }),
     ).rejects.toBe(rolledBack);
     expect(seen.name).toBe('Renamed inside');
     expect(seen.pid).toBe(seen.drizzlePid);
-    const [after] = await runSql<Row>(db(), statement(t.venueId), columns);
+    const [after] = await runSql<Row>(db(), statement(t.venueId));
     expect(after.name).not.toBe('Renamed inside');
   });
 
   it("is a prepared statement on the transaction's connection, planned once per connection", async () => {
     const t = await createTenant();
     const prepared = await transaction(async (tx) => {
-      await runSql<Row>(tx, statement(t.venueId), columns);
+      await runSql<Row>(tx, statement(t.venueId));
       return tx.execute<{ n: number }>(
-        sql`select count(*)::int as n from pg_prepared_statements where statement like 'with "q" as (%from venues v%) select q."name"%q."missing" from "q"'`,
+        sql`select count(*)::int as n from pg_prepared_statements where statement like 'with "q" as (%from venues v%) select to_json(q) from "q"'`,
       );
     });
     expect(prepared[0].n).toBe(1);

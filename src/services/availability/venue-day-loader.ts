@@ -186,20 +186,6 @@ interface StateRow {
   occupancy?: string | null;
 }
 
-/** The columns of loadState's statement without a range (with one: also version, bookings, occupancy). */
-const stateColumns: Array<keyof StateRow> = [
-  'id',
-  'organisation_id',
-  'country_code',
-  'timezone',
-  'slot_interval_minutes',
-  'booking_horizon_days',
-  'min_notice_minutes',
-  'table_optimisation',
-  'stamp',
-  'config',
-];
-
 function venueOf(row: StateRow): LoadedVenue {
   return { id: row.id, organisationId: row.organisation_id, countryCode: row.country_code, timezone: row.timezone };
 }
@@ -277,7 +263,6 @@ async function loadState(
     from venues v
     cross join lateral (select ${configStamp()} as stamp, ${versionOf(venueId)} as version ${onceOnly}) s
     where v.id = ${venueId} and v.organisation_id = ${access.organisationId}`,
-    range ? [...stateColumns, 'version', 'bookings', 'occupancy'] : stateColumns,
   );
   if (!row) throw ApiError.notFound('Venue');
   const venue = venueOf(row);
@@ -309,7 +294,6 @@ async function lockVenue(conn: DbOrTx, access: Access, venueId: string, pacingDa
       from venues v where v.id = ${venueId} and v.organisation_id = ${access.organisationId}
       for share of v
     ) x`,
-    ['pacing_locked'],
   );
   if (!row) throw ApiError.notFound('Venue');
   return { pacingLocked: row.pacing_locked === true };
@@ -374,7 +358,6 @@ export async function loadDemandCurve(conn: DbOrTx, venueId: string, now: number
     select (select count(distinct service_date)::int from ${history}) as nights,
       (select coalesce(string_agg(g.party_size || ',' || g.time || ',' || g.count, ';'), '')
         from (select party_size, time, count(*) as count from ${history} group by party_size, time) g) as rows`,
-    ['nights', 'rows'],
   );
   const rows: DemandHistoryRow[] = row.rows
     ? row.rows.split(';').map((line) => {
@@ -405,7 +388,6 @@ export async function loadBookings(conn: DbOrTx, venueId: string, from: string, 
     sql`
     select s.version, ${bookingsColumns(venueId, from, to, sql`s.version <> ${cached?.version ?? ''}`)}
     from (select ${versionOf(venueId)} as version ${onceOnly}) s`,
-    ['version', 'bookings', 'occupancy'],
   );
   return bookingsOf(key, cached, row, false);
 }
@@ -421,7 +403,7 @@ export function hasPacing(config: VenueConfig): boolean {
  * transaction ends. The first key namespaces the lock; hash collisions only serialise more.
  */
 export async function lockPacingDay(conn: DbOrTx, venueId: string, serviceDate: string): Promise<void> {
-  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('pacing'), hashtext(${venueId} || ${serviceDate})) as locked`, ['locked']);
+  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('pacing'), hashtext(${venueId} || ${serviceDate})) as locked`);
 }
 
 /**
@@ -432,7 +414,5 @@ export async function lockPacingDay(conn: DbOrTx, venueId: string, serviceDate: 
  * transaction). With pacing rules the pacing lock already serialises the day's bookings.
  */
 export async function lockTableMovesDay(conn: DbOrTx, venueId: string, serviceDate: string): Promise<void> {
-  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('table-moves'), hashtext(${venueId} || ${serviceDate})) as locked`, [
-    'locked',
-  ]);
+  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('table-moves'), hashtext(${venueId} || ${serviceDate})) as locked`);
 }

@@ -92,12 +92,11 @@ function checkPermissions(auth: AuthContext, input: CreateHoldInput): void {
 async function checkCallerLimit(tx: Tx, keyId: string, callerIp: string, now: number): Promise<void> {
   // Two statements sent together: the count's snapshot is taken once the lock is held.
   const [, [row]] = await Promise.all([
-    runSql(tx, sql`select pg_advisory_xact_lock(hashtext('holds'), hashtext(${keyId} || ${callerIp})) as locked`, ['locked']),
+    runSql(tx, sql`select pg_advisory_xact_lock(hashtext('holds'), hashtext(${keyId} || ${callerIp})) as locked`),
     runSql<{ live: number; next: number | null }>(
       tx,
       sql`select count(*)::int as live, (extract(epoch from min(expires_at)) * 1000)::float8 as next from availability_holds
       where api_key_id = ${keyId} and caller_ip = ${callerIp} and expires_at > ${new Date(now).toISOString()}::timestamptz`,
-      ['live', 'next'],
     ),
   ]);
   if (row.live >= MAX_LIVE_HOLDS_PER_CALLER) {
