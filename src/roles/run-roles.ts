@@ -7,6 +7,7 @@ import { onWorkerConnectionLost } from '../queues/start-worker.js';
 import { startMetricsServer } from '../metrics/metrics-server.js';
 import { closeRedis } from '../redis.js';
 import { settleEnqueuedEvents } from '../services/outbox/outbox.js';
+import { settleEventNumbering } from '../services/outbox/event-sequencer.js';
 import { allRoles, type RoleName } from './role-names.js';
 import { roleStarters } from './role-starters.js';
 
@@ -59,7 +60,7 @@ async function startRoles(config: Config, roles: RoleName[], end: (code: number)
     await Promise.all(stops.filter((s) => s.role !== 'web').map(stopRole));
     // Last: a supervisor keeps seeing the process alive while it drains.
     await metrics?.close();
-    await settleEnqueuedEvents();
+    await Promise.all([settleEnqueuedEvents(), settleEventNumbering()]);
     await closeQueues();
     await closeRedis();
     await closeDatabase(5);

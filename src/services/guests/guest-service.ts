@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { db, transaction, type DbOrTx, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
-import { guests, organisations, venues, type GuestConsents } from '../../db/schema/index.js';
+import { guests, venues, type GuestConsents } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
 import { isSameGuestName } from '../../lib/person-name.js';
@@ -50,11 +50,6 @@ export function guestChangedEvent(guest: GuestRow, reason: GuestChangeReason, li
     subjectId: guest.id,
     data: { guest: guestJson(guest), reason },
   };
-}
-
-async function livemodeOf(conn: DbOrTx, organisationId: string): Promise<boolean> {
-  const [org] = await conn.select({ isTest: organisations.isTest }).from(organisations).where(eq(organisations.id, organisationId));
-  return !org?.isTest;
 }
 
 /** The 409 of a unique index on live guests (phone or externalRef of the venue), or the error unchanged. */
@@ -107,11 +102,17 @@ function contactColumns(input: Omit<GuestContactInput, 'phone'>) {
 
 /**
  * The live guest of the venue with this phone, or a new one created from the input (emitting
- * guest_created). An existing guest is returned as it is: a booking does not rewrite a profile.
+ * guest_created, in the caller's mode: `livemode`). An existing guest is returned as it is: a booking does not rewrite a profile.
  * Throws the phone 400 when the number is invalid. Safe under concurrency: two requests creating
  * the same phone end with one guest.
  */
-export async function findOrCreateGuestByPhone(tx: Tx, emit: Emit, venue: GuestVenue, input: GuestContactInput): Promise<GuestRow> {
+export async function findOrCreateGuestByPhone(
+  tx: Tx,
+  emit: Emit,
+  venue: GuestVenue,
+  input: GuestContactInput,
+  livemode: boolean,
+): Promise<GuestRow> {
   const phone = normalisePhoneOrThrow(input.phone, venue.countryCode);
   const existing = await findLiveGuestByPhone(tx, venue.id, phone);
   if (existing) return existing;
@@ -131,7 +132,7 @@ export async function findOrCreateGuestByPhone(tx: Tx, emit: Emit, venue: GuestV
     if (raced) return raced;
     throw new ApiError('conflict', 'The guest was changed concurrently; repeat the request.');
   }
-  emit(guestChangedEvent(created, 'guest_created', await livemodeOf(tx, venue.organisationId)));
+  emit(guestChangedEvent(created, 'guest_created', livemode));
   return created;
 }
 
@@ -142,10 +143,16 @@ export async function findOrCreateGuestByPhone(tx: Tx, emit: Emit, venue: GuestV
  * without a guest and the guest's profile and history stay untouched. A phone the venue does not
  * know creates its guest as any booking does.
  */
-export async function findOrCreateWidgetGuest(tx: Tx, emit: Emit, venue: GuestVenue, input: GuestContactInput): Promise<GuestRow | null> {
+export async function findOrCreateWidgetGuest(
+  tx: Tx,
+  emit: Emit,
+  venue: GuestVenue,
+  input: GuestContactInput,
+  livemode: boolean,
+): Promise<GuestRow | null> {
   const existing = await findLiveGuestByPhone(tx, venue.id, normalisePhoneOrThrow(input.phone, venue.countryCode));
   if (existing) return isSameGuestName(existing, input) ? existing : null;
-  return findOrCreateGuestByPhone(tx, emit, venue, input);
+  return findOrCreateGuestByPhone(tx, emit, venue, input, livemode);
 }
 
 function mergeConsents(current: GuestConsents, patch: GuestFieldsPatch['consents']): GuestConsents {

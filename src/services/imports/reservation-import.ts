@@ -299,7 +299,7 @@ async function importRow(
   const { row, venue, phone } = checked;
   const placement = past ? placePastRow(config, row) : placeFutureRow(config, row, bookings, existing);
 
-  const guest = phone ? await findOrCreateGuestByPhone(tx, noEvents, venue, { phone, ...splitPersonName(row.guestName) }) : null;
+  const guest = phone ? await findOrCreateGuestByPhone(tx, noEvents, venue, { phone, ...splitPersonName(row.guestName) }, livemode) : null;
   // A name without a phone cannot make a guest (a guest needs a phone): it stays with the notes.
   const notes = guest || !row.guestName ? row.notes : [row.guestName, row.notes].filter(Boolean).join(' — ');
   const fromStatus = existing?.status ?? null;

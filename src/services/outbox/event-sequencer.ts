@@ -126,9 +126,9 @@ const runSpacingMs = 50;
 /** Organisations in one run's transaction at most (a statement pair each); the rest go in the next run at once. */
 const organisationsPerRun = 100;
 
-/** Organisations whose commits this process has still to number, and whether its run loop is on. */
+/** Organisations whose commits this process has still to number, and its run loop while it is on. */
 const pending = new Set<string>();
-let looping = false;
+let loop: Promise<void> | null = null;
 
 /**
  * After a commit that wrote published events: numbers them in the background (the request does not
@@ -138,10 +138,18 @@ let looping = false;
  */
 export function sequenceEventsSoon(organisationIds: Iterable<string>): void {
   for (const organisationId of organisationIds) pending.add(organisationId);
-  if (looping || !pending.size) return;
-  looping = true;
+  if (loop || !pending.size) return;
   // Detached: numbering what committed must not stop because the request's client left.
-  void runDetached(runPendingLoop);
+  loop = runDetached(runPendingLoop);
+}
+
+/**
+ * Resolves once the run loop has numbered what this process's commits left (or given up on it): a
+ * stopping process waits for it before closing its database, so that the stream has its last
+ * commits at once rather than after the sweeper's next pass.
+ */
+export async function settleEventNumbering(): Promise<void> {
+  while (loop) await loop;
 }
 
 async function runPendingLoop(): Promise<void> {
@@ -173,7 +181,8 @@ async function runPendingLoop(): Promise<void> {
       }
     }
   } finally {
-    looping = false;
+    // Here, not once the promise settles: a commit that ends after this line starts a loop of its own.
+    loop = null;
   }
 }
 

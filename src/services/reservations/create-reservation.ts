@@ -119,8 +119,8 @@ async function resolveGuest(
     if (!guest) throw ApiError.invalid(['guestId'], 'No guest of this venue has this id.');
   } else if (input.guest !== undefined) {
     guest = isPublishable(auth)
-      ? await findOrCreateWidgetGuest(tx, emit, venue, input.guest)
-      : await findOrCreateGuestByPhone(tx, emit, venue, input.guest);
+      ? await findOrCreateWidgetGuest(tx, emit, venue, input.guest, livemode)
+      : await findOrCreateGuestByPhone(tx, emit, venue, input.guest, livemode);
   }
   if (guest && input.serviceTags?.length) {
     const names = await resolveServiceTags(tx, venue.id, input.serviceTags);

@@ -81,13 +81,15 @@ export interface EntryGuestInput {
 }
 
 /** The entry's guest: by id (of that venue), or found / created by phone like a reservation's guest. */
-async function resolveEntryGuest(tx: Tx, emit: Emit, venue: VenueRow, input: EntryGuestInput): Promise<GuestRow | null> {
+async function resolveEntryGuest(tx: Tx, emit: Emit, venue: VenueRow, input: EntryGuestInput, livemode: boolean): Promise<GuestRow | null> {
   if (input.guestId !== undefined) {
     const guest = await getGuestForVenue(tx, venue.id, input.guestId);
     if (!guest) throw ApiError.invalid(['guestId'], 'No guest of this venue has this id.');
     return guest;
   }
-  if (input.phone !== undefined) return findOrCreateGuestByPhone(tx, emit, venue, { phone: input.phone, ...splitPersonName(input.name) });
+  if (input.phone !== undefined) {
+    return findOrCreateGuestByPhone(tx, emit, venue, { phone: input.phone, ...splitPersonName(input.name) }, livemode);
+  }
   return null;
 }
 
@@ -118,7 +120,7 @@ export async function createWaitlistEntry(auth: AuthContext, input: CreateEntryI
       const today = instantToLocal(venue.timezone, Date.now()).date;
       const serviceDate = input.serviceDate ?? today;
       if (serviceDate < today) throw ApiError.invalid(['serviceDate'], 'serviceDate is in the past for the venue.');
-      const guest = await resolveEntryGuest(tx, emit, venue, input);
+      const guest = await resolveEntryGuest(tx, emit, venue, input, auth.livemode);
       await lockQueue(tx, venue.id, serviceDate);
       const [{ next }] = await tx
         .select({ next: sql<number>`coalesce(max(${waitlistEntries.position}), 0) + 1` })
@@ -228,7 +230,7 @@ export function updateWaitlistEntry(auth: AuthContext, id: string, patch: EntryP
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.phone !== undefined) {
       const venue = await getVisibleVenue(auth, entry.venueId, tx);
-      const guest = await resolveEntryGuest(tx, emit, venue, { phone: patch.phone, name: patch.name ?? entry.name });
+      const guest = await resolveEntryGuest(tx, emit, venue, { phone: patch.phone, name: patch.name ?? entry.name }, auth.livemode);
       set.guestId = guest?.id ?? null;
       set.phone = guest?.phone ?? null;
     }

@@ -1,0 +1,160 @@
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, databaseOptionsOf, useDatabase } from '../../src/db/client.js';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
+import { closeQueues, getQueue, getQueueConnection } from '../../src/queues/queues.js';
+import { startWebhooksRole } from '../../src/roles/webhooks.js';
+import { processEvents } from '../../src/services/event-processing/process-event.js';
+import { settleEventNumbering } from '../../src/services/outbox/event-sequencer.js';
+import { configureDemoVenue } from '../../src/services/venue-config/demo-venue.js';
+import { eventually } from '../support/eventually.js';
+import { useFileSettings, useOwnQueuePrefix } from '../support/file-settings.js';
+import { createOwnDatabase } from '../support/own-database.js';
+import { client, createTenant, testConfig, useTestServer, type Client } from '../support/harness.js';
+import { localDate } from '../support/venue-fixtures.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+/**
+ * What the two hot paths cost in round trips, counted rather than timed: the statements a booking
+ * sends (its transaction, and the numbering of its event for the live stream), the statements a
+ * webhook delivery sends and the Redis commands it sends. Each figure is in its test's title: a change
+ * that adds one fails here and names it, and one that removes one updates the figure (docs/benchmarks.md
+ * "Where a booking's and a delivery's CPU goes").
+ */
+// A database of its own: the events of its bookings are processed only when a test says so, and
+// another file's outbox sweeper must not send them meanwhile.
+useOwnQueuePrefix('rt');
+const own = await createOwnDatabase('rt');
+const config = useFileSettings({ DATABASE_URL: own.url });
+const sent: string[] = [];
+const database = createDatabase({
+  ...databaseOptionsOf(config),
+  onStatement: (text) => sent.push(text.trim().split(/\s+/).slice(0, 8).join(' ')),
+});
+useDatabase(database);
+const server = useTestServer();
+// The checks' own reads go through a connection of their own, never counted.
+const checks = postgres(config.DATABASE_URL, { max: 1, onnotice: () => {} });
+
+let tenant: Awaited<ReturnType<typeof createTenant>>;
+let api: Client;
+let receiver: WebhookReceiver;
+let stopWebhooks: (() => Promise<void>) | undefined;
+let slots = 0;
+
+/** A booking of the demo venue's dinner at the next quarter hour (19:00–21:45, a day after another), with `extra` fields. */
+async function book(extra: Record<string, unknown> = {}): Promise<string> {
+  const slot = slots++;
+  const time = `${19 + Math.floor((slot % 12) / 4)}:${String((slot % 4) * 15).padStart(2, '0')}`;
+  const serviceDate = localDate(3 + Math.floor(slot / 12));
+  const res = await api.post('/reservations', { venueId: tenant.venueId, serviceDate, time, partySize: 2, ...extra });
+  expect(res.status, res.text).toBe(201);
+  return res.body.reservation.id as string;
+}
+
+/** The statements sent from `work`'s start until the event numbering it started has ended. */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  // The key's lookup is cached for 4 s: renewed now if it lapsed, so that it is not counted.
+  expect((await api.get('/me')).status).toBe(200);
+  await settleEventNumbering();
+  sent.length = 0;
+  await work();
+  await settleEventNumbering();
+  return [...sent];
+}
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  await configureDemoVenue(tenant.organisationId, tenant.venueId);
+  api = client(server.url, tenant.key);
+  receiver = await startWebhookReceiver();
+  expect((await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: receiver.url })).status).toBe(201);
+  const automation = await api.post('/automations', {
+    venueId: tenant.venueId,
+    name: 'Round trips',
+    eventTypes: ['reservation_created'],
+    action: { type: 'partner_notification' },
+  });
+  expect(automation.status).toBe(201);
+  // Warm: the key's cache, the venue's configuration, its demand curve, each connection's prepared statements.
+  for (let i = 0; i < 3; i++) await book({ guest: { firstName: 'Warm', lastName: 'Up', phone: `+39 333 000 00${i}0` } });
+});
+
+afterAll(async () => {
+  await stopWebhooks?.();
+  await receiver?.close();
+  await closeQueues();
+  await checks.end();
+  await database.sql.end();
+  await own.drop();
+});
+
+describe('round trips of a booking', () => {
+  it('a booking sends 13 statements: 8 in its transaction (begin, its backend, the venue lock, the venue day, its row, its table, its event, commit), 5 numbering its event', async () => {
+    const statements = await statementsOf(() => book());
+    expect(statements).toHaveLength(13);
+  });
+
+  it('a booking with a new guest sends 2 statements more than one without: the guest found or created', async () => {
+    const without = await statementsOf(() => book());
+    const withGuest = await statementsOf(() => book({ guest: { firstName: 'Ada', lastName: 'Lovelace', phone: '+39 333 123 4567' } }));
+    expect(withGuest.length - without.length, withGuest.join('\n')).toBe(2);
+  });
+});
+
+describe('round trips of a webhook delivery', () => {
+  /** Deliveries measured one at a time; the median is taken, so that what BullMQ's worker does now and then (its stalled-jobs check) does not count. */
+  const deliveries = 7;
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+  it('a delivery sends 3 statements (its context, its claim, its outcome) and 9 Redis commands', async () => {
+    const queue = getQueue(webhookDeliveryJob.queueName);
+    stopWebhooks = await startWebhooksRole(testConfig());
+    const monitor = new Redis(config.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const ownAddress = /addr=(\S+)/.exec(String(await getQueueConnection().client('INFO')))?.[1];
+    // The commands this file's worker sends (keys of its prefix, whose braces Redis Cluster's hash tags
+    // move), not those a script runs inside the server, nor the test's own, nor the worker's blocking
+    // wait for the next job (what it does when idle, not per delivery).
+    const ofThisFile = config.QUEUE_PREFIX.replace(/[{}]/g, '');
+    const commands: string[] = [];
+    const watching = await monitor.monitor();
+    watching.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua' && source !== ownAddress && args[0] !== 'bzpopmin' && args.some((a) => a.includes(ofThisFile))) {
+        commands.push(args[0].startsWith('eval') ? args[0] : args.slice(0, 2).join(' '));
+      }
+    });
+    const counted: Array<{ statements: string[]; commands: string[] }> = [];
+    try {
+      for (let i = 0; i < deliveries; i++) {
+        const reservationId = await book();
+        const [{ id: eventId }] = await checks<Array<{ id: string }>>`select id::text from events where subject_id = ${reservationId}`;
+        await queue.pause();
+        await processEvents([eventId]);
+        const arrived = receiver.received.length;
+        sent.length = 0;
+        commands.length = 0;
+        await queue.resume();
+        await eventually(async () => receiver.received.length > arrived || undefined, 20_000, 'the delivery');
+        await eventually(
+          async () =>
+            Object.values(await queue.getJobCounts('active', 'wait', 'prioritized', 'delayed')).every((n) => n === 0) ? true : undefined,
+          20_000,
+          'its job completed',
+        );
+        counted.push({ statements: [...sent], commands: [...commands] });
+      }
+    } finally {
+      watching.disconnect();
+      await monitor.quit().catch(() => {});
+    }
+    const fewest = {
+      statements: median(counted.map((c) => c.statements.length)),
+      redisCommands: median(counted.map((c) => c.commands.length)),
+    };
+    expect(
+      fewest,
+      counted.map((c) => `${c.statements.length} statements, ${c.commands.length} commands: ${c.commands.join(', ')}`).join('\n'),
+    ).toEqual({ statements: 3, redisCommands: 9 });
+  });
+});
