@@ -29,6 +29,9 @@ export const scripts = {
   acquireDestinationSlot: script<readonly [slots: string], readonly [limit: number, leaseMs: number, token: string], number>(
     'acquire-destination-slot',
   ),
+  releaseDestinationSlot: script<readonly [slots: string, waiters: string], readonly [token: string, wakes: number], string[]>(
+    'release-destination-slot',
+  ),
   renewDestinationSlot: script<readonly [slots: string], readonly [leaseMs: number, token: string], number>('renew-destination-slot'),
   destinationHasFreeSlot: script<readonly [slots: string], readonly [limit: number], number>('destination-has-free-slot'),
   takeFairTags: script<

@@ -151,22 +151,33 @@ export class DestinationSlots {
     const held = performance.now() - slot.acquiredAt;
     local.holdMs = local.holdMs === undefined ? held : (1 - tuning.holdAverageWeight) * local.holdMs + tuning.holdAverageWeight * held;
     const next = local.waiters[0];
+    // Postponed jobs are woken to take the places of those that leave (the one this release hands a
+    // slot to or lets try included), so that the next ones are ready when the next slots are released.
+    const waiting = Math.max(0, local.waiters.length - 1);
+    const wakes =
+      waiting < this.limit ? tuning.wakesWhileShort : waiting < this.localWaitersPerDestination() ? tuning.wakesWhileFilling : 0;
+    let taken: Promise<string[]>;
     if (next && slot.handOvers < tuning.maxHandOvers) {
       // A failure to renew is harmless: the lease still has at least the rest of its time.
       void runScript(this.redis, scripts.renewDestinationSlot, [slotsKey(this.prefix, destination)], [this.leaseMs, token]).catch(() => {});
       next(this.held(destination, token, slot.handOvers + 1));
+      taken = wakes ? this.redis.zpopmin(waitersKey(this.prefix, destination), wakes).then(idsOfPopped) : Promise.resolve([]);
     } else {
-      // A failure here is harmless: the lease ends the slot, the delay brings the waiters back.
-      await this.redis.zrem(slotsKey(this.prefix, destination), token).catch(() => {});
-      local.waiters[0]?.(null);
+      // One round trip frees the slot and takes the waiters to wake. A failure here is harmless: the
+      // lease ends the slot, the delay brings the waiters back.
+      taken = runScript(
+        this.redis,
+        scripts.releaseDestinationSlot,
+        [slotsKey(this.prefix, destination), waitersKey(this.prefix, destination)],
+        [token, wakes],
+      ).catch(() => []);
+      await taken;
+      next?.(null);
     }
-    // Postponed jobs are woken to take the places of those that leave, so that the next ones are
-    // ready when the next slots are released. Not awaited: the attempt's outcome is recorded meanwhile.
-    const waiting = local.waiters.length;
-    const wakes =
-      waiting < this.limit ? tuning.wakesWhileShort : waiting < this.localWaitersPerDestination() ? tuning.wakesWhileFilling : 0;
+    // Not awaited: the attempt's outcome is recorded meanwhile.
     void (async () => {
-      for (let i = 0; i < wakes; i++) await this.wakeOldest(destination).catch(() => {});
+      for (const id of await taken.catch(() => []))
+        if (!(await this.wake(id).catch(() => false))) await this.wakeOldest(destination, tuning.wakeTries - 1).catch(() => {});
     })();
   }
 
@@ -333,12 +344,17 @@ export class DestinationSlots {
     }
   }
 
-  /** Wakes the oldest waiter still postponed (entries of jobs that came back on their own are skipped). */
-  private async wakeOldest(destination: string): Promise<void> {
-    for (let tries = 0; tries < tuning.wakeTries; tries++) {
+  /** Wakes the oldest waiter still postponed, in up to `tries` takes (entries of jobs that came back on their own are skipped). */
+  private async wakeOldest(destination: string, tries: number): Promise<void> {
+    for (let i = 0; i < tries; i++) {
       const [id] = await this.redis.zpopmin(waitersKey(this.prefix, destination));
       if (!id) return;
       if (await this.wake(id)) return;
     }
   }
+}
+
+/** The members of a ZPOPMIN reply (member, score, member, score…). */
+function idsOfPopped(reply: string[]): string[] {
+  return reply.filter((_, i) => i % 2 === 0);
 }
