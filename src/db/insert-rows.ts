@@ -49,7 +49,12 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
   const given = columns.filter(
     ([key, column]) => column.defaultFn || computed[key] || rows.some((row) => (row as Record<string, unknown>)[key] !== undefined),
   );
-  // The statement's text in raw chunks, its values as parameters: rendered once, by runSql.
+  // Every value goes in one parameter, a text array, and each place casts its element to the
+  // column's type: drizzle renders a statement chunk by chunk with type checks on each, and a
+  // reservation's thirty values as thirty parameters cost more to render than the rest of the
+  // booking's statements (docs/architecture.md "Hot statements prepared"). The parameter is given
+  // once, at its first place ($1); the others name it in the text.
+  const values: Array<string | null> = [];
   const chunks: SQLChunk[] = [];
   let text = `insert into "${getTableName(table)}" (${given.map(([, column]) => `"${column.name}"`).join(', ')}) values `;
   rows.forEach((row, index) => {
@@ -61,8 +66,12 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
       let value = (row as Record<string, unknown>)[key];
       if (value === undefined && column.defaultFn) value = column.defaultFn();
       if (value === undefined) return void (text += 'default');
-      chunks.push(sql.raw(text), sql.param(value === null ? null : column.mapToDriverValue(value)));
-      text = '';
+      values.push(value === null ? null : textOf(column.mapToDriverValue(value)));
+      if (values.length === 1) {
+        chunks.push(sql.raw(`${text}(`), sql.param(values));
+        text = '';
+      } else text += '($1';
+      text += `::text[])[${values.length}]::${column.getSQLType()}`;
     });
     text += ')';
   });
@@ -75,4 +84,9 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
     for (const [key, column] of returned) row[key] = raw[column.name] === null ? null : column.mapFromDriverValue(raw[column.name]);
     return row as Pick<T['$inferSelect'], K>;
   });
+}
+
+/** A driver value as the text PostgreSQL reads for its type (numbers, booleans; the rest is text already). */
+function textOf(driverValue: unknown): string {
+  return typeof driverValue === 'string' ? driverValue : String(driverValue);
 }
