@@ -102,9 +102,9 @@ function contactColumns(input: Omit<GuestContactInput, 'phone'>) {
 
 /**
  * The live guest of the venue with this phone, or a new one created from the input (emitting
- * guest_created, in the caller's mode: `livemode`). An existing guest is returned as it is: a booking does not rewrite a profile.
- * Throws the phone 400 when the number is invalid. Safe under concurrency: two requests creating
- * the same phone end with one guest.
+ * guest_created, in the caller's mode: `livemode`). An existing guest is returned as it is: a booking
+ * does not rewrite a profile. Throws the phone 400 when the number is invalid. Safe under
+ * concurrency: two requests creating the same phone end with one guest.
  */
 export async function findOrCreateGuestByPhone(
   tx: Tx,
@@ -113,9 +113,30 @@ export async function findOrCreateGuestByPhone(
   input: GuestContactInput,
   livemode: boolean,
 ): Promise<GuestRow> {
-  const phone = normalisePhoneOrThrow(input.phone, venue.countryCode);
-  const existing = await findLiveGuestByPhone(tx, venue.id, phone);
-  if (existing) return existing;
+  return findOrCreateGuest(tx, emit, venue, normalisePhoneOrThrow(input.phone, venue.countryCode), input, livemode);
+}
+
+/** findOrCreateGuestByPhone with the phone already normalised (`phone`, E.164: parsed once by the caller). */
+export async function findOrCreateGuest(
+  tx: Tx,
+  emit: Emit,
+  venue: GuestVenue,
+  phone: string,
+  input: Omit<GuestContactInput, 'phone'>,
+  livemode: boolean,
+): Promise<GuestRow> {
+  return (await findLiveGuestByPhone(tx, venue.id, phone)) ?? createGuestWithPhone(tx, emit, venue, phone, input, livemode);
+}
+
+/** A new guest of the venue with this phone (E.164), or the one a concurrent request created meanwhile. */
+async function createGuestWithPhone(
+  tx: Tx,
+  emit: Emit,
+  venue: GuestVenue,
+  phone: string,
+  input: Omit<GuestContactInput, 'phone'>,
+  livemode: boolean,
+): Promise<GuestRow> {
   const [created] = await tx
     .insert(guests)
     .values({
@@ -138,21 +159,22 @@ export async function findOrCreateGuestByPhone(
 
 /**
  * The guest of a widget (publishable key) booking (docs/security.md "Widget bookings"). The key is
- * public, so a phone number alone proves nothing: the venue's guest with that phone is the booking's
- * only when the name given is theirs too (isSameGuestName). Otherwise null: the booking is made
- * without a guest and the guest's profile and history stay untouched. A phone the venue does not
- * know creates its guest as any booking does.
+ * public, so a phone number alone proves nothing: the venue's guest with that phone (`phone`, E.164)
+ * is the booking's only when the name given is theirs too (isSameGuestName). Otherwise null: the
+ * booking is made without a guest and the guest's profile and history stay untouched. A phone the
+ * venue does not know creates its guest as any booking does.
  */
 export async function findOrCreateWidgetGuest(
   tx: Tx,
   emit: Emit,
   venue: GuestVenue,
-  input: GuestContactInput,
+  phone: string,
+  input: Omit<GuestContactInput, 'phone'>,
   livemode: boolean,
 ): Promise<GuestRow | null> {
-  const existing = await findLiveGuestByPhone(tx, venue.id, normalisePhoneOrThrow(input.phone, venue.countryCode));
+  const existing = await findLiveGuestByPhone(tx, venue.id, phone);
   if (existing) return isSameGuestName(existing, input) ? existing : null;
-  return findOrCreateGuestByPhone(tx, emit, venue, input, livemode);
+  return createGuestWithPhone(tx, emit, venue, phone, input, livemode);
 }
 
 function mergeConsents(current: GuestConsents, patch: GuestFieldsPatch['consents']): GuestConsents {
