@@ -113,37 +113,31 @@ export async function findOrCreateGuestByPhone(
   input: GuestContactInput,
   livemode: boolean,
 ): Promise<GuestRow> {
-  return findOrCreateGuest(tx, emit, venue, normalisePhoneOrThrow(input.phone, venue.countryCode), input, livemode);
+  return findOrCreateGuest(tx, emit, { venue, phone: normalisePhoneOrThrow(input.phone, venue.countryCode), contact: input, livemode });
 }
 
-/** findOrCreateGuestByPhone with the phone already normalised (`phone`, E.164: parsed once by the caller). */
-export async function findOrCreateGuest(
-  tx: Tx,
-  emit: Emit,
-  venue: GuestVenue,
-  phone: string,
-  input: Omit<GuestContactInput, 'phone'>,
-  livemode: boolean,
-): Promise<GuestRow> {
-  return (await findLiveGuestByPhone(tx, venue.id, phone)) ?? createGuestWithPhone(tx, emit, venue, phone, input, livemode);
+/** A guest to find or create by phone: of `venue`, its phone already normalised (E.164: parsed once by the caller), its contact fields, and the mode of its guest_created event. */
+export interface GuestByPhone {
+  venue: GuestVenue;
+  phone: string;
+  contact: Omit<GuestContactInput, 'phone'>;
+  livemode: boolean;
 }
 
-/** A new guest of the venue with this phone (E.164), or the one a concurrent request created meanwhile. */
-async function createGuestWithPhone(
-  tx: Tx,
-  emit: Emit,
-  venue: GuestVenue,
-  phone: string,
-  input: Omit<GuestContactInput, 'phone'>,
-  livemode: boolean,
-): Promise<GuestRow> {
+/** findOrCreateGuestByPhone with the phone already normalised. */
+export async function findOrCreateGuest(tx: Tx, emit: Emit, wanted: GuestByPhone): Promise<GuestRow> {
+  return (await findLiveGuestByPhone(tx, wanted.venue.id, wanted.phone)) ?? createGuestWithPhone(tx, emit, wanted);
+}
+
+/** A new guest of the venue with this phone, or the one a concurrent request created meanwhile. */
+async function createGuestWithPhone(tx: Tx, emit: Emit, { venue, phone, contact, livemode }: GuestByPhone): Promise<GuestRow> {
   const [created] = await tx
     .insert(guests)
     .values({
       organisationId: venue.organisationId,
       venueId: venue.id,
       ...phoneColumns(phone),
-      ...contactColumns(input),
+      ...contactColumns(contact),
     })
     .onConflictDoNothing()
     .returning();
@@ -159,22 +153,15 @@ async function createGuestWithPhone(
 
 /**
  * The guest of a widget (publishable key) booking (docs/security.md "Widget bookings"). The key is
- * public, so a phone number alone proves nothing: the venue's guest with that phone (`phone`, E.164)
+ * public, so a phone number alone proves nothing: the venue's guest with that phone (normalised)
  * is the booking's only when the name given is theirs too (isSameGuestName). Otherwise null: the
  * booking is made without a guest and the guest's profile and history stay untouched. A phone the
  * venue does not know creates its guest as any booking does.
  */
-export async function findOrCreateWidgetGuest(
-  tx: Tx,
-  emit: Emit,
-  venue: GuestVenue,
-  phone: string,
-  input: Omit<GuestContactInput, 'phone'>,
-  livemode: boolean,
-): Promise<GuestRow | null> {
-  const existing = await findLiveGuestByPhone(tx, venue.id, phone);
-  if (existing) return isSameGuestName(existing, input) ? existing : null;
-  return createGuestWithPhone(tx, emit, venue, phone, input, livemode);
+export async function findOrCreateWidgetGuest(tx: Tx, emit: Emit, wanted: GuestByPhone): Promise<GuestRow | null> {
+  const existing = await findLiveGuestByPhone(tx, wanted.venue.id, wanted.phone);
+  if (existing) return isSameGuestName(existing, wanted.contact) ? existing : null;
+  return createGuestWithPhone(tx, emit, wanted);
 }
 
 function mergeConsents(current: GuestConsents, patch: GuestFieldsPatch['consents']): GuestConsents {

@@ -121,9 +121,8 @@ async function resolveGuest(
     guest = await getGuestForVenue(tx, venue.id, input.guestId);
     if (!guest) throw ApiError.invalid(['guestId'], 'No guest of this venue has this id.');
   } else if (input.guest !== undefined && phone !== null) {
-    guest = isPublishable(auth)
-      ? await findOrCreateWidgetGuest(tx, emit, venue, phone, input.guest, livemode)
-      : await findOrCreateGuest(tx, emit, venue, phone, input.guest, livemode);
+    const wanted = { venue, phone, contact: input.guest, livemode };
+    guest = isPublishable(auth) ? await findOrCreateWidgetGuest(tx, emit, wanted) : await findOrCreateGuest(tx, emit, wanted);
   }
   if (guest && input.serviceTags?.length) guest = await addServiceTags(tx, emit, guest, input.serviceTags, livemode);
   return guest;
