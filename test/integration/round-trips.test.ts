@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, databaseOptionsOf, useDatabase } from '../../src/db/client.js';
@@ -9,6 +8,7 @@ import { processEvents } from '../../src/services/event-processing/process-event
 import { settleEventNumbering } from '../../src/services/outbox/event-sequencer.js';
 import { configureDemoVenue } from '../../src/services/venue-config/demo-venue.js';
 import { eventually } from '../support/eventually.js';
+import { watchRedisCommands } from '../support/redis-monitor.js';
 import { useFileSettings, useOwnQueuePrefix } from '../support/file-settings.js';
 import { createOwnDatabase } from '../support/own-database.js';
 import { client, createTenant, testConfig, useTestServer, type Client } from '../support/harness.js';
@@ -111,18 +111,14 @@ describe('round trips of a webhook delivery', () => {
   it('a delivery sends 3 statements (its context, its claim, its outcome) and 7 Redis commands (its job taken, then two more looked for by the idle worker; its slot taken, then freed with the waiters to wake; its log line; its job finished)', async () => {
     const queue = getQueue(webhookDeliveryJob.queueName);
     stopWebhooks = await startWebhooksRole(testConfig());
-    const monitor = new Redis(config.REDIS_URL ?? 'redis://127.0.0.1:6379');
     const ownAddress = /addr=(\S+)/.exec(String(await getQueueConnection().client('INFO')))?.[1];
     // The commands this file's worker sends (keys of its prefix, whose braces Redis Cluster's hash tags
     // move), not those a script runs inside the server, nor the test's own, nor the worker's blocking
     // wait for the next job (what it does when idle, not per delivery).
     const ofThisFile = config.QUEUE_PREFIX.replace(/[{}]/g, '');
     const commands: string[] = [];
-    const watching = await monitor.monitor();
-    watching.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source !== 'lua' && source !== ownAddress && args[0] !== 'bzpopmin' && args.some((a) => a.includes(ofThisFile))) {
-        commands.push(args[0].startsWith('eval') ? args[0] : args.slice(0, 2).join(' '));
-      }
+    const watching = await watchRedisCommands(config.REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name, line }) => {
+      if (source !== 'lua' && source !== ownAddress && name !== 'bzpopmin' && line.includes(ofThisFile)) commands.push(name);
     });
     const counted: Array<{ statements: string[]; commands: string[] }> = [];
     try {
@@ -145,8 +141,7 @@ describe('round trips of a webhook delivery', () => {
         counted.push({ statements: [...sent], commands: [...commands] });
       }
     } finally {
-      watching.disconnect();
-      await monitor.quit().catch(() => {});
+      watching.stop();
     }
     const fewest = {
       statements: median(counted.map((c) => c.statements.length)),
