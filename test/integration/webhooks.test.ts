@@ -17,6 +17,8 @@ import {
   afterAttempt,
   deliveriesOfEvent,
   emitReservationEvent,
+  eventIdOf,
+  sendSentinel,
   useWebhookPipeline,
   waitForDelivery,
   waitForDispatch,
@@ -141,8 +143,11 @@ describe('webhook delivery', () => {
     const delivery = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 302);
     expect(delivery.status).toBe('pending');
     expect(delivery.lastError).toMatch(/redirect/);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(r.received).toHaveLength(1);
+    // The next request is the scheduled retry, at its time: nothing was sent in between (a followed
+    // redirect, an immediate second attempt).
+    const [first, second] = await r.waitFor(2);
+    expect(second.headers['x-service-idempotency-key']).toBe(first.headers['x-service-idempotency-key']);
+    expect(second.receivedAt).toBeGreaterThanOrEqual(delivery.nextAttemptAt!.getTime());
     await client(pipeline.url, tenant.key).patch(`/automations/${(await deliveriesOfEvent(eventId))[0].automationId}`, {
       status: 'inactive',
     });
@@ -230,8 +235,10 @@ describe('webhook delivery', () => {
     const test = await api.post('/webhook-endpoints/test', { endpointId: endpoint.body.webhookEndpoint.id });
     expect(test.status).toBe(200);
     expect(test.body.delivery.status).toBe('failed');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(r.received).toHaveLength(0);
+    // A live organisation's webhook to the same receiver, set off after all of the above: the only request.
+    const live = await setUp({ receiverUrl: r.url });
+    const sentinel = await sendSentinel(live.tenant, r);
+    expect(r.received.map(eventIdOf)).toEqual([sentinel]);
   });
 
   it('does not run inactive automations or automations of other event types or unmet conditions', async () => {
@@ -326,8 +333,8 @@ describe('exactly once', () => {
     expect(await db().select().from(automationRuns).where(eq(automationRuns.eventId, eventId))).toHaveLength(1);
     expect(await deliveriesOfEvent(eventId)).toHaveLength(1);
     expect((await waitForDispatch(eventId)).dispatchedAt).not.toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(r.received).toHaveLength(1);
+    const sentinel = await sendSentinel(tenant, r);
+    expect(r.received.map(eventIdOf)).toEqual([eventId, sentinel]);
   });
 
   it('an event that happened before the automation existed, processed after it was created, is not sent', async () => {
@@ -362,9 +369,10 @@ describe('exactly once', () => {
     expect(deliveries).toHaveLength(ids.length);
     expect(new Set(deliveries.map((d) => d.venueId))).toEqual(new Set([tenant.venueId, other.tenant.venueId]));
     expect((await db().select().from(events).where(inArray(events.id, ids))).every((e) => e.dispatchedAt !== null)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(new Set(r.received.map((q) => String(q.headers['x-service-idempotency-key']))).size).toBe(ids.length);
-    expect(r.received).toHaveLength(ids.length);
+    const sentinel = await sendSentinel(tenant, r);
+    const batched = r.received.filter((q) => eventIdOf(q) !== sentinel);
+    expect(new Set(batched.map((q) => String(q.headers['x-service-idempotency-key']))).size).toBe(ids.length);
+    expect(batched).toHaveLength(ids.length);
   });
 
   it('the sweeper enqueues a pending delivery whose job Redis lost', async () => {

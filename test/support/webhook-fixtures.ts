@@ -13,7 +13,7 @@ import type { RetrySchedule } from '../../src/lib/webhook-backoff.js';
 import { systemActor, transactionWithEvents } from '../../src/services/outbox/outbox.js';
 import { client, createKey, startTestServer, testConfig, type TestServer } from './harness.js';
 import { eventually } from './eventually.js';
-import { startWebhookReceiver, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';
+import { startWebhookReceiver, type ReceivedWebhook, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';
 
 export interface WebhookPipeline {
   /** The URL of the API server. */
@@ -209,3 +209,19 @@ export async function waitForDispatch(eventId: string) {
 export const afterAttempt = (n: number) => (d: typeof webhookDeliveries.$inferSelect) =>
   d.attempts === n &&
   (d.status !== 'pending' || (d.nextAttemptAt !== null && d.lastAttemptAt !== null && d.nextAttemptAt > d.lastAttemptAt));
+
+/** The event id of a webhook's envelope. */
+export const eventIdOf = (request: ReceivedWebhook): string => JSON.parse(request.body.toString('utf8')).eventId;
+
+/**
+ * A sentinel for "nothing more arrives": emits one more reservation event for `tenant`, whose
+ * automation sends to `receiver`, and resolves with its event id once its webhook has arrived. A send
+ * that should not exist and was set off before (a second job, a resend) has been under way longer than
+ * the sentinel, which still had to pass the outbox and the events worker: a test asserts on what
+ * arrived besides it instead of sleeping for a fixed time.
+ */
+export async function sendSentinel(tenant: { organisationId: string; venueId: string }, receiver: WebhookReceiver): Promise<string> {
+  const { eventId } = await emitReservationEvent(tenant);
+  await eventually(async () => receiver.received.some((r) => eventIdOf(r) === eventId), 20_000, `the sentinel webhook of event ${eventId}`);
+  return eventId;
+}
