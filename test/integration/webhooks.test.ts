@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 
-import { processConfig } from '../../src/config.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { webhookBackoffStrategy } from '../../src/lib/webhook-backoff.js';
@@ -329,7 +328,11 @@ describe('exactly once', () => {
     const { eventId } = await emitReservationEvent(tenant);
     await waitForDelivery(eventId, (d) => d.status === 'delivered');
     await db().update(events).set({ dispatchedAt: null }).where(eq(events.id, eventId));
-    await Promise.all([processEventInBatch({ eventId }), processEventInBatch({ eventId }), processEventInBatch({ eventId })]);
+    await Promise.all([
+      processEventInBatch({ eventId }, pipeline.config),
+      processEventInBatch({ eventId }, pipeline.config),
+      processEventInBatch({ eventId }, pipeline.config),
+    ]);
     expect(await db().select().from(automationRuns).where(eq(automationRuns.eventId, eventId))).toHaveLength(1);
     expect(await deliveriesOfEvent(eventId)).toHaveLength(1);
     expect((await waitForDispatch(eventId)).dispatchedAt).not.toBeNull();
@@ -347,7 +350,7 @@ describe('exactly once', () => {
     await waitForDelivery(after.eventId, (d) => d.status === 'delivered');
     // As a worker far behind would: the earlier event processed once the automation exists.
     await db().update(events).set({ dispatchedAt: null }).where(eq(events.id, before.eventId));
-    await processEventInBatch({ eventId: before.eventId });
+    await processEventInBatch({ eventId: before.eventId }, pipeline.config);
     expect((await waitForDispatch(before.eventId)).dispatchedAt).not.toBeNull();
     expect(await db().select().from(automationRuns).where(eq(automationRuns.eventId, before.eventId))).toEqual([]);
     expect(await deliveriesOfEvent(before.eventId)).toEqual([]);
@@ -362,7 +365,11 @@ describe('exactly once', () => {
     const ids = emitted.map((e) => e.eventId);
     await r.waitFor(ids.length);
     await db().update(events).set({ dispatchedAt: null }).where(inArray(events.id, ids));
-    await Promise.all([processEvents(ids.slice(0, 8)), processEvents(ids.slice(4)), processEvents([...ids].reverse())]);
+    await Promise.all([
+      processEvents(ids.slice(0, 8), pipeline.config),
+      processEvents(ids.slice(4), pipeline.config),
+      processEvents([...ids].reverse(), pipeline.config),
+    ]);
     const runs = await db().select().from(automationRuns).where(inArray(automationRuns.eventId, ids));
     expect(runs).toHaveLength(ids.length);
     const deliveries = await db().select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids));
@@ -388,7 +395,7 @@ describe('exactly once', () => {
       .update(webhookDeliveries)
       .set({ nextAttemptAt: sql`clock_timestamp() - interval '2 minutes'` })
       .where(eq(webhookDeliveries.id, waiting.id));
-    expect(await sweepDeliveries()).toBeGreaterThanOrEqual(1);
+    expect(await sweepDeliveries(pipeline.config)).toBeGreaterThanOrEqual(1);
     await r.waitFor(1);
     expect((await waitForDelivery(eventId, (d) => d.status === 'delivered')).attempts).toBe(1);
   });
@@ -441,7 +448,7 @@ describe('address check', () => {
     const r = await pipeline.startReceiver();
     // An https address on 127.0.0.1, by name: resolved, checked and refused before any connection.
     const { tenant } = await setUp({ receiverUrl: `https://localhost:${new URL(r.url).port}/hooks` });
-    processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
+    pipeline.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
     try {
       const { eventId } = await emitReservationEvent(tenant);
       const delivery = await waitForDelivery(eventId, afterAttempt(2));
@@ -449,7 +456,7 @@ describe('address check', () => {
       expect(delivery.lastError).toBe(destinationNotAllowed);
       expect(r.received).toHaveLength(0);
     } finally {
-      processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
+      pipeline.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
     }
   }, 30_000);
 });
@@ -469,8 +476,8 @@ describe('HTTP client', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     try {
-      const first = await postWebhook({ url, headers: {}, body: Buffer.from('{}') });
-      const second = await postWebhook({ url, headers: {}, body: Buffer.from('{}') });
+      const first = await postWebhook({ url, headers: {}, body: Buffer.from('{}'), allowPrivate: true });
+      const second = await postWebhook({ url, headers: {}, body: Buffer.from('{}'), allowPrivate: true });
       expect([first.status, second.status]).toEqual([200, 200]);
       expect(connections).toBe(2);
     } finally {
@@ -480,7 +487,7 @@ describe('HTTP client', () => {
 
   it('gives up after 10 s without an answer', async () => {
     const r = await pipeline.startReceiver(() => 'hold');
-    const outcome = await postWebhook({ url: r.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 300 });
+    const outcome = await postWebhook({ url: r.url, headers: {}, body: Buffer.from('{}'), allowPrivate: true, timeoutMs: 300 });
     expect(outcome).toMatchObject({ ok: false, status: null, error: 'no answer within 0.3 s' });
     expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
   });

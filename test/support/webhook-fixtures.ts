@@ -22,6 +22,8 @@ export interface WebhookPipeline {
   receiver: WebhookReceiver;
   /** Another receiver, closed with the others after the file. */
   startReceiver: (policy?: ReceiverPolicy) => Promise<WebhookReceiver>;
+  /** The configuration the server and the webhook role were built with: both read WEBHOOKS_ALLOW_PRIVATE_TARGETS at every send. */
+  config: Config;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface WebhookPipeline {
  * server, a receiver (answering with `policy`, 200 by default), worker-events and worker-webhooks
  * (unless `webhooksRole: false`, for a file that runs it as its own process; its retry waits scaled by
  * `retry`, the real schedule by default), and that stop them all after the file. The server and the
- * webhook role are built with `config` (the run's by default). The fields are set once beforeAll has run.
+ * webhook role are built with `config` (the run's by default). The url and receiver are set once beforeAll has run.
  */
 export function useWebhookPipeline(
   options: { policy?: ReceiverPolicy; webhooksRole?: boolean; retry?: RetrySchedule; config?: Config } = {},
@@ -38,6 +40,7 @@ export function useWebhookPipeline(
   const receivers: WebhookReceiver[] = [];
   const stopRoles: Array<() => Promise<void>> = [];
   const pipeline = {
+    config: options.config ?? testConfig(),
     startReceiver: async (policy?: ReceiverPolicy) => {
       const receiver = await startWebhookReceiver(policy);
       receivers.push(receiver);
@@ -45,11 +48,11 @@ export function useWebhookPipeline(
     },
   } as WebhookPipeline;
   beforeAll(async () => {
-    server = await startTestServer({ config: options.config });
+    server = await startTestServer({ config: pipeline.config });
     pipeline.url = server.url;
     pipeline.receiver = await pipeline.startReceiver(options.policy);
-    stopRoles.push(await startEventsRole());
-    if (options.webhooksRole !== false) stopRoles.push(await startWebhooksRole(options.config ?? testConfig(), options.retry));
+    stopRoles.push(await startEventsRole(pipeline.config));
+    if (options.webhooksRole !== false) stopRoles.push(await startWebhooksRole(pipeline.config, options.retry));
   });
   afterAll(async () => {
     // Receivers first: a request they hold would keep its worker from stopping.
