@@ -50,12 +50,14 @@ await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
 const { organisationId, venueId } = await createBenchTenant({ tableCount: 24 });
+const { processConfig } = await import('../src/config.js');
+const signingSecrets = new (await import('../src/services/webhooks/signing-secrets.js')).SigningSecretBox(processConfig().secretsKey);
 const tableIds = (await db.select({ id: floorTables.id }).from(floorTables).where(eq(floorTables.venueId, venueId))).map((t) => t.id);
 await db.insert(webhookEndpoints).values({
   organisationId,
   venueId,
   url: receiverUrl,
-  currentSecret: (await import('../src/services/webhooks/signing-secrets.js')).sealNewSecret().sealed,
+  currentSecret: signingSecrets.sealNew().sealed,
   previousSecretExpiresAt: new Date(),
 });
 await db.insert(automations).values({

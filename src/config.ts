@@ -152,12 +152,15 @@ export function parseConfig(env: Readonly<Record<string, string | undefined>>): 
 let processWide: Config | undefined;
 
 /**
- * The process's configuration, for the modules that are not given theirs as a parameter
- * (docs/architecture.md "Composition root"): the one the entry point parsed and gave useProcessConfig,
- * else (a test, a benchmark script) its environment's, parsed on first use.
+ * The process's configuration, for the entry points, the roles and the process-wide connections they
+ * set up (docs/architecture.md "Composition root"): the one the entry point parsed and gave
+ * useProcessConfig. Services never ask for it: what they need is handed to them. Asked before the
+ * process set it, it throws rather than quietly parse the environment: a test, a benchmark or a child
+ * script sets its own (useProcessConfig, useFileSettings) like any entry point.
  */
 export function processConfig(): Config {
-  return (processWide ??= parseConfig(process.env));
+  if (!processWide) throw new Error('the process configuration is not set: the entry point calls useProcessConfig (setUpProcess) first');
+  return processWide;
 }
 
 /** Makes `config` the process's configuration: the entry point's, before anything has asked for it. */

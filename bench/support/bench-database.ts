@@ -1,11 +1,13 @@
 import postgres from 'postgres';
 import { deploymentKeysPattern } from '../../src/redis/key-layout.js';
+import { useFileSettings } from '../../test/support/file-settings.js';
 
 const adminUrl = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**
  * A database of its own for a benchmark run (dropped and re-created), migrated; sets DATABASE_URL
- * and a Redis prefix in this process's environment so that the app modules imported afterwards use them.
+ * and a Redis prefix in this process's environment and configuration, so that the app modules use
+ * them (and the processes it spawns, benchServerEnv).
  */
 export async function prepareBenchDatabase(name: string): Promise<string> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
@@ -14,7 +16,7 @@ export async function prepareBenchDatabase(name: string): Promise<string> {
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  Object.assign(process.env, {
+  useFileSettings({
     DATABASE_URL: url.toString(),
     QUEUE_PREFIX: `{${name}}`,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',

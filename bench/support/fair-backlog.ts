@@ -11,6 +11,9 @@ import { pathToFileURL } from 'node:url';
 const [codeDir, organisationId, venueId, count] = process.argv.slice(2);
 const load = (file: string) => import(pathToFileURL(path.join(codeDir, file)).href);
 // settleEnqueuedEvents is absent from older code (--code): the time to add the jobs is then not told apart.
+// The environment made the process's configuration, as an entry point does (older code, --code, parses it on first use).
+const { parseConfig, useProcessConfig } = await load('src/config.ts');
+useProcessConfig?.(parseConfig(process.env));
 const { transactionWithEvents, systemActor, settleEnqueuedEvents } = await load('src/services/outbox/outbox.ts');
 const { closeQueues } = await load('src/queues/queues.ts');
 const { sql } = await load('src/db/client.ts');

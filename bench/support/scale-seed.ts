@@ -115,7 +115,9 @@ export async function seedScaleHistory(options: ScaleSeedOptions): Promise<Scale
   const { createApiKey, createOrganisation } = await import('../../src/services/keys/key-service.js');
   const { createVenue } = await import('../../src/services/venues/venue-service.js');
   const { configureDemoVenue } = await import('../../src/services/venue-config/demo-venue.js');
-  const { sealNewSecret } = await import('../../src/services/webhooks/signing-secrets.js');
+  const { SigningSecretBox } = await import('../../src/services/webhooks/signing-secrets.js');
+  const { processConfig } = await import('../../src/config.js');
+  const secrets = new SigningSecretBox(processConfig().secretsKey);
 
   const started = Date.now();
   const step = async (name: string, run: () => Promise<unknown>) => {
@@ -139,7 +141,7 @@ export async function seedScaleHistory(options: ScaleSeedOptions): Promise<Scale
       for (let p = 1; p <= PARTNERS_PER_VENUE; p++) {
         const [endpoint] = await sql<{ id: string }[]>`
           insert into webhook_endpoints (organisation_id, venue_id, url, current_secret, previous_secret_expires_at)
-          values (${org.id}, ${venueId}, ${`https://partner-${p}.example.com/hooks`}, ${sealNewSecret().sealed}, now())
+          values (${org.id}, ${venueId}, ${`https://partner-${p}.example.com/hooks`}, ${secrets.sealNew().sealed}, now())
           returning id`;
         await sql`
           insert into automations (organisation_id, venue_id, name, event_types, conditions, action)

@@ -4,6 +4,8 @@
 // stream's reads (a page after a position, one run of the sequencer), which every commit and every
 // resuming client cause.
 const runs = Number(process.argv[2] ?? 7);
+const { useFileSettings } = await import('../../test/support/file-settings.js');
+const config = useFileSettings({});
 const { db: openDb, pool } = await import('../../src/db/client.js');
 const db = openDb();
 const sql = pool();
@@ -34,12 +36,12 @@ const tasks: Record<string, () => Promise<unknown>> = {
   'purge: trashed guests': () => purgeTrashedGuests(),
   'purge: lapsed holds': () => purgeExpiredHolds(),
   'sweep: outbox': () => sweepOutbox(),
-  'sweep: deliveries': () => sweepDeliveries(),
+  'sweep: deliveries': () => sweepDeliveries(config),
   'sweep: unnumbered events': () => findUnsequencedOrganisations(0),
   'stream: a page from the first event': () => selectEventsAfter(organisationId, 0),
   'stream: a page 1,000 events back': () => selectEventsAfter(organisationId, head - 1000),
   'stream: a sequencer run (nothing new)': () => sequenceEvents(organisationId),
-  'cli check': () => checkInvariants(),
+  'cli check': () => checkInvariants({ queuePrefixes: [config.QUEUE_PREFIX] }),
 };
 
 const medians: Record<string, number> = {};

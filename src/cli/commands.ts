@@ -157,7 +157,7 @@ async function run(config: Config, command: string | undefined, values: Record<s
     case 'check': {
       const counts = await checkInvariants({
         venueIds: idList(values.venues as string | undefined),
-        queuePrefixes: list(values['queue-prefixes'] as string | undefined),
+        queuePrefixes: list(values['queue-prefixes'] as string | undefined) ?? [config.QUEUE_PREFIX],
       });
       const violations = totalViolations(counts);
       const human = Object.entries(counts)

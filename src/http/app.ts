@@ -6,7 +6,7 @@ import { getRedis } from '../redis.js';
 import { mountAdminBoard } from './admin-board.js';
 import { answerHealth, answerMetrics } from '../metrics/metrics-server.js';
 import { EventStreams } from '../services/events/event-stream.js';
-import { SigningSecretOpener } from '../services/webhooks/signing-secrets.js';
+import { SigningSecretBox } from '../services/webhooks/signing-secrets.js';
 import { createApiDispatcher } from './api-dispatcher.js';
 import { apiBasePath, type AnyRoute } from './define-route.js';
 import { createFallbackHandlers } from './error-handler.js';
@@ -48,7 +48,10 @@ export function createApp({ routes, config, eventStreams = new EventStreams(conf
   const dispatchApi = createApiDispatcher(routes, {
     eventStreams,
     guards,
-    signingSecrets: new SigningSecretOpener(config.secretsKey),
+    signingSecrets: new SigningSecretBox(config.secretsKey),
+    cursorKey: config.secretsKey,
+    webhookTargets: config,
+    deliveryQueue: config,
   });
   app.use((req, res, next) => {
     assignRequestId(req, res);

@@ -14,7 +14,9 @@ import type { RequestGuards } from './request-guards.js';
 import { parseOrThrow } from '../core/validation.js';
 import { checkIdempotencyKey, type HttpMethod, type RouteResponses, type RouteResult } from '../core/route-definition.js';
 import type { EventStreams } from '../services/events/event-stream.js';
-import type { SigningSecretOpener } from '../services/webhooks/signing-secrets.js';
+import type { SigningSecretBox } from '../services/webhooks/signing-secrets.js';
+import type { WebhookTargetSettings } from '../services/webhooks/post-webhook.js';
+import type { DeliveryQueueSettings } from '../services/webhooks/enqueue-deliveries.js';
 
 /** What the app gives every handler besides the request: the objects of this web process (src/http/app.ts). */
 export interface RouteServices {
@@ -22,8 +24,14 @@ export interface RouteServices {
   eventStreams: EventStreams;
   /** Key authentication, rate limit and failed-authentication throttle of this app. */
   guards: RequestGuards;
-  /** Opens the signing secrets of a test webhook (POST /webhook-endpoints/test). */
-  signingSecrets: SigningSecretOpener;
+  /** Seals the secrets it hands out and opens those that sign a test webhook (POST /webhook-endpoints/test). */
+  signingSecrets: SigningSecretBox;
+  /** The key list cursors are sealed with (SECRETS_KEY's): handed to the list services with the query. */
+  cursorKey: Buffer;
+  /** Where webhooks may go (WEBHOOKS_ALLOW_PRIVATE_TARGETS), read per request: the addresses a body names, a test webhook. */
+  webhookTargets: WebhookTargetSettings;
+  /** The queue settings redeliveries and recoveries are enqueued with. */
+  deliveryQueue: DeliveryQueueSettings;
 }
 
 export interface RouteContext<P, Q, B, A> {

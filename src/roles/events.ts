@@ -1,7 +1,8 @@
-import { handleEventJob } from '../jobs/event-handler.js';
+import type { Config } from '../config.js';
+import { createEventJobHandler } from '../jobs/event-handler.js';
 import { eventJob } from '../jobs/event-job.js';
 import { startJobWorker } from '../queues/start-worker.js';
 
-export async function startEventsRole(): Promise<() => Promise<void>> {
-  return startJobWorker(eventJob, handleEventJob).close;
+export async function startEventsRole(config: Config): Promise<() => Promise<void>> {
+  return startJobWorker(eventJob, createEventJobHandler(config)).close;
 }

@@ -5,7 +5,7 @@ import { promoteDeliveryJob, webhookDeliveryJob, webhookWorkerOptions } from '..
 import { realRetrySchedule, type RetrySchedule } from '../lib/webhook-backoff.js';
 import { startJobWorker } from '../queues/start-worker.js';
 import { DestinationSlots } from '../services/webhooks/destination-slots.js';
-import { SigningSecretOpener } from '../services/webhooks/signing-secrets.js';
+import { SigningSecretBox } from '../services/webhooks/signing-secrets.js';
 
 /** worker-webhooks; `retry`: the real schedule unless a test compresses it. */
 export async function startWebhooksRole(config: Config, retry: RetrySchedule = realRetrySchedule): Promise<() => Promise<void>> {
@@ -22,7 +22,8 @@ export async function startWebhooksRole(config: Config, retry: RetrySchedule = r
     createWebhookDeliveryHandler(slots, {
       retry,
       health: { failures: config.WEBHOOK_DISABLE_AFTER_FAILURES, minutes: config.WEBHOOK_DISABLE_AFTER_MINUTES },
-      secrets: new SigningSecretOpener(config.secretsKey),
+      secrets: new SigningSecretBox(config.secretsKey),
+      targets: config,
     }),
     webhookWorkerOptions(config, retry),
   );

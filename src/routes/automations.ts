@@ -11,7 +11,7 @@ import {
 } from '../services/automations/automation-service.js';
 import { automationEventTypes } from '../lib/event-catalogue.js';
 import { listQuerySchema } from '../services/pagination.js';
-import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
+import { checkWebhookTarget, webhookUrlSchema } from '../services/webhooks/webhook-url.js';
 import { keyed, pageOf } from '../core/response-schemas.js';
 import { automationSchema } from '../services/automations/automation-json.js';
 
@@ -77,8 +77,8 @@ export const automationRoutes = [
     description: 'Archived automations are listed only with `status=archived` or with `changedAfter`.',
     scope: 'webhooks:read',
     query: listQuery,
-    handler: async ({ auth, query }) => {
-      const page = await listAutomations(auth, query);
+    handler: async ({ auth, query, services }) => {
+      const page = await listAutomations(auth, { ...query, cursorKey: services.cursorKey });
       return { body: { data: page.rows.map(automationJson), nextCursor: page.nextCursor } };
     },
   }),
@@ -92,7 +92,10 @@ export const automationRoutes = [
     scope: 'webhooks:write',
     body: createBody,
     successStatus: 201,
-    handler: async ({ auth, body }) => ({ body: { automation: automationJson(await createAutomation(auth, body)) } }),
+    handler: async ({ auth, body, services }) => {
+      checkWebhookTarget(body.action.url, 'action.url', services.webhookTargets.WEBHOOKS_ALLOW_PRIVATE_TARGETS);
+      return { body: { automation: automationJson(await createAutomation(auth, body)) } };
+    },
   }),
   defineRoute({
     method: 'get',
@@ -115,9 +118,10 @@ export const automationRoutes = [
     scope: 'webhooks:write',
     params: idParams,
     body: patchBody,
-    handler: async ({ auth, params, body, log }) => ({
-      body: { automation: automationJson(await updateAutomation(auth, params.id, body, log)) },
-    }),
+    handler: async ({ auth, params, body, log, services }) => {
+      checkWebhookTarget(body.action?.url, 'action.url', services.webhookTargets.WEBHOOKS_ALLOW_PRIVATE_TARGETS);
+      return { body: { automation: automationJson(await updateAutomation(auth, params.id, body, log)) } };
+    },
   }),
   defineRoute({
     method: 'delete',

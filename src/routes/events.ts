@@ -43,9 +43,9 @@ export const eventRoutes = [
     description: '`from` and `to` are instants, both included. Event ids equal the `eventId` of webhook envelopes.',
     scope: 'events:read',
     query: listEventsQuery,
-    handler: async ({ auth, query }) => {
+    handler: async ({ auth, query, services }) => {
       if (query.from && query.to && query.from > query.to) throw ApiError.invalid(['from', 'to'], '`from` must not be after `to`.');
-      const page = await listEvents(auth, query);
+      const page = await listEvents(auth, { ...query, cursorKey: services.cursorKey });
       const reader = payloadReaderOf(auth);
       return { body: { data: page.rows.map((e) => eventJson(e, reader)), nextCursor: page.nextCursor } };
     },

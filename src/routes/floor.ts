@@ -101,7 +101,9 @@ export const floorRoutes = [
     scope: 'floor:read',
     params: venueParams,
     query: listQuerySchema,
-    handler: async ({ auth, params, query }) => ({ body: await listFloorPlans(auth, params.id, query) }),
+    handler: async ({ auth, params, query, services }) => ({
+      body: await listFloorPlans(auth, params.id, { ...query, cursorKey: services.cursorKey }),
+    }),
   }),
   defineRoute({
     method: 'post',
@@ -173,7 +175,9 @@ export const floorRoutes = [
     scope: 'floor:read',
     params: venueParams,
     query: listQuerySchema,
-    handler: async ({ auth, params, query }) => ({ body: await listTables(auth, params.id, query) }),
+    handler: async ({ auth, params, query, services }) => ({
+      body: await listTables(auth, params.id, { ...query, cursorKey: services.cursorKey }),
+    }),
   }),
   defineRoute({
     method: 'patch',
@@ -200,6 +204,8 @@ export const floorRoutes = [
     scope: 'floor:read',
     params: venueParams,
     query: listQuerySchema,
-    handler: async ({ auth, params, query }) => ({ body: await listAreas(auth, params.id, query) }),
+    handler: async ({ auth, params, query, services }) => ({
+      body: await listAreas(auth, params.id, { ...query, cursorKey: services.cursorKey }),
+    }),
   }),
 ];

@@ -59,8 +59,8 @@ export const guestRoutes = [
       'Ordered by createdAt; with changedAfter by updatedAt, trashed guests included (deletedAt set) unless search is given.',
     scope: 'guests:read',
     query: listGuestsQuery,
-    handler: async ({ auth, query }) => {
-      const page = await listGuests(auth, query);
+    handler: async ({ auth, query, services }) => {
+      const page = await listGuests(auth, { ...query, cursorKey: services.cursorKey });
       return { body: { data: page.rows.map(guestJson), nextCursor: page.nextCursor } };
     },
   }),

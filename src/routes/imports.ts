@@ -82,8 +82,8 @@ export const importRoutes = [
     summary: 'List imports',
     scope: 'imports:write',
     query: listQuerySchema,
-    handler: async ({ auth, query }) => {
-      const page = await listImports(auth, query);
+    handler: async ({ auth, query, services }) => {
+      const page = await listImports(auth, { ...query, cursorKey: services.cursorKey });
       return { body: { data: page.rows.map(importJson), nextCursor: page.nextCursor } };
     },
   }),

@@ -140,8 +140,8 @@ export const reservationRoutes = [
     query: listQuery,
     operationId: 'listReservations',
     responses: { 200: pageOf(reservationSchema) },
-    handler: async ({ auth, query }) => {
-      const page = await listReservations(auth, query);
+    handler: async ({ auth, query, services }) => {
+      const page = await listReservations(auth, { ...query, cursorKey: services.cursorKey });
       const visibility = guestVisibilityOf(auth);
       return { body: { data: page.parts.map((p) => reservationJson(p, visibility)), nextCursor: page.nextCursor } };
     },
@@ -174,7 +174,9 @@ export const reservationRoutes = [
     params: idParams,
     query: listQuerySchema,
     responses: { 200: pageOf(reservationHistoryEntrySchema) },
-    handler: async ({ auth, params, query }) => ({ body: await listReservationHistory(auth, params.id, query) }),
+    handler: async ({ auth, params, query, services }) => ({
+      body: await listReservationHistory(auth, params.id, { ...query, cursorKey: services.cursorKey }),
+    }),
   }),
   defineRoute({
     method: 'patch',

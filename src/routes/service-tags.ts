@@ -25,8 +25,8 @@ export const serviceTagRoutes = [
     summary: 'List service tags',
     scope: 'guests:read',
     query: listQuerySchema.extend({ venueId: z.uuid().optional() }),
-    handler: async ({ auth, query }) => {
-      const page = await listServiceTags(auth, query);
+    handler: async ({ auth, query, services }) => {
+      const page = await listServiceTags(auth, { ...query, cursorKey: services.cursorKey });
       return { body: { data: page.rows.map(serviceTagJson), nextCursor: page.nextCursor } };
     },
   }),

@@ -118,8 +118,8 @@ function ruleRoutes<Row extends RuleRow & Fields, Fields extends object>(r: Rule
       query: listQuerySchema,
       operationId: `list${r.name}s`,
       responses: { 200: pageOf(r.schema) },
-      handler: async ({ auth, params, query }) => {
-        const page = await listRules(r.kind, auth, params.id, query);
+      handler: async ({ auth, params, query, services }) => {
+        const page = await listRules(r.kind, auth, params.id, { ...query, cursorKey: services.cursorKey });
         return { body: { data: page.rows.map(r.toJson), nextCursor: page.nextCursor } };
       },
     }),

@@ -42,8 +42,8 @@ export const venueRoutes = [
     summary: 'List the venues visible to the key',
     scope: 'venues:read',
     query: listQuerySchema,
-    handler: async ({ auth, query }) => {
-      const page = await listVenues(auth, query);
+    handler: async ({ auth, query, services }) => {
+      const page = await listVenues(auth, { ...query, cursorKey: services.cursorKey });
       return { body: { data: page.rows.map(venueJson), nextCursor: page.nextCursor } };
     },
   }),

@@ -75,8 +75,8 @@ export const waitlistRoutes = [
     description: 'Ordered by serviceDate, then position (the queue order); filters venueId, serviceDate, status.',
     scope: 'reservations:read',
     query: listWaitlistQuery,
-    handler: async ({ auth, query }) => {
-      const page = await listWaitlistEntries(auth, query);
+    handler: async ({ auth, query, services }) => {
+      const page = await listWaitlistEntries(auth, { ...query, cursorKey: services.cursorKey });
       const show = showsGuestData(auth);
       return { body: { data: page.rows.map((e) => waitlistEntryJson(e, show)), nextCursor: page.nextCursor } };
     },

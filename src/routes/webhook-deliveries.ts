@@ -30,8 +30,8 @@ export const webhookDeliveryRoutes = [
       'The envelope in `payload` is filtered by the key: without guests:read the guest data is reduced to its id; without reservations:read and events:read the reservation is null.',
     scope: 'webhooks:read',
     query: listQuery,
-    handler: async ({ auth, query }) => {
-      const page = await listDeliveries(auth, query);
+    handler: async ({ auth, query, services }) => {
+      const page = await listDeliveries(auth, { ...query, cursorKey: services.cursorKey });
       return { body: { data: page.rows.map((d) => deliveryJson(d, auth)), nextCursor: page.nextCursor } };
     },
   }),
@@ -58,8 +58,8 @@ export const webhookDeliveryRoutes = [
     scope: 'webhooks:read',
     params: idParams,
     query: listQuerySchema,
-    handler: async ({ auth, params, query }) => {
-      const page = await listAttempts(auth, params.id, query);
+    handler: async ({ auth, params, query, services }) => {
+      const page = await listAttempts(auth, params.id, { ...query, cursorKey: services.cursorKey });
       return { body: { data: page.rows.map(attemptJson), nextCursor: page.nextCursor } };
     },
   }),
@@ -75,6 +75,8 @@ export const webhookDeliveryRoutes = [
     scope: 'webhooks:write',
     params: idParams,
     successStatus: 202,
-    handler: async ({ auth, params, log }) => ({ body: { delivery: deliveryJson(await redeliver(auth, params.id, log), auth) } }),
+    handler: async ({ auth, params, log, services }) => ({
+      body: { delivery: deliveryJson(await redeliver(auth, params.id, services.deliveryQueue, log), auth) },
+    }),
   }),
 ];

@@ -7,6 +7,7 @@ import { defineRoute } from '../http/define-route.js';
 import { checkIdempotencyKey, type RouteResult } from '../core/route-definition.js';
 import { listQuerySchema } from '../services/pagination.js';
 import type { SecretIdempotency } from '../services/webhooks/secret-handout.js';
+import type { SigningSecretBox } from '../services/webhooks/signing-secrets.js';
 import { rotateWebhookSecret, type RotationTarget } from '../services/webhooks/secret-rotation-service.js';
 import { sendTestWebhook } from '../services/webhooks/test-webhook.js';
 import { signatureSchemeSchema, webhookEndpointJson, webhookEndpointSchema } from '../services/webhooks/webhook-endpoint-json.js';
@@ -17,7 +18,7 @@ import {
   listEndpoints,
   updateEndpoint,
 } from '../services/webhooks/webhook-endpoint-service.js';
-import { webhookUrlSchema } from '../services/webhooks/webhook-url.js';
+import { checkWebhookTarget, webhookUrlSchema } from '../services/webhooks/webhook-url.js';
 import { instant, keyed, pageOf, uuid } from '../core/response-schemas.js';
 import { instantParam } from '../core/validation.js';
 import { recoveryJson, recoverySchema } from '../services/webhooks/delivery-json.js';
@@ -71,8 +72,9 @@ export async function handleRotation(
   path: string,
   target: RotationTarget,
   overlapMinutes: number,
+  secrets: SigningSecretBox,
 ): Promise<RouteResult> {
-  const { result, replayed } = await rotateWebhookSecret(auth, target, overlapMinutes, secretIdempotency(req, path));
+  const { result, replayed } = await rotateWebhookSecret(auth, target, overlapMinutes, secrets, secretIdempotency(req, path));
   return { body: { ...result }, headers: replayHeaders(replayed) };
 }
 
@@ -118,8 +120,8 @@ export const webhookEndpointRoutes = [
     summary: 'List the webhook destinations of the venues visible to the key',
     scope: 'webhooks:read',
     query: listQuerySchema.extend({ venueId: z.uuid().optional() }),
-    handler: async ({ auth, query }) => {
-      const page = await listEndpoints(auth, query);
+    handler: async ({ auth, query, services }) => {
+      const page = await listEndpoints(auth, { ...query, cursorKey: services.cursorKey });
       return { body: { data: page.rows.map(webhookEndpointJson), nextCursor: page.nextCursor } };
     },
   }),
@@ -138,8 +140,9 @@ export const webhookEndpointRoutes = [
     body: z.object({ venueId: z.uuid(), url: webhookUrlSchema, signatureScheme: signatureSchemeSchema.optional() }),
     successStatus: 201,
     idempotency: 'manual',
-    handler: async ({ auth, body, req }) => {
-      const { result, replayed } = await createEndpoint(auth, body, secretIdempotency(req, '/webhook-endpoints'));
+    handler: async ({ auth, body, req, services }) => {
+      checkWebhookTarget(body.url, 'url', services.webhookTargets.WEBHOOKS_ALLOW_PRIVATE_TARGETS);
+      const { result, replayed } = await createEndpoint(auth, body, services.signingSecrets, secretIdempotency(req, '/webhook-endpoints'));
       return { body: { webhookEndpoint: webhookEndpointJson(result.endpoint), secret: result.secret }, headers: replayHeaders(replayed) };
     },
   }),
@@ -153,8 +156,9 @@ export const webhookEndpointRoutes = [
     scope: 'webhooks:write',
     body: testBody,
     handler: async ({ auth, body, services }) => {
+      checkWebhookTarget(body.url, 'url', services.webhookTargets.WEBHOOKS_ALLOW_PRIVATE_TARGETS);
       const target = body.endpointId ? { endpointId: body.endpointId } : { venueId: body.venueId!, url: body.url! };
-      return { body: { delivery: await sendTestWebhook(auth, target, services.signingSecrets) } };
+      return { body: { delivery: await sendTestWebhook(auth, target, services.signingSecrets, services.webhookTargets) } };
     },
   }),
   defineRoute({
@@ -180,9 +184,10 @@ export const webhookEndpointRoutes = [
     scope: 'webhooks:write',
     params: idParams,
     body: z.object({ url: webhookUrlSchema.optional(), isActive: z.boolean().optional() }),
-    handler: async ({ auth, params, body, log }) => ({
-      body: { webhookEndpoint: webhookEndpointJson(await updateEndpoint(auth, params.id, body, log)) },
-    }),
+    handler: async ({ auth, params, body, log, services }) => {
+      checkWebhookTarget(body.url, 'url', services.webhookTargets.WEBHOOKS_ALLOW_PRIVATE_TARGETS);
+      return { body: { webhookEndpoint: webhookEndpointJson(await updateEndpoint(auth, params.id, body, log)) } };
+    },
   }),
   defineRoute({
     method: 'delete',
@@ -213,11 +218,10 @@ export const webhookEndpointRoutes = [
     params: idParams,
     body: recoverBody,
     successStatus: 202,
-    handler: async ({ auth, params, body, log }) => ({
-      body: {
-        recovery: recoveryJson(await recoverDeliveries(auth, params.id, { since: body.since, until: body.until ?? new Date() }, log)),
-      },
-    }),
+    handler: async ({ auth, params, body, log, services }) => {
+      const window = { since: body.since, until: body.until ?? new Date() };
+      return { body: { recovery: recoveryJson(await recoverDeliveries(auth, params.id, window, services.deliveryQueue, log)) } };
+    },
   }),
   defineRoute({
     method: 'post',
@@ -232,7 +236,14 @@ export const webhookEndpointRoutes = [
     params: idParams,
     body: rotationBody,
     idempotency: 'manual',
-    handler: ({ auth, params, body, req }) =>
-      handleRotation(req, auth, '/webhook-endpoints/:id/rotate-secret', { kind: 'endpoint', endpointId: params.id }, body.overlapMinutes),
+    handler: ({ auth, params, body, req, services }) =>
+      handleRotation(
+        req,
+        auth,
+        '/webhook-endpoints/:id/rotate-secret',
+        { kind: 'endpoint', endpointId: params.id },
+        body.overlapMinutes,
+        services.signingSecrets,
+      ),
   }),
 ];

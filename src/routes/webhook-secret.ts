@@ -16,6 +16,7 @@ export const webhookSecretRoutes = [
     organisationWide: true,
     body: rotationBody,
     idempotency: 'manual',
-    handler: ({ auth, body, req }) => handleRotation(req, auth, '/webhook-secret/rotate', { kind: 'organisation' }, body.overlapMinutes),
+    handler: ({ auth, body, req, services }) =>
+      handleRotation(req, auth, '/webhook-secret/rotate', { kind: 'organisation' }, body.overlapMinutes, services.signingSecrets),
   }),
 ];

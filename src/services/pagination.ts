@@ -1,7 +1,6 @@
 import { asc, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
-import { processConfig } from '../config.js';
 import { ApiError } from '../core/errors.js';
 import { instantParam } from '../core/validation.js';
 import { decodeCursor, encodeCursor, type CursorValue } from '../lib/cursor.js';
@@ -14,7 +13,8 @@ export const listQuerySchema = z.object({
   cursor: z.string().min(1).max(2000).optional(),
   changedAfter: instantParam.optional(),
 });
-export type ListQuery = z.output<typeof listQuerySchema>;
+/** The list parameters, and the key its cursors are sealed with (SECRETS_KEY's, handed on by the route). */
+export type ListQuery = z.output<typeof listQuerySchema> & { cursorKey: Buffer };
 
 export interface SortKey<Row> {
   column: AnyPgColumn | SQL;
@@ -66,7 +66,7 @@ export async function fetchPage<Row extends { id: string }>(spec: PageSpec<Row>)
   const conditions: SQL[] = [];
   if (changedMode) conditions.push(sql`${spec.updatedAt!.column} > ${query.changedAfter!.toISOString()}::timestamptz`);
   if (query.cursor) {
-    const position = decodeCursor(query.cursor, processConfig().secretsKey);
+    const position = decodeCursor(query.cursor, query.cursorKey);
     if (!position || position.mode !== mode || position.values.length !== keys.length || !z.uuid().safeParse(position.id).success) {
       throw ApiError.invalid(['cursor'], 'The cursor is invalid.');
     }
@@ -81,8 +81,6 @@ export async function fetchPage<Row extends { id: string }>(spec: PageSpec<Row>)
   const pageRows = hasMore ? rows.slice(0, query.limit) : rows;
   const last = pageRows[pageRows.length - 1];
   const nextCursor =
-    hasMore && last
-      ? encodeCursor({ mode, values: keys.map((k) => toCursorValue(k.read(last))), id: last.id }, processConfig().secretsKey)
-      : null;
+    hasMore && last ? encodeCursor({ mode, values: keys.map((k) => toCursorValue(k.read(last))), id: last.id }, query.cursorKey) : null;
   return { rows: pageRows, nextCursor };
 }

@@ -2,6 +2,7 @@
 // scenario's own database in DATABASE_URL, so that the app modules loaded here use it). Prints one
 // `CHAOS-RESULT {json}` line: the figures in words, and whether the scenario met its bound.
 import { ownPostgresAvailable, startOwnPostgres } from '../support/own-postgres.js';
+import { useFileSettings } from '../support/file-settings.js';
 import { endAll } from './own-processes.js';
 
 export interface ScenarioResult {
@@ -51,7 +52,7 @@ const scenarios: Record<string, (databaseUrl: string) => Promise<ScenarioResult>
     const cluster = await startOwnPostgres();
     cleanups.push(cluster.destroy);
     try {
-      process.env.DATABASE_URL = cluster.url;
+      useFileSettings({ DATABASE_URL: cluster.url });
       const { runMigrations } = await import('../../src/db/migrate.js');
       await runMigrations(cluster.url);
       const { runPostgresOutage, describePostgresOutage } = await import('./postgres-outage.js');
@@ -98,6 +99,7 @@ if (process.argv[1]?.endsWith('chaos-scenario.ts')) {
   try {
     const run = scenarios[name];
     if (!run) throw new Error(`unknown scenario ${name}; expected one of ${scenarioNames.join(', ')}`);
+    useFileSettings({});
     const result = await run(process.env.DATABASE_URL!);
     console.log(`CHAOS-RESULT ${JSON.stringify(result)}`);
   } catch (err) {

@@ -18,7 +18,7 @@ import { createTenant } from '../support/harness.js';
  */
 /** Until every event of the organisation is numbered: a run that finds the lock taken leaves them to the holder. */
 async function numberAll(organisationId: string): Promise<void> {
-  while (!(await sequenceEvents(organisationId))) await new Promise((resolve) => setTimeout(resolve, 10));
+  await eventually(() => sequenceEvents(organisationId), 20_000, 'a numbering run that finds the lock free', 10);
 }
 
 /** Every event of the organisation with its position (null: not numbered), in position order. */

@@ -9,6 +9,7 @@ import { startJobWorker } from '../../src/queues/start-worker.js';
 import { enqueueDeliveries } from '../../src/services/webhooks/enqueue-deliveries.js';
 import { eventually } from '../support/eventually.js';
 import { useFileSettings } from '../support/file-settings.js';
+import { processConfig } from '../../src/config.js';
 
 const config = useFileSettings({
   // A queue prefix of this file alone: its workers must not take the jobs of other files, nor theirs.
@@ -119,8 +120,8 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     const urlOfA = `https://a-${randomUUID()}.example/hooks`;
     const firstBatch = deliveriesOf(a, urlOfA, sentAtOncePerDestination() + 12);
     const secondBatch = deliveriesOf(a, urlOfA, sentAtOncePerDestination() + 12);
-    await enqueueDeliveries(firstBatch);
-    await enqueueDeliveries(secondBatch);
+    await enqueueDeliveries(firstBatch, processConfig());
+    await enqueueDeliveries(secondBatch, processConfig());
     // The second batch's first jobs start (the virtual time passes the first batch's tags), then the
     // first batch's delayed jobs come back, and B's delivery is enqueued.
     for (const d of secondBatch.slice(0, sentAtOncePerDestination()))
@@ -128,7 +129,7 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     const returned = firstBatch.slice(sentAtOncePerDestination());
     for (const d of returned) await (await deliveries().getJob(d.id))!.promote();
     const [ofB] = deliveriesOf(b, `https://b-${randomUUID()}.example/hooks`, 1);
-    await enqueueDeliveries([ofB]);
+    await enqueueDeliveries([ofB], processConfig());
 
     const order: string[] = [];
     const worker = startJobWorker(webhookDeliveryJob, async ({ deliveryId }) => void order.push(deliveryId), { concurrency: 1 });

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { processConfig } from '../../src/config.js';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { availabilityHolds, reservations, reservationTables } from '../../src/db/schema/index.js';
@@ -414,7 +415,9 @@ describe('the invariant check (npm run cli -- check)', () => {
         status: 'created',
         source: 'api',
       });
-    expect((await checkInvariants({ venueIds: [venueId] })).pacingBlocksOverMaxCovers).toBe(1);
+    expect((await checkInvariants({ venueIds: [venueId], queuePrefixes: [processConfig().QUEUE_PREFIX] })).pacingBlocksOverMaxCovers).toBe(
+      1,
+    );
     await expireHold(hold.id);
     await expectInvariantsHold([venueId]);
   });

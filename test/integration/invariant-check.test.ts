@@ -112,7 +112,7 @@ describe('the invariant check (npm run cli -- check)', () => {
     const other = await createTenant();
     const fixture = await configureVenue(t.venueId, { pacing: [{ maxCovers: 10, windowMinutes: 30 }] });
     await configureVenue(other.venueId, {});
-    const zero = await checkInvariants({ venueIds: [t.venueId] });
+    const zero = await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX] });
     expect(Object.values(zero).every((n) => n === 0)).toBe(true);
 
     // Pacing: 12 covers starting in the 19:00–19:30 block; flagging one party brings it back to 7.
@@ -121,9 +121,13 @@ describe('the invariant check (npm run cli -- check)', () => {
     await insertReservation(t, '19:30', 5); // the next block
     await insertReservation(t, '19:10', 2, { status: 'cancelled' });
     await insertReservation(t, '19:20', 2);
-    expect((await checkInvariants({ venueIds: [t.venueId] })).pacingBlocksOverMaxCovers).toBe(1);
+    expect(
+      (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX] })).pacingBlocksOverMaxCovers,
+    ).toBe(1);
     await db().update(reservations).set({ needsAttention: true }).where(eq(reservations.id, flaggable.id));
-    expect((await checkInvariants({ venueIds: [t.venueId] })).pacingBlocksOverMaxCovers).toBe(0);
+    expect(
+      (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX] })).pacingBlocksOverMaxCovers,
+    ).toBe(0);
 
     // A cancelled reservation still holding its table live.
     const cancelled = await insertReservation(t, '21:00', 2, { status: 'cancelled', tableId: fixture.tableIds.T2, tableAssigned: true });
@@ -151,10 +155,10 @@ describe('the invariant check (npm run cli -- check)', () => {
     const old = new Date(Date.now() - (overdueDeliverySeconds + 60) * 1000);
     await insertDelivery(t, { status: 'pending', nextAttemptAt: old, updatedAt: old });
     const scheduled = await insertDelivery(t, { status: 'pending', nextAttemptAt: new Date(Date.now() + 3600_000), updatedAt: old });
-    await enqueueDeliveries([scheduled]);
+    await enqueueDeliveries([scheduled], processConfig());
     await insertDelivery(t, { status: 'delivered', updatedAt: old });
 
-    expect(await checkInvariants({ venueIds: [t.venueId] })).toEqual({
+    expect(await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX] })).toEqual({
       overlappingTableOccupants: 0,
       liveTablesOfFinishedReservations: 1,
       pacingBlocksOverMaxCovers: 0,
@@ -162,7 +166,11 @@ describe('the invariant check (npm run cli -- check)', () => {
       pendingDeliveriesWithoutJob: 1,
       overdueDeliveries: 1,
     });
-    expect(Object.values(await checkInvariants({ venueIds: [other.venueId] })).every((n) => n === 0)).toBe(true);
+    expect(
+      Object.values(await checkInvariants({ venueIds: [other.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX] })).every(
+        (n) => n === 0,
+      ),
+    ).toBe(true);
 
     // The command line: one JSON object, exit code 2 when anything is counted, 0 otherwise.
     const cli = (venue: string) =>
@@ -183,7 +191,9 @@ describe('the invariant check (npm run cli -- check)', () => {
       .update(webhookDeliveries)
       .set({ status: 'discarded', discardReason: 'max_attempts' })
       .where(eq(webhookDeliveries.venueId, t.venueId));
-    expect(Object.values(await checkInvariants({ venueIds: [t.venueId] })).every((n) => n === 0)).toBe(true);
+    expect(
+      Object.values(await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX] })).every((n) => n === 0),
+    ).toBe(true);
   });
 
   it("looks up a delivery's job under the queue prefixes it is given (--queue-prefixes), QUEUE_PREFIX alone by default", async () => {
@@ -198,7 +208,9 @@ describe('the invariant check (npm run cli -- check)', () => {
     });
     try {
       await other.add('delivery', { deliveryId: delivery.id }, { jobId: delivery.id, delay: 3600_000 });
-      expect((await checkInvariants({ venueIds: [t.venueId] })).pendingDeliveriesWithoutJob).toBe(1);
+      expect(
+        (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX] })).pendingDeliveriesWithoutJob,
+      ).toBe(1);
       expect((await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [otherPrefix] })).pendingDeliveriesWithoutJob).toBe(0);
       expect(
         (await checkInvariants({ venueIds: [t.venueId], queuePrefixes: [processConfig().QUEUE_PREFIX, otherPrefix] }))

@@ -24,4 +24,21 @@ describe('loading a module does nothing (docs/architecture.md "Composition root"
     });
     expect(stdout.trim()).toBe('loaded');
   });
+
+  it("the process configuration is the entry point's: asked for before it is set, it throws, even where the environment parses", async () => {
+    const program = [
+      "const { parseConfig, processConfig, useProcessConfig } = await import('./src/config.ts');",
+      "try { processConfig(); console.log('parsed the environment'); } catch (err) { console.log(`refused: ${err.message}`); }",
+      'useProcessConfig(parseConfig(process.env));',
+      'console.log(`set: ${processConfig().QUEUE_PREFIX}`);',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
+      env: { ...process.env, QUEUE_PREFIX: 'given-by-the-entry-point' },
+      timeout: 60_000,
+    });
+    expect(stdout.trim().split('\n')).toEqual([
+      'refused: the process configuration is not set: the entry point calls useProcessConfig (setUpProcess) first',
+      'set: given-by-the-entry-point',
+    ]);
+  });
 });

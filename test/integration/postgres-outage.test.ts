@@ -139,7 +139,12 @@ describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent read
     };
     const clients = [...Array.from({ length: 8 }, writer), ...Array.from({ length: 8 }, reader)];
 
-    await new Promise((r) => setTimeout(r, 2000));
+    // The load under way before the outage: bookings and reads answered.
+    await eventually(
+      async () => outcomes.some((o) => o.status === 201) && outcomes.some((o) => o.status === 200),
+      20_000,
+      'bookings and reads answered before the outage',
+    );
     const before = outcomes.length;
     await pg.stop('immediate');
     await new Promise((r) => setTimeout(r, outageMs));

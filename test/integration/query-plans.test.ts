@@ -176,7 +176,7 @@ describe('statements of the request and timer paths read large tables by index',
     rateLimitPerMinute: null,
     revoked: false,
   };
-  const reservationPage = (query: ReservationListQuery) =>
+  const reservationPage = (query: Omit<ReservationListQuery, 'cursorKey'>) =>
     db()
       .select()
       .from(reservations)

@@ -15,6 +15,7 @@ import { addEventJobs, eventJob } from '../../src/jobs/event-job.js';
 import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
 import { useOwnDatabase } from '../support/own-database.js';
+import { processConfig } from '../../src/config.js';
 
 // Queues and a database of its own: the sweepers act on every stale row of a database, and no
 // worker of another test file may take these jobs.
@@ -70,7 +71,7 @@ describe('the outbox sweeper after an outage', () => {
     expect(await sweepOutbox()).toBe(0);
     expect(await pending()).toBe(2500);
 
-    const stop = await startEventsRole();
+    const stop = await startEventsRole(processConfig());
     try {
       await eventually(
         async () => {
@@ -209,7 +210,7 @@ describe('the delivery sweeper after an outage', () => {
     const { automationId, deliveries } = await overdueDeliveries('Recovery', 1205, (i) => i >= 1200);
     const queue = getQueue(webhookDeliveryJob.queueName);
 
-    expect(await sweepDeliveries()).toBe(1200);
+    expect(await sweepDeliveries(processConfig())).toBe(1200);
     const states = await Promise.all(deliveries.map((d) => queue.getJobState(d.id)));
     // One destination: the first few of each batch (1000, then 200) are sent at once, the others
     // enqueued already postponed behind them.
@@ -217,7 +218,7 @@ describe('the delivery sweeper after an outage', () => {
     expect(handedBack.filter((s) => s === 'prioritized')).toHaveLength(16);
     expect(handedBack.filter((s) => s === 'delayed')).toHaveLength(1184);
     expect(states.slice(1200).every((s) => s === 'unknown')).toBe(true);
-    expect(await sweepDeliveries()).toBe(0);
+    expect(await sweepDeliveries(processConfig())).toBe(0);
     await db().delete(webhookDeliveries).where(eq(webhookDeliveries.automationId, automationId));
     await queue.obliterate({ force: true });
   });
@@ -234,7 +235,7 @@ describe('a delivery waiting behind the line', () => {
     );
     await queue.add('delivery', { deliveryId: randomUUID() }, { jobId: randomUUID(), priority: 5 });
 
-    expect(await sweepDeliveries()).toBe(0);
+    expect(await sweepDeliveries(processConfig())).toBe(0);
     // In the order the sweep reads them (their organisation's order of attempts).
     const inSweepOrder = await db()
       .select({ id: webhookDeliveries.id })

@@ -10,6 +10,7 @@ import { importJob, type ImportJob } from '../../src/jobs/import-job.js';
 import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { importChunkSize } from '../../src/services/imports/import-contract.js';
 import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
+import { eventually } from '../support/eventually.js';
 import { waitForImport } from '../support/imports.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
@@ -305,12 +306,17 @@ describe('worker-imports killed in the middle of an import', () => {
     const res = await api.post('/imports/reservations', { rows: mixedRows(t.venueId, stranger.venueId) });
     const id = res.body.import.id;
     // SIGKILL as soon as the first chunk has committed.
-    let processed = 0;
-    // The child needs a few seconds to start (tsx) on a loaded machine.
-    for (const until = Date.now() + 45_000; Date.now() < until && processed < importChunkSize;) {
-      [{ processedRows: processed }] = await db().select({ processedRows: imports.processedRows }).from(imports).where(eq(imports.id, id));
-      if (processed < importChunkSize) await new Promise((r) => setTimeout(r, 5));
-    }
+    // The child needs a few seconds to start (tsx) on a loaded machine; polled often, so that the kill
+    // lands between the first chunks.
+    await eventually(
+      async () => {
+        const [{ processedRows }] = await db().select({ processedRows: imports.processedRows }).from(imports).where(eq(imports.id, id));
+        return processedRows >= importChunkSize;
+      },
+      45_000,
+      'the first chunk committed',
+      5,
+    );
     await killGroup(first);
     const [interrupted] = await db().select().from(imports).where(eq(imports.id, id));
     expect(interrupted.status).toBe('processing');
@@ -319,11 +325,12 @@ describe('worker-imports killed in the middle of an import', () => {
 
     // The dead worker's BullMQ lock expires and the new worker takes the job over.
     spawnImportsWorker();
-    const started = Date.now();
-    for (let status = 'processing'; status === 'processing' && Date.now() - started < 60_000;) {
-      await new Promise((r) => setTimeout(r, 250));
-      [{ status }] = await db().select({ status: imports.status }).from(imports).where(eq(imports.id, id));
-    }
+    await eventually(
+      async () => (await db().select({ status: imports.status }).from(imports).where(eq(imports.id, id)))[0].status !== 'processing',
+      60_000,
+      'the import taken over and concluded',
+      250,
+    );
     const done = (await api.get(`/imports/${id}`)).body.import;
     expect(done).toMatchObject({ status: 'completed', createdRows: 595, updatedRows: 5, rejectedRows: 400 });
     expect(new Set(done.rejections.map((r: any) => r.row)).size).toBe(400);

@@ -126,7 +126,7 @@ describe('round trips of a webhook delivery', () => {
         const reservationId = await book();
         const [{ id: eventId }] = await checks<Array<{ id: string }>>`select id::text from events where subject_id = ${reservationId}`;
         await queue.pause();
-        await processEvents([eventId]);
+        await processEvents([eventId], config);
         const arrived = receiver.received.length;
         sent.length = 0;
         commands.length = 0;

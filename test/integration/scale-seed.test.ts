@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processConfig } from '../../src/config.js';
 import { seedScaleHistory } from '../../bench/support/scale-seed.js';
 import { pool } from '../../src/db/client.js';
 import { closeQueues } from '../../src/queues/queues.js';
@@ -34,7 +35,7 @@ describe('bench:seed (the scale data set)', () => {
   });
 
   it('satisfies every invariant of cli check', async () => {
-    const counts = await checkInvariants();
+    const counts = await checkInvariants({ queuePrefixes: [processConfig().QUEUE_PREFIX] });
     expect(counts).toMatchObject({ overlappingTableOccupants: 0, liveTablesOfFinishedReservations: 0, pacingBlocksOverMaxCovers: 0 });
     expect(totalViolations(counts)).toBe(0);
   });

@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processConfig } from '../../src/config.js';
 import { client, createTenant, useTestServer } from '../support/harness.js';
+import { eventually } from '../support/eventually.js';
 import { countBlockedBy } from '../support/lock-waits.js';
 import { spawnServeApp, type ServeAppProcess } from '../support/serve-app-process.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
@@ -20,11 +21,8 @@ const waitingStatements = () => countBlockedBy(holderPid, own);
 /** Milliseconds until `check` holds (polled every 20 ms: how fast a cancel lands is what is measured). */
 async function until(check: () => Promise<boolean>, ms: number): Promise<number> {
   const started = Date.now();
-  while (Date.now() - started < ms) {
-    if (await check()) return Date.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`not within ${ms} ms`);
+  await eventually(check, ms, `the waiting statements within ${ms} ms`, 20);
+  return Date.now() - started;
 }
 
 /** Runs `during` while the test's own session holds the venue row FOR UPDATE: a booking's first statement (FOR SHARE on it) waits. */

@@ -12,12 +12,13 @@ import {
 } from '../../src/db/schema/index.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { startJobWorker } from '../../src/queues/start-worker.js';
-import { handleTimerJob } from '../../src/jobs/timer-handler.js';
+import { createTimerJobHandler } from '../../src/jobs/timer-handler.js';
 import { timerJob } from '../../src/jobs/timer-job.js';
 import { markNoShows, notifyLateReservations } from '../../src/services/timers/late-reservations.js';
 import { eventually } from '../support/eventually.js';
 import { client, createTenant, useTestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
+import { processConfig } from '../../src/config.js';
 
 const server = useTestServer();
 
@@ -56,8 +57,8 @@ async function runTimerJobsConcurrently(task: 'late-no-show' | 'daily-purge', co
   const queue = getQueue(timerJob.queueName);
   // Two workers of the timers queue, as two worker-timers processes would run them.
   const workers = [
-    startJobWorker(timerJob, handleTimerJob, { concurrency: 1 }),
-    startJobWorker(timerJob, handleTimerJob, { concurrency: 1 }),
+    startJobWorker(timerJob, createTimerJobHandler(processConfig()), { concurrency: 1 }),
+    startJobWorker(timerJob, createTimerJobHandler(processConfig()), { concurrency: 1 }),
   ];
   try {
     const jobs = await queue.addBulk(Array.from({ length: count }, () => ({ name: task, data: { task } })));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events, guests, waitlistOffers } from '../../src/db/schema/index.js';
 import { closeQueues } from '../../src/queues/queues.js';
-import { handleEventJob } from '../../src/jobs/event-handler.js';
+import { createEventJobHandler } from '../../src/jobs/event-handler.js';
 import { eventJob, type EventJob } from '../../src/jobs/event-job.js';
 import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { processEventInBatch } from '../../src/services/event-processing/process-event.js';
@@ -12,6 +12,7 @@ import { eventually } from '../support/eventually.js';
 import { client, createKey, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
+import { processConfig } from '../../src/config.js';
 
 // Its own queues, so that this file's worker-events handles exactly the events it waits for.
 useOwnQueuePrefix('wl');
@@ -19,7 +20,7 @@ useOwnQueuePrefix('wl');
 const server = useTestServer();
 let eventsWorker: RunningWorker<EventJob>;
 beforeAll(async () => {
-  eventsWorker = startJobWorker(eventJob, handleEventJob, { concurrency: 5 });
+  eventsWorker = startJobWorker(eventJob, createEventJobHandler(processConfig()), { concurrency: 5 });
 });
 afterAll(async () => {
   await eventsWorker.close();
@@ -262,7 +263,7 @@ describe('compatible_table_freed', () => {
       .from(events)
       .where(and(eq(events.subjectId, booked.id), eq(events.type, 'reservation_cancelled')));
     await db().update(events).set({ dispatchedAt: null }).where(eq(events.id, cancelled.id));
-    await processEventInBatch({ eventId: cancelled.id });
+    await processEventInBatch({ eventId: cancelled.id }, processConfig());
     expect(await offersOf(venueId)).toEqual([fits.id]);
     expect(await db().select().from(waitlistOffers).where(eq(waitlistOffers.freedByEventId, cancelled.id))).toEqual([
       expect.objectContaining({ waitlistEntryId: fits.id, tableIds: [fixture.tableIds.T4] }),

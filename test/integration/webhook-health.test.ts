@@ -7,7 +7,7 @@ import { metricsRegistry } from '../../src/metrics/metrics.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, testConfig, type Client } from '../support/harness.js';
-import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import { emitReservationEvent, eventIdOf, sendSentinel, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import type { ReceivedWebhook } from '../support/webhook-receiver.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
@@ -17,12 +17,15 @@ useOwnQueuePrefix('health');
 
 // The partner answers the first request, then fails until told otherwise.
 let partnerAnswers = (_request: ReceivedWebhook, index: number): number | Promise<number> => (index === 0 ? 200 : 500);
+// Sentinels for "nothing more arrives" come from a venue of their own (sendSentinel), always answered 200.
+let sentinelVenueId: string | undefined;
+const venueIdOf = (request: ReceivedWebhook): string => JSON.parse(request.body.toString('utf8')).venueId;
 // The retry schedule compressed, and a destination disabled after 3 failed attempts in a row however
 // short the streak (docs/webhooks.md "Endpoint health").
 const pipeline = useWebhookPipeline({
   config: testConfig({ WEBHOOK_DISABLE_AFTER_FAILURES: 3, WEBHOOK_DISABLE_AFTER_MINUTES: 0 }),
   retry: { backoffScale: 0.001 },
-  policy: (request, index) => partnerAnswers(request, index),
+  policy: (request, index) => (venueIdOf(request) === sentinelVenueId ? 200 : partnerAnswers(request, index)),
 });
 
 const eventsOfType = async (api: Client, venueId: string, type: string) =>
@@ -41,6 +44,18 @@ describe('endpoint health', () => {
       action: { type: 'partner_notification' },
     });
     expect(automation.status).toBe(201);
+    const sentinels = await createTenant();
+    sentinelVenueId = sentinels.venueId;
+    const sentinelApi = client(pipeline.url, sentinels.key);
+    await sentinelApi.post('/webhook-endpoints', { venueId: sentinels.venueId, url: pipeline.receiver.url });
+    await sentinelApi.post('/automations', {
+      venueId: sentinels.venueId,
+      name: 'Sentinel',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification' },
+    });
+    /** The requests of the partner's own destination, the sentinels left out. */
+    const toPartner = () => pipeline.receiver.received.filter((r) => venueIdOf(r) === tenant.venueId);
 
     // A success first: lastSuccessAt survives the disabling and the re-enabling.
     const first = await emitReservationEvent(tenant);
@@ -77,11 +92,11 @@ describe('endpoint health', () => {
       10_000,
       'the jobs removed',
     );
-    const sentBeforeRecovery = pipeline.receiver.received.length;
-    // An absence: no event marks it. The jobs being gone is the check that counts; this short wait only
-    // gives a send that should not exist (the compressed schedule retries within 60-300 ms) a chance to show.
-    await new Promise((r) => setTimeout(r, 500));
-    expect(pipeline.receiver.received).toHaveLength(sentBeforeRecovery);
+    const sentBeforeRecovery = toPartner().length;
+    // The jobs being gone is the check that counts; a sentinel sent after it lets a send already under
+    // way show (the compressed schedule retries within 60-300 ms).
+    await sendSentinel(sentinels, pipeline.receiver);
+    expect(toPartner()).toHaveLength(sentBeforeRecovery);
 
     const disabledEvents = await eventsOfType(api, tenant.venueId, 'webhook_endpoint_disabled');
     expect(disabledEvents).toHaveLength(1);
@@ -127,10 +142,10 @@ describe('endpoint health', () => {
     const enabledEvents = await eventsOfType(api, tenant.venueId, 'webhook_endpoint_enabled');
     expect(enabledEvents).toHaveLength(1);
     expect(enabledEvents[0].data.webhookEndpoint).toMatchObject({ id: endpointId, isActive: true, health: { state: 'healthy' } });
-    // An absence again (a resend would be enqueued by the PATCH itself and reach the receiver in milliseconds):
-    // a short wait; the recovery below, whose requests must be the next four, checks it once more.
-    await new Promise((r) => setTimeout(r, 300));
-    expect(pipeline.receiver.received).toHaveLength(sentBeforeRecovery);
+    // Nothing resent: a resend would be enqueued by the PATCH itself, before the sentinel's event exists;
+    // the recovery below, whose requests must be the next four, checks it once more.
+    await sendSentinel(sentinels, pipeline.receiver);
+    expect(toPartner()).toHaveLength(sentBeforeRecovery);
 
     // One of the five dates from before the window (as if discarded two hours ago): the recovery of
     // the last hour sends the other four, in event order, one at a time.
@@ -160,8 +175,10 @@ describe('endpoint health', () => {
     expect(recovered.body.recovery).toMatchObject({ endpointId, since: windowStart.toISOString(), deliveries: 4 });
     expect(Date.parse(recovered.body.recovery.until)).toBeGreaterThanOrEqual(windowStart.getTime());
 
-    const resent = (await pipeline.receiver.waitFor(sentBeforeRecovery + 4)).slice(sentBeforeRecovery);
-    expect(resent.map((r) => JSON.parse(r.body.toString()).eventId)).toEqual(expectedOrder);
+    const resent = (
+      await eventually(async () => toPartner().length >= sentBeforeRecovery + 4 && toPartner(), 20_000, 'the four resent')
+    ).slice(sentBeforeRecovery);
+    expect(resent.map(eventIdOf)).toEqual(expectedOrder);
     expect(mostInFlight).toBe(1);
     for (const eventId of expectedOrder) await waitForDelivery(eventId, (d) => d.status === 'delivered');
 
@@ -170,9 +187,9 @@ describe('endpoint health', () => {
     expect(repeated.status).toBe(202);
     expect(repeated.headers.get('idempotent-replayed')).toBe('true');
     expect(repeated.body.recovery.id).toBe(recovered.body.recovery.id);
-    // An absence: a second recovery would send at once, one at a time as above; a short wait lets it show.
-    await new Promise((r) => setTimeout(r, 500));
-    expect(pipeline.receiver.received).toHaveLength(sentBeforeRecovery + 4);
+    // A second recovery would send at once, as the request above was answered: before the sentinel's event exists.
+    await sendSentinel(sentinels, pipeline.receiver);
+    expect(toPartner()).toHaveLength(sentBeforeRecovery + 4);
     const [left] = await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, outside));
     expect(left).toMatchObject({ status: 'discarded', discardReason: 'endpoint_disabled' });
   }, 60_000);

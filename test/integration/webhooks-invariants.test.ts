@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
 
-import { processConfig } from '../../src/config.js';
 import { logger } from '../../src/logger.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
@@ -19,13 +18,13 @@ const pipeline = useWebhookPipeline();
 /** Nothing a refused destination answers may name an address or what the resolver said. */
 const revealing = /127\.0\.0\.1|::1|ENOTFOUND|EAI_AGAIN|getaddrinfo|not public|loopback|localhost|no-such-host/;
 
-/** With private targets refused, as in production (the flag is read at every send). */
+/** With private targets refused by the file's app and worker, as in production (the flag is read at every send). */
 async function refusingPrivateTargets<T>(run: () => Promise<T>): Promise<T> {
-  processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
+  pipeline.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
   try {
     return await run();
   } finally {
-    processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
+    pipeline.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
   }
 }
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 
-import { processConfig } from '../../src/config.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { webhookBackoffStrategy } from '../../src/lib/webhook-backoff.js';
@@ -17,6 +16,8 @@ import {
   afterAttempt,
   deliveriesOfEvent,
   emitReservationEvent,
+  eventIdOf,
+  sendSentinel,
   useWebhookPipeline,
   waitForDelivery,
   waitForDispatch,
@@ -141,8 +142,11 @@ describe('webhook delivery', () => {
     const delivery = await waitForDelivery(eventId, (d) => d.attempts === 1 && d.lastResponseStatus === 302);
     expect(delivery.status).toBe('pending');
     expect(delivery.lastError).toMatch(/redirect/);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(r.received).toHaveLength(1);
+    // The next request is the scheduled retry, at its time: nothing was sent in between (a followed
+    // redirect, an immediate second attempt).
+    const [first, second] = await r.waitFor(2);
+    expect(second.headers['x-service-idempotency-key']).toBe(first.headers['x-service-idempotency-key']);
+    expect(second.receivedAt).toBeGreaterThanOrEqual(delivery.nextAttemptAt!.getTime());
     await client(pipeline.url, tenant.key).patch(`/automations/${(await deliveriesOfEvent(eventId))[0].automationId}`, {
       status: 'inactive',
     });
@@ -230,8 +234,10 @@ describe('webhook delivery', () => {
     const test = await api.post('/webhook-endpoints/test', { endpointId: endpoint.body.webhookEndpoint.id });
     expect(test.status).toBe(200);
     expect(test.body.delivery.status).toBe('failed');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(r.received).toHaveLength(0);
+    // A live organisation's webhook to the same receiver, set off after all of the above: the only request.
+    const live = await setUp({ receiverUrl: r.url });
+    const sentinel = await sendSentinel(live.tenant, r);
+    expect(r.received.map(eventIdOf)).toEqual([sentinel]);
   });
 
   it('does not run inactive automations or automations of other event types or unmet conditions', async () => {
@@ -322,12 +328,16 @@ describe('exactly once', () => {
     const { eventId } = await emitReservationEvent(tenant);
     await waitForDelivery(eventId, (d) => d.status === 'delivered');
     await db().update(events).set({ dispatchedAt: null }).where(eq(events.id, eventId));
-    await Promise.all([processEventInBatch({ eventId }), processEventInBatch({ eventId }), processEventInBatch({ eventId })]);
+    await Promise.all([
+      processEventInBatch({ eventId }, pipeline.config),
+      processEventInBatch({ eventId }, pipeline.config),
+      processEventInBatch({ eventId }, pipeline.config),
+    ]);
     expect(await db().select().from(automationRuns).where(eq(automationRuns.eventId, eventId))).toHaveLength(1);
     expect(await deliveriesOfEvent(eventId)).toHaveLength(1);
     expect((await waitForDispatch(eventId)).dispatchedAt).not.toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(r.received).toHaveLength(1);
+    const sentinel = await sendSentinel(tenant, r);
+    expect(r.received.map(eventIdOf)).toEqual([eventId, sentinel]);
   });
 
   it('an event that happened before the automation existed, processed after it was created, is not sent', async () => {
@@ -340,7 +350,7 @@ describe('exactly once', () => {
     await waitForDelivery(after.eventId, (d) => d.status === 'delivered');
     // As a worker far behind would: the earlier event processed once the automation exists.
     await db().update(events).set({ dispatchedAt: null }).where(eq(events.id, before.eventId));
-    await processEventInBatch({ eventId: before.eventId });
+    await processEventInBatch({ eventId: before.eventId }, pipeline.config);
     expect((await waitForDispatch(before.eventId)).dispatchedAt).not.toBeNull();
     expect(await db().select().from(automationRuns).where(eq(automationRuns.eventId, before.eventId))).toEqual([]);
     expect(await deliveriesOfEvent(before.eventId)).toEqual([]);
@@ -355,16 +365,21 @@ describe('exactly once', () => {
     const ids = emitted.map((e) => e.eventId);
     await r.waitFor(ids.length);
     await db().update(events).set({ dispatchedAt: null }).where(inArray(events.id, ids));
-    await Promise.all([processEvents(ids.slice(0, 8)), processEvents(ids.slice(4)), processEvents([...ids].reverse())]);
+    await Promise.all([
+      processEvents(ids.slice(0, 8), pipeline.config),
+      processEvents(ids.slice(4), pipeline.config),
+      processEvents([...ids].reverse(), pipeline.config),
+    ]);
     const runs = await db().select().from(automationRuns).where(inArray(automationRuns.eventId, ids));
     expect(runs).toHaveLength(ids.length);
     const deliveries = await db().select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, ids));
     expect(deliveries).toHaveLength(ids.length);
     expect(new Set(deliveries.map((d) => d.venueId))).toEqual(new Set([tenant.venueId, other.tenant.venueId]));
     expect((await db().select().from(events).where(inArray(events.id, ids))).every((e) => e.dispatchedAt !== null)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(new Set(r.received.map((q) => String(q.headers['x-service-idempotency-key']))).size).toBe(ids.length);
-    expect(r.received).toHaveLength(ids.length);
+    const sentinel = await sendSentinel(tenant, r);
+    const batched = r.received.filter((q) => eventIdOf(q) !== sentinel);
+    expect(new Set(batched.map((q) => String(q.headers['x-service-idempotency-key']))).size).toBe(ids.length);
+    expect(batched).toHaveLength(ids.length);
   });
 
   it('the sweeper enqueues a pending delivery whose job Redis lost', async () => {
@@ -380,7 +395,7 @@ describe('exactly once', () => {
       .update(webhookDeliveries)
       .set({ nextAttemptAt: sql`clock_timestamp() - interval '2 minutes'` })
       .where(eq(webhookDeliveries.id, waiting.id));
-    expect(await sweepDeliveries()).toBeGreaterThanOrEqual(1);
+    expect(await sweepDeliveries(pipeline.config)).toBeGreaterThanOrEqual(1);
     await r.waitFor(1);
     expect((await waitForDelivery(eventId, (d) => d.status === 'delivered')).attempts).toBe(1);
   });
@@ -433,7 +448,7 @@ describe('address check', () => {
     const r = await pipeline.startReceiver();
     // An https address on 127.0.0.1, by name: resolved, checked and refused before any connection.
     const { tenant } = await setUp({ receiverUrl: `https://localhost:${new URL(r.url).port}/hooks` });
-    processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
+    pipeline.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = false;
     try {
       const { eventId } = await emitReservationEvent(tenant);
       const delivery = await waitForDelivery(eventId, afterAttempt(2));
@@ -441,7 +456,7 @@ describe('address check', () => {
       expect(delivery.lastError).toBe(destinationNotAllowed);
       expect(r.received).toHaveLength(0);
     } finally {
-      processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
+      pipeline.config.WEBHOOKS_ALLOW_PRIVATE_TARGETS = true;
     }
   }, 30_000);
 });
@@ -461,8 +476,8 @@ describe('HTTP client', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     try {
-      const first = await postWebhook({ url, headers: {}, body: Buffer.from('{}') });
-      const second = await postWebhook({ url, headers: {}, body: Buffer.from('{}') });
+      const first = await postWebhook({ url, headers: {}, body: Buffer.from('{}'), allowPrivate: true });
+      const second = await postWebhook({ url, headers: {}, body: Buffer.from('{}'), allowPrivate: true });
       expect([first.status, second.status]).toEqual([200, 200]);
       expect(connections).toBe(2);
     } finally {
@@ -472,7 +487,7 @@ describe('HTTP client', () => {
 
   it('gives up after 10 s without an answer', async () => {
     const r = await pipeline.startReceiver(() => 'hold');
-    const outcome = await postWebhook({ url: r.url, headers: {}, body: Buffer.from('{}'), timeoutMs: 300 });
+    const outcome = await postWebhook({ url: r.url, headers: {}, body: Buffer.from('{}'), allowPrivate: true, timeoutMs: 300 });
     expect(outcome).toMatchObject({ ok: false, status: null, error: 'no answer within 0.3 s' });
     expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
   });

@@ -5,7 +5,9 @@ import { parseConfig, processConfig, useProcessConfig, type Config } from '../..
  * statement timeout…): made the process's configuration before anything has used it (the database,
  * Redis and the queues are created on first use, from it), and put in the environment that the
  * file's child processes (workers, the CLI) inherit. Call it at the top of the file, after the
- * imports: no module reads the configuration when it is loaded.
+ * imports: no module reads the configuration when it is loaded. A script that runs app modules in a
+ * process of its own (a benchmark, a chaos scenario, a test's child) calls it too, as its entry
+ * point: processConfig() refuses to guess.
  */
 export function useFileSettings(settings: Record<string, string>): Config {
   Object.assign(process.env, settings);

@@ -5,6 +5,9 @@
  */
 import { connectRedis } from '../../src/redis.js';
 import { DestinationSlots } from '../../src/services/webhooks/destination-slots.js';
+import { useFileSettings } from './file-settings.js';
+
+useFileSettings({}); // Redis's address and topology
 
 const [prefix, destination, limit, count, leaseMs] = process.argv.slice(2);
 const slots = new DestinationSlots({

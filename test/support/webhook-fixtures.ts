@@ -13,7 +13,7 @@ import type { RetrySchedule } from '../../src/lib/webhook-backoff.js';
 import { systemActor, transactionWithEvents } from '../../src/services/outbox/outbox.js';
 import { client, createKey, startTestServer, testConfig, type TestServer } from './harness.js';
 import { eventually } from './eventually.js';
-import { startWebhookReceiver, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';
+import { startWebhookReceiver, type ReceivedWebhook, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';
 
 export interface WebhookPipeline {
   /** The URL of the API server. */
@@ -22,6 +22,8 @@ export interface WebhookPipeline {
   receiver: WebhookReceiver;
   /** Another receiver, closed with the others after the file. */
   startReceiver: (policy?: ReceiverPolicy) => Promise<WebhookReceiver>;
+  /** The configuration the server and the webhook role were built with: both read WEBHOOKS_ALLOW_PRIVATE_TARGETS at every send. */
+  config: Config;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface WebhookPipeline {
  * server, a receiver (answering with `policy`, 200 by default), worker-events and worker-webhooks
  * (unless `webhooksRole: false`, for a file that runs it as its own process; its retry waits scaled by
  * `retry`, the real schedule by default), and that stop them all after the file. The server and the
- * webhook role are built with `config` (the run's by default). The fields are set once beforeAll has run.
+ * webhook role are built with `config` (the run's by default). The url and receiver are set once beforeAll has run.
  */
 export function useWebhookPipeline(
   options: { policy?: ReceiverPolicy; webhooksRole?: boolean; retry?: RetrySchedule; config?: Config } = {},
@@ -38,6 +40,7 @@ export function useWebhookPipeline(
   const receivers: WebhookReceiver[] = [];
   const stopRoles: Array<() => Promise<void>> = [];
   const pipeline = {
+    config: options.config ?? testConfig(),
     startReceiver: async (policy?: ReceiverPolicy) => {
       const receiver = await startWebhookReceiver(policy);
       receivers.push(receiver);
@@ -45,11 +48,11 @@ export function useWebhookPipeline(
     },
   } as WebhookPipeline;
   beforeAll(async () => {
-    server = await startTestServer({ config: options.config });
+    server = await startTestServer({ config: pipeline.config });
     pipeline.url = server.url;
     pipeline.receiver = await pipeline.startReceiver(options.policy);
-    stopRoles.push(await startEventsRole());
-    if (options.webhooksRole !== false) stopRoles.push(await startWebhooksRole(options.config ?? testConfig(), options.retry));
+    stopRoles.push(await startEventsRole(pipeline.config));
+    if (options.webhooksRole !== false) stopRoles.push(await startWebhooksRole(pipeline.config, options.retry));
   });
   afterAll(async () => {
     // Receivers first: a request they hold would keep its worker from stopping.
@@ -209,3 +212,19 @@ export async function waitForDispatch(eventId: string) {
 export const afterAttempt = (n: number) => (d: typeof webhookDeliveries.$inferSelect) =>
   d.attempts === n &&
   (d.status !== 'pending' || (d.nextAttemptAt !== null && d.lastAttemptAt !== null && d.nextAttemptAt > d.lastAttemptAt));
+
+/** The event id of a webhook's envelope. */
+export const eventIdOf = (request: ReceivedWebhook): string => JSON.parse(request.body.toString('utf8')).eventId;
+
+/**
+ * A sentinel for "nothing more arrives": emits one more reservation event for `tenant`, whose
+ * automation sends to `receiver`, and resolves with its event id once its webhook has arrived. A send
+ * that should not exist and was set off before (a second job, a resend) has been under way longer than
+ * the sentinel, which still had to pass the outbox and the events worker: a test asserts on what
+ * arrived besides it instead of sleeping for a fixed time.
+ */
+export async function sendSentinel(tenant: { organisationId: string; venueId: string }, receiver: WebhookReceiver): Promise<string> {
+  const { eventId } = await emitReservationEvent(tenant);
+  await eventually(async () => receiver.received.some((r) => eventIdOf(r) === eventId), 20_000, `the sentinel webhook of event ${eventId}`);
+  return eventId;
+}

@@ -15,6 +15,7 @@ import autocannon from 'autocannon';
 import postgres from 'postgres';
 import type { Destination, Tally } from '../chaos/chaos-world.js';
 import { endAll, endProcess, isRunning, startOwnRedis, type RoleProcess } from '../chaos/own-processes.js';
+import { useFileSettings } from '../support/file-settings.js';
 import { freePort, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { openSse } from '../support/sse-client.js';
 
@@ -284,7 +285,7 @@ async function main(): Promise<void> {
   );
 
   // The tenant, made directly (this process's own modules on the direct URL).
-  process.env.DATABASE_URL = directUrl;
+  useFileSettings({ DATABASE_URL: directUrl });
   const { createApiKey, createOrganisation } = await import('../../src/services/keys/key-service.js');
   const { createVenue } = await import('../../src/services/venues/venue-service.js');
   const { configureDemoVenue } = await import('../../src/services/venue-config/demo-venue.js');

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { endAll } from '../chaos/own-processes.js';
+import { useFileSettings } from '../support/file-settings.js';
 import { ensureRedisBinaries } from './own-redis-topologies.js';
 
 const args = process.argv.slice(2);
@@ -26,8 +27,8 @@ const url = new URL(adminUrl);
 url.pathname = `/${database}`;
 const databaseUrl = url.toString();
 // The app modules this process loads (tenants, committed events) use this database.
-process.env.DATABASE_URL = databaseUrl;
 delete process.env.REDIS_URL;
+useFileSettings({ DATABASE_URL: databaseUrl });
 
 let failures = 0;
 try {

@@ -94,7 +94,25 @@ describe('dependency rules of src/', () => {
   it('keeps job definitions (src/jobs/*-job.ts) free of services: producers import them, the handlers call the services', () => {
     expect(jobDefinitionsImportingServices(graph)).toEqual([]);
   });
+
+  it('gives services their settings: none reads the process configuration', () => {
+    expect(servicesReadingTheConfiguration(readSources('src/services'))).toEqual([]);
+  });
 });
+
+/** The text of every module under `dir` (relative to the repository), by path. */
+function readSources(dir: string): Map<string, string> {
+  const files = readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+  return new Map(files.map((f) => [`${dir}/${f.split(path.sep).join('/')}`, readFileSync(path.join(root, dir, f), 'utf8')]));
+}
+
+/**
+ * A service is handed what it needs (RouteServices, DeliveryWorker, a constructor, a parameter): it
+ * neither asks for the process's configuration nor parses one. Only the Config type may be imported.
+ */
+function servicesReadingTheConfiguration(sources: Map<string, string>): string[] {
+  return [...sources].filter(([, text]) => /\b(processConfig|parseConfig)\b/.test(text)).map(([file]) => file);
+}
 
 /** Job definitions (queue name, payload schema, options) import no service: a service enqueueing a job imports its definition. */
 function jobDefinitionsImportingServices(sourceGraph: ImportGraph): string[] {
@@ -145,6 +163,17 @@ describe('the checks themselves', () => {
       ['src/jobs/x-handler.ts', new Set(['src/services/x/run.ts'])],
     ]);
     expect(jobDefinitionsImportingServices(jobs)).toEqual(['src/jobs/x-job.ts imports src/services/x/enqueue.ts']);
+  });
+
+  it('reports a service that reads the process configuration, not one given a setting', () => {
+    const sources = new Map([
+      ['src/services/a/reads.ts', "import { processConfig } from '../../config.js';\nconst key = () => processConfig().secretsKey;"],
+      [
+        'src/services/a/given.ts',
+        "import type { Config } from '../../config.js';\nexport const keyOf = (config: Config) => config.secretsKey;",
+      ],
+    ]);
+    expect(servicesReadingTheConfiguration(sources)).toEqual(['src/services/a/reads.ts']);
   });
 
   it('reports a cycle', () => {

@@ -4,7 +4,7 @@ import { automationRuns, automations, events, webhookDeliveries, webhookEndpoint
 import { conditionsMatch } from '../../lib/automation-conditions.js';
 import { groupBy } from '../../lib/group-by.js';
 import { isAutomationTrigger } from '../../lib/event-catalogue.js';
-import { enqueueDeliveries } from '../webhooks/enqueue-deliveries.js';
+import { enqueueDeliveries, type DeliveryQueueSettings } from '../webhooks/enqueue-deliveries.js';
 import { deliveryKey } from '../webhooks/envelope.js';
 
 type EventRow = typeof events.$inferSelect;
@@ -52,7 +52,7 @@ function matchingPairs(liveEvents: EventRow[], candidates: AutomationRow[]): Arr
  * batch. Safe to repeat, also concurrently: a replay finds the same rows (rows are written in key
  * order, so two batches sharing events cannot deadlock), and BullMQ ignores a job id it already has.
  */
-export async function runAutomations(batch: EventRow[]): Promise<void> {
+export async function runAutomations(batch: EventRow[], settings: DeliveryQueueSettings): Promise<void> {
   // Test organisations send nothing (docs/api.md "Keys, limits"); most events match no automation;
   // operator events run none, even for an automation row that names them.
   const liveEvents = [...new Map(batch.filter((e) => e.livemode && isAutomationTrigger(e.type)).map((e) => [e.id, e])).values()];
@@ -109,5 +109,5 @@ export async function runAutomations(batch: EventRow[]): Promise<void> {
       .returning();
     return deliveries.filter((d) => d.status === 'pending');
   });
-  await enqueueDeliveries(pending);
+  await enqueueDeliveries(pending, settings);
 }

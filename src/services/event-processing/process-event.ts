@@ -7,6 +7,7 @@ import { createMicroBatcher, type BatchOutcomes, type MicroBatcher } from '../..
 import { eventBatchSize, eventJob, type EventJob } from '../../jobs/event-job.js';
 import { isQueueConnectionReady } from '../../queues/queues.js';
 import { runAutomations } from '../automations/run-automations.js';
+import type { DeliveryQueueSettings } from '../webhooks/enqueue-deliveries.js';
 import { offerFreedTable } from '../waitlist/offer-freed-table.js';
 import { enqueueEventsWhenRedisIsBack } from '../outbox/outbox.js';
 
@@ -17,12 +18,12 @@ import { enqueueEventsWhenRedisIsBack } from '../outbox/outbox.js';
  * (sweeper, crash before the mark, concurrent jobs) changes nothing. An event whose offer failed is
  * not marked and fails alone.
  */
-export async function processEvents(ids: string[]): Promise<BatchOutcomes<string>> {
+export async function processEvents(ids: string[], settings: DeliveryQueueSettings): Promise<BatchOutcomes<string>> {
   const outcomes: BatchOutcomes<string> = new Map();
   const rows = (await db().select().from(events).where(inArray(events.id, ids))).filter((e) => !e.dispatchedAt);
   if (!rows.length) return outcomes;
   try {
-    await runAutomations(rows);
+    await runAutomations(rows, settings);
   } catch (err) {
     // Redis went away while the deliveries were enqueued: these jobs may be lost with it (an emptied
     // Redis), so the events are enqueued again as soon as Redis is back rather than after the sweeper's 30 s.
@@ -59,14 +60,14 @@ export async function processEvents(ids: string[]): Promise<BatchOutcomes<string
  * not process fails its own job only; a database or Redis that is unreachable fails them all at
  * once (their jobs are postponed without consuming an attempt, start-worker.ts).
  */
-async function processBatch(ids: string[]): Promise<BatchOutcomes<string>> {
+async function processBatch(ids: string[], settings: DeliveryQueueSettings): Promise<BatchOutcomes<string>> {
   try {
-    return await processEvents(ids);
+    return await processEvents(ids, settings);
   } catch (err) {
     if (ids.length === 1 || isConnectionError(err) || !isQueueConnectionReady()) throw err;
     const outcomes: BatchOutcomes<string> = new Map();
     for (const id of ids) {
-      await processEvents([id]).then(
+      await processEvents([id], settings).then(
         (alone) => outcomes.set(id, alone.get(id)),
         (e: unknown) => outcomes.set(id, e instanceof Error ? e : new Error(String(e))),
       );
@@ -85,11 +86,21 @@ const eventBatchLingerMs = 5;
  */
 const batchers = new Map<string, { batcher: MicroBatcher<string>; running: number }>();
 
-/** worker-events: one outbox event, processed in a batch with its organisation's jobs running beside it. */
-export async function processEventInBatch({ eventId, organisationId = '' }: EventJob): Promise<void> {
+/**
+ * worker-events: one outbox event, processed in a batch with its organisation's jobs running beside
+ * it; the deliveries enqueued with the role's `settings` (one configuration per process: a batcher
+ * takes those of the job that started it).
+ */
+export async function processEventInBatch({ eventId, organisationId = '' }: EventJob, settings: DeliveryQueueSettings): Promise<void> {
   let entry = batchers.get(organisationId);
   if (!entry) {
-    entry = { batcher: createMicroBatcher(processBatch, { maxSize: eventBatchSize, lingerMs: eventBatchLingerMs }), running: 0 };
+    entry = {
+      batcher: createMicroBatcher((ids: string[]) => processBatch(ids, settings), {
+        maxSize: eventBatchSize,
+        lingerMs: eventBatchLingerMs,
+      }),
+      running: 0,
+    };
     batchers.set(organisationId, entry);
   }
   entry.running++;

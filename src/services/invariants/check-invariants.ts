@@ -1,8 +1,7 @@
 import { Queue } from 'bullmq';
-import { processConfig } from '../../config.js';
 import { pool } from '../../db/client.js';
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
-import { getQueue, getQueueConnection } from '../../queues/queues.js';
+import { getQueueConnection } from '../../queues/queues.js';
 import { bullPrefixOf } from '../../redis/key-layout.js';
 import { deliveryOverdueAfterSeconds } from '../webhooks/sweep-deliveries.js';
 
@@ -39,11 +38,11 @@ export interface InvariantScope {
   /** Only these venues (tests check the venues they made); every venue when absent. */
   venueIds?: readonly string[];
   /**
-   * The queue prefixes whose webhook-delivery queue may hold a delivery's job: QUEUE_PREFIX when
-   * absent. A delivery has a job when one of them has it waiting, delayed or active (a test run
-   * whose files each use a prefix of their own checks them all).
+   * The queue prefixes whose webhook-delivery queue may hold a delivery's job (the command line's
+   * QUEUE_PREFIX unless told others). A delivery has a job when one of them has it waiting, delayed
+   * or active (a test run whose files each use a prefix of their own checks them all).
    */
-  queuePrefixes?: readonly string[];
+  queuePrefixes: readonly string[];
 }
 
 /** Minutes of an HH:mm column, in SQL. */
@@ -55,7 +54,7 @@ const minutesOf = (column: string) => pool().unsafe(`(split_part(${column}, ':',
  * transient delivery count but never a transient table, pacing or tag count (those are committed
  * atomically).
  */
-export async function checkInvariants(scope: InvariantScope = {}): Promise<InvariantCounts> {
+export async function checkInvariants(scope: InvariantScope): Promise<InvariantCounts> {
   const venues = scope.venueIds ? [...scope.venueIds] : null;
   const inScope = (column: string) =>
     venues ? pool()`and ${pool()(column)} = any(string_to_array(${venues.join(',')}, ',')::uuid[])` : pool()``;
@@ -118,7 +117,7 @@ export async function checkInvariants(scope: InvariantScope = {}): Promise<Invar
     liveTablesOfFinishedReservations: occupancy.finished,
     pacingBlocksOverMaxCovers: pacing.over,
     unknownGuestServiceTags: tags.unknown,
-    pendingDeliveriesWithoutJob: await countWithoutJob(deliveries.pending, scope.queuePrefixes ?? [processConfig().QUEUE_PREFIX]),
+    pendingDeliveriesWithoutJob: await countWithoutJob(deliveries.pending, scope.queuePrefixes),
     overdueDeliveries: deliveries.overdue,
   };
 }
@@ -128,9 +127,8 @@ async function countWithoutJob(ids: string[], prefixes: readonly string[]): Prom
   let missing = ids;
   for (const prefix of new Set(prefixes)) {
     if (!missing.length) break;
-    const own = prefix === processConfig().QUEUE_PREFIX;
     const name = webhookDeliveryJob.queueName;
-    const queue = own ? getQueue(name) : new Queue(name, { connection: getQueueConnection(), prefix: bullPrefixOf(prefix, name) });
+    const queue = new Queue(name, { connection: getQueueConnection(), prefix: bullPrefixOf(prefix, name) });
     try {
       const stillMissing: string[] = [];
       for (let i = 0; i < missing.length; i += 200) {
@@ -141,7 +139,7 @@ async function countWithoutJob(ids: string[], prefixes: readonly string[]): Prom
       missing = stillMissing;
     } finally {
       // The connection is shared: closing the queue leaves it to closeQueues.
-      if (!own) await queue.close();
+      await queue.close();
     }
   }
   return missing.length;

@@ -21,7 +21,7 @@ export interface ReservationListQuery extends ListQuery {
 }
 
 /** The conditions of GET /reservations (the key's visibility included); exported for the plan test. */
-export function reservationListFilters(auth: AuthContext, query: ReservationListQuery): (SQL | undefined)[] {
+export function reservationListFilters(auth: AuthContext, query: Omit<ReservationListQuery, 'cursorKey'>): (SQL | undefined)[] {
   return [
     eq(reservations.organisationId, auth.organisationId),
     visibleVenueIds(auth, reservations.venueId),

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { TimerTask } from '../../jobs/timer-job.js';
 import { sweepOutbox } from '../outbox/sweep-outbox.js';
+import type { DeliveryQueueSettings } from '../webhooks/enqueue-deliveries.js';
 import { sweepDeliveries } from '../webhooks/sweep-deliveries.js';
 import { purgeExpiredIdempotencyKeys } from '../idempotency/idempotency-store.js';
 import { purgeTrashedGuests } from '../guests/guest-service.js';
@@ -11,11 +12,11 @@ import { analyzeChangedTables } from './analyze-tables.js';
 import { markNoShows, notifyLateReservations } from './late-reservations.js';
 import { purgeConcludedDeliveries } from './purge-deliveries.js';
 
-const tasks: Record<TimerTask, (log: Logger) => Promise<unknown>> = {
-  'outbox-sweep': async () => ({
+const tasks: Record<TimerTask, (log: Logger, settings: DeliveryQueueSettings) => Promise<unknown>> = {
+  'outbox-sweep': async (_log, settings) => ({
     events: await sweepOutbox(),
     // Webhook deliveries are swept on the same beat: their rows are an outbox of their own.
-    deliveries: await sweepDeliveries(),
+    deliveries: await sweepDeliveries(settings),
     stalledImports: await requeueStalledImports(),
   }),
   'daily-purge': async () => ({
@@ -32,7 +33,7 @@ const tasks: Record<TimerTask, (log: Logger) => Promise<unknown>> = {
   'analyze-tables': async () => ({ analysed: await analyzeChangedTables() }),
 };
 
-export async function runTimerTask(task: TimerTask, log: Logger): Promise<void> {
-  const result = await tasks[task](log);
+export async function runTimerTask(task: TimerTask, log: Logger, settings: DeliveryQueueSettings): Promise<void> {
+  const result = await tasks[task](log, settings);
   log.debug({ task, result }, 'timer task done');
 }

@@ -21,8 +21,8 @@ import {
 } from './delivery-state.js';
 import { disableFailingEndpoint } from './endpoint-health.js';
 import { serialiseEnvelope } from './envelope.js';
-import { postWebhook, type WebhookOutcome } from './post-webhook.js';
-import { getOrganisationSecretState, secretStateOf, type SigningSecretOpener } from './signing-secrets.js';
+import { postWebhook, type WebhookOutcome, type WebhookTargetSettings } from './post-webhook.js';
+import { getOrganisationSecretState, secretStateOf, type SigningSecretBox } from './signing-secrets.js';
 import { getMainEndpoint } from './webhook-endpoint-service.js';
 
 /**
@@ -40,12 +40,13 @@ export type DeliveryOutcome =
 
 /**
  * What a worker-webhooks process delivers with besides its slots: how it schedules retries, when it
- * disables a destination that keeps failing, and its opener of signing secrets.
+ * disables a destination that keeps failing, its signing secrets and where it may send.
  */
 export interface DeliveryWorker {
   retry: RetrySchedule;
   health: EndpointHealthThresholds;
-  secrets: SigningSecretOpener;
+  secrets: SigningSecretBox;
+  targets: WebhookTargetSettings;
 }
 
 /** What the steps may do to the job that carries the delivery (a BullMQ job, behind the adapter). */
@@ -71,10 +72,12 @@ type Destination = { endpointId: string | null; url: string | null } & ({ secret
 /** Where this attempt goes and which secrets sign it; an unusable destination is a failed attempt. */
 async function resolveDestination(
   { delivery, endpoint: pinned, organisationSecret }: DeliveryContext,
-  secrets: SigningSecretOpener,
+  secrets: SigningSecretBox,
 ): Promise<Destination> {
   if (delivery.destination === 'url') {
-    const state = organisationSecret ? secretStateOf(organisationSecret) : await getOrganisationSecretState(delivery.organisationId);
+    const state = organisationSecret
+      ? secretStateOf(organisationSecret)
+      : await getOrganisationSecretState(delivery.organisationId, secrets);
     return { endpointId: null, url: delivery.url, secrets: secrets.open(state), scheme: 'service-v1' };
   }
   // The venue's main destination is pinned at its first use: a redelivery goes to the same one.
@@ -158,7 +161,7 @@ export interface PreparedDelivery {
 export async function prepareDelivery(
   slots: DestinationSlots,
   job: DeliveryJobControl,
-  secrets: SigningSecretOpener,
+  secrets: SigningSecretBox,
 ): Promise<PreparedDelivery | DeliveryOutcome> {
   const { deliveryId, destination: expected, after } = job.data;
   if (expected && (await slots.isSaturated(expected))) return postpone(slots, job, expected);
@@ -185,6 +188,7 @@ export async function attemptDelivery(
   slots: DestinationSlots,
   job: DeliveryJobControl,
   prepared: PreparedDelivery,
+  targets: WebhookTargetSettings,
 ): Promise<AttemptedDelivery | DeliveryOutcome> {
   const { context, destination } = prepared;
   const origin = 'error' in destination ? null : destinationOf(destination.url ?? '');
@@ -201,6 +205,7 @@ export async function attemptDelivery(
             url: destination.url ?? '',
             headers: signedHeaders(destination.scheme, destination.secrets, context.delivery.idempotencyKey, body),
             body,
+            allowPrivate: targets.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
           });
     return { ...prepared, claimed, sent };
   } finally {
@@ -282,7 +287,7 @@ export async function deliverWebhookJob(
 ): Promise<DeliveryOutcome> {
   const prepared = await prepareDelivery(slots, job, worker.secrets);
   if (isOutcome(prepared)) return prepared;
-  const attempted = await attemptDelivery(slots, job, prepared);
+  const attempted = await attemptDelivery(slots, job, prepared, worker.targets);
   if (isOutcome(attempted)) return attempted;
   return concludeDelivery(job, attempted, log, worker);
 }

@@ -10,7 +10,7 @@ import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { mapInChunks } from '../../lib/chunks.js';
 import type { AttemptRow, DeliveryRow } from './delivery-json.js';
 import { clearFinishedDeliveryJob, clearFinishedDeliveryJobs } from '../../jobs/webhook-delivery-job.js';
-import { enqueueDeliveries } from './enqueue-deliveries.js';
+import { enqueueDeliveries, type DeliveryQueueSettings } from './enqueue-deliveries.js';
 import { reopenDeliveries } from './delivery-state.js';
 import type { WebhookEndpointRow } from './webhook-endpoint-json.js';
 import { getVisibleEndpoint } from './webhook-endpoint-service.js';
@@ -73,7 +73,7 @@ const stillPending = () =>
  * enqueues the pending rows. `inOrder`: each first attempt waits for the outcome of the previous
  * one's, which wakes it; the delays (a second apart) only bring a job back should its wake-up be lost.
  */
-async function enqueueNewCycles(reopened: DeliveryRow[], log: Logger, inOrder = false): Promise<void> {
+async function enqueueNewCycles(reopened: DeliveryRow[], settings: DeliveryQueueSettings, log: Logger, inOrder = false): Promise<void> {
   const now = Date.now();
   await enqueueDeliveries(
     reopened.map((d, i) => ({
@@ -81,6 +81,7 @@ async function enqueueNewCycles(reopened: DeliveryRow[], log: Logger, inOrder = 
       nextAttemptAt: inOrder ? new Date(now + i * orderedFallbackSpacingMs) : null,
       ...(inOrder ? { after: reopened[i - 1]?.id, next: reopened[i + 1]?.id } : {}),
     })),
+    settings,
   ).catch((err: unknown) =>
     log.warn({ err: (err as Error).message, deliveries: reopened.length }, 'redelivery not enqueued; the delivery sweeper will'),
   );
@@ -92,14 +93,19 @@ const orderedFallbackSpacingMs = 1000;
  * A new cycle of five attempts for a concluded delivery: same idempotency key, body and destination.
  * The row is reopened first (only one of two concurrent calls wins).
  */
-export async function redeliver(auth: AuthContext, idOrKey: string, log: Logger = logger): Promise<DeliveryRow> {
+export async function redeliver(
+  auth: AuthContext,
+  idOrKey: string,
+  settings: DeliveryQueueSettings,
+  log: Logger = logger,
+): Promise<DeliveryRow> {
   const delivery = await getVisibleDelivery(auth, idOrKey);
   if (delivery.status === 'pending') throw stillPending();
   // The last attempt may still be finishing (its row already concluded): that job id is not free yet.
   if (!(await clearFinishedDeliveryJob(delivery.id))) throw stillPending();
   const [reopened] = await reopenDeliveries([delivery.id], 'concluded');
   if (!reopened) throw stillPending();
-  await enqueueNewCycles([reopened], log);
+  await enqueueNewCycles([reopened], settings, log);
   return reopened;
 }
 
@@ -126,7 +132,13 @@ async function getRecoverableEndpoint(auth: AuthContext, endpointId: string, con
  * lock of the destination (a concurrent disabling waits, then discards them); a delivery whose last
  * attempt is still finishing is left out. Recorded in webhook_recoveries.
  */
-export async function recoverDeliveries(auth: AuthContext, endpointId: string, window: { since: Date; until: Date }, log: Logger = logger) {
+export async function recoverDeliveries(
+  auth: AuthContext,
+  endpointId: string,
+  window: { since: Date; until: Date },
+  settings: DeliveryQueueSettings,
+  log: Logger = logger,
+) {
   const endpoint = await getRecoverableEndpoint(auth, endpointId);
   const candidates = await db()
     .select({ id: webhookDeliveries.id })
@@ -159,6 +171,7 @@ export async function recoverDeliveries(auth: AuthContext, endpointId: string, w
   const rank = new Map(free.map((id, i) => [id, i]));
   await enqueueNewCycles(
     reopened.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!),
+    settings,
     log,
     true,
   );

@@ -1,4 +1,4 @@
-import { processConfig } from '../../config.js';
+import type { Config } from '../../config.js';
 import { groupBy } from '../../lib/group-by.js';
 import { destinationOf } from '../../lib/webhook-destination.js';
 import { webhookDeliveryJob, type WebhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
@@ -32,6 +32,13 @@ export interface DeliveryToEnqueue {
   next?: string;
 }
 
+/**
+ * What enqueueing deliveries reads of the process's configuration, handed down by the role or the app
+ * that enqueues: the deployment's prefix (the destinations' lines live under it) and how many attempts
+ * a destination takes at once.
+ */
+export type DeliveryQueueSettings = Pick<Config, 'QUEUE_PREFIX' | 'WEBHOOK_DESTINATION_CONCURRENCY'>;
+
 /** docs/operations.md "Bull Board": `<event type> → <endpoint host>`, so that an operator sees what a job is about. */
 export function deliveryJobName(d: Pick<DeliveryToEnqueue, 'eventType' | 'url'>): string {
   let host = "the venue's endpoint";
@@ -49,7 +56,7 @@ export function deliveryJobName(d: Pick<DeliveryToEnqueue, 'eventType' | 'url'>)
  * behind the destination's waiting jobs (DestinationSlots.holdBack): the release of a slot wakes them in
  * order, their delay (about their turn) is the fallback.
  */
-export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promise<void> {
+export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[], settings: DeliveryQueueSettings): Promise<void> {
   if (!deliveries.length) return;
   const now = Date.now();
   const dueIn = (d: DeliveryToEnqueue) => Math.max(0, (d.nextAttemptAt?.getTime() ?? now) - now);
@@ -59,8 +66,8 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[]): Promis
     [...groupBy(dueNow, (d) => destinationOfDelivery.get(d.id)!)].map(([destination, list]) => [destination, list.map((d) => d.id)]),
   );
   const heldBack = await DestinationSlots.holdBack(getQueueConnection(), byDestination, {
-    prefix: processConfig().QUEUE_PREFIX,
-    limit: processConfig().WEBHOOK_DESTINATION_CONCURRENCY,
+    prefix: settings.QUEUE_PREFIX,
+    limit: settings.WEBHOOK_DESTINATION_CONCURRENCY,
   });
   // Only the jobs that go to the workers now take a place in the line; those enqueued delayed run
   // behind it when they come back (src/queues/fair-share.ts).

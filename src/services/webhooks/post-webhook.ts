@@ -2,12 +2,18 @@ import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { processConfig } from '../../config.js';
+import type { Config } from '../../config.js';
 import { checkAddress } from '../../lib/ip-address-check.js';
 import { logger } from '../../logger.js';
 
 export const webhookTimeoutMs = 10_000;
 export const webhookUserAgent = 'service-webhook/1';
+
+/**
+ * WEBHOOKS_ALLOW_PRIVATE_TARGETS of the app or worker that sends (tests and local development: private
+ * addresses and plain http), handed to it by its composition root and read at every send.
+ */
+export type WebhookTargetSettings = Pick<Config, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS'>;
 
 export interface WebhookPost {
   url: string;
@@ -15,7 +21,7 @@ export interface WebhookPost {
   headers: Record<string, string>;
   body: Buffer;
   /** Deliver to non-public addresses and over plain http (tests only; refused in production by config). */
-  allowPrivate?: boolean;
+  allowPrivate: boolean;
   timeoutMs?: number;
 }
 
@@ -112,7 +118,7 @@ function summariseError(err: unknown, host: string): string {
  */
 export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
   const started = performance.now();
-  const allowPrivate = post.allowPrivate ?? processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS;
+  const { allowPrivate } = post;
   const timeoutMs = post.timeoutMs ?? webhookTimeoutMs;
   const done = (status: number | null, error: string | null, summary = error ?? '', body: Buffer | null = null): WebhookOutcome => ({
     ok: error === null,

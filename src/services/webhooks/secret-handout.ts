@@ -1,12 +1,11 @@
 import { and, eq } from 'drizzle-orm';
-import { processConfig } from '../../config.js';
 import { db, type Tx } from '../../db/client.js';
 import { webhookSecretRotations } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
-import { openSecret } from '../../lib/secret-box.js';
 import { rotationReplayOutcome } from '../../lib/secret-rotation.js';
 import { finishIdempotentRequest, startIdempotentRequest } from '../idempotency/idempotency-store.js';
+import type { SigningSecretBox } from './signing-secrets.js';
 
 /** The Idempotency-Key claim of a request, in the shape of the shared idempotency store. */
 export interface SecretIdempotency {
@@ -85,7 +84,7 @@ export function secretSuperseded(): ApiError {
 }
 
 /** Rule 5 of docs/webhooks.md: the secret of the record while it is still the current version. */
-export function openHandedOutSecret(record: HandoutRecord, currentVersion: number | null): string {
+export function openHandedOutSecret(record: HandoutRecord, currentVersion: number | null, secrets: SigningSecretBox): string {
   if (currentVersion === null || rotationReplayOutcome(record.secretVersion, currentVersion) === 'superseded') throw secretSuperseded();
-  return openSecret(record.secret, processConfig().secretsKey);
+  return secrets.openOne(record.secret);
 }

@@ -7,7 +7,13 @@ import { ApiError } from '../../core/errors.js';
 import { rotateSecretState } from '../../lib/secret-rotation.js';
 import type { SignatureScheme } from '../../lib/webhook-signature.js';
 import { handOutSecretOnce, openHandedOutSecret, type RememberSecret, type SecretIdempotency } from './secret-handout.js';
-import { getOrganisationSecretState, sealNewSecret, secretColumnsOf, secretStateOf, type SealedSecretState } from './signing-secrets.js';
+import {
+  getOrganisationSecretState,
+  secretColumnsOf,
+  secretStateOf,
+  type SealedSecretState,
+  type SigningSecretBox,
+} from './signing-secrets.js';
 import { getVisibleEndpoint } from './webhook-endpoint-service.js';
 
 export type RotationTarget = { kind: 'organisation' } | { kind: 'endpoint'; endpointId: string };
@@ -23,6 +29,7 @@ async function lockTarget(
   tx: Tx,
   auth: AuthContext,
   target: RotationTarget,
+  secrets: SigningSecretBox,
 ): Promise<{ state: SealedSecretState; scheme: SignatureScheme }> {
   if (target.kind === 'endpoint') {
     const [row] = await tx
@@ -33,7 +40,7 @@ async function lockTarget(
     if (!row) throw ApiError.notFound('Webhook endpoint');
     return { state: secretStateOf(row), scheme: row.signatureScheme };
   }
-  await getOrganisationSecretState(auth.organisationId, tx);
+  await getOrganisationSecretState(auth.organisationId, secrets, tx);
   const [row] = await tx
     .select()
     .from(organisationWebhookSecrets)
@@ -42,7 +49,7 @@ async function lockTarget(
   return { state: secretStateOf(row), scheme: 'service-v1' };
 }
 
-async function currentVersion(auth: AuthContext, target: RotationTarget): Promise<number | null> {
+async function currentVersion(auth: AuthContext, target: RotationTarget, secrets: SigningSecretBox): Promise<number | null> {
   if (target.kind === 'endpoint') {
     const [row] = await db()
       .select({ version: webhookEndpoints.secretVersion })
@@ -50,7 +57,7 @@ async function currentVersion(auth: AuthContext, target: RotationTarget): Promis
       .where(eq(webhookEndpoints.id, target.endpointId));
     return row?.version ?? null;
   }
-  return (await getOrganisationSecretState(auth.organisationId)).version;
+  return (await getOrganisationSecretState(auth.organisationId, secrets)).version;
 }
 
 async function rotate(
@@ -58,10 +65,11 @@ async function rotate(
   target: RotationTarget,
   overlapMinutes: number,
   remember: RememberSecret | null,
+  secrets: SigningSecretBox,
 ): Promise<RotationResult> {
   return transaction(async (tx) => {
-    const { state, scheme } = await lockTarget(tx, auth, target);
-    const { secret, sealed } = sealNewSecret(scheme);
+    const { state, scheme } = await lockTarget(tx, auth, target, secrets);
+    const { secret, sealed } = secrets.sealNew(scheme);
     const next = rotateSecretState(state, sealed, new Date(), overlapMinutes);
     const columns = secretColumnsOf(next);
     if (target.kind === 'endpoint') {
@@ -86,22 +94,24 @@ async function rotate(
 }
 
 /**
- * Generates the next secret version of an endpoint or of the organisation and returns it once; the
- * same Idempotency-Key returns it again while it is current, then 409 (docs/webhooks.md rule 5).
+ * Generates the next secret version of an endpoint or of the organisation, sealed by `secrets`, and
+ * returns it once; the same Idempotency-Key returns it again while it is current, then 409
+ * (docs/webhooks.md rule 5).
  */
 export async function rotateWebhookSecret(
   auth: AuthContext,
   target: RotationTarget,
   overlapMinutes: number,
+  secrets: SigningSecretBox,
   idempotency?: SecretIdempotency,
 ) {
   if (target.kind === 'endpoint') await getVisibleEndpoint(auth, target.endpointId);
   return handOutSecretOnce(
     auth,
     idempotency,
-    (remember) => rotate(auth, target, overlapMinutes, remember),
+    (remember) => rotate(auth, target, overlapMinutes, remember, secrets),
     async (record): Promise<RotationResult> => ({
-      secret: openHandedOutSecret(record, await currentVersion(auth, target)),
+      secret: openHandedOutSecret(record, await currentVersion(auth, target, secrets), secrets),
       secretVersion: record.secretVersion,
       previousSecretExpiresAt: record.previousSecretExpiresAt.toISOString(),
     }),

@@ -1,5 +1,4 @@
 import { eq } from 'drizzle-orm';
-import { processConfig } from '../../config.js';
 import { db, type DbOrTx } from '../../db/client.js';
 import { organisationWebhookSecrets } from '../../db/schema/index.js';
 import { openSecret, sealSecret } from '../../lib/secret-box.js';
@@ -34,24 +33,30 @@ export function secretColumnsOf(state: SealedSecretState): SecretColumns {
   };
 }
 
-/** A new secret in the format of the scheme it will sign with; the organisation's secret signs with `service-v1`. */
-export function sealNewSecret(scheme: SignatureScheme = 'service-v1'): { secret: string; sealed: string } {
-  const secret = generateWebhookSecret(scheme);
-  return { secret, sealed: sealSecret(secret, processConfig().secretsKey) };
-}
-
 const maxOpened = 1000;
 
 /**
- * Opens sealed signing secrets with the process's key (SECRETS_KEY), keeping those it has opened by
- * their sealed form (unique per secret: a random IV each): a delivery is signed at every attempt, and
- * deciphering was a fair part of an attempt's work. Bounded; the plaintexts stay in the memory of the
- * process that signs with them anyway. One per worker-webhooks process and one per web app.
+ * Seals new signing secrets and opens sealed ones with the process's key (SECRETS_KEY), given by the
+ * composition root. Keeps those it has opened by their sealed form (unique per secret: a random IV
+ * each): a delivery is signed at every attempt, and deciphering was a fair part of an attempt's work.
+ * Bounded; the plaintexts stay in the memory of the process that signs with them anyway. One per
+ * worker-webhooks process and one per web app.
  */
-export class SigningSecretOpener {
+export class SigningSecretBox {
   private readonly opened = new Map<string, string>();
 
   constructor(private readonly secretsKey: Buffer) {}
+
+  /** A new secret in the format of the scheme it will sign with; the organisation's secret signs with `service-v1`. */
+  sealNew(scheme: SignatureScheme = 'service-v1'): { secret: string; sealed: string } {
+    const secret = generateWebhookSecret(scheme);
+    return { secret, sealed: sealSecret(secret, this.secretsKey) };
+  }
+
+  /** One sealed secret in plain text (a secret handed out once, shown again for its Idempotency-Key). */
+  openOne(sealed: string): string {
+    return openSecret(sealed, this.secretsKey);
+  }
 
   /** The plaintext secrets that sign now, newest first. */
   open(state: SealedSecretState, now = new Date()): string[] {
@@ -73,7 +78,11 @@ export class SigningSecretOpener {
  * The organisation secret, created on first use: until someone rotates it, deliveries are signed
  * with this initial version 1, which is never shown.
  */
-export async function getOrganisationSecretState(organisationId: string, conn: DbOrTx = db()): Promise<SealedSecretState> {
+export async function getOrganisationSecretState(
+  organisationId: string,
+  secrets: SigningSecretBox,
+  conn: DbOrTx = db(),
+): Promise<SealedSecretState> {
   const [existing] = await conn
     .select()
     .from(organisationWebhookSecrets)
@@ -81,7 +90,7 @@ export async function getOrganisationSecretState(organisationId: string, conn: D
   if (existing) return secretStateOf(existing);
   await conn
     .insert(organisationWebhookSecrets)
-    .values({ organisationId, currentSecret: sealNewSecret().sealed, secretVersion: 1, previousSecretExpiresAt: new Date() })
+    .values({ organisationId, currentSecret: secrets.sealNew().sealed, secretVersion: 1, previousSecretExpiresAt: new Date() })
     .onConflictDoNothing();
   const [row] = await conn.select().from(organisationWebhookSecrets).where(eq(organisationWebhookSecrets.organisationId, organisationId));
   return secretStateOf(row);

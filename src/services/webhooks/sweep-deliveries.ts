@@ -6,7 +6,7 @@ import { behindTheLine, takeFairPrioritiesOf } from '../../queues/fair-share.js'
 import { getQueue } from '../../queues/queues.js';
 import { requeueUnlessPending } from '../../queues/requeue-jobs.js';
 import { webhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
-import { enqueueDeliveries } from './enqueue-deliveries.js';
+import { enqueueDeliveries, type DeliveryQueueSettings } from './enqueue-deliveries.js';
 
 /**
  * As for events (docs/architecture.md), 30 s: longer than any attempt in flight (10 s), so a row whose job
@@ -24,7 +24,7 @@ const overdue = sql`statement_timestamp() - make_interval(secs => ${deliveryOver
  * down during its attempts) gets a fresh job. Waiting, delayed and active jobs are left alone.
  * Batches follow each other until none is left, so an outage's backlog is handed back at once.
  */
-export async function sweepDeliveries(): Promise<number> {
+export async function sweepDeliveries(settings: DeliveryQueueSettings): Promise<number> {
   const queue = getQueue(webhookDeliveryJob.queueName);
   let requeued = 0;
   let after: { nextAttemptAt: Date | null; id: string } | undefined;
@@ -56,7 +56,12 @@ export async function sweepDeliveries(): Promise<number> {
       .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.id))
       .limit(batchSize);
     if (rows.length) {
-      requeued += await requeueUnlessPending(queue, rows, (toAdd) => enqueueDeliveries(toAdd.map((d) => ({ ...d, nextAttemptAt: null }))));
+      requeued += await requeueUnlessPending(queue, rows, (toAdd) =>
+        enqueueDeliveries(
+          toAdd.map((d) => ({ ...d, nextAttemptAt: null })),
+          settings,
+        ),
+      );
       await bringForwardFromBehindTheLine(queue, rows);
     }
     if (rows.length < batchSize) break;

@@ -3,8 +3,8 @@ import type { AuthContext } from '../../core/auth-context.js';
 import { getVisibleVenue } from '../venues/venue-service.js';
 import { signedHeaders } from '../../lib/webhook-signature.js';
 import { serialiseEnvelope } from './envelope.js';
-import { postWebhook } from './post-webhook.js';
-import { getOrganisationSecretState, secretStateOf, type SigningSecretOpener } from './signing-secrets.js';
+import { postWebhook, type WebhookTargetSettings } from './post-webhook.js';
+import { getOrganisationSecretState, secretStateOf, type SigningSecretBox } from './signing-secrets.js';
 import { getVisibleEndpoint } from './webhook-endpoint-service.js';
 
 export type TestTarget = { endpointId: string } | { venueId: string; url: string };
@@ -18,10 +18,16 @@ export interface TestDeliveryOutcome {
 }
 
 /**
- * POST /webhook-endpoints/test: a signed `webhook_test` sent now, with the secret the destination
- * would use (the endpoint's, or the organisation's for an address, opened by `secrets`), and not kept.
+ * POST /webhook-endpoints/test: a signed `webhook_test` sent now (where `targets` allow), with the
+ * secret the destination would use (the endpoint's, or the organisation's for an address, opened by
+ * `secrets`), and not kept.
  */
-export async function sendTestWebhook(auth: AuthContext, target: TestTarget, secrets: SigningSecretOpener): Promise<TestDeliveryOutcome> {
+export async function sendTestWebhook(
+  auth: AuthContext,
+  target: TestTarget,
+  secrets: SigningSecretBox,
+  targets: WebhookTargetSettings,
+): Promise<TestDeliveryOutcome> {
   const endpoint = 'endpointId' in target ? await getVisibleEndpoint(auth, target.endpointId) : null;
   const venueId = endpoint ? endpoint.venueId : (await getVisibleVenue(auth, (target as { venueId: string }).venueId)).id;
   const url = endpoint ? endpoint.url : (target as { url: string }).url;
@@ -30,7 +36,7 @@ export async function sendTestWebhook(auth: AuthContext, target: TestTarget, sec
   if (!auth.livemode)
     return { id, status: 'failed', responseStatus: null, durationMs: 0, error: 'not sent: test organisations send no webhooks' };
 
-  const state = endpoint ? secretStateOf(endpoint) : await getOrganisationSecretState(auth.organisationId);
+  const state = endpoint ? secretStateOf(endpoint) : await getOrganisationSecretState(auth.organisationId, secrets);
   const key = `test:${id}`;
   const body = Buffer.from(
     serialiseEnvelope({
@@ -48,6 +54,7 @@ export async function sendTestWebhook(auth: AuthContext, target: TestTarget, sec
     url,
     headers: signedHeaders(endpoint?.signatureScheme ?? 'service-v1', secrets.open(state), key, body),
     body,
+    allowPrivate: targets.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
   });
   return {
     id,

@@ -11,7 +11,7 @@ import { fetchPage, type ListQuery } from '../pagination.js';
 import { enableDisabledEndpoint } from './endpoint-health.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { handOutSecretOnce, openHandedOutSecret, type SecretIdempotency } from './secret-handout.js';
-import { sealNewSecret } from './signing-secrets.js';
+import type { SigningSecretBox } from './signing-secrets.js';
 import type { WebhookEndpointRow } from './webhook-endpoint-json.js';
 import type { SignatureScheme } from '../../lib/webhook-signature.js';
 
@@ -43,12 +43,13 @@ export async function getMainEndpoint(venueId: string, conn: DbOrTx = db()): Pro
 }
 
 /**
- * Registers a destination with secret version 1, returned once in plain text; with the same
- * Idempotency-Key, the same destination and secret while that secret is still current.
+ * Registers a destination with secret version 1 (sealed by `secrets`), returned once in plain text;
+ * with the same Idempotency-Key, the same destination and secret while that secret is still current.
  */
 export async function createEndpoint(
   auth: AuthContext,
   input: { venueId: string; url: string; signatureScheme?: SignatureScheme },
+  secrets: SigningSecretBox,
   idempotency?: SecretIdempotency,
 ) {
   const signatureScheme = input.signatureScheme ?? 'service-v1';
@@ -58,7 +59,7 @@ export async function createEndpoint(
     idempotency,
     (remember) =>
       transaction(async (tx) => {
-        const { secret, sealed } = sealNewSecret(signatureScheme);
+        const { secret, sealed } = secrets.sealNew(signatureScheme);
         const [endpoint] = await tx
           .insert(webhookEndpoints)
           .values({
@@ -84,7 +85,7 @@ export async function createEndpoint(
         .select()
         .from(webhookEndpoints)
         .where(eq(webhookEndpoints.id, record.endpointId ?? ''));
-      return { endpoint, secret: openHandedOutSecret(record, endpoint?.secretVersion ?? null) };
+      return { endpoint, secret: openHandedOutSecret(record, endpoint?.secretVersion ?? null, secrets) };
     },
   );
 }

@@ -1,12 +1,11 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { processConfig } from '../../config.js';
+import { ApiError } from '../../core/errors.js';
 import { checkAddress } from '../../lib/ip-address-check.js';
 
 /**
- * An address that may receive webhooks: HTTPS (plain http only where private targets are allowed,
- * i.e. tests), no credentials in it, and not an internal IP literal. Host names are checked when
- * resolved, at every attempt.
+ * The form of an address that may receive webhooks: http or https, no credentials in it. Whether it
+ * must be https and not an internal IP literal depends on the app's settings: checkWebhookTarget.
  */
 export const webhookUrlSchema = z
   .url({ protocol: /^https?$/ })
@@ -15,9 +14,21 @@ export const webhookUrlSchema = z
     // zod runs this refinement even when the url check above failed.
     if (!URL.canParse(value)) return;
     const url = new URL(value);
-    const allowPrivate = processConfig().WEBHOOKS_ALLOW_PRIVATE_TARGETS;
-    if (url.protocol !== 'https:' && !allowPrivate) ctx.addIssue({ code: 'custom', message: 'must be an https address' });
     if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not carry credentials' });
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (!allowPrivate && isIP(host) && !checkAddress(host).public) ctx.addIssue({ code: 'custom', message: 'must be a public address' });
   });
+
+/**
+ * The 400 of `field` (the path of the body's field) unless `url` is HTTPS and not an internal IP
+ * literal; both are allowed where private targets are (`allowPrivate`: tests). Host names are
+ * checked when resolved, at every attempt.
+ */
+export function checkWebhookTarget(url: string | null | undefined, field: string, allowPrivate: boolean): void {
+  if (!url || allowPrivate) return;
+  const parsed = new URL(url);
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  const problems = [
+    parsed.protocol === 'https:' ? null : 'must be an https address',
+    isIP(host) && !checkAddress(host).public ? 'must be a public address' : null,
+  ].filter((problem) => problem !== null);
+  if (problems.length) throw ApiError.invalid([field], `Invalid body: ${field}: ${problems.join('; ')}`);
+}
