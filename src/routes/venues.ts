@@ -8,6 +8,7 @@ import { keyed, pageOf } from '../core/response-schemas.js';
 import { venueSchema } from '../services/venues/venue-json.js';
 import { tableOptimisationValues, turnTimeSourceValues } from '../db/schema/index.js';
 import { getLearnedTurnTimes, learnedTurnTimesSchema } from '../services/turn-times/learned-turn-times.js';
+import { exampleLearnedTurnTimes } from '../http/openapi-examples.js';
 
 const idParams = z.object({ id: z.uuid() });
 
@@ -101,6 +102,7 @@ export const venueRoutes = [
       'kept within 30..300 minutes.',
     scope: 'venues:read',
     params: idParams,
+    examples: { response: exampleLearnedTurnTimes },
     handler: async ({ auth, params }) => ({ body: await getLearnedTurnTimes(auth, params.id) }),
   }),
 ];
