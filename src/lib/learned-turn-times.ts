@@ -140,18 +140,19 @@ export function clampLearnedMinutes(p50: number): number {
 }
 
 /**
- * The learned turn time of a party, from the resolved cells: null when its cell falls back to the
- * configured rule (or the venue has no such cell), so that the rule decides.
+ * The learned turn time of a party, from the resolved cells (p50 and p80, each kept within 30..300
+ * minutes): null when its cell falls back to the configured rule (or the venue has no such cell), so
+ * that the rule decides.
  */
 export function learnedMinutesOf(
   cells: ReadonlyMap<string, LearnedCell>,
   shiftId: string,
   dayOfWeek: number,
   partySize: number,
-): number | null {
+): { p50: number; p80: number } | null {
   const cell = cells.get(cellKey(shiftId, dayOfWeek, bandOf(partySize)));
   if (!cell || cell.borrowed === 'configured' || cell.p50Minutes === null) return null;
-  return clampLearnedMinutes(cell.p50Minutes);
+  return { p50: clampLearnedMinutes(cell.p50Minutes), p80: clampLearnedMinutes(cell.p80Minutes ?? cell.p50Minutes) };
 }
 
 /** The resolved cells keyed for learnedMinutesOf. */

@@ -132,14 +132,14 @@ describe('learnedMinutesOf: the p50 the engine uses, or null where the rule deci
     ...repeat(12, { shiftId: 'dinner', dayOfWeek: 1, partySize: 4 }, () => 130),
   ];
   const cells = indexLearnedCells(resolveLearnedCells(summariseTurnTimes(samples), [dinner], rule));
-  it.each<[string, string, number, number, number | null]>([
-    ['a learned p50 below 30 is clamped', 'dinner', 5, 2, 30],
-    ['a learned cell', 'dinner', 1, 3, 130],
-    ['borrowed from all days', 'dinner', 5, 4, 130],
+  it.each<[string, string, number, number, { p50: number; p80: number } | null]>([
+    ['a learned p50 below 30 is clamped', 'dinner', 5, 2, { p50: 30, p80: 30 }],
+    ['a learned cell', 'dinner', 1, 3, { p50: 130, p80: 130 }],
+    ['borrowed from all days', 'dinner', 5, 4, { p50: 130, p80: 130 }],
     ['a cell on the rules', 'dinner', 5, 7, null],
     ['an unknown shift', 'lunch', 5, 2, null],
     ['a day the shift does not run', 'dinner', 3, 2, null],
   ])('%s', (_name, shiftId, day, size, expected) => {
-    expect(learnedMinutesOf(cells, shiftId, day, size)).toBe(expected);
+    expect(learnedMinutesOf(cells, shiftId, day, size)).toEqual(expected);
   });
 });

@@ -16,7 +16,7 @@ function floor(overrides: Partial<FloorNow> = {}): FloorNow {
     seatings: [two('A'), two('B'), four('C')],
     seated: [],
     due: [],
-    turnMinutes: (size) => (size <= 2 ? 90 : size <= 4 ? 100 : undefined),
+    turnMinutes: (size) => (size <= 2 ? { p50: 90 } : size <= 4 ? { p50: 100 } : undefined),
     ...overrides,
   };
 }

@@ -189,7 +189,7 @@ export function chooseTurnTimeRule(rules: readonly TurnTimeRule[], shiftId: stri
 /**
  * The one place a party's turn time is decided (docs/reservations.md "Turn times and wait quotes"):
  * with the venue's turnTimeSource `learned`, the learned p50 of its cell (party-size band, shift, day
- * of week of the serviceDate; kept within 30..300 minutes) unless that cell falls back to the rules;
+ * of week of the serviceDate; kept within 30..300 minutes, with its p80) unless that cell falls back to the rules;
  * otherwise the configured rule. Availability, bookings, imports, the waiting list and the table
  * optimiser all ask here. Undefined: no rule and nothing learned.
  */
@@ -198,10 +198,10 @@ export function resolveTurnTime(
   shiftId: string,
   serviceDate: string,
   partySize: number,
-): { minutes: number; source: TurnTimeSource } | undefined {
+): { minutes: number; source: TurnTimeSource; p80Minutes?: number } | undefined {
   const cells = prepare(config).learnedCells;
   const learned = cells && shiftId ? learnedMinutesOf(cells, shiftId, isoDayOfWeek(serviceDate), partySize) : null;
-  if (learned !== null) return { minutes: learned, source: 'learned' };
+  if (learned !== null) return { minutes: learned.p50, source: 'learned', p80Minutes: learned.p80 };
   const rule = chooseTurnTimeRule(config.turnTimeRules, shiftId, partySize);
   return rule && { minutes: rule.durationMinutes, source: 'configured' };
 }

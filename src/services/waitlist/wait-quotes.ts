@@ -100,7 +100,10 @@ async function loadFloor(conn: DbOrTx, access: Pick<AuthContext, 'organisationId
     due: bookings
       .filter((b) => ['created', 'confirmed', 'arrived'].includes(b.status) && b.tableIds.length && !isLapsedHold(b, now))
       .map((b) => ({ tableIds: b.tableIds, partySize: b.partySize, startsAt: b.startsAt })),
-    turnMinutes: (partySize) => resolveTurnTime(config, service.shiftId, service.serviceDate, partySize)?.minutes,
+    turnMinutes: (partySize) => {
+      const turn = resolveTurnTime(config, service.shiftId, service.serviceDate, partySize);
+      return turn && { p50: turn.minutes, p80: turn.p80Minutes };
+    },
   };
   return { venue, floor, queue };
 }
