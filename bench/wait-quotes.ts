@@ -264,7 +264,8 @@ const cells = indexLearnedCells(
     configuredMinutes(size),
   ),
 );
-const learnedTurn: TurnLookup = (size, day) => learnedMinutesOf(cells, SHIFT, day, size) ?? { p50: clampLearnedMinutes(configuredMinutes(size)) };
+const learnedTurn: TurnLookup = (size, day) =>
+  learnedMinutesOf(cells, SHIFT, day, size) ?? { p50: clampLearnedMinutes(configuredMinutes(size)) };
 
 const pct = (n: number, of: number) => (of ? `${((100 * n) / of).toFixed(0)} %` : '—');
 const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);

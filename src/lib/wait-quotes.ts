@@ -163,13 +163,22 @@ type Duration = (turn: TurnMinutes, atLeastMinutes: number) => number;
  * One play of the evening: the seat time of each queued party in order, then of each asked size on
  * its own (Infinity: not before the last seating, or nothing fits).
  */
-function play(floor: FloorNow, queue: readonly number[], asking: readonly number[], duration: Duration): { queue: number[]; asking: number[] } {
+function play(
+  floor: FloorNow,
+  queue: readonly number[],
+  asking: readonly number[],
+  duration: Duration,
+): { queue: number[]; asking: number[] } {
   const timeline = new Timeline();
   for (const party of floor.seated) {
     const turn = floor.turnMinutes(party.partySize);
     const stayed = (floor.now - party.seatedAt) / MINUTE_MS;
     // A party with no known turn time keeps its table for the evening: nothing says when it leaves.
-    timeline.take(party.tableIds, party.seatedAt, turn === undefined ? Infinity : expectedEnd(party.seatedAt, duration(turn, stayed), floor.now));
+    timeline.take(
+      party.tableIds,
+      party.seatedAt,
+      turn === undefined ? Infinity : expectedEnd(party.seatedAt, duration(turn, stayed), floor.now),
+    );
   }
   for (const r of floor.due) {
     const turn = floor.turnMinutes(r.partySize);

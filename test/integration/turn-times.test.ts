@@ -134,7 +134,12 @@ describe('wait quotes', () => {
     });
     const api = client(server.url, t.key);
     const seat = async (table: string, partySize: number, minutesAgo: number) => {
-      const created = await api.post('/reservations', { venueId: t.venueId, partySize, source: 'walk_in', tableId: fixture.tableIds[table] });
+      const created = await api.post('/reservations', {
+        venueId: t.venueId,
+        partySize,
+        source: 'walk_in',
+        tableId: fixture.tableIds[table],
+      });
       expect(created.status).toBe(201);
       const id = created.body.reservation.id;
       expect((await api.patch(`/reservations/${id}`, { status: 'seated' })).status).toBe(200);
@@ -164,7 +169,13 @@ describe('wait quotes', () => {
     expect(Date.parse(couple.estimatedSeatTime.to)).toBeGreaterThanOrEqual(endOfB - MIN);
     expect(Date.parse(couple.estimatedSeatTime.to) - Date.parse(couple.estimatedSeatTime.from)).toBe(20 * MIN);
     expect(Math.abs(four.estimatedWaitMinutes - 90)).toBeLessThanOrEqual(1);
-    expect(crowd).toEqual({ partySize: 30, partiesAhead: 0, estimatedSeatTime: null, estimatedWaitMinutes: null, reason: 'after_last_seating' });
+    expect(crowd).toEqual({
+      partySize: 30,
+      partiesAhead: 0,
+      estimatedSeatTime: null,
+      estimatedWaitMinutes: null,
+      reason: 'after_last_seating',
+    });
 
     expect((await quote(api, venueId, [1, 2, 3, 4, 5, 6, 7, 8, 9])).body.error.details.fields).toEqual(['partySize']);
     expect((await quote(api, venueId, [])).status).toBe(400);

@@ -48,7 +48,9 @@ export const explainedSlotSchema = component(
       ...proposalFields,
       turnTimeSource: z
         .enum(turnTimeSourceValues)
-        .describe('where turnTimeMinutes comes from: the configured rule, or the learned p50 (docs/reservations.md "Turn times and wait quotes")'),
+        .describe(
+          'where turnTimeMinutes comes from: the configured rule, or the learned p50 (docs/reservations.md "Turn times and wait quotes")',
+        ),
     }),
     z.object({ time: localTime, available: z.literal(false), reason: z.enum(unavailableReasons) }),
   ]),
