@@ -272,9 +272,9 @@ const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + 
 
 console.log(`history: ${history.length} parties over 8 weeks; ${weeksPerLevel} weeks of nights per demand level, seed ${args.seed}`);
 console.log(
-  '| demand | queued parties | seated inside range: learned | rule | MAE min: learned | rule | learned vs rule | predicted end MAE min: learned | configured |',
+  '| demand | queued parties | quoted a time | of them not seated by the last seating | seated inside range: learned | rule | MAE min: learned | rule | learned vs rule | predicted end MAE min: learned | configured |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const demand of [0.6, 0.8, 0.95, 1.1, 1.3]) {
   const quotes: NightResult['quotes'] = [];
   const endErrors = { learned: [] as number[], configured: [] as number[] };
@@ -297,7 +297,7 @@ for (const demand of [0.6, 0.8, 0.95, 1.1, 1.3]) {
   const maeLearned = mean(quotedLearned.map((q) => error(q.learned!, q)));
   const maeRule = mean(quotedLearned.map((q) => error(q.rule, q)));
   console.log(
-    `| ${(demand * 100).toFixed(0)} % | ${quotes.length} | ${pct(quotedLearned.filter((q) => inside(q.learned!, q)).length, quotedLearned.length)} | ` +
+    `| ${(demand * 100).toFixed(0)} % | ${quotes.length} | ${quotedLearned.length} | ${quotedLearned.filter((q) => q.seatedAt === undefined).length} | ${pct(quotedLearned.filter((q) => inside(q.learned!, q)).length, quotedLearned.length)} | ` +
       `${pct(quotedLearned.filter((q) => inside(q.rule, q)).length, quotedLearned.length)} | ${maeLearned.toFixed(1)} | ${maeRule.toFixed(1)} | ` +
       `${quotedLearned.length ? `${((1 - maeLearned / maeRule) * 100).toFixed(0)} % lower` : '—'} | ` +
       `${mean(endErrors.learned).toFixed(1)} | ${mean(endErrors.configured).toFixed(1)} |`,
