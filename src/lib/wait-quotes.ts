@@ -17,7 +17,7 @@ const MINUTE_MS = 60_000;
 
 /** The narrowest range a quote gives, in minutes; a longer wait gets a third of itself. */
 export const MIN_RANGE_MINUTES = 20;
-/** The share of the range before the estimate: parties tend to sit later than expected more than earlier. */
+/** The share of a single play's range before its estimate (sampled plays place the range where most of them fall). */
 const RANGE_SHARE_BEFORE = 0.4;
 /** A party past its expected end is expected to leave within this many minutes. */
 export const OVERSTAY_GRACE_MINUTES = 5;
