@@ -17,7 +17,7 @@ import { fitsParty, orderedSeatings, type Seating } from './seatings.js';
 import { DemandForecast, defaultDemandCurve, remainingDemand, type DemandCurve } from './demand-curve.js';
 import { TableOptimiser, type TableMove } from './table-optimiser.js';
 import { BoundedCache } from '../bounded-cache.js';
-import { indexLearnedCells, learnedMinutesOf, resolveLearnedCells, type LearnedCell } from '../learned-turn-times.js';
+import { clampLearnedMinutes, indexLearnedCells, learnedMinutesOf, resolveLearnedCells, type LearnedCell } from '../learned-turn-times.js';
 import type { Booking, PacingRule, Proposal, TurnTimeRule, TurnTimeSource, UnavailableReason, VenueConfig } from './types.js';
 
 const MINUTE_MS = 60_000;
@@ -146,7 +146,9 @@ function prepare(config: VenueConfig): PreparedConfig {
       config.venue.turnTimeSource === 'learned'
         ? indexLearnedCells(resolveLearnedCells(config.learnedTurnTimes ?? null, config.shifts, () => null))
         : null;
-    const learnedMinutes = [...(learnedCells?.values() ?? [])].flatMap((c) => (c.borrowed === 'configured' ? [] : [c.p50Minutes!]));
+    const learnedMinutes = [...(learnedCells?.values() ?? [])].flatMap((c) =>
+      c.borrowed === 'configured' || c.p50Minutes === null ? [] : [clampLearnedMinutes(c.p50Minutes)],
+    );
     const shortestTurnMs = Math.min(...config.turnTimeRules.map((r) => r.durationMinutes), ...learnedMinutes) * MINUTE_MS;
     p = {
       seatings,
