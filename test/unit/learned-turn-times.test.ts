@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { VenueConfig } from '../../src/lib/availability/types.js';
+import { resolveTurnTime } from '../../src/lib/availability/venue-day.js';
 import {
   bandOf,
   clampLearnedMinutes,
@@ -141,5 +143,45 @@ describe('learnedMinutesOf: the p50 the engine uses, or null where the rule deci
     ['a day the shift does not run', 'dinner', 3, 2, null],
   ])('%s', (_name, shiftId, day, size, expected) => {
     expect(learnedMinutesOf(cells, shiftId, day, size)).toEqual(expected);
+  });
+});
+
+describe('resolveTurnTime: the venue source decides, a cell on the rules keeps the rule', () => {
+  const config = (turnTimeSource: 'configured' | 'learned'): VenueConfig => ({
+    venue: {
+      timezone: 'UTC',
+      slotIntervalMinutes: 15,
+      bookingHorizonDays: 90,
+      minNoticeMinutes: 0,
+      tableOptimisation: false,
+      turnTimeSource,
+    },
+    shifts: [
+      {
+        id: 'dinner',
+        daysOfWeek: [5],
+        startTime: '18:00',
+        lastSeatingTime: '22:00',
+        endTime: '23:30',
+        validFrom: null,
+        validTo: null,
+        isActive: true,
+      },
+    ],
+    closures: [],
+    turnTimeRules: [{ id: 'r', shiftId: null, minPartySize: 1, maxPartySize: 8, durationMinutes: 90 }],
+    learnedTurnTimes: summariseTurnTimes(repeat(12, { shiftId: 'dinner', dayOfWeek: 5, partySize: 2 }, () => 70)),
+    pacingRules: [],
+    tables: [],
+    combinations: [],
+  });
+  // 2026-11-27 is a Friday (ISO 5), 2026-11-26 a Thursday.
+  it.each<[string, 'configured' | 'learned', string, number, ReturnType<typeof resolveTurnTime>]>([
+    ['configured: the rule', 'configured', '2026-11-27', 2, { minutes: 90, source: 'configured' }],
+    ['learned: the p50 of the cell', 'learned', '2026-11-27', 2, { minutes: 70, source: 'learned', p80Minutes: 70 }],
+    ['learned, a band without samples: the rule', 'learned', '2026-11-27', 4, { minutes: 90, source: 'configured' }],
+    ['learned, a day the shift does not run: the rule', 'learned', '2026-11-26', 2, { minutes: 90, source: 'configured' }],
+  ])('%s', (_name, source, serviceDate, size, expected) => {
+    expect(resolveTurnTime(config(source), 'dinner', serviceDate, size)).toEqual(expected);
   });
 });
