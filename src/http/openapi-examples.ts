@@ -118,3 +118,47 @@ export const exampleCreateGuest = {
 };
 
 export const exampleCreateWebhookEndpoint = { venueId, url: 'https://partner.example.com/hooks/floorline' };
+
+const dinnerShiftId = '3c9e1a7b-6d2f-4e80-9b14-7a2c5d8e0005';
+
+export const exampleLearnedTurnTimes = {
+  venueId,
+  livemode: true,
+  turnTimeSource: 'learned',
+  cells: [
+    {
+      partySizeMin: 1,
+      partySizeMax: 2,
+      shiftId: dinnerShiftId,
+      dayOfWeek: 5,
+      samples: 64,
+      p50Minutes: 84,
+      p80Minutes: 101,
+      borrowed: null,
+    },
+    {
+      partySizeMin: 7,
+      partySizeMax: null,
+      shiftId: dinnerShiftId,
+      dayOfWeek: 5,
+      samples: 4,
+      p50Minutes: 138,
+      p80Minutes: 162,
+      borrowed: 'all_days',
+    },
+  ],
+};
+
+export const exampleWaitQuotes = {
+  venueId,
+  livemode: true,
+  quotes: [
+    {
+      partySize: 2,
+      partiesAhead: 3,
+      estimatedSeatTime: { from: '2026-12-04T19:17:00.000Z', to: '2026-12-04T19:37:00.000Z' },
+      estimatedWaitMinutes: 25,
+    },
+    { partySize: 12, partiesAhead: 3, estimatedSeatTime: null, estimatedWaitMinutes: null, reason: 'after_last_seating' },
+  ],
+};

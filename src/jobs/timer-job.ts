@@ -6,7 +6,7 @@ import { getQueue, onQueueConnectionReady } from '../queues/queues.js';
 
 /** worker-timers: one run of a platform task (src/services/timers/run-timer-task.ts); the job is named after its task. */
 const timerJobSchema = z.object({
-  task: z.enum(['late-no-show', 'outbox-sweep', 'daily-purge', 'waitlist-expiry', 'analyze-tables']),
+  task: z.enum(['late-no-show', 'outbox-sweep', 'daily-purge', 'waitlist-expiry', 'analyze-tables', 'learn-turn-times']),
 });
 export type TimerJob = z.infer<typeof timerJobSchema>;
 export type TimerTask = TimerJob['task'];
@@ -28,6 +28,7 @@ export const timerSchedules: Array<{ id: string; every: number; task: TimerTask 
   { id: 'daily-purge', every: 24 * 3600_000, task: 'daily-purge' },
   { id: 'waitlist-expiry', every: 3600_000, task: 'waitlist-expiry' },
   { id: 'analyze-tables', every: 60_000, task: 'analyze-tables' },
+  { id: 'learn-turn-times', every: 300_000, task: 'learn-turn-times' },
 ];
 
 /**

@@ -6,7 +6,9 @@ import { createVenue, getVisibleVenue, listVenues, updateVenue } from '../servic
 import { isKnownCountry, isValidTimeZone } from '../lib/zones.js';
 import { keyed, pageOf } from '../core/response-schemas.js';
 import { venueSchema } from '../services/venues/venue-json.js';
-import { tableOptimisationValues } from '../db/schema/index.js';
+import { tableOptimisationValues, turnTimeSourceValues } from '../db/schema/index.js';
+import { getLearnedTurnTimes, learnedTurnTimesSchema } from '../services/turn-times/learned-turn-times.js';
+import { exampleLearnedTurnTimes } from '../http/openapi-examples.js';
 
 const idParams = z.object({ id: z.uuid() });
 
@@ -20,6 +22,7 @@ const venueFields = {
   lateToleranceMinutes: z.number().int().min(1).max(720),
   noShowToleranceMinutes: z.number().int().min(1).max(1440).nullable(),
   tableOptimisation: z.enum(tableOptimisationValues),
+  turnTimeSource: z.enum(turnTimeSourceValues),
 };
 
 const createVenueBody = z.object({
@@ -30,6 +33,7 @@ const createVenueBody = z.object({
   lateToleranceMinutes: venueFields.lateToleranceMinutes.optional(),
   noShowToleranceMinutes: venueFields.noShowToleranceMinutes.optional(),
   tableOptimisation: venueFields.tableOptimisation.optional(),
+  turnTimeSource: venueFields.turnTimeSource.optional(),
 });
 
 export const venueRoutes = [
@@ -82,5 +86,23 @@ export const venueRoutes = [
     params: idParams,
     body: z.object(venueFields).partial(),
     handler: async ({ auth, params, body }) => ({ body: { venue: venueJson(await updateVenue(auth, params.id, body)) } }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/venues/:id/turn-times/learned',
+    operationId: 'getLearnedTurnTimes',
+    responses: { 200: learnedTurnTimesSchema },
+    tag: 'Venues',
+    summary: "The venue's learned turn times",
+    description:
+      'Per party-size band (1–2, 3–4, 5–6, 7+), active shift and ISO day of week: the completed reservations of the last 8 weeks ' +
+      '(seatedAt → completedAt; an imported past row by its own length), their p50 and p80 in minutes. A cell with fewer than 12 ' +
+      'samples borrows from the same band and shift on all days, then the band alone, then the configured rule (`borrowed`). ' +
+      'Learned again within minutes of a completion and when the day changes. With `turnTimeSource: learned` the engine uses the p50, ' +
+      'kept within 30..300 minutes.',
+    scope: 'venues:read',
+    params: idParams,
+    examples: { response: exampleLearnedTurnTimes },
+    handler: async ({ auth, params }) => ({ body: await getLearnedTurnTimes(auth, params.id) }),
   }),
 ];

@@ -18,6 +18,8 @@ import {
 import { keyed, pageOf } from '../core/response-schemas.js';
 import { reservationSchema } from '../services/reservations/reservation-json.js';
 import { waitlistEntrySchema } from '../services/waitlist/waitlist-json.js';
+import { quoteWaits, waitQuotesSchema } from '../services/waitlist/wait-quotes.js';
+import { exampleWaitQuotes } from '../http/openapi-examples.js';
 
 const idParams = z.object({ id: z.uuid() });
 const entryAnswer = keyed('entry', waitlistEntrySchema);
@@ -47,7 +49,36 @@ const listWaitlistQuery = listQuerySchema.extend({
   status: z.enum(waitlistStatusValues).optional(),
 });
 
+/** docs/reservations.md "Turn times and wait quotes": up to 8 party sizes per question. */
+const maxQuoteSizes = 8;
+
+const quoteQuery = z.object({
+  venueId: z.uuid(),
+  // A repeated parameter arrives as an array, a single one as a string.
+  partySize: z
+    .union([z.coerce.number().int().min(1).max(500), z.array(z.coerce.number().int().min(1).max(500)).min(1).max(maxQuoteSizes)])
+    .transform((v) => (Array.isArray(v) ? v : [v])),
+});
+
 export const waitlistRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/waitlist/quote',
+    operationId: 'quoteWaits',
+    responses: { 200: waitQuotesSchema },
+    tag: 'Waiting list',
+    summary: 'Estimate the wait of a party joining the waiting list now',
+    description:
+      `One quote per \`partySize\` (repeat it, up to ${maxQuoteSizes} sizes), each as if that party joined the queue now: the parties ahead and ` +
+      "the expected seat time as a range (UTC; 20 minutes or a third of the wait wide, whichever is larger), from the seated parties' " +
+      'expected ends, the reservations due and the entries ahead, with the turn times the venue uses. Past the last seating of the ' +
+      'service: `estimatedSeatTime: null`, `reason: "after_last_seating"`.',
+    scope: 'reservations:read',
+    widget: true,
+    query: quoteQuery,
+    examples: { response: exampleWaitQuotes },
+    handler: async ({ auth, query }) => ({ body: await quoteWaits(auth, query.venueId, query.partySize) }),
+  }),
   defineRoute({
     method: 'post',
     path: '/waitlist',

@@ -67,7 +67,10 @@ describe('GET /availability/slots?include=unavailable (docs/reservations.md "Exp
         );
       expect(times).toEqual([...grid(12 * 60, 14 * 60 + 45), ...grid(18 * 60, 23 * 60 + 15)]);
       for (const slot of res.body.data) {
-        expect(slot, `${serviceDate} ${slot.time} party ${partySize}`).toEqual(
+        // The explained answer also names where the turn time comes from.
+        const { turnTimeSource, ...verdict } = slot;
+        expect(turnTimeSource).toBe(slot.available ? 'configured' : undefined);
+        expect(verdict, `${serviceDate} ${slot.time} party ${partySize}`).toEqual(
           await verdictAt(api, t.venueId, serviceDate, slot.time, partySize),
         );
         seen.add(slot.reason);
@@ -76,7 +79,7 @@ describe('GET /availability/slots?include=unavailable (docs/reservations.md "Exp
       const plain = await api.get(`/availability/slots?venueId=${t.venueId}&serviceDate=${serviceDate}&partySize=${partySize}`);
       const available = res.body.data
         .filter((s: { available: boolean }) => s.available)
-        .map(({ available: _a, reason: _r, ...p }: Record<string, unknown>) => p);
+        .map(({ available: _a, reason: _r, turnTimeSource: _t, ...p }: Record<string, unknown>) => p);
       expect(available).toEqual(plain.body.data);
     }
     expect([...seen].sort()).toEqual([

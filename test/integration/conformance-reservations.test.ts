@@ -567,6 +567,8 @@ describe('waiting list (docs/operations.md "Waiting list")', () => {
     expect(Object.keys(entry).sort()).toEqual(
       [
         'createdAt',
+        'estimatedSeatTime',
+        'estimatedWaitMinutes',
         'guestId',
         'id',
         'name',

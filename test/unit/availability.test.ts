@@ -589,7 +589,7 @@ describe('explained slots (docs/reservations.md "Explained availability")', () =
         const e = d.evaluate(slot.time, party);
         expect(slot).toEqual(
           e.available
-            ? { ...d.proposalOf(e), available: true, reason: 'available' }
+            ? { ...d.proposalOf(e), available: true, reason: 'available', turnTimeSource: 'configured' }
             : { time: slot.time, available: false, reason: e.reason },
         );
       }

@@ -5,7 +5,15 @@ import type { TableMove } from '../../src/lib/availability/table-optimiser.js';
 import type { UnavailableReason } from '../../src/lib/availability/types.js';
 import type { Evaluation, Timing } from '../../src/lib/availability/venue-day.js';
 
-const timing: Timing = { shiftId: 's', minuteOfService: 1170, startsAt: 1, endsAt: 2, turnTimeMinutes: 90, overflowsShift: false };
+const timing: Timing = {
+  shiftId: 's',
+  minuteOfService: 1170,
+  startsAt: 1,
+  endsAt: 2,
+  turnTimeMinutes: 90,
+  overflowsShift: false,
+  turnTimeSource: 'configured',
+};
 const seating = { kind: 'table', id: 't1', tableIds: ['t1'] } as unknown as Seating;
 const move = { reservationId: 'r1' } as unknown as TableMove;
 const refused = (reason: UnavailableReason, withTiming = true): Evaluation => ({

@@ -112,6 +112,26 @@ export interface paths {
         patch: operations["updateVenue"];
         trace?: never;
     };
+    "/venues/{id}/turn-times/learned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The venue's learned turn times
+         * @description Per party-size band (1–2, 3–4, 5–6, 7+), active shift and ISO day of week: the completed reservations of the last 8 weeks (seatedAt → completedAt; an imported past row by its own length), their p50 and p80 in minutes. A cell with fewer than 12 samples borrows from the same band and shift on all days, then the band alone, then the configured rule (`borrowed`). Learned again within minutes of a completion and when the day changes. With `turnTimeSource: learned` the engine uses the p50, kept within 30..300 minutes. Scope: `venues:read`.
+         */
+        get: operations["getLearnedTurnTimes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -1152,6 +1172,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/waitlist/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Estimate the wait of a party joining the waiting list now
+         * @description One quote per `partySize` (repeat it, up to 8 sizes), each as if that party joined the queue now: the parties ahead and the expected seat time as a range (UTC; 20 minutes or a third of the wait wide, whichever is larger), from the seated parties' expected ends, the reservations due and the entries ahead, with the turn times the venue uses. Past the last seating of the service: `estimatedSeatTime: null`, `reason: "after_last_seating"`. Scope: `reservations:read`. Also open to publishable (widget) keys from their allowed origins.
+         */
+        get: operations["quoteWaits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/waitlist": {
         parameters: {
             query?: never;
@@ -2026,6 +2066,11 @@ export interface components {
             turnTimeMinutes: number;
             seats: number;
             overflowsShift: boolean;
+            /**
+             * @description where turnTimeMinutes comes from: the configured rule, or the learned p50 (docs/reservations.md "Turn times and wait quotes")
+             * @enum {string}
+             */
+            turnTimeSource: "configured" | "learned";
         } | {
             time: string;
             /** @constant */
@@ -2151,6 +2196,22 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             completedAt: string | null;
+        };
+        LearnedTurnTimeCell: {
+            partySizeMin: number;
+            /** @description null: and larger */
+            partySizeMax: number | null;
+            /** Format: uuid */
+            shiftId: string;
+            /** @description ISO: 1 = Monday … 7 = Sunday */
+            dayOfWeek: number;
+            /** @description the cell's own completed reservations of the last 8 weeks */
+            samples: number;
+            /** @description null: borrowed from the rules and no rule covers the band */
+            p50Minutes: number | null;
+            p80Minutes: number | null;
+            /** @description null: its own figures (12 samples or more); else where its figures come from */
+            borrowed: ("all_days" | "party_size" | "configured") | null;
         };
         PacingRule: {
             /** Format: uuid */
@@ -2389,6 +2450,11 @@ export interface components {
              * @enum {string}
              */
             tableOptimisation: "off" | "on";
+            /**
+             * @description configured: turn times from the turn-time rules; learned: from the p50 the venue's completed reservations show (docs/reservations.md "Turn times and wait quotes")
+             * @enum {string}
+             */
+            turnTimeSource: "configured" | "learned";
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2411,7 +2477,17 @@ export interface components {
             /** @enum {string} */
             status: "waiting" | "notified" | "converted" | "cancelled" | "expired";
             position: number;
+            /** @description what the host told the guest */
             quotedWaitMinutes: number | null;
+            /** @description when the party is expected to sit, from the floor; recomputed when the floor changes (docs/reservations.md "Turn times and wait quotes"); null: not estimated yet, or not before the last seating */
+            estimatedSeatTime: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+            } | null;
+            /** @description minutes from the last estimate to the expected seat time */
+            estimatedWaitMinutes: number | null;
             notifiedAt: string | null;
             reservationId: string | null;
             /** Format: date-time */
@@ -2421,6 +2497,24 @@ export interface components {
         };
         WaitlistEventData: {
             waitlistEntry: components["schemas"]["WaitlistEntry"];
+        };
+        WaitQuote: {
+            partySize: number;
+            partiesAhead: number;
+            estimatedSeatTime: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+            };
+            estimatedWaitMinutes: number;
+        } | {
+            partySize: number;
+            partiesAhead: number;
+            estimatedSeatTime: null;
+            estimatedWaitMinutes: null;
+            /** @constant */
+            reason: "after_last_seating";
         };
         WebhookDelivery: {
             /** Format: uuid */
@@ -3321,6 +3415,8 @@ export interface operations {
                     noShowToleranceMinutes?: number | null;
                     /** @enum {string} */
                     tableOptimisation?: "off" | "on";
+                    /** @enum {string} */
+                    turnTimeSource?: "configured" | "learned";
                 };
             };
         };
@@ -3902,6 +3998,8 @@ export interface operations {
                     noShowToleranceMinutes?: number | null;
                     /** @enum {string} */
                     tableOptimisation?: "off" | "on";
+                    /** @enum {string} */
+                    turnTimeSource?: "configured" | "learned";
                 };
             };
         };
@@ -4153,6 +4251,266 @@ export interface operations {
                         error?: {
                             /** @enum {string} */
                             code?: "idempotency_key_reused";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "The service is temporarily unavailable.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unavailable";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    getLearnedTurnTimes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                     *       "livemode": true,
+                     *       "turnTimeSource": "learned",
+                     *       "cells": [
+                     *         {
+                     *           "partySizeMin": 1,
+                     *           "partySizeMax": 2,
+                     *           "shiftId": "3c9e1a7b-6d2f-4e80-9b14-7a2c5d8e0005",
+                     *           "dayOfWeek": 5,
+                     *           "samples": 64,
+                     *           "p50Minutes": 84,
+                     *           "p80Minutes": 101,
+                     *           "borrowed": null
+                     *         },
+                     *         {
+                     *           "partySizeMin": 7,
+                     *           "partySizeMax": null,
+                     *           "shiftId": "3c9e1a7b-6d2f-4e80-9b14-7a2c5d8e0005",
+                     *           "dayOfWeek": 5,
+                     *           "samples": 4,
+                     *           "p50Minutes": 138,
+                     *           "p80Minutes": 162,
+                     *           "borrowed": "all_days"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        venueId: string;
+                        /** @enum {string} */
+                        turnTimeSource: "configured" | "learned";
+                        cells: components["schemas"]["LearnedTurnTimeCell"][];
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "The API key is unknown or malformed.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This operation is not allowed to this API key.",
+                     *         "details": {
+                     *           "reason": "publishable_key"
+                     *         },
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "forbidden" | "insufficient_scope";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or is not visible to this API key.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
                         } & {
                             [key: string]: unknown;
                         };
@@ -28806,6 +29164,297 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["ReservationHistoryEntry"][];
                         nextCursor: string | null;
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: `invalid_request`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "The request is invalid.",
+                     *         "details": {
+                     *           "fields": [
+                     *             "partySize"
+                     *           ]
+                     *         },
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "invalid_request";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not authenticated: `api_key_invalid`, `api_key_revoked`, `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "The API key is unknown or malformed.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_invalid" | "api_key_revoked" | "unauthenticated";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Forbidden: `forbidden`, `insufficient_scope`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "This operation is not allowed to this API key.",
+                     *         "details": {
+                     *           "reason": "publishable_key"
+                     *         },
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "forbidden" | "insufficient_scope";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Not found: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or is not visible to this API key.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "not_found";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Rate limited: `rate_limited`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Internal error: `internal_error`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Internal server error",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Unavailable: `unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "The service is temporarily unavailable.",
+                     *         "details": {},
+                     *         "requestId": "6f1c2a9e-4b7d-4e21-9c3a-8d5e0f7a1b22"
+                     *       },
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & ({
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unavailable";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+        };
+    };
+    quoteWaits: {
+        parameters: {
+            query: {
+                venueId: string;
+                partySize: number | number[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "venueId": "5b0c8f5e-3a4d-4c2e-9a57-6f1de3b2a001",
+                     *       "livemode": true,
+                     *       "quotes": [
+                     *         {
+                     *           "partySize": 2,
+                     *           "partiesAhead": 3,
+                     *           "estimatedSeatTime": {
+                     *             "from": "2026-12-04T19:17:00.000Z",
+                     *             "to": "2026-12-04T19:37:00.000Z"
+                     *           },
+                     *           "estimatedWaitMinutes": 25
+                     *         },
+                     *         {
+                     *           "partySize": 12,
+                     *           "partiesAhead": 3,
+                     *           "estimatedSeatTime": null,
+                     *           "estimatedWaitMinutes": null,
+                     *           "reason": "after_last_seating"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        venueId: string;
+                        quotes: components["schemas"]["WaitQuote"][];
                         livemode: boolean;
                     };
                 };

@@ -30,3 +30,4 @@ export * from './event-positions.js';
 export * from './unsequenced-events.js';
 export * from './webhook-delivery-attempts.js';
 export * from './webhook-recoveries.js';
+export * from './learned-turn-times.js';

@@ -3,6 +3,7 @@ import { createdAtColumn, idColumn, updatedAtColumn } from './columns.js';
 import { organisations } from './organisations.js';
 
 export const tableOptimisationValues = ['off', 'on'] as const;
+export const turnTimeSourceValues = ['configured', 'learned'] as const;
 
 export const venues = pgTable(
   'venues',
@@ -21,6 +22,8 @@ export const venues = pgTable(
     noShowToleranceMinutes: integer('no_show_tolerance_minutes').default(45),
     /** Whether the engine may move unlocked parties to other tables to seat a booking. */
     tableOptimisation: text('table_optimisation', { enum: tableOptimisationValues }).notNull().default('on'),
+    /** Where a party's turn time comes from: the configured rules, or the p50 learned from the venue's history (learned_turn_times). */
+    turnTimeSource: text('turn_time_source', { enum: turnTimeSourceValues }).notNull().default('configured'),
     createdAt: createdAtColumn(),
     updatedAt: updatedAtColumn(),
   },

@@ -30,6 +30,13 @@ export const waitlistEntries = pgTable(
     /** Arrival order within the venue's serviceDate, from 1; never reused, so the queue order is stable. */
     position: integer('position').notNull(),
     quotedWaitMinutes: integer('quoted_wait_minutes'),
+    /**
+     * The platform's estimate of when the party sits (docs/reservations.md "Turn times and wait quotes"),
+     * recomputed by worker-events when the floor changes; all three null when none can be given.
+     */
+    estimatedSeatFrom: instant('estimated_seat_from'),
+    estimatedSeatTo: instant('estimated_seat_to'),
+    estimatedWaitMinutes: integer('estimated_wait_minutes'),
     notifiedAt: instant('notified_at'),
     reservationId: uuid('reservation_id').references(() => reservations.id, { onDelete: 'set null' }),
     createdAt: createdAtColumn(),

@@ -1,3 +1,4 @@
+import type { TurnTimeStats } from '../learned-turn-times.js';
 import type { ClosureSchedule, ShiftSchedule } from '../shift-schedule.js';
 
 export const reservationStatuses = ['created', 'confirmed', 'arrived', 'seated', 'released', 'completed', 'no_show', 'cancelled'] as const;
@@ -14,7 +15,14 @@ export interface VenueSettings {
   minNoticeMinutes: number;
   /** docs/reservations.md "Table optimisation": whether other parties may be moved to seat a booking. */
   tableOptimisation: boolean;
+  /**
+   * docs/reservations.md "Turn times and wait quotes": `learned` takes a party's turn time from the
+   * venue's learned p50 (VenueConfig.learnedTurnTimes) where its cell has enough samples. Absent: configured.
+   */
+  turnTimeSource?: TurnTimeSource;
 }
+
+export type TurnTimeSource = 'configured' | 'learned';
 
 export interface TurnTimeRule {
   id: string;
@@ -55,6 +63,8 @@ export interface VenueConfig {
   shifts: readonly ShiftSchedule[];
   closures: readonly ClosureSchedule[];
   turnTimeRules: readonly TurnTimeRule[];
+  /** The venue's learned figures (null or absent: none learned yet). */
+  learnedTurnTimes?: TurnTimeStats | null;
   pacingRules: readonly PacingRule[];
   tables: readonly FloorTable[];
   combinations: readonly TableCombination[];

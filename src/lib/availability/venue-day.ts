@@ -3,6 +3,7 @@ import {
   MINUTES_PER_DAY,
   formatMinutes,
   gridTimes,
+  isoDayOfWeek,
   minutesOf,
   resolveServiceTime,
   shiftWindow,
@@ -16,7 +17,8 @@ import { fitsParty, orderedSeatings, type Seating } from './seatings.js';
 import { DemandForecast, defaultDemandCurve, remainingDemand, type DemandCurve } from './demand-curve.js';
 import { TableOptimiser, type TableMove } from './table-optimiser.js';
 import { BoundedCache } from '../bounded-cache.js';
-import type { Booking, PacingRule, Proposal, TurnTimeRule, UnavailableReason, VenueConfig } from './types.js';
+import { clampLearnedMinutes, indexLearnedCells, learnedMinutesOf, resolveLearnedCells, type LearnedCell } from '../learned-turn-times.js';
+import type { Booking, PacingRule, Proposal, TurnTimeRule, TurnTimeSource, UnavailableReason, VenueConfig } from './types.js';
 
 const MINUTE_MS = 60_000;
 /** docs/reservations.md: alternatives are the nearest available grid times within ±120 minutes, at most 6. */
@@ -64,6 +66,8 @@ export interface Timing {
   startsAt: number;
   endsAt: number;
   turnTimeMinutes: number;
+  /** Where turnTimeMinutes came from (the explained answer names it). */
+  turnTimeSource: TurnTimeSource;
   overflowsShift: boolean;
 }
 
@@ -74,7 +78,8 @@ export type Evaluation =
 
 /** One grid time explained: the proposal's fields when it is available. */
 export type ExplainedSlot =
-  ({ available: true; reason: 'available' } & Proposal) | { time: string; available: false; reason: UnavailableReason };
+  | ({ available: true; reason: 'available'; turnTimeSource: TurnTimeSource } & Proposal)
+  | { time: string; available: false; reason: UnavailableReason };
 
 export interface AvailabilityAnswer {
   available: boolean;
@@ -90,6 +95,8 @@ interface PreparedConfig {
   areaOf: (tableId: string) => string;
   /** The shortest turn time of the venue: an idle gap shorter than it seats nobody. */
   shortestTurnMs: number;
+  /** The learned cells by shift, day and band, when the venue takes its turn times from them. */
+  learnedCells: ReadonlyMap<string, LearnedCell> | null;
 }
 
 const prepared = new WeakMap<VenueConfig, PreparedConfig>();
@@ -135,13 +142,21 @@ function prepare(config: VenueConfig): PreparedConfig {
       pacingByShift.set(rule.shiftId, [...(pacingByShift.get(rule.shiftId) ?? []), rule]);
     }
     const areaById = new Map(config.tables.map((t) => [t.id, t.areaId]));
-    const shortestTurnMs = Math.min(...config.turnTimeRules.map((r) => r.durationMinutes)) * MINUTE_MS;
+    const learnedCells =
+      config.venue.turnTimeSource === 'learned'
+        ? indexLearnedCells(resolveLearnedCells(config.learnedTurnTimes ?? null, config.shifts, () => null))
+        : null;
+    const learnedMinutes = [...(learnedCells?.values() ?? [])].flatMap((c) =>
+      c.borrowed === 'configured' || c.p50Minutes === null ? [] : [clampLearnedMinutes(c.p50Minutes)],
+    );
+    const shortestTurnMs = Math.min(...config.turnTimeRules.map((r) => r.durationMinutes), ...learnedMinutes) * MINUTE_MS;
     p = {
       seatings,
       seatingById: new Map(seatings.map((s) => [s.id, s])),
       pacingByShift,
       areaOf: (tableId) => areaById.get(tableId) ?? '',
       shortestTurnMs,
+      learnedCells,
     };
     prepared.set(config, p);
   }
@@ -171,6 +186,26 @@ export function chooseTurnTimeRule(rules: readonly TurnTimeRule[], shiftId: stri
     }
   }
   return best;
+}
+
+/**
+ * The one place a party's turn time is decided (docs/reservations.md "Turn times and wait quotes"):
+ * with the venue's turnTimeSource `learned`, the learned p50 of its cell (party-size band, shift, day
+ * of week of the serviceDate; kept within 30..300 minutes, with its p80) unless that cell falls back to the rules;
+ * otherwise the configured rule. Availability, bookings, imports, the waiting list and the table
+ * optimiser all ask here. Undefined: no rule and nothing learned.
+ */
+export function resolveTurnTime(
+  config: VenueConfig,
+  shiftId: string,
+  serviceDate: string,
+  partySize: number,
+): { minutes: number; source: TurnTimeSource; p80Minutes?: number } | undefined {
+  const cells = prepare(config).learnedCells;
+  const learned = cells && shiftId ? learnedMinutesOf(cells, shiftId, isoDayOfWeek(serviceDate), partySize) : null;
+  if (learned !== null) return { minutes: learned.p50, source: 'learned', p80Minutes: learned.p80 };
+  const rule = chooseTurnTimeRule(config.turnTimeRules, shiftId, partySize);
+  return rule && { minutes: rule.durationMinutes, source: 'configured' };
 }
 
 /**
@@ -239,16 +274,17 @@ export class VenueDay {
     if (!options.ignoreBookingWindow && startsAt < this.now + this.config.venue.minNoticeMinutes * MINUTE_MS) {
       return { available: false, reason: 'no_shift' };
     }
-    const rule = chooseTurnTimeRule(this.config.turnTimeRules, shift.id, partySize);
-    if (!rule) return { available: false, reason: 'no_turn_time_rule' };
-    const endsAt = startsAt + rule.durationMinutes * MINUTE_MS;
+    const turn = resolveTurnTime(this.config, shift.id, this.serviceDate, partySize);
+    if (!turn) return { available: false, reason: 'no_turn_time_rule' };
+    const endsAt = startsAt + turn.minutes * MINUTE_MS;
     if (!isWritableSpan(startsAt, endsAt)) return { available: false, reason: 'no_shift' };
     const timing: Timing = {
       shiftId: shift.id,
       minuteOfService,
       startsAt,
       endsAt,
-      turnTimeMinutes: rule.durationMinutes,
+      turnTimeMinutes: turn.minutes,
+      turnTimeSource: turn.source,
       overflowsShift: endsAt > this.clock(window.end),
     };
     let seatings = options.withoutTable ? [] : this.freeSeatings(partySize, startsAt, endsAt, options);
@@ -394,7 +430,7 @@ export class VenueDay {
       const turnKey = `${start.shiftId} ${expected.partySize}`;
       let turn = turns.get(turnKey);
       if (turn === undefined) {
-        turn = chooseTurnTimeRule(this.config.turnTimeRules, start.shiftId, expected.partySize)?.durationMinutes ?? null;
+        turn = resolveTurnTime(this.config, start.shiftId, this.serviceDate, expected.partySize)?.minutes ?? null;
         turns.set(turnKey, turn);
       }
       if (turn === null) continue;
@@ -501,7 +537,7 @@ export class VenueDay {
       const e = this.evaluate(time, partySize);
       if (!e.available) return { time, available: false, reason: e.reason };
       const { time: _sameTime, ...proposal } = this.proposalOf(e);
-      return { time, available: true, reason: 'available', ...proposal };
+      return { time, available: true, reason: 'available', ...proposal, turnTimeSource: e.timing.turnTimeSource };
     });
   }
 

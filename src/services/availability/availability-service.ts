@@ -7,6 +7,7 @@ import type { Booking } from '../../lib/availability/types.js';
 import { VenueDay } from '../../lib/availability/venue-day.js';
 import { addDays, daysBetween } from '../../lib/local-time.js';
 import { loadVenueDay } from './venue-day-loader.js';
+import { turnTimeSourceValues } from '../../db/schema/index.js';
 
 export const unavailableReasons = ['closed', 'no_shift', 'after_last_seating', 'no_turn_time_rule', 'no_table', 'pacing_full'] as const;
 
@@ -40,7 +41,17 @@ const { time: _time, ...proposalFields } = proposalSchema.shape;
 export const explainedSlotSchema = component(
   'ExplainedSlot',
   z.union([
-    z.object({ time: localTime, available: z.literal(true), reason: z.literal('available'), ...proposalFields }),
+    z.object({
+      time: localTime,
+      available: z.literal(true),
+      reason: z.literal('available'),
+      ...proposalFields,
+      turnTimeSource: z
+        .enum(turnTimeSourceValues)
+        .describe(
+          'where turnTimeMinutes comes from: the configured rule, or the learned p50 (docs/reservations.md "Turn times and wait quotes")',
+        ),
+    }),
     z.object({ time: localTime, available: z.literal(false), reason: z.enum(unavailableReasons) }),
   ]),
   'One grid time of GET /availability/slots?include=unavailable (docs/reservations.md "Explained availability"): the reason GET /availability gives at that time, with the proposal when available.',

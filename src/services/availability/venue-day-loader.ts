@@ -60,7 +60,8 @@ function configStamp(): SQL {
     (select count(*) || ',' || coalesce(max(updated_at)::text, '') from floor_plans where venue_id = v.id),
     (select count(*) || ',' || coalesce(max(updated_at)::text, '') from areas where venue_id = v.id),
     (select count(*) || ',' || coalesce(max(updated_at)::text, '') from floor_tables where venue_id = v.id),
-    (select count(*) || ',' || coalesce(max(updated_at)::text, '') from table_combinations where venue_id = v.id))`;
+    (select count(*) || ',' || coalesce(max(updated_at)::text, '') from table_combinations where venue_id = v.id),
+    (select updated_at::text from learned_turn_times where venue_id = v.id))`;
 }
 
 /**
@@ -83,6 +84,7 @@ function configJson(venueId: string): SQL {
       from closures c where c.venue_id = ${venueId}),
     'turnTimeRules', (select coalesce(json_agg(json_build_object('id', r.id, 'shiftId', r.shift_id, 'minPartySize', r.min_party_size,
         'maxPartySize', r.max_party_size, 'durationMinutes', r.duration_minutes)), '[]') from turn_time_rules r where r.venue_id = ${venueId}),
+    'learnedTurnTimes', (select l.stats from learned_turn_times l where l.venue_id = ${venueId}),
     'pacingRules', (select coalesce(json_agg(json_build_object('id', p.id, 'shiftId', p.shift_id, 'isEnabled', p.is_enabled,
         'maxCovers', p.max_covers, 'windowMinutes', p.window_minutes)), '[]') from pacing_rules p where p.venue_id = ${venueId}),
     'tables', (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'areaId', t.area_id, 'areaPosition', a.position,
@@ -179,6 +181,7 @@ interface StateRow {
   booking_horizon_days: number;
   min_notice_minutes: number;
   table_optimisation: 'off' | 'on';
+  turn_time_source: 'configured' | 'learned';
   stamp: string;
   config: Omit<VenueConfig, 'venue'> | null;
   version?: string;
@@ -200,6 +203,7 @@ function configOf(row: StateRow, cached: CachedConfig | undefined): VenueConfig 
       bookingHorizonDays: row.booking_horizon_days,
       minNoticeMinutes: row.min_notice_minutes,
       tableOptimisation: row.table_optimisation === 'on',
+      turnTimeSource: row.turn_time_source,
     },
     ...row.config,
   };
@@ -256,7 +260,7 @@ async function loadState(
   const [row] = await runSql<StateRow>(
     conn,
     sql`
-    select v.id, v.organisation_id, v.country_code, v.timezone, v.slot_interval_minutes, v.booking_horizon_days, v.min_notice_minutes, v.table_optimisation,
+    select v.id, v.organisation_id, v.country_code, v.timezone, v.slot_interval_minutes, v.booking_horizon_days, v.min_notice_minutes, v.table_optimisation, v.turn_time_source,
       s.stamp,
       case when s.stamp <> ${cachedConfig?.stamp ?? ''} then ${configJson(venueId)} end as config
       ${range ? sql`, s.version, ${bookingsColumns(venueId, range.from, range.to, sql`s.version <> ${cachedBookings?.version ?? ''}`)}` : sql``}

@@ -9,11 +9,13 @@ import { isQueueConnectionReady } from '../../queues/queues.js';
 import { runAutomations } from '../automations/run-automations.js';
 import type { DeliveryQueueSettings } from '../webhooks/enqueue-deliveries.js';
 import { offerFreedTable } from '../waitlist/offer-freed-table.js';
+import { refreshEstimatesAfter } from '../waitlist/wait-quotes.js';
 import { enqueueEventsWhenRedisIsBack } from '../outbox/outbox.js';
 
 /**
  * Processes outbox events together: their automations in one transaction and one enqueue, the
- * waiting-list offers one by one (rare, each its own transaction), then one update marks them all
+ * waiting-list offers one by one (rare, each its own transaction), the waiting entries' estimates of
+ * each venue whose floor changed (src/services/waitlist/wait-quotes.ts), then one update marks them all
  * dispatched so the sweeper leaves them alone. Every step is idempotent: an event processed twice
  * (sweeper, crash before the mark, concurrent jobs) changes nothing. An event whose offer failed is
  * not marked and fails alone.
@@ -35,11 +37,15 @@ export async function processEvents(ids: string[], settings: DeliveryQueueSettin
   const offered = await Promise.allSettled(
     rows.map((event) => offerFreedTable(event, logger.child({ queue: eventJob.queueName, jobId: event.id }))),
   );
+  // The waiting entries' estimates, once per venue whose floor or queue the batch changed.
+  const notEstimated = await refreshEstimatesAfter(rows);
   const done = rows.filter((event, i) => {
     const result = offered[i];
     if (result.status === 'rejected')
       outcomes.set(event.id, result.reason instanceof Error ? result.reason : new Error(String(result.reason)));
-    return result.status === 'fulfilled';
+    const estimateFailure = notEstimated.get(event.id);
+    if (estimateFailure && result.status === 'fulfilled') outcomes.set(event.id, estimateFailure);
+    return result.status === 'fulfilled' && !estimateFailure;
   });
   if (done.length) {
     await db()

@@ -7,7 +7,7 @@ import { hhmm, isoDate } from '../../core/validation.js';
 import { tableHoldingStatuses } from '../../lib/availability/occupancy.js';
 import type { Seating } from '../../lib/availability/seatings.js';
 import type { Booking, VenueConfig } from '../../lib/availability/types.js';
-import { VenueDay, chooseTurnTimeRule, isWritableSpan } from '../../lib/availability/venue-day.js';
+import { VenueDay, isWritableSpan, resolveTurnTime } from '../../lib/availability/venue-day.js';
 import { serviceDayClock } from '../../lib/local-time.js';
 import { splitPersonName } from '../../lib/person-name.js';
 import { normalisePhone } from '../../lib/phone.js';
@@ -104,19 +104,20 @@ const noEvents: Emit = () => {};
 function timingOf(config: VenueConfig, row: ReservationImportRow): { minuteOfService: number; startsAt: number; durationMinutes: number } {
   const resolution = resolveServiceTime(config.shifts, config.closures, row.serviceDate, row.time);
   const startsAt = serviceDayClock(config.venue.timezone, row.serviceDate)(resolution.minuteOfService);
-  const rule = chooseTurnTimeRule(config.turnTimeRules, resolution.shift?.id ?? '', row.partySize);
+  const turn = resolveTurnTime(config, resolution.shift?.id ?? '', row.serviceDate, row.partySize);
   return {
     minuteOfService: resolution.minuteOfService,
     startsAt,
-    durationMinutes: row.durationMinutes ?? rule?.durationMinutes ?? defaultImportDurationMinutes,
+    durationMinutes: row.durationMinutes ?? turn?.minutes ?? defaultImportDurationMinutes,
   };
 }
 
-/** The configuration the engine judges a row with: the row's durationMinutes replaces every turn-time rule. */
+/** The configuration the engine judges a row with: the row's durationMinutes replaces every turn-time rule, learned ones too. */
 function configForRow(config: VenueConfig, row: ReservationImportRow): VenueConfig {
   if (row.durationMinutes === undefined) return config;
   return {
     ...config,
+    venue: { ...config.venue, turnTimeSource: 'configured' },
     turnTimeRules: [{ id: 'import', shiftId: null, minPartySize: 1, maxPartySize: 500, durationMinutes: row.durationMinutes }],
   };
 }

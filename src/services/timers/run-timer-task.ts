@@ -8,6 +8,7 @@ import { purgeTrashedGuests } from '../guests/guest-service.js';
 import { purgeExpiredHolds } from '../holds/hold-service.js';
 import { requeueStalledImports } from '../imports/import-service.js';
 import { expireWaitlistEntries } from '../waitlist/waitlist-service.js';
+import { learnStaleTurnTimes } from '../turn-times/learned-turn-times.js';
 import { analyzeChangedTables } from './analyze-tables.js';
 import { markNoShows, notifyLateReservations } from './late-reservations.js';
 import { purgeConcludedDeliveries } from './purge-deliveries.js';
@@ -31,6 +32,8 @@ const tasks: Record<TimerTask, (log: Logger, settings: DeliveryQueueSettings) =>
   'late-no-show': async (log) => ({ late: await notifyLateReservations(log), noShows: await markNoShows(log) }),
   'waitlist-expiry': async () => ({ expiredWaitlistEntries: await expireWaitlistEntries() }),
   'analyze-tables': async () => ({ analysed: await analyzeChangedTables() }),
+  // docs/reservations.md "Turn times and wait quotes": the venues whose last 8 weeks changed.
+  'learn-turn-times': async () => ({ learnedVenues: await learnStaleTurnTimes() }),
 };
 
 export async function runTimerTask(task: TimerTask, log: Logger, settings: DeliveryQueueSettings): Promise<void> {

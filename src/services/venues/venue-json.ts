@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tableOptimisationValues, type venues } from '../../db/schema/index.js';
+import { tableOptimisationValues, turnTimeSourceValues, type venues } from '../../db/schema/index.js';
 import { component, instant, uuid } from '../../core/response-schemas.js';
 
 export type VenueRow = typeof venues.$inferSelect;
@@ -22,6 +22,11 @@ export const venueSchema = component(
       .describe(
         'on: to seat a new booking the engine may move unlocked parties to other tables at the same times (docs/reservations.md "Table optimisation")',
       ),
+    turnTimeSource: z
+      .enum(turnTimeSourceValues)
+      .describe(
+        'configured: turn times from the turn-time rules; learned: from the p50 the venue\'s completed reservations show (docs/reservations.md "Turn times and wait quotes")',
+      ),
     createdAt: instant,
     updatedAt: instant,
   }),
@@ -41,6 +46,7 @@ export function venueJson(v: VenueRow): z.output<typeof venueSchema> {
     lateToleranceMinutes: v.lateToleranceMinutes,
     noShowToleranceMinutes: v.noShowToleranceMinutes,
     tableOptimisation: v.tableOptimisation,
+    turnTimeSource: v.turnTimeSource,
     createdAt: v.createdAt.toISOString(),
     updatedAt: v.updatedAt.toISOString(),
   };

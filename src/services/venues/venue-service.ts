@@ -18,6 +18,7 @@ export interface VenueInput {
   lateToleranceMinutes?: number;
   noShowToleranceMinutes?: number | null;
   tableOptimisation?: 'off' | 'on';
+  turnTimeSource?: 'configured' | 'learned';
 }
 
 const venueInOrganisation = and(eq(venues.id, sql.placeholder('venueId')), eq(venues.organisationId, sql.placeholder('organisationId')))!;

@@ -5,7 +5,7 @@ import { db, type Tx } from '../../db/client.js';
 import { events, organisations, reservations, reservationTables, venues, waitlistEntries, waitlistOffers } from '../../db/schema/index.js';
 import { Occupancy } from '../../lib/availability/occupancy.js';
 import { orderedSeatings } from '../../lib/availability/seatings.js';
-import { chooseTurnTimeRule } from '../../lib/availability/venue-day.js';
+import { resolveTurnTime } from '../../lib/availability/venue-day.js';
 import { instantToLocal } from '../../lib/local-time.js';
 import { formatMinutes, resolveServiceTime } from '../../lib/shift-schedule.js';
 import { findCompatibleEntry } from '../../lib/waitlist-match.js';
@@ -52,7 +52,7 @@ async function findWaitingParty(
     freedTableIds,
     occupancy: new Occupancy(bookings, now),
     start,
-    turnTimeMinutes: (partySize) => chooseTurnTimeRule(config.turnTimeRules, shift?.id ?? '', partySize)?.durationMinutes,
+    turnTimeMinutes: (partySize) => resolveTurnTime(config, shift?.id ?? '', serviceDate, partySize)?.minutes,
   });
 }
 

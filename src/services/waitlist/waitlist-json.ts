@@ -17,7 +17,14 @@ export const waitlistEntrySchema = component(
     notes: z.string().nullable(),
     status: z.enum(waitlistStatusValues),
     position: z.number().int(),
-    quotedWaitMinutes: z.number().int().nullable(),
+    quotedWaitMinutes: z.number().int().nullable().describe('what the host told the guest'),
+    estimatedSeatTime: z
+      .object({ from: instant, to: instant })
+      .nullable()
+      .describe(
+        'when the party is expected to sit, from the floor; recomputed when the floor changes (docs/reservations.md "Turn times and wait quotes"); null: not estimated yet, or not before the last seating',
+      ),
+    estimatedWaitMinutes: z.number().int().nullable().describe('minutes from the last estimate to the expected seat time'),
     notifiedAt: instant.nullable(),
     reservationId: uuid.nullable(),
     createdAt: instant,
@@ -43,6 +50,9 @@ export function waitlistEntryJson(e: WaitlistEntryRow, showGuestData = true): z.
     status: e.status,
     position: e.position,
     quotedWaitMinutes: e.quotedWaitMinutes,
+    estimatedSeatTime:
+      e.estimatedSeatFrom && e.estimatedSeatTo ? { from: e.estimatedSeatFrom.toISOString(), to: e.estimatedSeatTo.toISOString() } : null,
+    estimatedWaitMinutes: e.estimatedWaitMinutes,
     notifiedAt: e.notifiedAt?.toISOString() ?? null,
     reservationId: e.reservationId,
     createdAt: e.createdAt.toISOString(),
