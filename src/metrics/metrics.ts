@@ -46,9 +46,12 @@ const httpRequestDuration = new Histogram({
   help: 'HTTP requests by method, route pattern and status, from arrival to the end of the response',
   labelNames: ['method', 'route', 'status'] as const,
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [metricsRegistry],
+  // Registered below: prom-client refuses exemplars at construction for a registry of the Prometheus
+  // format, whose text leaves them out, and they are read from the OpenMetrics one.
+  registers: [],
   enableExemplars: true,
 });
+metricsRegistry.registerMetric(httpRequestDuration);
 
 const jobDuration = new Histogram({
   name: 'job_duration_seconds',
@@ -69,9 +72,12 @@ const webhookDeliveryLag = new Histogram({
   name: 'webhook_delivery_lag_seconds',
   help: "From the event's commit to the 2xx answer of its webhook, retries included",
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 6 * 3600, 24 * 3600],
-  registers: [metricsRegistry],
+  // Registered below: prom-client refuses exemplars at construction for a registry of the Prometheus
+  // format, whose text leaves them out, and they are read from the OpenMetrics one.
+  registers: [],
   enableExemplars: true,
 });
+metricsRegistry.registerMetric(webhookDeliveryLag);
 
 /** A scrape must answer even when Redis or PostgreSQL does not: a figure that cannot be read is left out. */
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
