@@ -11,6 +11,11 @@ describe('summariseStatement: the operation and table of a statement span', () =
     ['with q as (insert into "events" ("id") values ($1) returning "id") select q."id" from q', 'insert', 'events'],
     ['with recent as (select * from "reservations") select count(*) from recent', 'select', 'reservations'],
     ['select pg_backend_pid() as pid, now()::text as started', 'select', null],
+    [
+      'select "d"."id", (select count(*) from "reservation_tables" rt where rt.x = $1) from "webhook_deliveries" "d"',
+      'select',
+      'webhook_deliveries',
+    ],
     ['begin', 'begin', null],
     ['(select 1 from "tables")', 'select', 'tables'],
     ['', 'statement', null],
