@@ -37,7 +37,18 @@ const tracingEnv = (protocol: 'http/json' | 'http/protobuf') => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
   OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
   OTEL_BSP_SCHEDULE_DELAY: '100',
+  METRICS_TOKEN: metricsToken,
 });
+const metricsToken = 'tracing-test-metrics-token';
+
+/** A process's /metrics, in the Prometheus text format or, asked for, OpenMetrics. */
+async function scrape(role: RoleProcess, openMetrics: boolean): Promise<string> {
+  const res = await fetch(role.metricsUrl, {
+    headers: { authorization: `Bearer ${metricsToken}`, ...(openMetrics ? { accept: 'application/openmetrics-text; version=1.0.0' } : {}) },
+  });
+  expect(res.status).toBe(200);
+  return res.text();
+}
 
 /** The booking that the partner fails once: its first attempt answers 500. */
 const flakyRef = 'flaky-partner';
@@ -202,6 +213,32 @@ describe('tracing (docs/operations.md "Tracing")', () => {
 
     // The attempt log names the trace.
     expect((await attemptsOf(delivery.id)).map((a) => a.traceId)).toEqual([partnerSaw.traceId]);
+
+    // The request's log line carries its trace and server span.
+    const lines = readFileSync(roles[0].logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"') && l.includes('"path":"/api/v1/reservations"'));
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({ status: 201, trace_id: server.traceId, span_id: server.spanId }),
+    );
+
+    // Exemplars: the request's and the delivery's histograms name the trace, in OpenMetrics only.
+    const exemplar = `# {trace_id="${partnerSaw.traceId}"}`;
+    const webMetrics = await scrape(roles[0], true);
+    expect(
+      webMetrics
+        .split('\n')
+        .filter((l) => l.startsWith('http_request_duration_seconds_bucket') && l.includes('route="/api/v1/reservations"'))
+        .join('\n'),
+    ).toContain(exemplar);
+    expect(await scrape(roles[0], false)).not.toContain('trace_id');
+    const webhookMetrics = await scrape(roles[2], true);
+    expect(
+      webhookMetrics
+        .split('\n')
+        .filter((l) => l.startsWith('webhook_delivery_lag_seconds_bucket'))
+        .join('\n'),
+    ).toContain(exemplar);
   }, 90_000);
 
   it('a failed first attempt and its retry are two traces, the retry linked to the attempt before; so is a redelivery', async () => {
