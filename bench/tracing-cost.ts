@@ -2,9 +2,10 @@
 // servers on one database, in alternating rounds (medians): this code with tracing off, this code
 // with tracing on (the default sampler, every span exported over OTLP/HTTP protobuf to a local
 // receiver that accepts and drops them), and, with --code DIR, another checkout (the code before
-// tracing, its node_modules linked) with tracing off. With the CPU per booking of each server.
+// tracing, its node_modules linked) with tracing off, and with --ratio R tracing on with the sampler
+// parentbased_traceidratio at R. With the CPU per booking of each server.
 // Targets: off within noise of the code before (<= 2 %); on <= 15 % slower than off.
-// Usage: npx tsx bench/tracing-cost.ts [seconds=8] [rounds=3] [--code DIR]
+// Usage: npx tsx bench/tracing-cost.ts [seconds=8] [rounds=3] [--code DIR] [--ratio R]
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,7 @@ import { benchServerEnv, prepareBenchDatabase } from './support/bench-database.j
 import { processCpuMs } from './support/process-cpu.js';
 import { spawnServer } from './support/spawn-server.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' }, ratio: { type: 'string' } } });
 const seconds = Number(positionals[0] ?? 8);
 const rounds = Number(positionals[1] ?? 3);
 for (const name of Object.keys(process.env)) if (name.startsWith('OTEL_')) delete process.env[name];
@@ -39,6 +40,20 @@ const variants: Array<{ label: string; dir: string; port: number; env: Record<st
   { label: 'this code, tracing off', dir: path.resolve('.'), port: 3951, env: {} },
   { label: 'this code, tracing on', dir: path.resolve('.'), port: 3952, env: { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl } },
   ...(values.code ? [{ label: `${values.code}, tracing off`, dir: path.resolve(values.code), port: 3953, env: {} }] : []),
+  ...(values.ratio
+    ? [
+        {
+          label: `this code, tracing on, ratio ${values.ratio}`,
+          dir: path.resolve('.'),
+          port: 3954,
+          env: {
+            OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+            OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+            OTEL_TRACES_SAMPLER_ARG: values.ratio,
+          },
+        },
+      ]
+    : []),
 ];
 
 /** Each variant books its own 8 venues: venues fill as a run goes on, and each variant fills its own alike. */
@@ -125,6 +140,11 @@ try {
   console.log(
     `tracing on vs off: bookings/s ${change(medians[1].perSecond, medians[0].perSecond)}, CPU per booking ${change(medians[1].serverCpu, medians[0].serverCpu)}   (target: at most 15 % slower)`,
   );
+  const sampled = variants.findIndex((v) => v.label.includes('ratio'));
+  if (sampled >= 0)
+    console.log(
+      `tracing on, ratio ${values.ratio}, vs off: bookings/s ${change(medians[sampled].perSecond, medians[0].perSecond)}, CPU per booking ${change(medians[sampled].serverCpu, medians[0].serverCpu)}`,
+    );
   if (values.code)
     console.log(
       `tracing off vs ${values.code}: bookings/s ${change(medians[0].perSecond, medians[2].perSecond)}, CPU per booking ${change(medians[0].serverCpu, medians[2].serverCpu)}   (target: within noise, 2 %)`,

@@ -50,7 +50,7 @@ async function postponeWhileUnavailable(job: Job, token: string | undefined, err
  */
 function instrument<T>({ queueName: name, schema, fair }: JobDefinition<T>, handler: JobHandler<T>): Processor<T> {
   return (job, token) =>
-    enterSpan(`process ${name}`, jobSpanStart(name, job), async (span) => {
+    enterSpan(`process ${name}`, () => jobSpanStart(name, job), async (span) => {
       const started = process.hrtime.bigint();
       const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
       // A child logger of this job: its lines carry the queue and the job id.

@@ -70,9 +70,13 @@ export function isTracing(): boolean {
   return tracer !== undefined;
 }
 
-/** Runs `work` in a new span that the caller ends (a request's server span ends when its response is written). */
-export function enterSpan<T>(name: string, start: SpanStart, work: (span: ActiveSpan) => T): T {
-  return tracer ? tracer.enter(name, start, work) : work(noSpan);
+/**
+ * Runs `work` in a new span that the caller ends (a request's server span ends when its response is
+ * written). `start` may be a function, called only while tracing is on.
+ */
+export function enterSpan<T>(name: string, start: SpanStart | (() => SpanStart), work: (span: ActiveSpan) => T): T {
+  if (!tracer) return work(noSpan);
+  return tracer.enter(name, typeof start === 'function' ? start() : start, work);
 }
 
 /** Runs `work` in a new span, ended when its promise settles (failed when it rejects). */
