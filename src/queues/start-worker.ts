@@ -50,31 +50,35 @@ async function postponeWhileUnavailable(job: Job, token: string | undefined, err
  */
 function instrument<T>({ queueName: name, schema, fair }: JobDefinition<T>, handler: JobHandler<T>): Processor<T> {
   return (job, token) =>
-    enterSpan(`process ${name}`, () => jobSpanStart(name, job), async (span) => {
-      const started = process.hrtime.bigint();
-      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-      // A child logger of this job: its lines carry the queue and the job id.
-      const log = logger.child({ queue: name, jobId: job.id });
-      rememberJobSpan(name, job.id!, span.carrier());
-      try {
-        if (fair) await advanceVirtualTime(name, job);
-        const result = await handler(schema.parse(job.data), job, log, token);
-        observeJob(name, 'completed', seconds());
-        span.setAttributes({ 'floorline.job.outcome': 'completed' });
-        return result;
-      } catch (err) {
-        const thrown = await postponeWhileUnavailable(job, token, err, log);
-        const outcome = jobOutcomeOf(thrown);
-        observeJob(name, outcome, seconds());
-        span.setAttributes({ 'floorline.job.outcome': outcome });
-        // The error's name only: a message may quote what the job was about.
-        if (outcome === 'failed') span.fail((thrown as Error)?.name ?? 'error');
-        throw thrown;
-      } finally {
-        forgetJobSpan(name, job.id!);
-        span.end();
-      }
-    });
+    enterSpan(
+      `process ${name}`,
+      () => jobSpanStart(name, job),
+      async (span) => {
+        const started = process.hrtime.bigint();
+        const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+        // A child logger of this job: its lines carry the queue and the job id.
+        const log = logger.child({ queue: name, jobId: job.id });
+        rememberJobSpan(name, job.id!, span.carrier());
+        try {
+          if (fair) await advanceVirtualTime(name, job);
+          const result = await handler(schema.parse(job.data), job, log, token);
+          observeJob(name, 'completed', seconds());
+          span.setAttributes({ 'floorline.job.outcome': 'completed' });
+          return result;
+        } catch (err) {
+          const thrown = await postponeWhileUnavailable(job, token, err, log);
+          const outcome = jobOutcomeOf(thrown);
+          observeJob(name, outcome, seconds());
+          span.setAttributes({ 'floorline.job.outcome': outcome });
+          // The error's name only: a message may quote what the job was about.
+          if (outcome === 'failed') span.fail((thrown as Error)?.name ?? 'error');
+          throw thrown;
+        } finally {
+          forgetJobSpan(name, job.id!);
+          span.end();
+        }
+      },
+    );
 }
 
 /**
