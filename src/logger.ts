@@ -1,4 +1,5 @@
 import pino, { type LevelWithSilent } from 'pino';
+import { activeTraceIds } from './tracing/tracing.js';
 
 // Asynchronous writes (pino's documented destination): a line is queued in memory and written by
 // the next write call, so logging never blocks a request on the terminal or a pipe.
@@ -6,7 +7,9 @@ const output = pino.destination({ sync: false });
 process.on('exit', () => output.flushSync());
 
 // `info` until the entry point sets the configured level (setLogLevel): nothing is read at import.
-const options = { level: 'info', base: { pid: process.pid } };
+// A line written inside a span carries its trace_id and span_id while tracing is on.
+const noTrace = {};
+const options = { level: 'info', base: { pid: process.pid }, mixin: () => activeTraceIds() ?? noTrace };
 
 export const logger = pino(
   { ...options, redact: { paths: ['*.authorization', '*.secret', '*.key', 'req.headers.authorization'], censor: '[redacted]' } },

@@ -5,6 +5,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres from 'postgres';
 import { processConfig, type Config } from '../config.js';
 import * as schema from './schema/index.js';
+import { statementLogger, traceStatement } from '../tracing/statement-spans.js';
+import { inSpan, isTracing } from '../tracing/tracing.js';
 
 /**
  * `none`: the URL reaches PostgreSQL itself (or a session-mode pooler). `transaction`: it reaches a
@@ -145,7 +147,8 @@ async function cancelUntilEnded(scope: CancellationScope, session: Promise<Trans
 const cancelRepeatMs = 100;
 
 function createDrizzle(pool: ReturnType<typeof createPool>) {
-  return drizzle({ client: pool, schema });
+  // While tracing is on, a span per statement drizzle issues (src/tracing/statement-spans.ts).
+  return drizzle({ client: pool, schema, ...(isTracing() ? { logger: statementLogger } : {}) });
 }
 export type Db = ReturnType<typeof createDrizzle>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -201,8 +204,12 @@ export function createDatabase(options: DatabaseOptions): Database {
       throw committing ? commitNotConfirmed(err) : err;
     }
   }
-  return { sql, db, transaction };
+  // While tracing is on, a span from BEGIN to COMMIT around the transaction's statement spans.
+  const traced = <T>(work: (tx: Tx) => Promise<T>) => inSpan('transaction', transactionSpan, () => transaction(work));
+  return { sql, db, transaction: isTracing() ? traced : transaction };
 }
+
+const transactionSpan = { kind: 'client', attributes: { 'db.system.name': 'postgresql' } } as const;
 
 /** Which backend runs `tx` (one statement, pipelined before the work's own), for cancelUntilEnded. */
 function trackSession(scope: CancellationScope, tx: Tx, pool: ReturnType<typeof createPool>): Promise<TransactionSession | null> {
@@ -293,7 +300,11 @@ const rowAsJson = { row: statement<unknown>`to_json(q)` };
 export function prepareSql<T>(built: SQL): (values: Record<string, unknown>) => Promise<T[]> {
   const query = dialect.sqlToQuery(built);
   return async (values) =>
-    (await db().$client.unsafe(query.sql, fillPlaceholders(query.params, values) as never[], { prepare: true })) as unknown as T[];
+    traceStatement(
+      query.sql,
+      async () =>
+        (await db().$client.unsafe(query.sql, fillPlaceholders(query.params, values) as never[], { prepare: true })) as unknown as T[],
+    );
 }
 
 /**
@@ -331,5 +342,8 @@ export async function runSql<T extends object>(conn: DbOrTx, built: SQL, options
     }
   }
   const query = dialect.sqlToQuery(built);
-  return (await (conn as Db).$client.unsafe(query.sql, query.params as never[], { prepare })) as unknown as T[];
+  return traceStatement(
+    query.sql,
+    async () => (await (conn as Db).$client.unsafe(query.sql, query.params as never[], { prepare })) as unknown as T[],
+  );
 }

@@ -55,8 +55,7 @@ export function createApp({ routes, config, eventStreams = new EventStreams(conf
   });
   app.use((req, res, next) => {
     assignRequestId(req, res);
-    observeRequest(req);
-    dispatchApi(req, res, next);
+    observeRequest(req, res, () => dispatchApi(req, res, next));
   });
 
   const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));

@@ -2,13 +2,34 @@ import { subscribe } from 'node:diagnostics_channel';
 import type { Request, Response } from 'express';
 import { writeRequestLine } from '../logger.js';
 import { observeHttpRequest, unmatchedRoute } from '../metrics/metrics.js';
+import { enterSpan, isTracing } from '../tracing/tracing.js';
 
 const startedAt = Symbol('startedAt');
 type ObservedRequest = Request & { [startedAt]?: number };
 
-/** Marks a request as one of the app's, to be logged and counted when its response is written. */
-export function observeRequest(req: ObservedRequest): void {
+/**
+ * Marks a request as one of the app's, to be logged and counted when its response is written, and
+ * runs `handle` (the rest of its handling). While tracing is on, `handle` runs in the request's
+ * server span: a child of the caller's span when the request carries a W3C `traceparent`, else the
+ * root of a trace. The span is named after the route's template once it is known, and ends when the
+ * response is closed (written, or its client gone).
+ */
+export function observeRequest(req: ObservedRequest, res: Response, handle: () => void): void {
   req[startedAt] = performance.now();
+  if (!isTracing()) return handle();
+  const traceparent = req.headers.traceparent;
+  const tracestate = req.headers.tracestate;
+  const parent = typeof traceparent === 'string' ? { traceparent, ...(typeof tracestate === 'string' ? { tracestate } : {}) } : null;
+  enterSpan(req.method, { kind: 'server', parent, attributes: { 'http.request.method': req.method } }, (span) => {
+    res.once('close', () => {
+      const route = req.routePattern ?? unmatchedRoute;
+      span.setName(`${req.method} ${route}`);
+      span.setAttributes({ 'http.route': route, 'http.response.status_code': res.statusCode, 'floorline.request_id': req.requestId });
+      if (res.statusCode >= 500) span.fail(`HTTP ${res.statusCode}`);
+      span.end();
+    });
+    handle();
+  });
 }
 
 // One log line and one http_request_duration_seconds observation per request, when its response is

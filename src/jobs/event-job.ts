@@ -4,10 +4,18 @@ import { processConfig } from '../config.js';
 import { takeFairTurnsOf } from '../queues/fair-share.js';
 import type { JobDefinition } from '../queues/job-definition.js';
 import { defaultJobOptions, getQueue } from '../queues/queues.js';
+import type { TraceCarrier } from '../tracing/tracing.js';
 
 /** worker-events: one outbox event (src/services/event-processing/process-event.ts). */
 // The ids besides the event's own are for operators searching Bull Board (jobs of older releases lack them).
-const eventJobSchema = z.object({ eventId: z.uuid(), organisationId: z.uuid().optional(), venueId: z.uuid().optional() });
+// `trace`: the span of the outbox write that committed the event, which its processing continues
+// (W3C headers; only while tracing is on: docs/operations.md "Tracing").
+const eventJobSchema = z.object({
+  eventId: z.uuid(),
+  organisationId: z.uuid().optional(),
+  venueId: z.uuid().optional(),
+  trace: z.record(z.string(), z.string()).optional(),
+});
 export type EventJob = z.infer<typeof eventJobSchema>;
 
 /**
@@ -31,6 +39,8 @@ export interface EventToEnqueue {
   organisationId: string;
   venueId: string;
   type: string;
+  /** The span that committed it, while tracing is on. */
+  trace?: TraceCarrier;
 }
 
 /** A larger enqueue is added in chunks of this many jobs, each followed by a pause three times as long as it took. */
@@ -57,7 +67,7 @@ export async function addEventJobs(rows: EventToEnqueue[]): Promise<void> {
     await getQueue(eventJob.queueName).addBulk(
       chunk.map((e, i) => ({
         name: e.type,
-        data: { eventId: e.id, organisationId: e.organisationId, venueId: e.venueId } satisfies EventJob,
+        data: { eventId: e.id, organisationId: e.organisationId, venueId: e.venueId, trace: e.trace } satisfies EventJob,
         opts: { ...eventJob.jobOptions, jobId: e.id, ...turns[i] },
       })),
     );

@@ -25,6 +25,9 @@ const webhookDeliveryJobSchema = z.object({
   // outcome of the `after` delivery's, and wakes the `next` one once its own outcome is known.
   after: z.uuid().optional(),
   next: z.uuid().optional(),
+  // The span of the events job that created the delivery, which its first attempt continues (W3C
+  // headers; only while tracing is on: docs/operations.md "Tracing").
+  trace: z.record(z.string(), z.string()).optional(),
 });
 export type WebhookDeliveryJob = z.infer<typeof webhookDeliveryJobSchema>;
 

@@ -6,7 +6,7 @@ import { safeEqual } from '../lib/safe-equal.js';
 import { logger } from '../logger.js';
 import { checkDependencies } from '../services/health.js';
 import { processState, type ProcessState } from '../core/process-state.js';
-import { metricsRegistry } from './metrics.js';
+import { metricsRegistry, openMetricsRegistry } from './metrics.js';
 
 /** Who may scrape, and where the metrics port listens. */
 export type MetricsAccess = Pick<Config, 'METRICS_TOKEN' | 'METRICS_HOST' | 'NODE_ENV'>;
@@ -27,8 +27,9 @@ export async function answerMetrics(config: MetricsAccess, req: IncomingMessage,
     return;
   }
   try {
-    const body = await metricsRegistry.metrics();
-    res.writeHead(200, { 'Content-Type': metricsRegistry.contentType }).end(body);
+    const registry = (req.headers.accept ?? '').includes('application/openmetrics-text') ? openMetricsRegistry() : metricsRegistry;
+    const body = await registry.metrics();
+    res.writeHead(200, { 'Content-Type': registry.contentType }).end(body);
   } catch (err) {
     logger.error({ err }, 'metrics collection failed');
     res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics collection failed\n');

@@ -1,10 +1,11 @@
 import { DelayedError, RateLimitError, WaitingChildrenError } from 'bullmq';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric, type OpenMetricsContentType } from 'prom-client';
 import { pool } from '../db/client.js';
 import { endpointHealthStates } from '../db/schema/index.js';
 import { readReplica } from '../db/read-replica.js';
 import { allQueueNames } from '../jobs/all-jobs.js';
 import { getQueue } from '../queues/queues.js';
+import { activeTraceIds } from '../tracing/tracing.js';
 
 /**
  * The Prometheus metrics of this process (docs/operations.md "Metrics and health"), one registry whatever roles it runs.
@@ -14,6 +15,29 @@ import { getQueue } from '../queues/queues.js';
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry });
 
+let openMetrics: Registry<OpenMetricsContentType> | undefined;
+
+/**
+ * The same metrics in the OpenMetrics format, for a scrape that asks for it (`Accept:
+ * application/openmetrics-text`): the only format with exemplars, the trace ids of observations
+ * made while tracing is on (docs/operations.md "Tracing"). Built at the first such scrape.
+ */
+export function openMetricsRegistry(): Registry<OpenMetricsContentType> {
+  if (!openMetrics) {
+    openMetrics = new Registry<OpenMetricsContentType>();
+    openMetrics.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+    // getMetricsAsArray gives the registered metrics themselves (its typing calls them MetricObject).
+    for (const metric of metricsRegistry.getMetricsAsArray()) openMetrics.registerMetric(metric as unknown as Metric);
+  }
+  return openMetrics;
+}
+
+/** The exemplar of an observation: the active trace, while tracing is on. */
+function exemplarLabels(): Record<string, string> | undefined {
+  const ids = activeTraceIds();
+  return ids && { trace_id: ids.trace_id };
+}
+
 /** The route label of a request that matched no route (a fixed value: raw URLs would explode the label set). */
 export const unmatchedRoute = 'unmatched';
 
@@ -22,8 +46,12 @@ const httpRequestDuration = new Histogram({
   help: 'HTTP requests by method, route pattern and status, from arrival to the end of the response',
   labelNames: ['method', 'route', 'status'] as const,
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  registers: [metricsRegistry],
+  // Registered below: prom-client refuses exemplars at construction for a registry of the Prometheus
+  // format, whose text leaves them out, and they are read from the OpenMetrics one.
+  registers: [],
+  enableExemplars: true,
 });
+metricsRegistry.registerMetric(httpRequestDuration);
 
 const jobDuration = new Histogram({
   name: 'job_duration_seconds',
@@ -44,8 +72,12 @@ const webhookDeliveryLag = new Histogram({
   name: 'webhook_delivery_lag_seconds',
   help: "From the event's commit to the 2xx answer of its webhook, retries included",
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 6 * 3600, 24 * 3600],
-  registers: [metricsRegistry],
+  // Registered below: prom-client refuses exemplars at construction for a registry of the Prometheus
+  // format, whose text leaves them out, and they are read from the OpenMetrics one.
+  registers: [],
+  enableExemplars: true,
 });
+metricsRegistry.registerMetric(webhookDeliveryLag);
 
 /** A scrape must answer even when Redis or PostgreSQL does not: a figure that cannot be read is left out. */
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -125,7 +157,7 @@ new Gauge({
 });
 
 export function observeHttpRequest(method: string, route: string, status: number, seconds: number): void {
-  httpRequestDuration.observe({ method, route, status }, seconds);
+  httpRequestDuration.observe({ labels: { method, route, status }, value: seconds, exemplarLabels: exemplarLabels() as never });
 }
 
 /** BullMQ's "move me" errors end a run without failing the job: the job is postponed, not failed. */
@@ -139,7 +171,10 @@ export function observeJob(queue: string, outcome: 'completed' | 'failed' | 'pos
 
 export function countWebhookDelivered(eventCreatedAt: Date | string): void {
   webhookDeliveries.inc({ outcome: 'delivered' });
-  webhookDeliveryLag.observe(Math.max(0, (Date.now() - new Date(eventCreatedAt).getTime()) / 1000));
+  webhookDeliveryLag.observe({
+    value: Math.max(0, (Date.now() - new Date(eventCreatedAt).getTime()) / 1000),
+    exemplarLabels: exemplarLabels() as never,
+  });
 }
 
 export function countWebhookFailure(discarded: boolean): void {

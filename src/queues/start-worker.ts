@@ -7,6 +7,7 @@ import { createQueueConnection, queuePrefix } from '../redis.js';
 import { closeConnection } from '../redis/connections.js';
 import { advanceVirtualTime, restartVirtualTimeIfHigh } from './fair-share.js';
 import type { JobDefinition, JobHandler } from './job-definition.js';
+import { enterSpan, forgetJobSpan, rememberJobSpan, type TraceCarrier } from '../tracing/tracing.js';
 
 /** A BullMQ worker with the platform's prefix, its own connection and failure logging by job id. */
 export interface RunningWorker<T> {
@@ -48,22 +49,57 @@ async function postponeWhileUnavailable(job: Job, token: string | undefined, err
  * queue's virtual time; records the job's duration and outcome (job_duration_seconds).
  */
 function instrument<T>({ queueName: name, schema, fair }: JobDefinition<T>, handler: JobHandler<T>): Processor<T> {
-  return async (job, token) => {
-    const started = process.hrtime.bigint();
-    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-    // A child logger of this job: its lines carry the queue and the job id.
-    const log = logger.child({ queue: name, jobId: job.id });
-    try {
-      if (fair) await advanceVirtualTime(name, job);
-      const result = await handler(schema.parse(job.data), job, log, token);
-      observeJob(name, 'completed', seconds());
-      return result;
-    } catch (err) {
-      const thrown = await postponeWhileUnavailable(job, token, err, log);
-      observeJob(name, jobOutcomeOf(thrown), seconds());
-      throw thrown;
-    }
-  };
+  return (job, token) =>
+    enterSpan(
+      `process ${name}`,
+      () => jobSpanStart(name, job),
+      async (span) => {
+        const started = process.hrtime.bigint();
+        const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+        // A child logger of this job: its lines carry the queue and the job id.
+        const log = logger.child({ queue: name, jobId: job.id });
+        rememberJobSpan(name, job.id!, span.carrier());
+        try {
+          if (fair) await advanceVirtualTime(name, job);
+          const result = await handler(schema.parse(job.data), job, log, token);
+          observeJob(name, 'completed', seconds());
+          span.setAttributes({ 'floorline.job.outcome': 'completed' });
+          return result;
+        } catch (err) {
+          const thrown = await postponeWhileUnavailable(job, token, err, log);
+          const outcome = jobOutcomeOf(thrown);
+          observeJob(name, outcome, seconds());
+          span.setAttributes({ 'floorline.job.outcome': outcome });
+          // The error's name only: a message may quote what the job was about.
+          if (outcome === 'failed') span.fail((thrown as Error)?.name ?? 'error');
+          throw thrown;
+        } finally {
+          forgetJobSpan(name, job.id!);
+          span.end();
+        }
+      },
+    );
+}
+
+/**
+ * A job's span (docs/operations.md "Tracing"): the first run of a job whose producer stored its trace
+ * in the job's data (`trace`: an outbox event's, the first attempt of a delivery) continues that
+ * trace; a retry, and any other job (timers, imports), starts a trace of its own.
+ */
+function jobSpanStart(queue: string, job: Job) {
+  const stored = (job.data as { trace?: TraceCarrier } | undefined)?.trace;
+  return {
+    kind: 'consumer',
+    parent: job.attemptsMade === 0 && stored && typeof stored === 'object' ? stored : null,
+    attributes: {
+      'messaging.system': 'bullmq',
+      'messaging.operation.name': 'process',
+      'messaging.destination.name': queue,
+      'messaging.message.id': job.id,
+      'floorline.job.name': job.name,
+      'floorline.job.attempt': job.attemptsMade + 1,
+    },
+  } as const;
 }
 
 /** A worker of the definition's queue with its worker options, `overrides` on top (what the deployment configures; tests run fewer jobs at once). */

@@ -1,8 +1,10 @@
 import { ConfigError, parseConfig, type Config } from '../config.js';
 import { runMigrations } from '../db/migrate.js';
 import { logger } from '../logger.js';
+import { defaultServiceName, isTracingWanted } from '../lib/tracing-settings.js';
 import { explainUnreachable } from '../preflight.js';
 import { setUpProcess } from '../set-up-process.js';
+import { stopTracing, useTracer } from '../tracing/tracing.js';
 import type { RoleName } from './role-names.js';
 import { runRoles } from './run-roles.js';
 
@@ -29,6 +31,12 @@ export async function startProcess(env: NodeJS.ProcessEnv, roles: RoleName[], op
     console.error(unreachable);
     return 1;
   }
+  // Tracing first, so that the database is built with its statement spans. Off (the default), the
+  // SDK is not even loaded: src/tracing/tracing.ts.
+  if (isTracingWanted(env)) {
+    const { startTracing } = await import('../tracing/start-tracing.js');
+    useTracer(startTracing({ serviceName: defaultServiceName(env, roles) }));
+  }
   // The process's configuration and database, built here from what was parsed; the modules that are
   // not given them as parameters reach them through processConfig() and db().
   setUpProcess(config);
@@ -39,5 +47,8 @@ export async function startProcess(env: NodeJS.ProcessEnv, roles: RoleName[], op
   } catch (err) {
     logger.fatal({ err }, 'start-up failed');
     return 1;
+  } finally {
+    // The spans still buffered are exported before the process exits.
+    await stopTracing().catch((err: unknown) => logger.warn({ err }, 'tracing did not stop cleanly'));
   }
 }

@@ -2582,6 +2582,8 @@ export interface components {
             error: string | null;
             /** @description The first 1,024 bytes of the answer's body as UTF-8 text (invalid bytes as U+FFFD); null when there was no answer. */
             responseBodyExcerpt: string | null;
+            /** @description The trace of the attempt (32 hex digits), as in the `traceparent` header it was sent with; null when tracing was off. */
+            traceId: string | null;
         };
         WebhookEndpoint: {
             /** Format: uuid */

@@ -19,6 +19,11 @@ export const webhookDeliveryAttempts = pgTable(
     error: text('error'),
     /** The first 1,024 bytes of the answer's body as UTF-8 text; null without an answer. */
     responseBodyExcerpt: text('response_body_excerpt'),
+    /**
+     * The W3C `traceparent` of the attempt's span while tracing was on (docs/operations.md
+     * "Tracing"): the attempt log shows its trace id; the next attempt's span links to it. Null when off.
+     */
+    traceparent: text('traceparent'),
   },
   (t) => [primaryKey({ columns: [t.deliveryId, t.attempt] })],
 );

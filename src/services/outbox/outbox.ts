@@ -9,6 +9,7 @@ import { addEventJobs, type EventToEnqueue } from '../../jobs/event-job.js';
 import { onQueueConnectionReady } from '../../queues/queues.js';
 import type { EventType, HistoryOnlyEventType } from '../../lib/event-catalogue.js';
 import { isPublishable, type AuthContext } from '../../core/auth-context.js';
+import { activeTraceCarrier, inSpan, type TraceCarrier } from '../../tracing/tracing.js';
 
 /** Who made a change, recorded with its events for the reservation history (docs/reservations.md "Reservation history"). */
 export interface Actor {
@@ -51,17 +52,22 @@ export type Emit = (event: NewEvent) => void;
  */
 export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit: Emit) => Promise<T>, log: Logger = logger): Promise<T> {
   const pending: NewEvent[] = [];
+  // The outbox write's span, which the events' jobs continue (undefined while tracing is off).
+  let trace: TraceCarrier | undefined;
   const { result, ids } = await transaction(async (tx) => {
     const result = await work(tx, (event) => pending.push(event));
-    const inserted = await insertEventRows(
-      tx,
-      pending.map(({ actor: eventActor, ...event }) => ({ ...event, actor: eventActor ?? actor })),
-    );
+    const inserted = await inSpan('outbox write', { attributes: { 'floorline.outbox.events': pending.length } }, async () => {
+      trace = activeTraceCarrier();
+      return insertEventRows(
+        tx,
+        pending.map(({ actor: eventActor, ...event }) => ({ ...event, actor: eventActor ?? actor })),
+      );
+    });
     return { result, ids: inserted.filter((r) => r.published) };
   });
   if (ids.length) {
     sequenceEventsSoon(new Set(ids.map((e) => e.organisationId)));
-    enqueueEvents(ids, log);
+    enqueueEvents(trace ? ids.map((e) => ({ ...e, trace })) : ids, log);
   }
   return result;
 }

@@ -10,6 +10,7 @@ import type { DestinationSlots } from './destination-slots.js';
 import {
   claimAttempt,
   hasAttemptOutcome,
+  readAttemptTraceparent,
   readDeliveryContext,
   recordDelivered,
   recordFailure,
@@ -24,6 +25,7 @@ import { serialiseEnvelope } from './envelope.js';
 import { postWebhook, type WebhookOutcome, type WebhookTargetSettings } from './post-webhook.js';
 import { getOrganisationSecretState, secretStateOf, type SigningSecretBox } from './signing-secrets.js';
 import { getMainEndpoint } from './webhook-endpoint-service.js';
+import { activeTraceCarrier, inSpan, isTracing } from '../../tracing/tracing.js';
 
 /**
  * What became of one run of a delivery's job; src/jobs/webhook-delivery-handler.ts tells BullMQ.
@@ -176,6 +178,50 @@ export async function prepareDelivery(
 export interface AttemptedDelivery extends PreparedDelivery {
   claimed: ClaimedAttempt;
   sent: WebhookOutcome;
+  /** The `traceparent` of the attempt's span (its client span when a request was made); null while tracing is off. */
+  traceparent: string | null;
+}
+
+/**
+ * The POST of an attempt in its client span (docs/operations.md "Tracing"), whose `traceparent` (and
+ * `tracestate`) the request carries for the partner to continue. An attempt after the delivery's
+ * first runs in a trace of its own (its job's: src/queues/start-worker.ts), linked to the span of
+ * the attempt before, as its attempt log recorded it.
+ */
+async function postInSpan(
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  deliveryId: string,
+  claimed: ClaimedAttempt,
+  allowPrivate: boolean,
+): Promise<{ sent: WebhookOutcome; traceparent: string | null }> {
+  if (!isTracing()) return { sent: await postWebhook({ url, headers, body, allowPrivate }), traceparent: null };
+  const attempt = claimed.lifetimeAttempts;
+  const before = attempt > 1 ? await readAttemptTraceparent(deliveryId, attempt - 1) : null;
+  let host: string | undefined;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    // An address postWebhook refuses; the span still names its attempt.
+  }
+  const start = {
+    kind: 'client',
+    attributes: {
+      'http.request.method': 'POST',
+      'server.address': host,
+      'floorline.webhook.delivery_id': deliveryId,
+      'floorline.webhook.attempt': attempt,
+    },
+    links: before ? [{ traceparent: before }] : [],
+  } as const;
+  return inSpan('POST webhook', start, async (span) => {
+    const trace = span.carrier();
+    const sent = await postWebhook({ url, headers: { ...headers, ...trace }, body, allowPrivate });
+    span.setAttributes({ 'http.response.status_code': sent.status });
+    if (!sent.ok) span.fail(sent.summary);
+    return { sent, traceparent: trace.traceparent ?? null };
+  });
 }
 
 /**
@@ -198,16 +244,16 @@ export async function attemptDelivery(
     const claimed = await claimAttempt(job.data.deliveryId, context.delivery.payload ?? (await buildBody(context)));
     if (!claimed) return nothingToSend; // concluded meanwhile (annulled, or by a duplicate of this job)
     const body = Buffer.from(claimed.payload, 'utf8');
-    const sent: WebhookOutcome =
-      'error' in destination
-        ? { ok: false, status: null, error: destination.error, summary: destination.error, durationMs: 0, bodyExcerpt: null }
-        : await postWebhook({
-            url: destination.url ?? '',
-            headers: signedHeaders(destination.scheme, destination.secrets, context.delivery.idempotencyKey, body),
-            body,
-            allowPrivate: targets.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
-          });
-    return { ...prepared, claimed, sent };
+    if ('error' in destination) {
+      const sent = { ok: false, status: null, error: destination.error, summary: destination.error, durationMs: 0, bodyExcerpt: null };
+      return { ...prepared, claimed, sent, traceparent: activeTraceCarrier()?.traceparent ?? null };
+    }
+    const headers = signedHeaders(destination.scheme, destination.secrets, context.delivery.idempotencyKey, body);
+    return {
+      ...prepared,
+      claimed,
+      ...(await postInSpan(destination.url ?? '', headers, body, job.data.deliveryId, claimed, targets.WEBHOOKS_ALLOW_PRIVATE_TARGETS)),
+    };
   } finally {
     if (slot) await slots.release(slot);
   }
@@ -224,7 +270,7 @@ export async function concludeDelivery(
   log: Logger,
   worker: DeliveryWorker,
 ): Promise<DeliveryOutcome> {
-  const { context, destination, claimed, sent } = attempted;
+  const { context, destination, claimed, sent, traceparent } = attempted;
   const { deliveryId, next } = job.data;
   const attempt = claimed.attempts;
   // Only a request made to a registered destination counts for its health.
@@ -240,6 +286,7 @@ export async function concludeDelivery(
       responseStatus: sent.status,
       error: sent.ok ? null : sent.summary,
       responseBodyExcerpt: sent.bodyExcerpt,
+      traceparent,
     },
   };
   // One line per attempt in the job's log (Bull Board); the row is the truth, so a line Redis

@@ -12,6 +12,7 @@ import { eventTypes } from '../../lib/event-catalogue.js';
 import { eventDataGroups, payloadReaderOf, payloadReservationSchema, readerEventDataGroups } from '../events/event-service.js';
 import { envelopeSchemaFor } from './envelope.js';
 import { filterEnvelopeForReader } from '../../lib/webhook-payload-filter.js';
+import { traceIdOf } from '../../tracing/tracing.js';
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect;
@@ -96,6 +97,10 @@ export const attemptSchema = component(
       .string()
       .nullable()
       .describe("The first 1,024 bytes of the answer's body as UTF-8 text (invalid bytes as U+FFFD); null when there was no answer."),
+    traceId: z
+      .string()
+      .nullable()
+      .describe('The trace of the attempt (32 hex digits), as in the `traceparent` header it was sent with; null when tracing was off.'),
   }),
   'One attempt of a webhook delivery (docs/webhooks.md "Attempt log").',
 );
@@ -108,6 +113,7 @@ export function attemptJson(a: AttemptRow): z.output<typeof attemptSchema> {
     responseStatus: a.responseStatus,
     error: a.error,
     responseBodyExcerpt: a.responseBodyExcerpt,
+    traceId: traceIdOf(a.traceparent),
   };
 }
 

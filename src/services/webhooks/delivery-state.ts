@@ -140,6 +140,15 @@ export interface AttemptOutcome {
 /** One row of the attempt log. */
 export type AttemptLogEntry = Omit<typeof webhookDeliveryAttempts.$inferSelect, 'deliveryId'>;
 
+/** The `traceparent` recorded with an attempt of a delivery (null: none, or made while tracing was off). */
+export async function readAttemptTraceparent(deliveryId: string, attempt: number): Promise<string | null> {
+  const [row] = await db()
+    .select({ traceparent: webhookDeliveryAttempts.traceparent })
+    .from(webhookDeliveryAttempts)
+    .where(and(eq(webhookDeliveryAttempts.deliveryId, deliveryId), eq(webhookDeliveryAttempts.attempt, attempt)));
+  return row?.traceparent ?? null;
+}
+
 export interface AttemptRecord {
   deliveryId: string;
   outcome: AttemptOutcome;
@@ -250,6 +259,7 @@ const logAttempt = () =>
       responseStatus: param('status', 'int'),
       error: param('attemptError', 'text'),
       responseBodyExcerpt: param('excerpt', 'text'),
+      traceparent: param('traceparent', 'text'),
     });
 
 /**
@@ -290,6 +300,7 @@ async function recordAttempt(
     durationMs: log.durationMs,
     attemptError: log.error,
     excerpt: log.responseBodyExcerpt,
+    traceparent: log.traceparent,
     reachedEndpointId,
     disableAfterFailures: health?.failures,
     disableAfterMinutes: health?.minutes,

@@ -1,7 +1,9 @@
 import type { Config } from '../../config.js';
 import { groupBy } from '../../lib/group-by.js';
 import { destinationOf } from '../../lib/webhook-destination.js';
+import { eventJob } from '../../jobs/event-job.js';
 import { webhookDeliveryJob, type WebhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
+import { runningJobSpan } from '../../tracing/tracing.js';
 import { behindTheLine, takeFairPrioritiesOf } from '../../queues/fair-share.js';
 import { getQueue, getQueueConnection } from '../../queues/queues.js';
 import { DestinationSlots } from './destination-slots.js';
@@ -93,6 +95,9 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[], setting
           ...ids,
           after: d.after,
           next: d.next,
+          // Created by its event's job (an event job's id is the event's): the first attempt joins that
+          // trace. A redelivery or a job the sweeper gives back starts a trace of its own.
+          trace: runningJobSpan(eventJob.queueName, d.eventId),
         } satisfies WebhookDeliveryJob,
         opts: {
           ...webhookDeliveryJob.jobOptions,

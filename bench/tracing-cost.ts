@@ -1,0 +1,157 @@
+// What tracing costs a booking (issue 46): POST /reservations at 32 connections against three
+// servers on one database, in alternating rounds (medians): this code with tracing off, this code
+// with tracing on (the default sampler, every span exported over OTLP/HTTP protobuf to a local
+// receiver that accepts and drops them), and, with --code DIR, another checkout (the code before
+// tracing, its node_modules linked) with tracing off, and with --ratio R tracing on with the sampler
+// parentbased_traceidratio at R. With the CPU per booking of each server.
+// Targets: off within noise of the code before (<= 2 %); on <= 15 % slower than off.
+// Usage: npx tsx bench/tracing-cost.ts [seconds=8] [rounds=3] [--code DIR] [--ratio R]
+import type { ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { benchServerEnv, prepareBenchDatabase } from './support/bench-database.js';
+import { processCpuMs } from './support/process-cpu.js';
+import { spawnServer } from './support/spawn-server.js';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' }, ratio: { type: 'string' } } });
+const seconds = Number(positionals[0] ?? 8);
+const rounds = Number(positionals[1] ?? 3);
+for (const name of Object.keys(process.env)) if (name.startsWith('OTEL_')) delete process.env[name];
+await prepareBenchDatabase('floorline_bench_tracing_cost');
+const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
+const { createVenue } = await import('../src/services/venues/venue-service.js');
+const { configureDemoVenue } = await import('../src/services/venue-config/demo-venue.js');
+const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
+const sql = (await import('../src/db/client.js')).pool();
+
+// The collector: accepts every export and drops it, counting the bytes.
+let exportedBytes = 0;
+const collector = http.createServer((req, res) => {
+  req.on('data', (chunk: Buffer) => (exportedBytes += chunk.length));
+  req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end());
+});
+await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+const collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+
+const variants: Array<{ label: string; dir: string; port: number; env: Record<string, string> }> = [
+  { label: 'this code, tracing off', dir: path.resolve('.'), port: 3951, env: {} },
+  { label: 'this code, tracing on', dir: path.resolve('.'), port: 3952, env: { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl } },
+  ...(values.code ? [{ label: `${values.code}, tracing off`, dir: path.resolve(values.code), port: 3953, env: {} }] : []),
+  ...(values.ratio
+    ? [
+        {
+          label: `this code, tracing on, ratio ${values.ratio}`,
+          dir: path.resolve('.'),
+          port: 3954,
+          env: {
+            OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+            OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+            OTEL_TRACES_SAMPLER_ARG: values.ratio,
+          },
+        },
+      ]
+    : []),
+];
+
+/** Each variant books its own 8 venues: venues fill as a run goes on, and each variant fills its own alike. */
+async function venuesOf(label: string): Promise<{ venueIds: string[]; key: string }> {
+  const org = await createOrganisation(`Bench ${label}`, false);
+  const venueIds: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const venue = await createVenue(org.id, { name: `Venue ${i}`, timezone: 'Europe/Rome', countryCode: 'IT' });
+    await configureDemoVenue(org.id, venue.id);
+    venueIds.push(venue.id);
+  }
+  const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'bench', rateLimitPerMinute: 100_000_000 });
+  return { venueIds, key };
+}
+const tenants = await Promise.all(variants.map((v) => venuesOf(v.label)));
+const servers: ChildProcess[] = await Promise.all(
+  variants.map((v) => spawnServer(path.join(v.dir, 'src/server.ts'), { ...benchServerEnv(), ...v.env }, v.port)),
+);
+
+const today = instantToLocal('Europe/Rome', Date.now()).date;
+const times = [12, 13, 19, 20, 21].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`));
+const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
+
+interface Phase {
+  /** Bookings that succeeded, per second. */
+  perSecond: number;
+  p50: number;
+  /** The server's CPU milliseconds per booking that succeeded (Linux /proc). */
+  serverCpu: number;
+}
+
+async function book(i: number, duration: number): Promise<Phase> {
+  const { venueIds, key } = tenants[i];
+  const cpuBefore = processCpuMs(servers[i].pid!);
+  const result = await autocannon({
+    url: `http://127.0.0.1:${variants[i].port}`,
+    connections: 32,
+    duration,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/reservations',
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({
+            venueId: pick(venueIds),
+            serviceDate: addDays(today, 1 + Math.floor(Math.random() * 120)),
+            time: pick(times),
+            partySize: 2,
+          }),
+        }),
+      },
+    ],
+  });
+  const created = (result.statusCodeStats as unknown as Record<string, { count: number }>)['201']?.count ?? 0;
+  return { perSecond: created / duration, p50: result.latency.p50, serverCpu: (processCpuMs(servers[i].pid!) - cpuBefore) / created };
+}
+
+const { analyzeChangedTables } = await import('../src/services/timers/analyze-tables.js');
+try {
+  // Warm-up: JIT, pools, key cache, the venues' configuration caches; then the grown tables analysed,
+  // as worker-timers does, so that no variant keeps plans made on empty tables.
+  for (const i of variants.keys()) await book(i, 3);
+  await analyzeChangedTables();
+  const figures = variants.map(() => [] as Phase[]);
+  for (let round = 0; round < rounds; round++) {
+    // Each variant goes first in turn.
+    const order = [...variants.keys()].map((_, k) => (k + round) % variants.length);
+    for (const i of order) figures[i].push(await book(i, seconds));
+  }
+  const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const medians = figures.map((phases) => ({
+    perSecond: median(phases.map((p) => p.perSecond)),
+    p50: median(phases.map((p) => p.p50)),
+    serverCpu: median(phases.map((p) => p.serverCpu)),
+  }));
+  for (const [i, v] of variants.entries()) {
+    console.log(
+      `${v.label}: ${medians[i].perSecond.toFixed(0)} bookings/s (median; rounds ${figures[i].map((p) => p.perSecond.toFixed(0)).join(' ')})   p50 ${medians[i].p50} ms   server CPU ${medians[i].serverCpu.toFixed(2)} ms per booking`,
+    );
+  }
+  const change = (a: number, b: number) => `${(((a - b) / b) * 100).toFixed(1)} %`;
+  console.log(
+    `tracing on vs off: bookings/s ${change(medians[1].perSecond, medians[0].perSecond)}, CPU per booking ${change(medians[1].serverCpu, medians[0].serverCpu)}   (target: at most 15 % slower)`,
+  );
+  const sampled = variants.findIndex((v) => v.label.includes('ratio'));
+  if (sampled >= 0)
+    console.log(
+      `tracing on, ratio ${values.ratio}, vs off: bookings/s ${change(medians[sampled].perSecond, medians[0].perSecond)}, CPU per booking ${change(medians[sampled].serverCpu, medians[0].serverCpu)}`,
+    );
+  if (values.code)
+    console.log(
+      `tracing off vs ${values.code}: bookings/s ${change(medians[0].perSecond, medians[2].perSecond)}, CPU per booking ${change(medians[0].serverCpu, medians[2].serverCpu)}   (target: within noise, 2 %)`,
+    );
+  console.log(`exported to the collector: ${(exportedBytes / 1e6).toFixed(1)} MB`);
+} finally {
+  for (const server of servers) server.kill('SIGTERM');
+  collector.close();
+  await sql.end();
+}
