@@ -24,6 +24,8 @@ export interface DatabaseOptions {
   /**
    * Called with the text of each statement as it is sent (BEGIN and COMMIT included): what a test
    * counts to keep a path's round trips from growing unseen (the driver's documented `debug` hook).
+   * Tests only: with `debug` set the driver adds a statement's parameters to its errors, which
+   * would carry guest data into logs.
    */
   onStatement?: (text: string) => void;
 }
