@@ -49,11 +49,14 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
   const given = columns.filter(
     ([key, column]) => column.defaultFn || computed[key] || rows.some((row) => (row as Record<string, unknown>)[key] !== undefined),
   );
-  // Every value goes in one parameter, a text array, and each place casts its element to the
-  // column's type: drizzle renders a statement chunk by chunk with type checks on each, and a
-  // reservation's thirty values as thirty parameters cost more to render than the rest of the
-  // booking's statements (docs/architecture.md "Hot statements prepared"). The parameter is given
-  // once, at its first place ($1); the others name it in the text.
+  // A few rows (the hot path's): every value goes in one parameter, a text array, and each place
+  // casts its element to the column's type: drizzle renders a statement chunk by chunk with type
+  // checks on each, and a reservation's thirty values as thirty parameters cost more to render than
+  // the rest of the booking's statements (docs/architecture.md "Hot statements prepared"). The
+  // parameter is given once, at its first place ($1); the others name it in the text. Many rows (a
+  // bulk write's chunk): a parameter per value, since PostgreSQL reads the whole array again at
+  // each place, which grows with the square of the values.
+  const asOneArray = rows.length <= oneArrayRows;
   const values: Array<string | null> = [];
   const chunks: SQLChunk[] = [];
   let text = `insert into "${getTableName(table)}" (${given.map(([, column]) => `"${column.name}"`).join(', ')}) values `;
@@ -66,6 +69,11 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
       let value = (row as Record<string, unknown>)[key];
       if (value === undefined && column.defaultFn) value = column.defaultFn();
       if (value === undefined) return void (text += 'default');
+      if (!asOneArray) {
+        chunks.push(sql.raw(text), sql.param(value === null ? null : column.mapToDriverValue(value)));
+        text = '';
+        return;
+      }
       values.push(value === null ? null : textOf(column.mapToDriverValue(value)));
       if (values.length === 1) {
         chunks.push(sql.raw(`${text}(`), sql.param(values));
@@ -85,6 +93,9 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
     return row as Pick<T['$inferSelect'], K>;
   });
 }
+
+/** Up to this many rows, an insert's values go in one array parameter. */
+const oneArrayRows = 8;
 
 /** A driver value as the text PostgreSQL reads for its type (numbers, booleans; the rest is text already). */
 function textOf(driverValue: unknown): string {

@@ -12,8 +12,8 @@ import type { ReservationEventType } from '../../lib/event-catalogue.js';
 import type { ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
 import { VenueDay, seatingOf } from '../../lib/availability/venue-day.js';
 import { formatMinutes } from '../../lib/shift-schedule.js';
-import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay } from '../availability/venue-day-loader.js';
-import { actorOf, transactionWithEvents, type Actor } from '../outbox/outbox.js';
+import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay, type LoadedVenue } from '../availability/venue-day-loader.js';
+import { actorOf, transactionWithEvents, type Actor, type Emit } from '../outbox/outbox.js';
 import { applyGuestStatusChange } from '../guests/guest-counters.js';
 import type { GuestRow } from '../guests/guest-json.js';
 import { getGuestForVenue } from '../guests/guest-service.js';
@@ -164,6 +164,25 @@ export async function updateReservation(
   actor: Actor = actorOf(auth),
   log: Logger = logger,
 ): Promise<ReservationParts> {
+  checkChangeRequest(auth, patch);
+  const peek = await peekReservation(auth, id);
+  const now = Date.now();
+  return transactionWithEvents(
+    actor,
+    async (tx, emit) => {
+      const change = await lockChange(tx, auth, id, patch, peek, expectedVersion);
+      const plan = newChangePlan(change);
+      if (change.scheduleChanged || change.tableChanged) await reseat(tx, change, plan, now);
+      if (change.to !== change.from) await changeStatus(tx, change, plan, now);
+      await changeFields(tx, change, plan);
+      return writeChange(tx, emit, auth, change, plan);
+    },
+    log,
+  );
+}
+
+/** Step 1: who may send what (floor statuses and tables need floor:write), and which fields go together. */
+function checkChangeRequest(auth: AuthContext, patch: ReservationPatch): void {
   const needsFloor =
     (patch.status !== undefined && floorStatuses.has(patch.status)) ||
     patch.tableId !== undefined ||
@@ -176,167 +195,214 @@ export async function updateReservation(
   }
   if (patch.tableId && patch.tableCombinationId)
     throw ApiError.invalid(['tableId', 'tableCombinationId'], 'Give a table or a combination, not both.');
-  const peek = await peekReservation(auth, id);
-  const now = Date.now();
-  return transactionWithEvents(
-    actor,
-    async (tx, emit) => {
-      const { venue, config } = await loadVenueConfig(tx, auth, peek.venueId, true);
-      // Lock order of every writer: venue row, pacing lock, reservation rows. The pacing lock is taken
-      // by every change that may make covers count again: a move, a table given (it may clear
-      // needsAttention), a status that can take a no_show back.
-      const mayMove = patch.serviceDate !== undefined || patch.time !== undefined || patch.partySize !== undefined;
-      const mayAddCovers =
-        mayMove ||
-        patch.tableId !== undefined ||
-        patch.tableCombinationId !== undefined ||
-        patch.status === 'arrived' ||
-        patch.status === 'seated';
-      const pacingDay = mayAddCovers && hasPacing(config) ? (patch.serviceDate ?? peek.serviceDate) : null;
-      if (pacingDay) await lockPacingDay(tx, venue.id, pacingDay);
-      const row = await lockVisibleReservation(tx, auth, id);
-      checkVersion(row, expectedVersion);
-      if (pacingDay && patch.serviceDate === undefined && row.serviceDate !== peek.serviceDate) {
-        throw new ApiError('conflict', 'The reservation was moved concurrently; repeat the request.', { reason: 'concurrent_change' });
-      }
+}
 
-      const from = row.status;
-      const to: ReservationStatus = patch.status ?? from;
-      if (to !== from && !canMove(from, to)) throw invalidTransition(from, to);
+/** Step 2's output: the reservation as locked, and what the patch asks of it. */
+interface LockedChange {
+  patch: ReservationPatch;
+  venue: LoadedVenue;
+  config: VenueConfig;
+  row: ReservationRow;
+  /** The day whose pacing lock is held, when the change may make covers count again. */
+  pacingDay: string | null;
+  from: ReservationStatus;
+  to: ReservationStatus;
+  target: { serviceDate: string; time: string; partySize: number };
+  scheduleChanged: boolean;
+  /** The seating the patch names: undefined not named, null removed. */
+  requested: Seating | null | undefined;
+  current: string | null;
+  tableChanged: boolean;
+}
 
-      const target = {
-        serviceDate: patch.serviceDate ?? row.serviceDate,
-        time: patch.time ?? row.time,
-        partySize: patch.partySize ?? row.partySize,
-      };
-      const scheduleChanged = target.serviceDate !== row.serviceDate || target.time !== row.time || target.partySize !== row.partySize;
-      const requested = requestedSeating(config, patch);
-      const current = currentSeatingId(row);
-      const tableChanged = requested !== undefined && (requested?.id ?? null) !== current;
-      if ((scheduleChanged || tableChanged) && (!tableHoldingStatuses.has(from) || !tableHoldingStatuses.has(to))) {
-        const fields = (['serviceDate', 'time', 'partySize', 'tableId', 'tableCombinationId'] as const).filter(
-          (f) => patch[f] !== undefined,
-        );
-        throw ApiError.invalid(
-          fields,
-          `A ${tableHoldingStatuses.has(from) ? to : from} reservation can no longer be moved or seated elsewhere.`,
-        );
-      }
+/**
+ * Step 2: the locks in every writer's order (venue row, pacing lock, reservation row), the version
+ * checked, and what the patch asks checked against the reservation as it is now. The pacing lock is
+ * taken by every change that may make covers count again: a move, a table given (it may clear
+ * needsAttention), a status that can take a no_show back.
+ */
+async function lockChange(
+  tx: Tx,
+  auth: AuthContext,
+  id: string,
+  patch: ReservationPatch,
+  peek: Pick<ReservationRow, 'venueId' | 'serviceDate'>,
+  expectedVersion: Date | undefined,
+): Promise<LockedChange> {
+  const { venue, config } = await loadVenueConfig(tx, auth, peek.venueId, true);
+  const mayMove = patch.serviceDate !== undefined || patch.time !== undefined || patch.partySize !== undefined;
+  const mayAddCovers =
+    mayMove ||
+    patch.tableId !== undefined ||
+    patch.tableCombinationId !== undefined ||
+    patch.status === 'arrived' ||
+    patch.status === 'seated';
+  const pacingDay = mayAddCovers && hasPacing(config) ? (patch.serviceDate ?? peek.serviceDate) : null;
+  if (pacingDay) await lockPacingDay(tx, venue.id, pacingDay);
+  const row = await lockVisibleReservation(tx, auth, id);
+  checkVersion(row, expectedVersion);
+  if (pacingDay && patch.serviceDate === undefined && row.serviceDate !== peek.serviceDate) {
+    throw new ApiError('conflict', 'The reservation was moved concurrently; repeat the request.', { reason: 'concurrent_change' });
+  }
+  const from = row.status;
+  const to: ReservationStatus = patch.status ?? from;
+  if (to !== from && !canMove(from, to)) throw invalidTransition(from, to);
+  const target = {
+    serviceDate: patch.serviceDate ?? row.serviceDate,
+    time: patch.time ?? row.time,
+    partySize: patch.partySize ?? row.partySize,
+  };
+  const scheduleChanged = target.serviceDate !== row.serviceDate || target.time !== row.time || target.partySize !== row.partySize;
+  const requested = requestedSeating(config, patch);
+  const current = currentSeatingId(row);
+  const tableChanged = requested !== undefined && (requested?.id ?? null) !== current;
+  if ((scheduleChanged || tableChanged) && (!tableHoldingStatuses.has(from) || !tableHoldingStatuses.has(to))) {
+    const fields = (['serviceDate', 'time', 'partySize', 'tableId', 'tableCombinationId'] as const).filter((f) => patch[f] !== undefined);
+    throw ApiError.invalid(
+      fields,
+      `A ${tableHoldingStatuses.has(from) ? to : from} reservation can no longer be moved or seated elsewhere.`,
+    );
+  }
+  return { patch, venue, config, row, pacingDay, from, to, target, scheduleChanged, requested, current, tableChanged };
+}
 
-      const set: Partial<typeof reservations.$inferInsert> = {};
-      const events = new Set<ReservationEventType>();
-      let needsAttention = row.needsAttention;
-      // docs/reservations.md "Table optimisation": a table given explicitly is locked, a removed one unlocked.
-      let tableLocked = requested === undefined ? row.tableLocked : requested !== null;
-      let tables: readonly SeatedTable[] | undefined;
-      const nowDate = new Date(now);
+/** What the change writes, built up by the steps: the row's new columns, its events and its flags. */
+interface ChangePlan {
+  set: Partial<typeof reservations.$inferInsert>;
+  events: Set<ReservationEventType>;
+  needsAttention: boolean;
+  tableLocked: boolean;
+  /** The tables seated after the change, when it changed them. */
+  tables?: readonly SeatedTable[];
+  /** The guest after the change, when it changed it (null: none). */
+  guest?: GuestRow | null;
+}
 
-      if (scheduleChanged || tableChanged) {
-        // Parties already at the venue are moved whatever the booking window says.
-        const onSite = from === 'arrived' || from === 'seated' || to === 'arrived' || to === 'seated';
-        let seatings: readonly Seating[] = [];
-        let startsAt = row.startsAt;
-        let endsAt = row.endsAt;
-        const day = new VenueDay(config, target.serviceDate, await loadBookings(tx, venue.id, target.serviceDate, target.serviceDate), now);
-        if (scheduleChanged) {
-          const evaluation = day.evaluate(target.time, target.partySize, {
-            reservationId: row.id,
-            ignoreBookingWindow: onSite,
-            requestedSeatingId: requested?.id,
-            preferredSeatingId: requested === undefined ? (current ?? undefined) : undefined,
-            withoutTable: requested === null,
-            allSeatings: true,
-          });
-          if (!evaluation.available)
-            throw noAvailability(evaluation.reason, day.alternatives(target.time, target.partySize, { reservationId: row.id }));
-          seatings = evaluation.seatings;
-          startsAt = new Date(evaluation.timing.startsAt);
-          endsAt = new Date(evaluation.timing.endsAt);
-          Object.assign(set, {
-            serviceDate: target.serviceDate,
-            time: formatMinutes(evaluation.timing.minuteOfService),
-            partySize: target.partySize,
-            startsAt,
-            endsAt,
-          });
-          events.add('reservation_modified');
-        } else if (requested) {
-          const verdict = day.seatingVerdict(requested.id, row.partySize, row.startsAt.getTime(), row.endsAt.getTime(), row.id);
-          if (verdict !== 'ok') throw noAvailability(verdict, []);
-          seatings = [requested];
-        }
-        await deleteOccupancy(tx, row.id);
-        const seating = seatings.length
-          ? await occupyFirstFree(tx, { reservationId: row.id }, venue.id, seatings, startsAt, endsAt, requested !== undefined)
-          : null;
-        if (seatings.length && !seating)
-          throw noAvailability('no_table', day.alternatives(target.time, target.partySize, { reservationId: row.id }));
-        Object.assign(set, seatingColumns(seating));
-        tables = seatedTablesOf(config, seating);
-        // A move the engine seated elsewhere is its choice, no longer the one that was locked.
-        if (requested === undefined && (seating?.id ?? null) !== current) tableLocked = false;
-        // A table given to a reservation flagged for attention clears the flag only within pacing
-        // (a move was judged by the engine, pacing included).
-        needsAttention = seating === null || (!scheduleChanged && pacingDay !== null && day.exceedsPacing(row.time, row.partySize, row.id));
-      }
+/** docs/reservations.md "Table optimisation": a table given explicitly is locked, a removed one unlocked. */
+function newChangePlan({ row, requested }: LockedChange): ChangePlan {
+  return {
+    set: {},
+    events: new Set(),
+    needsAttention: row.needsAttention,
+    tableLocked: requested === undefined ? row.tableLocked : requested !== null,
+  };
+}
 
-      if (to !== from) {
-        Object.assign(set, { status: to }, statusStamps(row, to, nowDate));
-        for (const type of statusEvents(from, to)) events.add(type);
-        const held = tableHoldingStatuses.has(from);
-        const holds = tableHoldingStatuses.has(to);
-        if (held && !holds) await setOccupancyLive(tx, row.id, false);
-        if (!held && holds) {
-          if (!(await retakeTables(tx, config, row))) {
-            Object.assign(set, seatingColumns(null));
-            tables = [];
-            needsAttention = true;
-          }
-          // A late guest is let in (docs/reservations.md) even when the freed covers were booked meanwhile;
-          // over its block's pacing the floor arranges it (docs/reservations.md, "Pacing and tables after a change").
-          if (pacingDay !== null && (await exceedsPacingNow(tx, config, row, now))) needsAttention = true;
-        }
-        if (row.guestId) await applyGuestStatusChange(tx, row.guestId, from, to, nowDate);
-      }
+/**
+ * Step 3: a new time, date or party size is evaluated by the engine (parties already at the venue
+ * whatever the booking window says), a table given is checked; the reservation's tables are taken
+ * again, the first free of the seatings.
+ */
+async function reseat(tx: Tx, change: LockedChange, plan: ChangePlan, now: number): Promise<void> {
+  const { row, target, requested, current, config, venue, from, to } = change;
+  const onSite = from === 'arrived' || from === 'seated' || to === 'arrived' || to === 'seated';
+  const day = new VenueDay(config, target.serviceDate, await loadBookings(tx, venue.id, target.serviceDate, target.serviceDate), now);
+  let seatings: readonly Seating[] = [];
+  let startsAt = row.startsAt;
+  let endsAt = row.endsAt;
+  if (change.scheduleChanged) {
+    const evaluation = day.evaluate(target.time, target.partySize, {
+      reservationId: row.id,
+      ignoreBookingWindow: onSite,
+      requestedSeatingId: requested?.id,
+      preferredSeatingId: requested === undefined ? (current ?? undefined) : undefined,
+      withoutTable: requested === null,
+      allSeatings: true,
+    });
+    if (!evaluation.available)
+      throw noAvailability(evaluation.reason, day.alternatives(target.time, target.partySize, { reservationId: row.id }));
+    seatings = evaluation.seatings;
+    startsAt = new Date(evaluation.timing.startsAt);
+    endsAt = new Date(evaluation.timing.endsAt);
+    const time = formatMinutes(evaluation.timing.minuteOfService);
+    Object.assign(plan.set, { serviceDate: target.serviceDate, time, partySize: target.partySize, startsAt, endsAt });
+    plan.events.add('reservation_modified');
+  } else if (requested) {
+    const verdict = day.seatingVerdict(requested.id, row.partySize, row.startsAt.getTime(), row.endsAt.getTime(), row.id);
+    if (verdict !== 'ok') throw noAvailability(verdict, []);
+    seatings = [requested];
+  }
+  await deleteOccupancy(tx, row.id);
+  const seating = seatings.length
+    ? await occupyFirstFree(tx, { reservationId: row.id }, venue.id, seatings, startsAt, endsAt, requested !== undefined)
+    : null;
+  if (seatings.length && !seating)
+    throw noAvailability('no_table', day.alternatives(target.time, target.partySize, { reservationId: row.id }));
+  Object.assign(plan.set, seatingColumns(seating));
+  plan.tables = seatedTablesOf(config, seating);
+  // A move the engine seated elsewhere is its choice, no longer the one that was locked.
+  if (requested === undefined && (seating?.id ?? null) !== current) plan.tableLocked = false;
+  // A table given to a reservation flagged for attention clears the flag only within pacing
+  // (a move was judged by the engine, pacing included).
+  plan.needsAttention =
+    seating === null || (!change.scheduleChanged && change.pacingDay !== null && day.exceedsPacing(row.time, row.partySize, row.id));
+}
 
-      if (patch.notes !== undefined && patch.notes !== row.notes) {
-        set.notes = patch.notes;
-        events.add('reservation_modified');
-      }
-      if (patch.externalRef !== undefined && patch.externalRef !== row.externalRef) set.externalRef = patch.externalRef;
-      let guest: GuestRow | null | undefined;
-      if (patch.guestId !== undefined && patch.guestId !== row.guestId) {
-        if (patch.guestId !== null) {
-          guest = await getGuestForVenue(tx, venue.id, patch.guestId);
-          if (!guest) throw ApiError.invalid(['guestId'], 'No guest of this venue has this id.');
-        }
-        set.guestId = patch.guestId;
-      }
-      if (needsAttention !== row.needsAttention) set.needsAttention = needsAttention;
-      tableLocked = patch.tableLocked ?? tableLocked;
-      if (tableLocked !== row.tableLocked) set.tableLocked = tableLocked;
-      if (needsAttention && !row.needsAttention) events.add('reservation_needs_attention');
+/**
+ * Step 4: the new status with its stamps and events; tables freed when it stops holding them, taken
+ * again when it holds them again (a late guest is let in even over pacing: the floor arranges it,
+ * docs/reservations.md "Pacing and tables after a change"); the guest's counters.
+ */
+async function changeStatus(tx: Tx, { row, from, to, config, pacingDay }: LockedChange, plan: ChangePlan, now: number): Promise<void> {
+  const nowDate = new Date(now);
+  Object.assign(plan.set, { status: to }, statusStamps(row, to, nowDate));
+  for (const type of statusEvents(from, to)) plan.events.add(type);
+  const held = tableHoldingStatuses.has(from);
+  const holds = tableHoldingStatuses.has(to);
+  if (held && !holds) await setOccupancyLive(tx, row.id, false);
+  if (!held && holds) {
+    if (!(await retakeTables(tx, config, row))) {
+      Object.assign(plan.set, seatingColumns(null));
+      plan.tables = [];
+      plan.needsAttention = true;
+    }
+    if (pacingDay !== null && (await exceedsPacingNow(tx, config, row, now))) plan.needsAttention = true;
+  }
+  if (row.guestId) await applyGuestStatusChange(tx, row.guestId, from, to, nowDate);
+}
 
-      if (Object.keys(set).length === 0) return (await loadReservationParts(tx, [row]))[0];
-      let updated: ReservationRow;
-      try {
-        [updated] = await tx
-          .update(reservations)
-          .set({ ...set, updatedAt: nextUpdatedAt(reservations.updatedAt) })
-          .where(eq(reservations.id, row.id))
-          .returning();
-      } catch (err) {
-        throw externalRefConflict(err);
-      }
-      const [loaded] = await loadReservationParts(tx, [updated]);
-      const parts: ReservationParts = { row: updated, tables: tables ?? loaded.tables, guest: guest !== undefined ? guest : loaded.guest };
-      if (events.size) emitReservationEvents(emit, parts, events, auth.livemode);
-      // A change without an event of the catalogue (table, guest, externalRef) is kept for the history alone.
-      else emit({ ...reservationEventFields(parts, auth.livemode), type: 'reservation_updated', published: false });
-      return parts;
-    },
-    log,
-  );
+/** Step 5: notes, externalRef, the guest (of the venue), the table lock and the attention flag. */
+async function changeFields(tx: Tx, { patch, row, venue }: LockedChange, plan: ChangePlan): Promise<void> {
+  if (patch.notes !== undefined && patch.notes !== row.notes) {
+    plan.set.notes = patch.notes;
+    plan.events.add('reservation_modified');
+  }
+  if (patch.externalRef !== undefined && patch.externalRef !== row.externalRef) plan.set.externalRef = patch.externalRef;
+  if (patch.guestId !== undefined && patch.guestId !== row.guestId) {
+    if (patch.guestId !== null) {
+      plan.guest = await getGuestForVenue(tx, venue.id, patch.guestId);
+      if (!plan.guest) throw ApiError.invalid(['guestId'], 'No guest of this venue has this id.');
+    } else plan.guest = null;
+    plan.set.guestId = patch.guestId;
+  }
+  if (plan.needsAttention !== row.needsAttention) plan.set.needsAttention = plan.needsAttention;
+  const tableLocked = patch.tableLocked ?? plan.tableLocked;
+  if (tableLocked !== row.tableLocked) plan.set.tableLocked = tableLocked;
+  if (plan.needsAttention && !row.needsAttention) plan.events.add('reservation_needs_attention');
+}
+
+/** Step 6: the row written (unchanged when nothing changed) and the events emitted; a change without an event of the catalogue (table, guest, externalRef) is kept for the history alone. */
+async function writeChange(tx: Tx, emit: Emit, auth: AuthContext, { row }: LockedChange, plan: ChangePlan): Promise<ReservationParts> {
+  if (Object.keys(plan.set).length === 0) return (await loadReservationParts(tx, [row]))[0];
+  let updated: ReservationRow;
+  try {
+    [updated] = await tx
+      .update(reservations)
+      .set({ ...plan.set, updatedAt: nextUpdatedAt(reservations.updatedAt) })
+      .where(eq(reservations.id, row.id))
+      .returning();
+  } catch (err) {
+    throw externalRefConflict(err);
+  }
+  const [loaded] = await loadReservationParts(tx, [updated]);
+  const parts: ReservationParts = {
+    row: updated,
+    tables: plan.tables ?? loaded.tables,
+    guest: plan.guest !== undefined ? plan.guest : loaded.guest,
+  };
+  if (plan.events.size) emitReservationEvents(emit, parts, plan.events, auth.livemode);
+  else emit({ ...reservationEventFields(parts, auth.livemode), type: 'reservation_updated', published: false });
+  return parts;
 }
 
 /** DELETE /reservations/:id: cancels from created, confirmed or arrived; an already cancelled reservation answers unchanged. */
