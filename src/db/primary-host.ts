@@ -1,0 +1,84 @@
+import net from 'node:net';
+import postgres from 'postgres';
+import { parseDatabaseUrl, type DatabaseHost, type DatabaseUrl } from '../lib/database-url.js';
+
+/** What the driver is given for a configured URL: the URL it parses, and options to spread into its own. */
+export interface ServerOptions {
+  url: string;
+  /**
+   * `socket`: the driver's documented custom socket (README "Custom socket"; absent from its type
+   * declarations, hence spread rather than written in the options' literal).
+   */
+  driver: { socket?: () => Promise<net.Socket>; target_session_attrs?: 'read-write' };
+}
+
+/** A search for the writable host starts at most this often (each is one connection per host). */
+const searchEveryMs = 250;
+/** How long a search waits for a host that does not answer (a machine gone, not a refused port). */
+const probeTimeoutSeconds = 2;
+
+/**
+ * The driver's options for `url`. One host: the URL as it is. Several hosts (`h1:p1,h2:p2`): the
+ * driver is given the first host in the URL, and each of its connections is opened to the host
+ * that was last found accepting writes (its `socket` option); a connection to it that closes (the
+ * server died, restarted, or turned out read-only: `target_session_attrs=read-write` has the
+ * driver refuse it) starts a new search. The driver's own handling of several hosts is not used:
+ * while none accepts writes it tries them in a loop without pause and holds every query until one
+ * does (postgres 3.4.9), where a request must answer 503 at once and a worker back off.
+ */
+export function serverOptionsOf(url: string): ServerOptions {
+  const parsed = parseDatabaseUrl(url);
+  if (typeof parsed === 'string' || parsed.hosts.length < 2) return { url, driver: {} };
+  return { url: parsed.urlFor(parsed.hosts[0]), driver: { socket: followPrimary(parsed), target_session_attrs: 'read-write' } };
+}
+
+/** Opens sockets to the host accepting writes, searching again whenever one of them closes. */
+function followPrimary(parsed: DatabaseUrl): () => Promise<net.Socket> {
+  let current: DatabaseHost | null = null;
+  let search: Promise<void> | null = null;
+  let searchedAt = 0;
+
+  async function acceptsWrites(host: DatabaseHost): Promise<boolean> {
+    const probe = postgres(parsed.urlFor(host), {
+      max: 1,
+      connect_timeout: probeTimeoutSeconds,
+      prepare: false,
+      fetch_types: false,
+      onnotice: () => {},
+      target_session_attrs: 'read-write',
+    });
+    try {
+      await probe`select 1`;
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await probe.end({ timeout: 0 });
+    }
+  }
+
+  function searchAgain(): Promise<void> {
+    if (search) return search;
+    if (current && Date.now() - searchedAt < searchEveryMs) return Promise.resolve();
+    search = (async () => {
+      const writable = await Promise.all(parsed.hosts.map(acceptsWrites));
+      // The host in use stays while it accepts writes; otherwise the first that does, in the URL's order.
+      const stay = current ? writable[parsed.hosts.indexOf(current)] : false;
+      const found = parsed.hosts.find((_, i) => writable[i]);
+      if (!stay && found) current = found;
+    })().finally(() => {
+      search = null;
+      searchedAt = Date.now();
+    });
+    return search;
+  }
+
+  return async () => {
+    // A search under way (or the first) is waited for: the connection then goes where it found.
+    if (search || !current) await searchAgain();
+    const { host, port } = current ?? parsed.hosts[0];
+    const socket = net.connect({ host, port });
+    socket.once('close', () => void searchAgain());
+    return socket;
+  };
+}
