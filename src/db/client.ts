@@ -81,13 +81,15 @@ export function createPool(options: DatabaseOptions) {
 }
 
 /**
- * Ends every connection of the pool named `applicationName` on the server it reaches (this
- * statement's own as well, which then fails: expected). The driver has no way to close one
- * connection of a pool; PostgreSQL ends a backend of the same role on request.
+ * Ends every connection of the pool named `applicationName` on the server it reaches. The driver
+ * has no way to close one connection of a pool; PostgreSQL ends a backend of the same role on
+ * request. This statement's own connection goes last (ended first, it would stop before the others).
  */
 async function dropConnectionsOf(sql: postgres.Sql, applicationName: string): Promise<void> {
   await sql
-    .unsafe('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [applicationName])
+    .unsafe('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 order by pid = pg_backend_pid()', [
+      applicationName,
+    ])
     .catch(() => {});
 }
 
@@ -294,12 +296,17 @@ export function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
  */
 let sessionPool: ReturnType<typeof postgres> | null = null;
 export function sessionSql(): ReturnType<typeof postgres> {
+  if (sessionPool) return sessionPool;
   const server = serverOptionsOf(processConfig().DATABASE_DIRECT_URL ?? processConfig().DATABASE_URL);
-  sessionPool ??= postgres(server.url, {
+  sessionPool = postgres(server.url, {
     max: 1,
     onnotice: () => {},
     connect_timeout: 5,
     backoff: () => 0,
+    // A LISTEN on a standby fails (not its connection), and the driver then drops the listener for
+    // good: the connection is refused there instead, and the driver's re-LISTEN after a close tries
+    // again until it reaches the primary (through HAProxy too, which may still route to the old one).
+    target_session_attrs: 'primary',
     ...server.driver,
   });
   return sessionPool;

@@ -9,7 +9,7 @@ export interface ServerOptions {
    * `socket`: the driver's documented custom socket (README "Custom socket"; absent from its type
    * declarations, hence spread rather than written in the options' literal).
    */
-  driver: { socket?: () => Promise<net.Socket>; target_session_attrs?: 'read-write' };
+  driver: { socket?: () => Promise<net.Socket>; target_session_attrs?: 'primary' };
 }
 
 /** A search for the writable host starts at most this often (each is one connection per host). */
@@ -21,20 +21,22 @@ const probeTimeoutSeconds = 2;
  * The driver's options for `url`. One host: the URL as it is. Several hosts (`h1:p1,h2:p2`): the
  * driver is given the first host in the URL, and each of its connections is opened to the host
  * that was last found accepting writes (its `socket` option); a connection to it that closes (the
- * server died, restarted, or turned out read-only: `target_session_attrs=read-write` has the
- * driver refuse it) starts a new search. The driver's own handling of several hosts is not used:
+ * server died, restarted, or turned out a standby, which `target_session_attrs=primary` has the
+ * driver refuse) starts a new search. The driver's own handling of several hosts is not used:
  * while none accepts writes it tries them in a loop without pause and holds every query until one
- * does (postgres 3.4.9), where a request must answer 503 at once and a worker back off.
+ * does (postgres 3.4.9), where a request must answer 503 at once and a worker back off. Nor is its
+ * `read-write`, which looks at default_transaction_read_only only and so takes a hot standby.
  */
 export function serverOptionsOf(url: string): ServerOptions {
   const parsed = parseDatabaseUrl(url);
   if (typeof parsed === 'string' || parsed.hosts.length < 2) return { url, driver: {} };
-  return { url: parsed.urlFor(parsed.hosts[0]), driver: { socket: followPrimary(parsed), target_session_attrs: 'read-write' } };
+  return { url: parsed.urlFor(parsed.hosts[0]), driver: { socket: followPrimary(parsed), target_session_attrs: 'primary' } };
 }
 
 /** Opens sockets to the host accepting writes, searching again whenever one of them closes. */
 function followPrimary(parsed: DatabaseUrl): () => Promise<net.Socket> {
   let current: DatabaseHost | null = null;
+  let found = false;
   let search: Promise<void> | null = null;
   let searchedAt = 0;
 
@@ -45,11 +47,11 @@ function followPrimary(parsed: DatabaseUrl): () => Promise<net.Socket> {
       prepare: false,
       fetch_types: false,
       onnotice: () => {},
-      target_session_attrs: 'read-write',
     });
     try {
-      await probe`select 1`;
-      return true;
+      const [{ writable }] = await probe<{ writable: boolean }[]>`
+        select not pg_is_in_recovery() and current_setting('transaction_read_only') = 'off' as writable`;
+      return writable;
     } catch {
       return false;
     } finally {
@@ -57,15 +59,17 @@ function followPrimary(parsed: DatabaseUrl): () => Promise<net.Socket> {
     }
   }
 
+  /** One search at a time, and at most one per searchEveryMs: while no host accepts writes, connecting waits for the next. */
   function searchAgain(): Promise<void> {
-    if (search) return search;
-    if (current && Date.now() - searchedAt < searchEveryMs) return Promise.resolve();
-    search = (async () => {
+    search ??= (async () => {
+      const wait = searchedAt + searchEveryMs - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const writable = await Promise.all(parsed.hosts.map(acceptsWrites));
       // The host in use stays while it accepts writes; otherwise the first that does, in the URL's order.
-      const stay = current ? writable[parsed.hosts.indexOf(current)] : false;
-      const found = parsed.hosts.find((_, i) => writable[i]);
-      if (!stay && found) current = found;
+      const stay = current !== null && writable[parsed.hosts.indexOf(current)];
+      const first = parsed.hosts.find((_, i) => writable[i]);
+      if (!stay && first) current = first;
+      found = stay || first !== undefined;
     })().finally(() => {
       search = null;
       searchedAt = Date.now();
@@ -74,8 +78,9 @@ function followPrimary(parsed: DatabaseUrl): () => Promise<net.Socket> {
   }
 
   return async () => {
-    // A search under way (or the first) is waited for: the connection then goes where it found.
-    if (search || !current) await searchAgain();
+    // A search under way is waited for, and so is a new one while none was found: the connection
+    // then goes where it found (and attempts to a dead host are spaced, not a loop).
+    if (search || !found) await searchAgain();
     const { host, port } = current ?? parsed.hosts[0];
     const socket = net.connect({ host, port });
     socket.once('close', () => void searchAgain());

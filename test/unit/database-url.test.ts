@@ -54,6 +54,8 @@ describe('PostgreSQL URLs of one host or several', () => {
   it('DATABASE_URL and DATABASE_DIRECT_URL take several hosts; a bad one names the variable', () => {
     const url = 'postgres://postgres@10.0.0.1:5432,10.0.0.2:5432/floorline?target_session_attrs=read-write';
     expect(parseConfig({ DATABASE_URL: url, DATABASE_DIRECT_URL: url })).toMatchObject({ DATABASE_URL: url, DATABASE_DIRECT_URL: url });
-    expect(() => parseConfig({ DATABASE_URL: 'postgres://h1:1,:2/x' })).toThrow('Invalid environment variable DATABASE_URL: invalid host ":2"');
+    expect(() => parseConfig({ DATABASE_URL: 'postgres://h1:1,:2/x' })).toThrow(
+      'Invalid environment variable DATABASE_URL: invalid host ":2"',
+    );
   });
 });
