@@ -18,19 +18,39 @@ const searchEveryMs = 250;
 const probeTimeoutSeconds = 2;
 
 /**
- * The driver's options for `url`. One host: the URL as it is. Several hosts (`h1:p1,h2:p2`): the
- * driver is given the first host in the URL, and each of its connections is opened to the host
- * that was last found accepting writes (its `socket` option); a connection to it that closes (the
- * server died, restarted, or turned out a standby, which `target_session_attrs=primary` has the
- * driver refuse) starts a new search. The driver's own handling of several hosts is not used:
- * while none accepts writes it tries them in a loop without pause and holds every query until one
- * does (postgres 3.4.9), where a request must answer 503 at once and a worker back off. Nor is its
- * `read-write`, which looks at default_transaction_read_only only and so takes a hot standby.
+ * The driver's options for `url`: its connections are opened here (the driver's `socket` option),
+ * so that a server or proxy that accepts a connection and closes it before answering fails the
+ * queries waiting for it. The driver (postgres 3.4.9) otherwise reconnects at once, again and again,
+ * holding them: through HAProxy with no primary up (it accepts, finds no server, closes), requests
+ * hung until one was, where they must answer 503.
+ *
+ * One host: the URL as it is. Several hosts (`h1:p1,h2:p2`): the driver is given the first host in
+ * the URL, and each of its connections is opened to the host that was last found accepting writes;
+ * a connection to it that closes (the server died, restarted, or turned out a standby, which
+ * `target_session_attrs=primary` has the driver refuse) starts a new search. The driver's own
+ * handling of several hosts is not used: while none accepts writes it tries them in a loop without
+ * pause and holds every query until one does, and its `read-write` looks at
+ * default_transaction_read_only only, which takes a hot standby.
  */
 export function serverOptionsOf(url: string): ServerOptions {
   const parsed = parseDatabaseUrl(url);
-  if (typeof parsed === 'string' || parsed.hosts.length < 2) return { url, driver: {} };
+  if (typeof parsed === 'string') return { url, driver: {} };
+  if (parsed.hosts.length === 1) {
+    const [host] = parsed.hosts;
+    return { url, driver: { socket: async () => openSocket(host) } };
+  }
   return { url: parsed.urlFor(parsed.hosts[0]), driver: { socket: followPrimary(parsed), target_session_attrs: 'primary' } };
+}
+
+/** A connection to `host` that, closed by the other end before a byte came back, says so as an error. */
+function openSocket({ host, port }: DatabaseHost): net.Socket {
+  const socket = net.connect({ host, port });
+  socket.once('close', (hadError) => {
+    if (!hadError && socket.bytesRead === 0) {
+      socket.emit('error', Object.assign(new Error(`${host}:${port} closed the connection before answering`), { code: 'ECONNRESET' }));
+    }
+  });
+  return socket;
 }
 
 /** Opens sockets to the host accepting writes, searching again whenever one of them closes. */
@@ -47,6 +67,8 @@ function followPrimary(parsed: DatabaseUrl): () => Promise<net.Socket> {
       prepare: false,
       fetch_types: false,
       onnotice: () => {},
+      // Documented option absent from the driver's types (see ServerOptions): a proxy that closes at once fails the probe.
+      ...{ socket: async () => openSocket(host) },
     });
     try {
       const [{ writable }] = await probe<{ writable: boolean }[]>`
@@ -81,8 +103,7 @@ function followPrimary(parsed: DatabaseUrl): () => Promise<net.Socket> {
     // A search under way is waited for, and so is a new one while none was found: the connection
     // then goes where it found (and attempts to a dead host are spaced, not a loop).
     if (search || !found) await searchAgain();
-    const { host, port } = current ?? parsed.hosts[0];
-    const socket = net.connect({ host, port });
+    const socket = openSocket(current ?? parsed.hosts[0]);
     socket.once('close', () => void searchAgain());
     return socket;
   };

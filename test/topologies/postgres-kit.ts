@@ -76,6 +76,7 @@ export async function book(
   return {
     created,
     fiveHundreds,
+    statusCounts: Object.fromEntries(Object.entries(statuses).map(([code, s]) => [code, s.count])),
     perSecond: created.length / duration,
     errors: result.errors,
     statuses: Object.entries(statuses)
