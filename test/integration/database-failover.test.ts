@@ -1,9 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deploymentKeysPattern } from '../../src/redis/key-layout.js';
+import { removeDeploymentKeys } from '../support/deployment-keys.js';
 import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/harness.js';
 import { ownPostgresAvailable, startOwnPostgres, startOwnStandby, type OwnPostgres } from '../support/own-postgres.js';
@@ -65,10 +64,7 @@ afterAll(async () => {
   await receiver?.close();
   await primary?.destroy();
   await standby?.destroy();
-  const redis = new Redis(process.env.REDIS_URL!);
-  const keys = await redis.keys(deploymentKeysPattern(queuePrefix));
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
+  await removeDeploymentKeys(queuePrefix);
 });
 
 interface Outcome {

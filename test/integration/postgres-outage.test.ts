@@ -3,11 +3,12 @@ import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
-import { bullPrefixOf, deploymentKeysPattern } from '../../src/redis/key-layout.js';
+import { bullPrefixOf } from '../../src/redis/key-layout.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/harness.js';
 import { localDate } from '../support/venue-fixtures.js';
 import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
+import { removeDeploymentKeys } from '../support/deployment-keys.js';
 import { eventually } from '../support/eventually.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -60,10 +61,7 @@ afterAll(async () => {
   }
   await receiver?.close();
   await pg?.destroy();
-  const redis = new Redis(process.env.REDIS_URL!);
-  const keys = await redis.keys(deploymentKeysPattern(queuePrefix));
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
+  await removeDeploymentKeys(queuePrefix);
 });
 
 interface Outcome {

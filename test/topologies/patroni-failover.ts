@@ -20,7 +20,18 @@ import type { Destination, Tally } from '../chaos/chaos-world.js';
 import { endAll, endProcess, isRunning, startOwnRedis, startRole, track, type RoleProcess } from '../chaos/own-processes.js';
 import { freePort } from '../support/own-postgres.js';
 import { openSse } from '../support/sse-client.js';
-import { awaitReservationWebhooks, book, check, checks, clockOf, eventually, exitedRoles, sleep, storedCount } from './postgres-kit.js';
+import {
+  awaitReservationWebhooks,
+  book,
+  check,
+  checks,
+  clockOf,
+  createVenuesTenant,
+  eventually,
+  exitedRoles,
+  sleep,
+  storedCount,
+} from './postgres-kit.js';
 
 const run = promisify(execFile);
 const projectRoot = path.resolve(import.meta.dirname, '../..');
@@ -162,14 +173,17 @@ function startHaproxy(nodes: PatroniNode[], port: number): void {
   const config = path.join(dir, 'haproxy.cfg');
   // Patroni's documented HAProxy entry: only the node whose REST API answers 200 to /primary takes
   // connections; sessions to a node marked down are cut (on-marked-down shutdown-sessions). Checked
-  // every second, down after 2 failures, up after 1 success.
+  // every second, down after 2 failures, up after 1 success. No retries: a refused connection is
+  // retried a second later each time, and every new connection of the application then waited
+  // 2 s to fail while PostgreSQL restarted (its queries queued behind them past 10 s): the
+  // application answers 503 at once instead, and its client retries.
   writeFileSync(
     config,
     `global
   maxconn 1000
 defaults
   mode tcp
-  retries 2
+  retries 0
   timeout client 30m
   timeout server 30m
   timeout connect 4s
@@ -202,6 +216,7 @@ const urlOf = (port: number) => `postgres://postgres@127.0.0.1:${port}/postgres`
 interface Entry {
   name: string;
   url: string;
+  viaHaproxy: boolean;
 }
 
 interface World {
@@ -276,7 +291,7 @@ async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 
     );
     check(
       Number.isFinite(outage),
-      `${label}: outage ${outage.toFixed(1)} s from the first 503 to the next 201 (Patroni's default timings; HAProxy checks every 1 s)`,
+      `${label}: outage ${outage.toFixed(1)} s from the first 503 to the next 201 (Patroni's default timings${entry.viaHaproxy ? '; HAProxy checks every 1 s' : ''})`,
     );
     const venues = [world.steadyTenant.venueId, ...world.venueIds];
     const hooks = await awaitReservationWebhooks(direct, world.destination, venues, since, 90_000);
@@ -370,8 +385,8 @@ async function main(): Promise<void> {
   startHaproxy(nodes, haproxyPort);
   const multiHost = `postgres://postgres@${nodes.map((n) => `127.0.0.1:${n.pgPort}`).join(',')}/postgres?target_session_attrs=read-write`;
   const entries: Entry[] = [
-    { name: 'through HAProxy', url: urlOf(haproxyPort) },
-    { name: 'DATABASE_URL with both hosts', url: multiHost },
+    { name: 'through HAProxy', url: urlOf(haproxyPort), viaHaproxy: true },
+    { name: 'DATABASE_URL with both hosts', url: multiHost, viaHaproxy: false },
   ];
   console.log(
     `failover: etcd on ${etcdPort}, Patroni ${nodes.map((n) => `${n.name} (PostgreSQL ${n.pgPort}, REST ${n.restPort})`).join(', ')}, HAProxy on ${haproxyPort}`,
@@ -382,18 +397,8 @@ async function main(): Promise<void> {
   const { runMigrations } = await import('../../src/db/migrate.js');
   await runMigrations(multiHost);
   const world = await import('../chaos/chaos-world.js');
-  const { createApiKey, createOrganisation } = await import('../../src/services/keys/key-service.js');
-  const { createVenue } = await import('../../src/services/venues/venue-service.js');
-  const { configureDemoVenue } = await import('../../src/services/venue-config/demo-venue.js');
+  const { organisationId, venueIds, key } = await createVenuesTenant('Failover', 10);
   const { addDays, instantToLocal } = await import('../../src/lib/local-time.js');
-  const org = await createOrganisation('Failover', false);
-  const venueIds: string[] = [];
-  for (let i = 0; i < 10; i++) {
-    const venue = await createVenue(org.id, { name: `Failover ${i}`, timezone: 'Europe/Rome', countryCode: 'IT' });
-    await configureDemoVenue(org.id, venue.id);
-    venueIds.push(venue.id);
-  }
-  const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'failover', rateLimitPerMinute: 100_000_000 });
   const steadyTenant = await world.createChaosTenant();
   const destination = await world.startDestination();
   const redis = await startOwnRedis();
@@ -423,7 +428,7 @@ async function main(): Promise<void> {
     roles.push(await startRole('timers', { ...world.roleEnv(entry.url, redis.url), ...settings }));
     if (!routed) {
       await world.routeBookingsTo(roles[0].url!, steadyTenant, destination.url);
-      for (const venueId of venueIds) await world.routeBookingsTo(roles[0].url!, { organisationId: org.id, venueId, key }, destination.url);
+      for (const venueId of venueIds) await world.routeBookingsTo(roles[0].url!, { organisationId, venueId, key }, destination.url);
       routed = true;
     }
     await failOver(common, entry, roles, 'postgres');

@@ -139,3 +139,25 @@ export async function describeWrites(sql: postgres.Sql, tally: Tally): Promise<{
 }
 
 export const exitedRoles = (roles: RoleProcess[]) => roles.filter((p) => !isRunning(p.child)).map((p) => p.role);
+
+/**
+ * An organisation with `venues` demo venues and a live key without a practical rate limit, made by
+ * this process's own modules (on DATABASE_URL: set it before the first call).
+ */
+export async function createVenuesTenant(
+  name: string,
+  venues: number,
+): Promise<{ organisationId: string; venueIds: string[]; key: string }> {
+  const { createApiKey, createOrganisation } = await import('../../src/services/keys/key-service.js');
+  const { createVenue } = await import('../../src/services/venues/venue-service.js');
+  const { configureDemoVenue } = await import('../../src/services/venue-config/demo-venue.js');
+  const org = await createOrganisation(name, false);
+  const venueIds: string[] = [];
+  for (let i = 0; i < venues; i++) {
+    const venue = await createVenue(org.id, { name: `${name} ${i}`, timezone: 'Europe/Rome', countryCode: 'IT' });
+    await configureDemoVenue(org.id, venue.id);
+    venueIds.push(venue.id);
+  }
+  const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name, rateLimitPerMinute: 100_000_000 });
+  return { organisationId: org.id, venueIds, key };
+}

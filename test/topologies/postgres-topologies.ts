@@ -22,6 +22,7 @@ import {
   check,
   checks,
   clockOf,
+  createVenuesTenant,
   describeWrites,
   eventually,
   exitedRoles,
@@ -172,18 +173,8 @@ async function main(): Promise<void> {
 
   // The tenant, made directly (this process's own modules on the direct URL).
   process.env.DATABASE_URL = directUrl;
-  const { createApiKey, createOrganisation } = await import('../../src/services/keys/key-service.js');
-  const { createVenue } = await import('../../src/services/venues/venue-service.js');
-  const { configureDemoVenue } = await import('../../src/services/venue-config/demo-venue.js');
+  const { organisationId, venueIds, key } = await createVenuesTenant('Topologies', 20);
   const { addDays, instantToLocal } = await import('../../src/lib/local-time.js');
-  const org = await createOrganisation('Topologies', false);
-  const venueIds: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    const venue = await createVenue(org.id, { name: `Topology ${i}`, timezone: 'Europe/Rome', countryCode: 'IT' });
-    await configureDemoVenue(org.id, venue.id);
-    venueIds.push(venue.id);
-  }
-  const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'topologies', rateLimitPerMinute: 100_000_000 });
   const today = instantToLocal('Europe/Rome', Date.now()).date;
   const queuePrefix = `{topo${randomBytes(3).toString('hex')}}`;
   const base = { QUEUE_PREFIX: queuePrefix, DATABASE_STATEMENT_TIMEOUT_MS: '1500', REDIS_URL: redis.url };
@@ -211,7 +202,7 @@ async function main(): Promise<void> {
   const pooled = { url: pooledRoles[0].url!, child: pooledRoles[0].child };
   const steadyTenant = await world.createChaosTenant();
   await world.routeBookingsTo(pooled.url, steadyTenant, destination.url);
-  for (const venueId of venueIds) await world.routeBookingsTo(pooled.url, { organisationId: org.id, venueId, key }, destination.url);
+  for (const venueId of venueIds) await world.routeBookingsTo(pooled.url, { organisationId, venueId, key }, destination.url);
   const pooledSince = await clockOf(direct);
   const pooledReceivedBefore = destination.received.length;
   const stream = await openSse(`${pooled.url}/api/v1/events/stream?venueId=${venueIds[0]}`, key);
