@@ -11,8 +11,7 @@
 // Prints one line per check and the figures of each run; exits non-zero when a check fails.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
@@ -29,6 +28,10 @@ import {
   createVenuesTenant,
   eventually,
   exitedRoles,
+  findPostgresUser,
+  giveToPostgres,
+  ownedDir,
+  removeOwnedDirs,
   sleep,
   storedCount,
 } from './postgres-kit.js';
@@ -41,16 +44,7 @@ const asRoot = process.getuid?.() === 0;
 const loadSeconds = Number(process.env.FAILOVER_SECONDS ?? 45);
 const bookingsPerSecond = 5;
 const runStarted = Date.now();
-const dirs: string[] = [];
 const createdNodes: PatroniNode[] = [];
-let owner = { uid: 0, gid: 0 };
-
-function ownedDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), `floorline-failover-${prefix}-`));
-  dirs.push(dir);
-  if (asRoot) chownSync(dir, owner.uid, owner.gid);
-  return dir;
-}
 
 /** A process of ours, its output in `log`; as root, as the `postgres` user (PostgreSQL refuses root) when `asOwner`. */
 function startDaemon(command: string, args: string[], log: string, asOwner = false): ChildProcess {
@@ -139,7 +133,7 @@ postgresql:
     unix_socket_directories: '${dir}'
 `,
   );
-  if (asRoot) chownSync(config, owner.uid, owner.gid);
+  giveToPostgres(config);
   const node: PatroniNode = {
     name,
     pgPort,
@@ -360,12 +354,7 @@ async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 
 
 async function main(): Promise<void> {
   await run('bash', [path.join(projectRoot, 'scripts/ensure-patroni.sh')]);
-  if (asRoot) {
-    owner = {
-      uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
-      gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
-    };
-  }
+  await findPostgresUser();
   const etcdPort = await startEtcd();
   const scope = `floorline-${randomBytes(3).toString('hex')}`;
   const nodes = [
@@ -450,7 +439,7 @@ try {
     const [c, a] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(binaries, 'pg_ctl')]] : [path.join(binaries, 'pg_ctl'), []];
     await run(c, [...a, '-D', path.join(node.dir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(() => {});
   }
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  removeOwnedDirs();
 }
 const took = Math.round((Date.now() - runStarted) / 1000);
 console.log(

@@ -1,10 +1,44 @@
 // What the PostgreSQL topology runs share (npm run topologies:postgres: postgres-topologies.ts and
 // patroni-failover.ts): their checks, booking load and the figures read back from PostgreSQL.
 import autocannon from 'autocannon';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type postgres from 'postgres';
 import type { Destination, Tally } from '../chaos/chaos-world.js';
 import { isRunning, type RoleProcess } from '../chaos/own-processes.js';
+
+const asRoot = process.getuid?.() === 0;
+const ownedDirs: string[] = [];
+const postgresUser = { uid: 0, gid: 0 };
+
+/** As root, reads the `postgres` user's ids (PostgreSQL, PgBouncer and Patroni refuse to run as root): before ownedDir. */
+export async function findPostgresUser(): Promise<void> {
+  if (!asRoot) return;
+  const run = promisify(execFile);
+  postgresUser.uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
+  postgresUser.gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
+}
+
+/** As root, gives `file` to the `postgres` user. */
+export function giveToPostgres(file: string): void {
+  if (asRoot) chownSync(file, postgresUser.uid, postgresUser.gid);
+}
+
+/** A temporary directory the `postgres` user may use, removed by removeOwnedDirs. */
+export function ownedDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `floorline-topo-${prefix}-`));
+  ownedDirs.push(dir);
+  giveToPostgres(dir);
+  return dir;
+}
+
+export function removeOwnedDirs(): void {
+  for (const dir of ownedDirs) rmSync(dir, { recursive: true, force: true });
+}
 
 /** Checks failed so far in this run (the script's exit status). */
 export const checks = { failures: 0 };

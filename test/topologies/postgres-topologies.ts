@@ -7,8 +7,7 @@
 // Prints one line per check and the figures; exits non-zero when a check fails.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
@@ -26,6 +25,10 @@ import {
   describeWrites,
   eventually,
   exitedRoles,
+  findPostgresUser,
+  giveToPostgres,
+  ownedDir,
+  removeOwnedDirs,
   sleep,
   storedCount,
 } from './postgres-kit.js';
@@ -39,17 +42,7 @@ const seconds = Number(process.env.TOPOLOGY_SECONDS ?? 10);
 const bookingsPerSecond = 5;
 const runStarted = Date.now();
 const started: ChildProcess[] = [];
-const dirs: string[] = [];
 const cluster: { primary: OwnPostgres | null } = { primary: null };
-/** A directory the `postgres` user may use (PostgreSQL and PgBouncer refuse to run as root). */
-function ownedDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), `floorline-topo-${prefix}-`));
-  dirs.push(dir);
-  if (asRoot) chownSync(dir, uidOfPostgres, gidOfPostgres);
-  return dir;
-}
-let uidOfPostgres = 0;
-let gidOfPostgres = 0;
 
 function asPostgres(command: string, args: string[]): [string, string[]] {
   return asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
@@ -80,7 +73,7 @@ async function startPgbouncer(targetPort: number, database: string): Promise<{ u
       `logfile = ${path.join(dir, 'log')}`,
     ].join('\n'),
   );
-  if (asRoot) for (const f of ['users.txt', 'pgbouncer.ini']) chownSync(path.join(dir, f), uidOfPostgres, gidOfPostgres);
+  for (const f of ['users.txt', 'pgbouncer.ini']) giveToPostgres(path.join(dir, f));
   const [command, args] = asPostgres('/usr/sbin/pgbouncer', [path.join(dir, 'pgbouncer.ini')]);
   const child = spawn(command, args, { stdio: 'ignore' });
   started.push(child);
@@ -146,10 +139,7 @@ async function startWeb(env: Record<string, string>): Promise<{ url: string; chi
 
 async function main(): Promise<void> {
   await run('bash', [path.join(projectRoot, 'scripts/ensure-pgbouncer.sh')]);
-  if (asRoot) {
-    uidOfPostgres = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
-    gidOfPostgres = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
-  }
+  await findPostgresUser();
   const primary = (cluster.primary = await startOwnPostgres());
   // A Redis of the run's own: the queues of its roles touch nothing shared.
   const redis = await startOwnRedis();
@@ -460,7 +450,7 @@ try {
   for (const child of started) await endProcess(child, 'SIGTERM', 5000);
   await endAll();
   await cluster.primary?.destroy();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  removeOwnedDirs();
 }
 const took = Math.round((Date.now() - runStarted) / 1000);
 console.log(
