@@ -42,7 +42,7 @@ export function createPool(options: DatabaseOptions) {
     max: options.poolSize,
     onnotice: () => {},
     connect_timeout: 5,
-    // Several hosts: connections go to the one accepting writes (src/db/primary-host.ts).
+    // Connections opened by src/db/primary-host.ts: with several hosts, to the one accepting writes.
     ...server.driver,
     // Reconnect at once. The driver's default waits up to 20 s between attempts once a few have
     // failed, and the queries queued meanwhile wait with it: while PostgreSQL is down a request hung

@@ -7,6 +7,7 @@ import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/harness.js';
 import { ownPostgresAvailable, startOwnPostgres, startOwnStandby, type OwnPostgres } from '../support/own-postgres.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
+import { timedCall, type TimedOutcome } from '../support/timed-call.js';
 import { localDate } from '../support/venue-fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -67,35 +68,9 @@ afterAll(async () => {
   await removeDeploymentKeys(queuePrefix);
 });
 
-interface Outcome {
-  /** When the request was sent, and when its answer arrived. */
-  at: number;
-  answeredAt: number;
-  status: number | 'error';
-  retryAfter: string | null;
-  body?: any;
-}
-
-async function call(key: string, method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<Outcome> {
-  const at = Date.now();
-  try {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body ? { 'content-type': 'application/json' } : {}),
-        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-      },
-      body: body ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(11_000),
-    });
-    const text = await res.text();
-    const answer = { status: res.status, retryAfter: res.headers.get('retry-after'), body: text ? JSON.parse(text) : undefined };
-    return { at, answeredAt: Date.now(), ...answer };
-  } catch {
-    return { at, answeredAt: Date.now(), status: 'error', retryAfter: null };
-  }
-}
+type Outcome = TimedOutcome;
+const call = (key: string, method: string, path: string, body?: unknown, idempotencyKey?: string) =>
+  timedCall(base, key, method, path, body, idempotencyKey);
 
 const readiness = async () => {
   const res = await fetch(`${origin}/readyz`);

@@ -10,6 +10,7 @@ import { localDate } from '../support/venue-fixtures.js';
 import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { removeDeploymentKeys } from '../support/deployment-keys.js';
 import { eventually } from '../support/eventually.js';
+import { timedCall, type TimedOutcome } from '../support/timed-call.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const run = promisify(execFile);
@@ -64,42 +65,9 @@ afterAll(async () => {
   await removeDeploymentKeys(queuePrefix);
 });
 
-interface Outcome {
-  method: string;
-  at: number;
-  status: number | 'error';
-  retryAfter: string | null;
-  ms: number;
-  error?: string;
-}
-
-async function call(key: string, method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<Outcome & { body?: any }> {
-  const started = Date.now();
-  try {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body ? { 'content-type': 'application/json' } : {}),
-        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-      },
-      body: body ? JSON.stringify(body) : undefined,
-      // A request left unanswered for 10 s counts as hung.
-      signal: AbortSignal.timeout(11_000),
-    });
-    const text = await res.text();
-    return {
-      method,
-      at: started,
-      status: res.status,
-      retryAfter: res.headers.get('retry-after'),
-      ms: Date.now() - started,
-      body: text ? JSON.parse(text) : undefined,
-    };
-  } catch (err) {
-    return { method, at: started, status: 'error', retryAfter: null, ms: Date.now() - started, error: (err as Error).message };
-  }
-}
+type Outcome = TimedOutcome;
+const call = (key: string, method: string, path: string, body?: unknown, idempotencyKey?: string) =>
+  timedCall(base, key, method, path, body, idempotencyKey);
 
 describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent reads and writes', () => {
   it('no process exits, the API answers only 503 with Retry-After, jobs keep their attempts, and all resumes', async () => {
