@@ -34,12 +34,12 @@ import {
   removeOwnedDirs,
   sleep,
   storedCount,
+  asRoot,
+  pgBinaries as binaries,
+  projectRoot,
 } from './postgres-kit.js';
 
 const run = promisify(execFile);
-const projectRoot = path.resolve(import.meta.dirname, '../..');
-const binaries = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
-const asRoot = process.getuid?.() === 0;
 // Load of each run; the loss of a machine waits for Patroni's ttl (30 s) before the standby takes over.
 const loadSeconds = Number(process.env.FAILOVER_SECONDS ?? 45);
 const bookingsPerSecond = 5;

@@ -11,7 +11,11 @@ import type postgres from 'postgres';
 import type { Destination, Tally } from '../chaos/chaos-world.js';
 import { isRunning, type RoleProcess } from '../chaos/own-processes.js';
 
-const asRoot = process.getuid?.() === 0;
+export const projectRoot = path.resolve(import.meta.dirname, '../..');
+/** The Debian PostgreSQL binaries (initdb, pg_ctl, pg_basebackup). */
+export const pgBinaries = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** As root, PostgreSQL and what runs it are started as the `postgres` user. */
+export const asRoot = process.getuid?.() === 0;
 const ownedDirs: string[] = [];
 const postgresUser = { uid: 0, gid: 0 };
 

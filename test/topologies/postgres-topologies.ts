@@ -31,12 +31,12 @@ import {
   removeOwnedDirs,
   sleep,
   storedCount,
+  asRoot,
+  pgBinaries as binaries,
+  projectRoot,
 } from './postgres-kit.js';
 
 const run = promisify(execFile);
-const projectRoot = path.resolve(import.meta.dirname, '../..');
-const binaries = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
-const asRoot = process.getuid?.() === 0;
 const seconds = Number(process.env.TOPOLOGY_SECONDS ?? 10);
 // The steady bookings of each topology, each with its webhook (as npm run topologies does).
 const bookingsPerSecond = 5;
