@@ -3,8 +3,15 @@ import { z } from 'zod';
 import { redisSettingsProblems } from './redis/topology.js';
 import { parseTrustProxy } from './lib/trust-proxy.js';
 import { isPlaceholderSecret } from './lib/placeholder-secret.js';
+import { parseDatabaseUrl } from './lib/database-url.js';
 
 const bool = z.stringbool({ truthy: ['true', '1', 'yes'], falsy: ['false', '0', 'no', ''] });
+
+// A PostgreSQL URL of one server or several (`postgres://h1:5432,h2:5432/db?target_session_attrs=read-write`).
+const databaseUrl = z.string().superRefine((value, ctx) => {
+  const parsed = parseDatabaseUrl(value);
+  if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+});
 
 const minProductionSecretLength = 32;
 const minProductionPasswordLength = 16;
@@ -12,7 +19,8 @@ const minProductionPasswordLength = 16;
 const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgres://postgres@127.0.0.1:5432/postgres'),
+    // Several hosts: the one accepting writes is found and followed across a failover (docs/operations.md "PostgreSQL failover").
+    DATABASE_URL: databaseUrl.default('postgres://postgres@127.0.0.1:5432/postgres'),
     // One Redis mode (docs/operations.md "Running on several machines"): REDIS_URL (default redis://127.0.0.1:6379),
     // or REDIS_SENTINELS + REDIS_SENTINEL_MASTER, or REDIS_CLUSTER_NODES.
     REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
@@ -65,7 +73,7 @@ const envSchema = z
     // `transaction`: DATABASE_URL is a transaction-mode pooler (PgBouncer): no prepared statements, settings per transaction, no session state.
     DATABASE_POOLER: z.enum(['none', 'transaction']).default('none'),
     // A direct (or session-mode) connection for what needs a session: migrations and the live stream's LISTEN; unset: DATABASE_URL.
-    DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    DATABASE_DIRECT_URL: databaseUrl.optional(),
     // A streaming replica for reads that tolerate lag (reports, exports, GET /events pages); unset: none.
     DATABASE_READ_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
     // Replica lag beyond which those reads go to the primary.

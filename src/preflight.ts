@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { Config } from './config.js';
+import { parseDatabaseUrl } from './lib/database-url.js';
 import { describeTopology, redisTopologyOf, type HostPort, type RedisTopology } from './redis/topology.js';
 
 function addressOf(url: string, defaultPort: number): HostPort {
@@ -36,8 +37,11 @@ const howToStart =
 /** The one line saying how to start PostgreSQL or Redis when they do not answer; null when both do. */
 export async function explainUnreachable(config: Config): Promise<string | null> {
   const topology = redisTopologyOf(config);
+  // Several PostgreSQL hosts (a failover pair): any answering will do, as for the Redis sentinels.
+  const database = parseDatabaseUrl(config.DATABASE_URL);
+  const pgAddresses = typeof database === 'string' ? [] : database.hosts;
   const [pg, redis] = await Promise.all([
-    reachable(addressOf(config.DATABASE_URL, 5432)),
+    Promise.all(pgAddresses.map(reachable)).then((answers) => answers.includes(true)),
     Promise.all(redisAddresses(topology).map(reachable)).then((answers) => answers.includes(true)),
   ]);
   const missing = [!pg && `PostgreSQL (${config.DATABASE_URL.replace(/\/\/[^@]*@/, '//')})`, !redis && describeTopology(topology)].filter(

@@ -7,6 +7,7 @@ import { processConfig, type Config } from '../config.js';
 import * as schema from './schema/index.js';
 import { statementLogger, traceStatement } from '../tracing/statement-spans.js';
 import { inSpan, isTracing } from '../tracing/tracing.js';
+import { serverOptionsOf } from './primary-host.js';
 
 /**
  * `none`: the URL reaches PostgreSQL itself (or a session-mode pooler). `transaction`: it reaches a
@@ -37,15 +38,23 @@ export interface DatabaseOptions {
  */
 const idleInTransactionMs = 60_000;
 
+/** Pools made by this process: each gets its own application_name (see dropConnectionsOf). */
+let poolsMade = 0;
+
 /** The driver's pool for `options` (postgres.js: its options are public and documented). */
 export function createPool(options: DatabaseOptions) {
   const pooled = options.pooler === 'transaction';
   const onStatement = options.onStatement;
-  return postgres(options.url, {
+  const server = serverOptionsOf(options.url);
+  const applicationName = `floorline ${process.pid} ${++poolsMade}`;
+  let seenWritable = false;
+  const sql = postgres(server.url, {
     max: options.poolSize,
     debug: onStatement && ((_connection, text) => onStatement(text)),
     onnotice: () => {},
     connect_timeout: 5,
+    // Connections opened by src/db/primary-host.ts: with several hosts, to the one accepting writes.
+    ...server.driver,
     // Reconnect at once. The driver's default waits up to 20 s between attempts once a few have
     // failed, and the queries queued meanwhile wait with it: while PostgreSQL is down a request hung
     // instead of answering 503, and recovery waited for the next attempt. Attempts are made only for
@@ -56,11 +65,43 @@ export function createPool(options: DatabaseOptions) {
     // and "succeeded" as a ROLLBACK: a booking answered 201 that was not stored. Off, this overrides
     // every `prepare: true` of the project as well.
     prepare: !pooled,
+    // A server that turns read-only under open connections (default_transaction_read_only set and
+    // reloaded: how a managed service or an operator fences an old primary) reports it on each of
+    // them (PostgreSQL 14+); they would answer every write with 25006 for as long as they live, so
+    // they are ended and the pool reconnects, with several hosts to the one accepting writes.
+    onparameter: (name: string, value: string) => {
+      if (name !== 'default_transaction_read_only' || pooled) return;
+      if (value === 'off') seenWritable = true;
+      else if (seenWritable) {
+        seenWritable = false;
+        void dropConnectionsOf(sql, applicationName);
+      }
+    },
     // A pooler refuses start-up parameters (and would not keep them per client): there, each
     // transaction sets its own (transaction below); statements outside one are bounded by the pooler's
     // query_timeout (docs/operations.md "Running on several machines").
-    connection: pooled ? {} : { statement_timeout: options.statementTimeoutMs, idle_in_transaction_session_timeout: idleInTransactionMs },
+    connection: pooled
+      ? {}
+      : {
+          application_name: applicationName,
+          statement_timeout: options.statementTimeoutMs,
+          idle_in_transaction_session_timeout: idleInTransactionMs,
+        },
   });
+  return sql;
+}
+
+/**
+ * Ends every connection of the pool named `applicationName` on the server it reaches. The driver
+ * has no way to close one connection of a pool; PostgreSQL ends a backend of the same role on
+ * request. This statement's own connection goes last (ended first, it would stop before the others).
+ */
+async function dropConnectionsOf(sql: postgres.Sql, applicationName: string): Promise<void> {
+  await sql
+    .unsafe('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 order by pid = pg_backend_pid()', [
+      applicationName,
+    ])
+    .catch(() => {});
 }
 
 /**
@@ -271,11 +312,18 @@ export function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
  */
 let sessionPool: ReturnType<typeof postgres> | null = null;
 export function sessionSql(): ReturnType<typeof postgres> {
-  sessionPool ??= postgres(processConfig().DATABASE_DIRECT_URL ?? processConfig().DATABASE_URL, {
+  if (sessionPool) return sessionPool;
+  const server = serverOptionsOf(processConfig().DATABASE_DIRECT_URL ?? processConfig().DATABASE_URL);
+  sessionPool = postgres(server.url, {
     max: 1,
     onnotice: () => {},
     connect_timeout: 5,
     backoff: () => 0,
+    // A LISTEN on a standby fails (not its connection), and the driver then drops the listener for
+    // good: the connection is refused there instead, and the driver's re-LISTEN after a close tries
+    // again until it reaches the primary (through HAProxy too, which may still route to the old one).
+    target_session_attrs: 'primary',
+    ...server.driver,
   });
   return sessionPool;
 }

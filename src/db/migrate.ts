@@ -3,6 +3,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { projectRoot } from '../project-root.js';
+import { serverOptionsOf } from './primary-host.js';
 
 const migrationsFolder = path.join(projectRoot, 'drizzle');
 
@@ -15,7 +16,13 @@ const migrationsFolder = path.join(projectRoot, 'drizzle');
  * behind a transaction pooler, released on another server connection ("you don't own a lock").
  */
 export async function runMigrations(databaseUrl: string): Promise<void> {
-  const conn = postgres(databaseUrl, { max: 2, onnotice: () => {}, prepare: false });
+  const server = serverOptionsOf(databaseUrl);
+  const conn = postgres(server.url, {
+    max: 2,
+    onnotice: () => {},
+    prepare: false,
+    ...server.driver,
+  });
   try {
     await conn.begin(async (lock) => {
       await lock`select pg_advisory_xact_lock(7234001)`;

@@ -39,7 +39,7 @@ export async function answerMetrics(config: MetricsAccess, req: IncomingMessage,
 /**
  * Health of a process: it is in one of `states` (it serves: src/core/process-state.ts) and its
  * PostgreSQL and Redis connections work. 503 otherwise, the body saying which part failed
- * (`{status: "starting" | "stopping"}`, or the unreachable connection).
+ * (`{status: "starting" | "stopping"}`, or the connection that is unreachable or, for PostgreSQL, read-only).
  */
 export async function answerHealth(res: ServerResponse, states: readonly ProcessState[]): Promise<void> {
   const state = processState();
@@ -47,11 +47,11 @@ export async function answerHealth(res: ServerResponse, states: readonly Process
   // At once, without looking at the connections: a balancer must see a stopping process soon.
   if (!states.includes(state)) return void res.writeHead(503, json).end(JSON.stringify({ status: state }));
   const deps = await checkDependencies();
-  const ok = deps.database && deps.redis;
+  const ok = deps.database === 'ok' && deps.redis;
   res.writeHead(ok ? 200 : 503, json).end(
     JSON.stringify({
       status: ok ? 'ok' : 'unavailable',
-      database: deps.database ? 'ok' : 'unreachable',
+      database: deps.database,
       redis: deps.redis ? 'ok' : 'unreachable',
     }),
   );

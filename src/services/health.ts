@@ -22,11 +22,17 @@ export async function writeToRedis(redis: RedisClient, keys: readonly string[]):
 /** A key in each hash tag of this deployment whose slot must have a writable owner. */
 const healthKeys = () => [...allQueueNames.map((queue) => redisKey([queue], 'health')), redisKey(['health'])];
 
-export async function checkDependencies(): Promise<{ database: boolean; redis: boolean }> {
+/**
+ * `read_only`: PostgreSQL answers but refuses writes (a standby, or a primary fenced read-only during
+ * a failover): the process cannot serve what it is for, so it is not ready either.
+ */
+export type DatabaseHealth = 'ok' | 'unreachable' | 'read_only';
+
+export async function checkDependencies(): Promise<{ database: DatabaseHealth; redis: boolean }> {
   const [database, redis] = await Promise.all([
-    withTimeout(pool()`select 1`, 2000).then(
-      () => true,
-      () => false,
+    withTimeout(pool()<{ writable: boolean }[]>`select current_setting('transaction_read_only') = 'off' as writable`, 2000).then(
+      ([row]): DatabaseHealth => (row.writable ? 'ok' : 'read_only'),
+      (): DatabaseHealth => 'unreachable',
     ),
     withTimeout(writeToRedis(getRedis(), healthKeys()), 2000).then(
       () => true,

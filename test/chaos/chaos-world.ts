@@ -101,12 +101,13 @@ export async function callApi(
   path: string,
   body?: unknown,
   timeoutMs = 15_000,
+  headers: Record<string, string> = {},
 ): Promise<ApiAnswer> {
   const began = Date.now();
   try {
     const res = await fetch(`${baseUrl}/api/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -177,6 +178,7 @@ export async function bookSteadily(
   until: () => boolean,
   tally: Tally,
   firstIndex = 0,
+  options: { idempotent?: boolean } = {},
 ): Promise<number> {
   const calls: Promise<void>[] = [];
   let n = firstIndex;
@@ -184,7 +186,10 @@ export async function bookSteadily(
   while (!until()) {
     const index = n++;
     // A generous limit: on a loaded machine a slow answer is not a lost one.
-    calls.push(callApi(baseUrl, tenant.key, 'POST', '/reservations', bookingBody(tenant.venueId, index), 30_000).then((a) => tally.add(a)));
+    const headers: Record<string, string> = options.idempotent ? { 'idempotency-key': randomUUID() } : {};
+    calls.push(
+      callApi(baseUrl, tenant.key, 'POST', '/reservations', bookingBody(tenant.venueId, index), 30_000, headers).then((a) => tally.add(a)),
+    );
     const next = began + ((n - firstIndex) * 1000) / perSecond;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())));
   }

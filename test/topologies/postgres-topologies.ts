@@ -7,55 +7,43 @@
 // Prints one line per check and the figures; exits non-zero when a check fails.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
-import type { Destination, Tally } from '../chaos/chaos-world.js';
-import { endAll, endProcess, isRunning, startOwnRedis, type RoleProcess } from '../chaos/own-processes.js';
+import { endAll, endProcess, startOwnRedis } from '../chaos/own-processes.js';
 import { useFileSettings } from '../support/file-settings.js';
 import { freePort, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { openSse } from '../support/sse-client.js';
+import {
+  awaitReservationWebhooks,
+  book,
+  check,
+  checks,
+  clockOf,
+  createVenuesTenant,
+  describeWrites,
+  eventually,
+  exitedRoles,
+  findPostgresUser,
+  giveToPostgres,
+  ownedDir,
+  removeOwnedDirs,
+  sleep,
+  storedCount,
+  asRoot,
+  pgBinaries as binaries,
+  projectRoot,
+} from './postgres-kit.js';
 
 const run = promisify(execFile);
-const projectRoot = path.resolve(import.meta.dirname, '../..');
-const binaries = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
-const asRoot = process.getuid?.() === 0;
 const seconds = Number(process.env.TOPOLOGY_SECONDS ?? 10);
 // The steady bookings of each topology, each with its webhook (as npm run topologies does).
 const bookingsPerSecond = 5;
 const runStarted = Date.now();
 const started: ChildProcess[] = [];
-const dirs: string[] = [];
 const cluster: { primary: OwnPostgres | null } = { primary: null };
-let failures = 0;
-
-function check(ok: boolean, what: string): void {
-  if (!ok) failures++;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
-}
-
-async function eventually<T>(probe: () => Promise<T | undefined | false>, what: string, ms = 20_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** A directory the `postgres` user may use (PostgreSQL and PgBouncer refuse to run as root). */
-function ownedDir(prefix: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), `floorline-topo-${prefix}-`));
-  dirs.push(dir);
-  if (asRoot) chownSync(dir, uidOfPostgres, gidOfPostgres);
-  return dir;
-}
-let uidOfPostgres = 0;
-let gidOfPostgres = 0;
 
 function asPostgres(command: string, args: string[]): [string, string[]] {
   return asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
@@ -86,7 +74,7 @@ async function startPgbouncer(targetPort: number, database: string): Promise<{ u
       `logfile = ${path.join(dir, 'log')}`,
     ].join('\n'),
   );
-  if (asRoot) for (const f of ['users.txt', 'pgbouncer.ini']) chownSync(path.join(dir, f), uidOfPostgres, gidOfPostgres);
+  for (const f of ['users.txt', 'pgbouncer.ini']) giveToPostgres(path.join(dir, f));
   const [command, args] = asPostgres('/usr/sbin/pgbouncer', [path.join(dir, 'pgbouncer.ini')]);
   const child = spawn(command, args, { stdio: 'ignore' });
   started.push(child);
@@ -150,119 +138,9 @@ async function startWeb(env: Record<string, string>): Promise<{ url: string; chi
   return { url, child };
 }
 
-/** Bookings at `connections` for `duration` s; the ids of the 201s and the count of 5xx. */
-async function book(
-  url: string,
-  key: string,
-  venueIds: string[],
-  today: string,
-  addDays: (d: string, n: number) => string,
-  duration: number,
-  connections = 16,
-) {
-  const created: string[] = [];
-  const times = ['19:00', '19:15', '19:30', '19:45', '20:00', '20:15', '20:30', '20:45', '21:00', '12:00', '12:30', '13:00'];
-  const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
-  const result = await autocannon({
-    url,
-    connections,
-    duration,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/v1/reservations',
-        setupRequest: (req) => ({
-          ...req,
-          body: JSON.stringify({
-            venueId: pick(venueIds),
-            serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)),
-            time: pick(times),
-            partySize: 2,
-          }),
-        }),
-        onResponse: (status, body) => {
-          if (status === 201) created.push((JSON.parse(body) as { reservation: { id: string } }).reservation.id);
-        },
-      },
-    ],
-  });
-  const statuses = result.statusCodeStats as unknown as Record<string, { count: number }>;
-  const fiveHundreds = Object.entries(statuses)
-    .filter(([code]) => code.startsWith('5'))
-    .reduce((sum, [, s]) => sum + s.count, 0);
-  return {
-    created,
-    fiveHundreds,
-    perSecond: created.length / duration,
-    errors: result.errors,
-    statuses: Object.entries(statuses)
-      .map(([c, s]) => `${c}×${s.count}`)
-      .join(' '),
-  };
-}
-
-async function storedCount(sql: postgres.Sql, ids: string[]): Promise<number> {
-  if (!ids.length) return 0;
-  const [{ count }] = await sql<{ count: number }[]>`select count(*)::int as count from reservations where id = any(${ids}::uuid[])`;
-  return count;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** PostgreSQL's clock, which stamps the reservations. */
-async function clockOf(sql: postgres.Sql): Promise<string> {
-  const [{ now }] = await sql<{ now: string }[]>`select clock_timestamp()::text as now`;
-  return now;
-}
-
-/**
- * Every reservation of `venueIds` committed since `since`, as PostgreSQL has it, against the
- * reservation_created webhooks `destination` received: waits (at most `limitMs`) until each has
- * its webhook; a reservation without a reservation_created event counts as missing too.
- */
-async function awaitReservationWebhooks(
-  sql: postgres.Sql,
-  destination: Destination,
-  venueIds: string[],
-  since: string,
-  limitMs = 60_000,
-): Promise<{ reservations: number; missing: number; waitedMs: number }> {
-  const began = Date.now();
-  const received = new Set<string>();
-  let seen = 0;
-  for (;;) {
-    for (; seen < destination.received.length; seen++) received.add(destination.received[seen].eventId);
-    const rows = await sql<{ event: string | null }[]>`
-      select e.id::text as event from reservations r
-      left join events e on e.subject_id = r.id and e.type = 'reservation_created'
-      where r.venue_id = any(${venueIds}::uuid[]) and r.created_at >= ${since}::timestamptz`;
-    const missing = rows.filter((r) => !r.event || !received.has(r.event)).length;
-    if (!missing || Date.now() - began > limitMs) return { reservations: rows.length, missing, waitedMs: Date.now() - began };
-    await sleep(500);
-  }
-}
-
-/** The steady writes of a scenario: how many were answered, how, and how many 201s are not in the database. */
-async function describeWrites(sql: postgres.Sql, tally: Tally): Promise<{ line: string; failed: number; notStored: number }> {
-  const ids = tally.answers.filter((a) => a.status === 201).map((a) => (a.body as { reservation: { id: string } }).reservation.id);
-  const notStored = ids.length - (await storedCount(sql, ids));
-  const failed = tally.answers.length - ids.length;
-  return {
-    line: `${tally.answers.length} bookings (${tally.statuses()}), ${notStored} of the 201s not in the database (SQL)`,
-    failed,
-    notStored,
-  };
-}
-
-const exitedRoles = (roles: RoleProcess[]) => roles.filter((p) => !isRunning(p.child)).map((p) => p.role);
-
 async function main(): Promise<void> {
   await run('bash', [path.join(projectRoot, 'scripts/ensure-pgbouncer.sh')]);
-  if (asRoot) {
-    uidOfPostgres = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
-    gidOfPostgres = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
-  }
+  await findPostgresUser();
   const primary = (cluster.primary = await startOwnPostgres());
   // A Redis of the run's own: the queues of its roles touch nothing shared.
   const redis = await startOwnRedis();
@@ -286,18 +164,8 @@ async function main(): Promise<void> {
 
   // The tenant, made directly (this process's own modules on the direct URL).
   useFileSettings({ DATABASE_URL: directUrl });
-  const { createApiKey, createOrganisation } = await import('../../src/services/keys/key-service.js');
-  const { createVenue } = await import('../../src/services/venues/venue-service.js');
-  const { configureDemoVenue } = await import('../../src/services/venue-config/demo-venue.js');
+  const { organisationId, venueIds, key } = await createVenuesTenant('Topologies', 20);
   const { addDays, instantToLocal } = await import('../../src/lib/local-time.js');
-  const org = await createOrganisation('Topologies', false);
-  const venueIds: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    const venue = await createVenue(org.id, { name: `Topology ${i}`, timezone: 'Europe/Rome', countryCode: 'IT' });
-    await configureDemoVenue(org.id, venue.id);
-    venueIds.push(venue.id);
-  }
-  const { key } = await createApiKey({ organisationId: org.id, kind: 'live', name: 'topologies', rateLimitPerMinute: 100_000_000 });
   const today = instantToLocal('Europe/Rome', Date.now()).date;
   const queuePrefix = `{topo${randomBytes(3).toString('hex')}}`;
   const base = { QUEUE_PREFIX: queuePrefix, DATABASE_STATEMENT_TIMEOUT_MS: '1500', REDIS_URL: redis.url };
@@ -325,7 +193,7 @@ async function main(): Promise<void> {
   const pooled = { url: pooledRoles[0].url!, child: pooledRoles[0].child };
   const steadyTenant = await world.createChaosTenant();
   await world.routeBookingsTo(pooled.url, steadyTenant, destination.url);
-  for (const venueId of venueIds) await world.routeBookingsTo(pooled.url, { organisationId: org.id, venueId, key }, destination.url);
+  for (const venueId of venueIds) await world.routeBookingsTo(pooled.url, { organisationId, venueId, key }, destination.url);
   const pooledSince = await clockOf(direct);
   const pooledReceivedBefore = destination.received.length;
   const stream = await openSse(`${pooled.url}/api/v1/events/stream?venueId=${venueIds[0]}`, key);
@@ -576,17 +444,17 @@ async function clusterPids(sql: postgres.Sql): Promise<number[]> {
 try {
   await main();
 } catch (err) {
-  failures++;
+  checks.failures++;
   console.error('FAIL', err);
 } finally {
   if (frozenPids.length) await run('kill', ['-CONT', ...frozenPids.map(String)]).catch(() => {});
   for (const child of started) await endProcess(child, 'SIGTERM', 5000);
   await endAll();
   await cluster.primary?.destroy();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  removeOwnedDirs();
 }
 const took = Math.round((Date.now() - runStarted) / 1000);
 console.log(
-  `topologies:postgres: ${failures ? `${failures} check(s) failed` : 'all checks passed'} in ${Math.floor(took / 60)} min ${took % 60} s`,
+  `topologies:postgres: ${checks.failures ? `${checks.failures} check(s) failed` : 'all checks passed'} in ${Math.floor(took / 60)} min ${took % 60} s`,
 );
-process.exit(failures ? 1 : 0);
+process.exit(checks.failures ? 1 : 0);

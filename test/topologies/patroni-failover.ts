@@ -1,0 +1,449 @@
+// `npm run topologies:postgres`, second part: a failover of PostgreSQL under load, against a cluster
+// this run starts itself from the Debian packages (scripts/ensure-patroni.sh installs them): etcd,
+// two Patroni nodes in synchronous mode with Patroni's default timings (ttl 30 s, loop_wait 10 s),
+// HAProxy on Patroni's REST check, and a redis-server, on free ports, ended by pid. The roles web,
+// worker-events, worker-webhooks and worker-timers run as separate processes, reaching the primary
+// once through HAProxy and once through DATABASE_URL with both hosts. In each, bookings at c=16 plus
+// a steady 5/s (every one with an Idempotency-Key, each venue's reservation_created sent to a
+// receiver on 127.0.0.1) while the primary's PostgreSQL is killed (SIGKILL; Patroni restarts it in
+// place), then the primary's Patroni and PostgreSQL together (a machine lost: the standby takes
+// over once the leader key expires, and the old node, started again, rejoins as a replica).
+// Prints one line per check and the figures of each run; exits non-zero when a check fails.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { openSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import postgres from 'postgres';
+import type { Destination, Tally } from '../chaos/chaos-world.js';
+import { endAll, endProcess, isRunning, startOwnRedis, startRole, track, type RoleProcess } from '../chaos/own-processes.js';
+import { freePort } from '../support/own-postgres.js';
+import { openSse } from '../support/sse-client.js';
+import { useFileSettings } from '../support/file-settings.js';
+import {
+  awaitReservationWebhooks,
+  book,
+  check,
+  checks,
+  clockOf,
+  createVenuesTenant,
+  eventually,
+  exitedRoles,
+  findPostgresUser,
+  giveToPostgres,
+  ownedDir,
+  removeOwnedDirs,
+  sleep,
+  storedCount,
+  asRoot,
+  pgBinaries as binaries,
+  projectRoot,
+} from './postgres-kit.js';
+
+const run = promisify(execFile);
+// Load of each run; the loss of a machine waits for Patroni's ttl (30 s) before the standby takes over.
+const loadSeconds = Number(process.env.FAILOVER_SECONDS ?? 45);
+const bookingsPerSecond = 5;
+const runStarted = Date.now();
+const createdNodes: PatroniNode[] = [];
+
+/** A process of ours, its output in `log`; as root, as the `postgres` user (PostgreSQL refuses root) when `asOwner`. */
+function startDaemon(command: string, args: string[], log: string, asOwner = false): ChildProcess {
+  const fd = openSync(log, 'a');
+  // setpriv execs the command itself: the pid is the daemon's, to signal it directly.
+  const [c, a] =
+    asRoot && asOwner ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', command, ...args]] : [command, args];
+  return track(spawn(c, a, { stdio: ['ignore', fd, fd] }));
+}
+
+async function startEtcd(): Promise<number> {
+  const dir = ownedDir('etcd');
+  const [client, peer] = [await freePort(), await freePort()];
+  startDaemon(
+    'etcd',
+    [
+      '--name=floorline',
+      `--data-dir=${path.join(dir, 'data')}`,
+      `--listen-client-urls=http://127.0.0.1:${client}`,
+      `--advertise-client-urls=http://127.0.0.1:${client}`,
+      `--listen-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-cluster=floorline=http://127.0.0.1:${peer}`,
+    ],
+    path.join(dir, 'log'),
+  );
+  await eventually(async () => (await fetch(`http://127.0.0.1:${client}/health`)).ok, 'etcd answers');
+  return client;
+}
+
+interface PatroniNode {
+  name: string;
+  pgPort: number;
+  restPort: number;
+  dir: string;
+  patroni: ChildProcess | null;
+  start: () => void;
+}
+
+function createNode(name: string, scope: string, etcdPort: number, pgPort: number, restPort: number): PatroniNode {
+  const dir = ownedDir(name);
+  const config = path.join(dir, 'patroni.yml');
+  // Patroni's default timings (ttl, loop_wait, retry_timeout); synchronous replication; trust on 127.0.0.1 only.
+  writeFileSync(
+    config,
+    `scope: ${scope}
+name: ${name}
+restapi:
+  listen: 127.0.0.1:${restPort}
+  connect_address: 127.0.0.1:${restPort}
+etcd3:
+  hosts: 127.0.0.1:${etcdPort}
+bootstrap:
+  dcs:
+    ttl: 30
+    loop_wait: 10
+    retry_timeout: 10
+    maximum_lag_on_failover: 1048576
+    synchronous_mode: true
+    postgresql:
+      use_pg_rewind: true
+      use_slots: true
+      parameters:
+        wal_log_hints: 'on'
+        max_connections: 200
+  initdb:
+  - encoding: UTF8
+  pg_hba:
+  - local all all trust
+  - host replication all 127.0.0.1/32 trust
+  - host all all 127.0.0.1/32 trust
+postgresql:
+  listen: 127.0.0.1:${pgPort}
+  connect_address: 127.0.0.1:${pgPort}
+  data_dir: ${path.join(dir, 'data')}
+  bin_dir: ${binaries}
+  pgpass: ${path.join(dir, 'pgpass')}
+  authentication:
+    replication:
+      username: postgres
+    superuser:
+      username: postgres
+    rewind:
+      username: postgres
+  parameters:
+    unix_socket_directories: '${dir}'
+`,
+  );
+  giveToPostgres(config);
+  const node: PatroniNode = {
+    name,
+    pgPort,
+    restPort,
+    dir,
+    patroni: null,
+    start: () => {
+      node.patroni = startDaemon('patroni', [config], path.join(dir, 'patroni.log'), true);
+    },
+  };
+  createdNodes.push(node);
+  return node;
+}
+
+/** What Patroni's REST API says the node is: `primary` (GET /primary 200), `replica` (GET /replica 200), else `down`. */
+async function roleOf(node: PatroniNode): Promise<'primary' | 'replica' | 'down'> {
+  const answers = async (check: string) =>
+    fetch(`http://127.0.0.1:${node.restPort}/${check}`, { signal: AbortSignal.timeout(2000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+  if (await answers('primary')) return 'primary';
+  return (await answers('replica')) ? 'replica' : 'down';
+}
+
+/** The postmaster's pid, from its data directory (the first line of postmaster.pid). */
+const postmasterPid = (node: PatroniNode) => Number(readFileSync(path.join(node.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+
+function startHaproxy(nodes: PatroniNode[], port: number): void {
+  const dir = ownedDir('haproxy');
+  const config = path.join(dir, 'haproxy.cfg');
+  // Patroni's documented HAProxy entry: only the node whose REST API answers 200 to /primary takes
+  // connections; sessions to a node marked down are cut (on-marked-down shutdown-sessions). Checked
+  // every second, down after 2 failures, up after 1 success. No retries: a refused connection is
+  // retried a second later each time, and every new connection of the application then waited
+  // 2 s to fail while PostgreSQL restarted (its queries queued behind them past 10 s): the
+  // application answers 503 at once instead, and its client retries.
+  writeFileSync(
+    config,
+    `global
+  maxconn 1000
+defaults
+  mode tcp
+  retries 0
+  timeout client 30m
+  timeout server 30m
+  timeout connect 4s
+  timeout check 2s
+listen primary
+  bind 127.0.0.1:${port}
+  option httpchk OPTIONS /primary
+  http-check expect status 200
+  default-server inter 1s fall 2 rise 1 on-marked-down shutdown-sessions
+${nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.pgPort} maxconn 300 check port ${n.restPort}`).join('\n')}
+`,
+  );
+  startDaemon('/usr/sbin/haproxy', ['-db', '-f', config], path.join(dir, 'log'));
+}
+
+/** The node Patroni says is the primary (waits for one). */
+async function primaryOf(nodes: PatroniNode[], ms = 90_000): Promise<PatroniNode> {
+  return eventually(
+    async () => {
+      for (const node of nodes) if ((await roleOf(node)) === 'primary') return node;
+      return undefined;
+    },
+    'a primary',
+    ms,
+  );
+}
+
+const urlOf = (port: number) => `postgres://postgres@127.0.0.1:${port}/postgres`;
+
+interface Entry {
+  name: string;
+  url: string;
+  viaHaproxy: boolean;
+}
+
+interface World {
+  nodes: PatroniNode[];
+  destination: Destination;
+  venueIds: string[];
+  steadyTenant: { organisationId: string; venueId: string; key: string };
+  key: string;
+  today: string;
+  addDays: (d: string, n: number) => string;
+  Tally: new () => Tally;
+  bookSteadily: typeof import('../chaos/chaos-world.js').bookSteadily;
+  redisUrl: string;
+}
+
+/**
+ * One failover under load: `kill` ends the primary's PostgreSQL (and its Patroni), bookings go on
+ * until the first 201 after the outage and `loadSeconds` in all; then the checks and the figures.
+ */
+async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 'postgres' | 'patroni and postgres'): Promise<void> {
+  const label = `${entry.name}, SIGKILL of the primary's ${kill}`;
+  const before = await primaryOf(world.nodes);
+  const other = world.nodes.find((n) => n !== before)!;
+  const sql = () => postgres(urlOf(before.pgPort), { max: 1, onnotice: () => {} });
+  const first = sql();
+  const since = await clockOf(first);
+  await first.end();
+  const receivedBefore = world.destination.received.length;
+  const web = roles[0].url!;
+  const stream = await openSse(`${web}/api/v1/events/stream?venueId=${world.venueIds[0]}`, world.key);
+  const answers: Array<{ status: number; at: number }> = [];
+  const steadyWrites = new world.Tally();
+  let steadyDone = false;
+  const steady = world.bookSteadily(web, world.steadyTenant, bookingsPerSecond, () => steadyDone, steadyWrites, Date.now() % 100_000, {
+    idempotent: true,
+  });
+  const load = book(web, world.key, world.venueIds, world.today, world.addDays, loadSeconds, 16, {
+    idempotent: true,
+    onAnswer: (status, at) => answers.push({ status, at }),
+  });
+  await sleep(8000);
+  const killedAt = Date.now();
+  if (kill === 'patroni and postgres') process.kill(before.patroni!.pid!, 'SIGKILL');
+  process.kill(postmasterPid(before), 'SIGKILL');
+  const bursts = await load;
+  steadyDone = true;
+  await steady;
+  stream.close();
+
+  const after = await primaryOf(world.nodes);
+  const direct = postgres(urlOf(after.pgPort), { max: 2, onnotice: () => {} });
+  try {
+    const first503 = answers.find((a) => a.status === 503 && a.at >= killedAt)?.at;
+    const next201 = first503 ? answers.find((a) => a.status === 201 && a.at > first503)?.at : undefined;
+    const outage = first503 && next201 ? (next201 - first503) / 1000 : NaN;
+    const steadyIds = steadyWrites.answers
+      .filter((a) => a.status === 201)
+      .map((a) => (a.body as { reservation: { id: string } }).reservation.id);
+    const answered201 = bursts.created.length + steadyIds.length;
+    const stored = (await storedCount(direct, bursts.created)) + (await storedCount(direct, steadyIds));
+    const others = Object.entries(bursts.statusCounts)
+      .filter(([code]) => !(code.startsWith('2') || code === '409' || code === '503'))
+      .reduce((sum, [, n]) => sum + n, 0);
+    const steadyOthers = steadyWrites.count((s) => !(typeof s === 'number' && (s < 300 || s === 409 || s === 503)));
+    check(
+      stored === answered201 && answered201 > 0,
+      `${label}: every 201 stored on the primary after (${after.name}): ${stored} of ${answered201}`,
+    );
+    check(
+      others + steadyOthers + bursts.errors === 0,
+      `${label}: only 2xx/409/503: c=16 ${bursts.statuses}, ${bursts.errors} errors/timeouts; steady ${steadyWrites.statuses()}`,
+    );
+    check(
+      Number.isFinite(outage),
+      `${label}: outage ${outage.toFixed(1)} s from the first 503 to the next 201 (Patroni's default timings${entry.viaHaproxy ? '; HAProxy checks every 1 s' : ''})`,
+    );
+    const venues = [world.steadyTenant.venueId, ...world.venueIds];
+    const hooks = await awaitReservationWebhooks(direct, world.destination, venues, since, 90_000);
+    const received = world.destination.received.slice(receivedBefore);
+    const keysPerEvent = new Map<string, Set<string>>();
+    for (const d of received) keysPerEvent.set(d.eventId, (keysPerEvent.get(d.eventId) ?? new Set()).add(d.idempotencyKey));
+    const twoKeys = [...keysPerEvent.values()].filter((k) => k.size > 1).length;
+    const repeated = received.length - [...keysPerEvent.values()].reduce((sum, k) => sum + k.size, 0);
+    check(
+      hooks.missing === 0 && twoKeys === 0,
+      `${label}: webhooks ${hooks.reservations} expected (reservations committed, SQL), ${hooks.reservations - hooks.missing} delivered, ${repeated} repeated under the same key, ${twoKeys} under two keys`,
+    );
+    const onVenue0 = (
+      await direct<
+        { id: string }[]
+      >`select id::text from reservations where venue_id = ${world.venueIds[0]} and created_at >= ${since}::timestamptz`
+    ).map((r) => r.id);
+    const streamed = onVenue0.filter((id) => stream.events().some((f) => f.event === 'reservation_created' && f.data?.includes(id)));
+    const lateOnes = onVenue0.length; // every booking of the venue in the run, those after the failover included
+    check(
+      streamed.length === lateOnes && lateOnes > 0,
+      `${label}: live stream (one connection through the failover): ${streamed.length} of the ${lateOnes} bookings of its venue delivered`,
+    );
+    const alive = roles.filter((r) => isRunning(r.child)).length;
+    check(
+      alive === roles.length,
+      `${label}: processes alive ${alive} of ${roles.length} (exited: ${exitedRoles(roles).join(', ') || 'none'})`,
+    );
+
+    if (kill === 'patroni and postgres') {
+      check(after === other, `${label}: the standby (${other.name}) took over`);
+      before.start();
+      const rejoined = await eventually(
+        async () => (await roleOf(before)) === 'replica',
+        'the old primary to rejoin as a replica',
+        120_000,
+      ).catch(() => false);
+      const old = postgres(urlOf(before.pgPort), { max: 1, onnotice: () => {} });
+      const [{ recovery, ours }] = await old<{ recovery: boolean; ours: number }[]>`
+        select pg_is_in_recovery() as recovery,
+               (select count(*)::int from pg_stat_activity where application_name like 'floorline %') as ours`.catch(() => [
+        { recovery: false, ours: -1 },
+      ]);
+      await old.end();
+      check(
+        rejoined === true && recovery && ours === 0,
+        `${label}: old primary ${before.name} rejoined as a replica (in recovery: ${recovery}), connections of the platform on it: ${ours}`,
+      );
+    } else {
+      check(after === before, `${label}: Patroni restarted PostgreSQL in place (${before.name} primary again)`);
+    }
+    console.log(
+      `figures ${label}: outage ${outage.toFixed(1)} s (first 503 → first 201); 201s stored/answered ${stored}/${answered201}; webhooks expected/delivered/duplicated ${hooks.reservations}/${hooks.reservations - hooks.missing}/${repeated + twoKeys}; processes alive ${alive}/${roles.length}`,
+    );
+  } finally {
+    await direct.end();
+  }
+  // The cluster whole again (two nodes, one synchronous standby) before the next run.
+  await eventually(
+    async () => (await Promise.all(world.nodes.map(roleOf))).sort().join() === 'primary,replica',
+    'both nodes up',
+    120_000,
+  ).catch(() => undefined);
+  await sleep(3000);
+}
+
+async function main(): Promise<void> {
+  await run('bash', [path.join(projectRoot, 'scripts/ensure-patroni.sh')]);
+  await findPostgresUser();
+  const etcdPort = await startEtcd();
+  const scope = `floorline-${randomBytes(3).toString('hex')}`;
+  const nodes = [
+    createNode('node1', scope, etcdPort, await freePort(), await freePort()),
+    createNode('node2', scope, etcdPort, await freePort(), await freePort()),
+  ];
+  nodes[0].start();
+  await primaryOf([nodes[0]]);
+  nodes[1].start();
+  await eventually(async () => (await roleOf(nodes[1])) === 'replica', 'node2 a replica', 120_000);
+  await eventually(
+    async () => (await fetch(`http://127.0.0.1:${nodes[1].restPort}/sync`)).status === 200,
+    'node2 the synchronous standby',
+    60_000,
+  );
+  const haproxyPort = await freePort();
+  startHaproxy(nodes, haproxyPort);
+  const multiHost = `postgres://postgres@${nodes.map((n) => `127.0.0.1:${n.pgPort}`).join(',')}/postgres?target_session_attrs=read-write`;
+  const entries: Entry[] = [
+    { name: 'through HAProxy', url: urlOf(haproxyPort), viaHaproxy: true },
+    { name: 'DATABASE_URL with both hosts', url: multiHost, viaHaproxy: false },
+  ];
+  console.log(
+    `failover: etcd on ${etcdPort}, Patroni ${nodes.map((n) => `${n.name} (PostgreSQL ${n.pgPort}, REST ${n.restPort})`).join(', ')}, HAProxy on ${haproxyPort}`,
+  );
+
+  // This process's own modules (tenant, venues) reach the cluster with both hosts.
+  useFileSettings({ DATABASE_URL: multiHost });
+  const { runMigrations } = await import('../../src/db/migrate.js');
+  await runMigrations(multiHost);
+  const world = await import('../chaos/chaos-world.js');
+  const { organisationId, venueIds, key } = await createVenuesTenant('Failover', 10);
+  const { addDays, instantToLocal } = await import('../../src/lib/local-time.js');
+  const steadyTenant = await world.createChaosTenant();
+  const destination = await world.startDestination();
+  const redis = await startOwnRedis();
+  const { startRoles } = await import('./topology-load.js');
+  const common: World = {
+    nodes,
+    destination,
+    venueIds,
+    steadyTenant,
+    key,
+    today: instantToLocal('Europe/Rome', Date.now()).date,
+    addDays,
+    Tally: world.Tally,
+    bookSteadily: world.bookSteadily,
+    redisUrl: redis.url,
+  };
+
+  let routed = false;
+  for (const entry of entries) {
+    const settings = {
+      QUEUE_PREFIX: `{fail${randomBytes(3).toString('hex')}}`,
+      REDIS_URL: redis.url,
+      DATABASE_DIRECT_URL: entry.url,
+      RATE_LIMIT_PER_MINUTE: '100000000',
+    };
+    const roles = await startRoles(entry.url, settings);
+    roles.push(await startRole('timers', { ...world.roleEnv(entry.url, redis.url), ...settings }));
+    if (!routed) {
+      await world.routeBookingsTo(roles[0].url!, steadyTenant, destination.url);
+      for (const venueId of venueIds) await world.routeBookingsTo(roles[0].url!, { organisationId, venueId, key }, destination.url);
+      routed = true;
+    }
+    await failOver(common, entry, roles, 'postgres');
+    await failOver(common, entry, roles, 'patroni and postgres');
+    for (const role of roles) await endProcess(role.child, 'SIGTERM', 10_000);
+  }
+  await destination.close();
+}
+
+try {
+  await main();
+} catch (err) {
+  checks.failures++;
+  console.error('FAIL', err);
+} finally {
+  await endAll();
+  // Each node's PostgreSQL, a child of its Patroni, outlives a Patroni ended by SIGKILL.
+  for (const node of createdNodes) {
+    const [c, a] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(binaries, 'pg_ctl')]] : [path.join(binaries, 'pg_ctl'), []];
+    await run(c, [...a, '-D', path.join(node.dir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(() => {});
+  }
+  removeOwnedDirs();
+}
+const took = Math.round((Date.now() - runStarted) / 1000);
+console.log(
+  `topologies:postgres failover: ${checks.failures ? `${checks.failures} check(s) failed` : 'all checks passed'} in ${Math.floor(took / 60)} min ${took % 60} s`,
+);
+process.exit(checks.failures ? 1 : 0);
