@@ -313,6 +313,8 @@ describe('Prism proxy over a tour of every operation', () => {
       'wait',
     ).entry;
     ok(await api.get(`/waitlist?venueId=${tenant.venueId}`), 'list waitlist');
+    ok(await api.get(`/waitlist/quote?venueId=${tenant.venueId}&partySize=2&partySize=4`), 'wait quotes');
+    ok(await api.get(`/venues/${tenant.venueId}/turn-times/learned`), 'learned turn times');
     ok(await api.get(`/waitlist/${entry.id}`), 'get entry');
     ok(await api.patch(`/waitlist/${entry.id}`, { quotedWaitMinutes: 25 }), 'patch entry');
     ok(await api.post(`/waitlist/${entry.id}/notify`), 'notify entry');
