@@ -8,6 +8,7 @@ import { startMetricsServer } from '../metrics/metrics-server.js';
 import { closeRedis } from '../redis.js';
 import { settleEnqueuedEvents } from '../services/outbox/outbox.js';
 import { settleEventNumbering } from '../services/outbox/event-sequencer.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { allRoles, type RoleName } from './role-names.js';
 import { roleStarters } from './role-starters.js';
 
@@ -60,7 +61,9 @@ async function startRoles(config: Config, roles: RoleName[], end: (code: number)
     await Promise.all(stops.filter((s) => s.role !== 'web').map(stopRole));
     // Last: a supervisor keeps seeing the process alive while it drains.
     await metrics?.close();
-    await Promise.all([settleEnqueuedEvents(), settleEventNumbering()]);
+    // The numbering of the last commits is waited for a moment only: a run stuck on a PostgreSQL that
+    // does not answer must not hold the stop (the sweeper numbers whatever it leaves).
+    await Promise.all([settleEnqueuedEvents(), Promise.race([settleEventNumbering(), delay(numberingWaitMs)])]);
     await closeQueues();
     await closeRedis();
     await closeDatabase(5);
@@ -69,3 +72,6 @@ async function startRoles(config: Config, roles: RoleName[], end: (code: number)
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
+
+/** How long a stopping process waits for its event numbering run to end. */
+const numberingWaitMs = 1000;
