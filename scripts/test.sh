@@ -4,12 +4,24 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 # The static gates first: a type error (vitest does not type-check) or a promise nobody awaits fails the run.
 # To run a few test files alone: npx vitest run test/unit/x.test.ts.
-echo "npm run typecheck" && npm run typecheck || exit 1
-echo "npm run lint" && npm run lint || exit 1
-echo "npm run format:check" && npm run format:check || exit 1
+# The three run side by side (each is one process on one core, and lint's type-aware rules take the
+# longest); their output is printed gate by gate, and the run stops if any failed.
+gates="$(mktemp -d -t gates.XXXXXX)"
+trap 'rm -rf "$gates"' EXIT
+for gate in typecheck lint format:check; do
+  (npm run --silent "$gate" >"$gates/$gate.log" 2>&1; echo $? >"$gates/$gate.status") &
+done
+wait
+failed=0
+for gate in typecheck lint format:check; do
+  echo "npm run $gate"
+  cat "$gates/$gate.log"
+  [ "$(cat "$gates/$gate.status")" = 0 ] || failed=1
+done
+[ "$failed" = 0 ] || exit 1
 bash scripts/ensure-services.sh || exit 1
 report="$(mktemp -t vitest-report.XXXXXX.json)"
-trap 'rm -f "$report"' EXIT
+trap 'rm -rf "$gates" "$report"' EXIT
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@"
 status=$?
 # One plain closing line that any CI can read: "Tests: N passed, N failed, N skipped".
