@@ -26,15 +26,28 @@ const healthKeys = () => [...allQueueNames.map((queue) => redisKey([queue], 'hea
 export type DatabaseHealth = 'ok' | 'unreachable' | 'read_only';
 
 export async function checkDependencies(): Promise<{ database: DatabaseHealth; redis: boolean }> {
+  // Each check settles to a state whatever fails, wherever it fails (the pool or the client being
+  // replaced mid-failover included): readiness answers 503, never an error.
   const [database, redis] = await Promise.all([
-    withTimeout(pool()<{ writable: boolean }[]>`select current_setting('transaction_read_only') = 'off' as writable`, 2000).then(
-      ([row]): DatabaseHealth => (row.writable ? 'ok' : 'read_only'),
-      (): DatabaseHealth => 'unreachable',
-    ),
-    withTimeout(writeToRedis(getRedis(), healthKeys()), 2000).then(
-      () => true,
-      () => false,
-    ),
+    settle(async (): Promise<DatabaseHealth> => {
+      const [row] = await withTimeout(
+        pool()<{ writable: boolean }[]>`select current_setting('transaction_read_only') = 'off' as writable`,
+        2000,
+      );
+      return row.writable ? 'ok' : 'read_only';
+    }, 'unreachable'),
+    settle(async () => {
+      await withTimeout(writeToRedis(getRedis(), healthKeys()), 2000);
+      return true;
+    }, false),
   ]);
   return { database, redis };
+}
+
+async function settle<T>(check: () => Promise<T>, failed: T): Promise<T> {
+  try {
+    return await check();
+  } catch {
+    return failed;
+  }
 }
