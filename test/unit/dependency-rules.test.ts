@@ -6,6 +6,21 @@ import { findUpwardArrows, floorOf, readImportGraph, repositoryFloors } from '..
 
 const root = path.resolve(import.meta.dirname, '../..');
 
+// What the low modules (tracing, the Redis building blocks, the counters) may not import: the
+// process's configuration and every layer of the application above them.
+const applicationLayers = [
+  'src/config.ts',
+  'src/core/',
+  'src/db/',
+  'src/services/',
+  'src/http/',
+  'src/routes/',
+  'src/queues/',
+  'src/roles/',
+  'src/jobs/',
+  'express',
+];
+
 // The layers, lowest first; a module may import its own layer and those below it, never above.
 // src/core and src/lib know nothing of HTTP or Express; the domain (src/services) depends on them;
 // src/http and src/routes are the one adapter between HTTP and the domain.
@@ -41,35 +56,12 @@ const layerRules = [
   // of their exemplars; what is read at scrape time (queues, tables, health) is src/monitoring/.
   {
     layer: 'src/metrics/',
-    mayNotImport: [
-      'src/config.ts',
-      'src/core/',
-      'src/db/',
-      'src/services/',
-      'src/monitoring/',
-      'src/http/',
-      'src/routes/',
-      'src/queues/',
-      'src/roles/',
-      'src/jobs/',
-      'express',
-    ],
+    mayNotImport: [...applicationLayers, 'src/monitoring/'],
   },
   { layer: 'src/monitoring/', mayNotImport: ['src/services/', 'src/http/', 'src/routes/', 'src/roles/', 'express'] },
   {
     layer: 'src/tracing/',
-    mayNotImport: [
-      'src/config.ts',
-      'src/core/',
-      'src/db/',
-      'src/services/',
-      'src/http/',
-      'src/routes/',
-      'src/queues/',
-      'src/roles/',
-      'src/jobs/',
-      'express',
-    ],
+    mayNotImport: applicationLayers,
   },
   { layer: 'src/http/', mayNotImport: ['src/roles/', 'src/cli/'] },
   { layer: 'src/routes/', mayNotImport: ['src/roles/', 'src/cli/'] },
@@ -81,18 +73,7 @@ const layerRules = [
   // process's configuration (src/redis.ts passes it for now).
   {
     layer: 'src/redis/',
-    mayNotImport: [
-      'src/config.ts',
-      'src/core/',
-      'src/db/',
-      'src/services/',
-      'src/http/',
-      'src/routes/',
-      'src/queues/',
-      'src/roles/',
-      'src/jobs/',
-      'express',
-    ],
+    mayNotImport: applicationLayers,
   },
 ];
 
