@@ -12,13 +12,11 @@ import { apiRoutes } from './routes/index.js';
 export const openApiFile = path.join(projectRoot, 'clients/typescript/openapi.json');
 
 /** The text of the emitted document: the routes' document, indented, one trailing newline. */
-export function printOpenApi(): string {
+export function formatOpenApi(): string {
   return `${JSON.stringify(buildOpenApi(apiRoutes), null, 2)}\n`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await writeFile(openApiFile, printOpenApi());
+  await writeFile(openApiFile, formatOpenApi());
   process.stdout.write(`wrote ${openApiFile}\n`);
-  // The route modules open database and Redis pools on import; nothing else is left to do.
-  process.exit(0);
 }
