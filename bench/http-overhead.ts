@@ -77,7 +77,7 @@ try {
   );
   console.log(`authenticated GET p50 at 1 connection: ${fullC1.p50} ms (target < 5 ms)`);
   // What metrics add to each request, measured in this process alone (insensitive to the machine's load).
-  const { observeHttpRequest } = await import('../src/metrics/metrics.js');
+  const { observeHttpRequest } = await import('../src/metrics/counters.js');
   const observations = 1_000_000;
   const started = performance.now();
   for (let i = 0; i < observations; i++) observeHttpRequest('GET', '/api/v1/venues/:id', 200, (i % 50) / 1000);

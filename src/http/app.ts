@@ -4,7 +4,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { Config } from '../config.js';
 import { getRedis } from '../redis.js';
 import { mountAdminBoard } from './admin-board.js';
-import { answerHealth, answerMetrics } from '../metrics/metrics-server.js';
+import { answerHealth, answerMetrics } from '../monitoring/metrics-server.js';
 import { EventStreams } from '../services/events/event-stream.js';
 import { SigningSecretBox } from '../services/webhooks/signing-secrets.js';
 import { createApiDispatcher } from './api-dispatcher.js';

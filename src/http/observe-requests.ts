@@ -1,7 +1,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { Request, Response } from 'express';
 import { writeRequestLine } from '../logger.js';
-import { observeHttpRequest, unmatchedRoute } from '../metrics/metrics.js';
+import { observeHttpRequest, unmatchedRoute } from '../metrics/counters.js';
 import { enterSpan, isTracing } from '../tracing/tracing.js';
 
 const startedAt = Symbol('startedAt');

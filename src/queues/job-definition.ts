@@ -4,9 +4,9 @@ import type { z } from 'zod';
 
 /**
  * One kind of job (docs/architecture.md "Jobs"): what producers need to enqueue it and what a
- * worker needs to run it, in one place (src/jobs/<kind>-job.ts). Its handler lives in a file of its
- * own (src/jobs/<kind>-handler.ts): the handler reaches the services that enqueue, and a producer
- * that imported it with the definition would close an import cycle.
+ * worker needs to run it, in one place (src/jobs/<kind>-job.ts), below the services that enqueue it.
+ * Its handler calls those services, so it sits above them, with the role that runs it
+ * (src/roles/<kind>-handler.ts).
  */
 export interface JobDefinition<T> {
   /** The BullMQ queue; one worker role consumes it. */

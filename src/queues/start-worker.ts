@@ -2,7 +2,7 @@ import { DelayedError, Worker, type Job, type Processor, type WorkerOptions } fr
 import type { Logger } from 'pino';
 import { isConnectionError } from '../lib/connection-errors.js';
 import { logger } from '../logger.js';
-import { jobOutcomeOf, observeJob } from '../metrics/metrics.js';
+import { jobOutcomeOf, observeJob } from '../metrics/counters.js';
 import { createQueueConnection, queuePrefix } from '../redis.js';
 import { closeConnection } from '../redis/connections.js';
 import { advanceVirtualTime, restartVirtualTimeIfHigh } from './fair-share.js';

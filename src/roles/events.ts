@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { createEventJobHandler } from '../jobs/event-handler.js';
+import { createEventJobHandler } from './event-handler.js';
 import { eventJob } from '../jobs/event-job.js';
 import { startJobWorker } from '../queues/start-worker.js';
 

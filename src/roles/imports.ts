@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { handleImportJob } from '../jobs/import-handler.js';
+import { handleImportJob } from './import-handler.js';
 import { importJob, importWorkerOptions } from '../jobs/import-job.js';
 import { startJobWorker } from '../queues/start-worker.js';
 

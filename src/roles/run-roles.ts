@@ -4,7 +4,7 @@ import { closeDatabase } from '../db/close-database.js';
 import { logger } from '../logger.js';
 import { closeQueues } from '../queues/queues.js';
 import { onWorkerConnectionLost } from '../queues/start-worker.js';
-import { startMetricsServer } from '../metrics/metrics-server.js';
+import { startMetricsServer } from '../monitoring/metrics-server.js';
 import { closeRedis } from '../redis.js';
 import { settleEnqueuedEvents } from '../services/outbox/outbox.js';
 import { settleEventNumbering } from '../services/outbox/event-sequencer.js';

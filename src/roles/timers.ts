@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { createTimerJobHandler } from '../jobs/timer-handler.js';
+import { createTimerJobHandler } from './timer-handler.js';
 import { keepTimerSchedules, timerJob } from '../jobs/timer-job.js';
 import { startJobWorker } from '../queues/start-worker.js';
 

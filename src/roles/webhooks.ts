@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { createWebhookDeliveryHandler } from '../jobs/webhook-delivery-handler.js';
+import { createWebhookDeliveryHandler } from './webhook-delivery-handler.js';
 import { connectRedis } from '../redis.js';
 import { promoteDeliveryJob, webhookDeliveryJob, webhookWorkerOptions } from '../jobs/webhook-delivery-job.js';
 import { realRetrySchedule, type RetrySchedule } from '../lib/webhook-backoff.js';

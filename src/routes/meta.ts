@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/define-route.js';
 import { buildOpenApi } from '../http/openapi.js';
-import { checkDependencies } from '../services/health.js';
+import { checkDependencies } from '../monitoring/health.js';
 import { appVersion } from '../version.js';
 import { uuid } from '../core/response-schemas.js';
 

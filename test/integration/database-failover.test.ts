@@ -122,11 +122,21 @@ describe.skipIf(!ownPostgresAvailable)('the primary dies and its standby is prom
     };
     const clients = [...Array.from({ length: 8 }, writer), poll()];
 
-    await sleep(2000);
+    await eventually(
+      async () => outcomes.filter((o) => o.status === 201).length >= 8 && ready.some((r) => r.status === 200),
+      20_000,
+      'bookings and /readyz answered before the kill',
+    );
     const killedAt = Date.now();
     await primary.stop('immediate');
-    // No host accepts writes: the old primary is gone, the standby is still read-only.
-    await sleep(3000);
+    // No host accepts writes: the old primary is gone, the standby is still read-only. The promotion
+    // waits until /readyz has said so (more than a second after the kill) and a booking was answered 503.
+    await eventually(
+      async () =>
+        ready.some((r) => r.at > killedAt + 1000 && r.status === 503) && outcomes.some((o) => o.at > killedAt && o.status === 503),
+      30_000,
+      '/readyz and a booking to answer 503 while no host accepts writes',
+    );
     const promotedAt = Date.now();
     await standby.promote();
     await eventually(
@@ -134,7 +144,13 @@ describe.skipIf(!ownPostgresAvailable)('the primary dies and its standby is prom
       20_000,
       'a booking to succeed on the new primary',
     );
-    await sleep(2000);
+    await eventually(
+      async () =>
+        ready.some((r) => r.at > promotedAt && r.status === 200) &&
+        outcomes.filter((o) => o.at > promotedAt && o.status === 201).length >= 8,
+      20_000,
+      '/readyz and the writers back on the new primary',
+    );
     stop = true;
     await Promise.all(clients);
 

@@ -165,9 +165,17 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     child.kill('SIGKILL');
     await exited;
 
-    // A live worker takes the other slot a second later: the destination's key lives on with its lease.
-    // Time passing within the lease is the point here, so this wait stays (half a second short of its end).
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // A live worker takes the other slot late in the orphan's lease (its last half second by Redis's
+    // clock, which decides leases): the destination's key lives on with its lease.
+    await eventually(
+      async () => {
+        const [seconds, micros] = await redis.time();
+        return Number(await redis.zscore(slotsKey(destination), orphan)) - (Number(seconds) * 1000 + Number(micros) / 1000) <= 500;
+      },
+      5000,
+      "the orphan's lease in its last half second",
+      20,
+    );
     const live = slotsOf({ limit: 2, leaseMs });
     const first = await acquired(live, destination);
     expect((await members(destination)).sort()).toEqual([orphan, first.token].sort());

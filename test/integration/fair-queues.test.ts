@@ -4,7 +4,8 @@ import { addEventJobs, eventJob } from '../../src/jobs/event-job.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { destinationSlotTuning } from '../../src/lib/webhook-destination.js';
 import { advanceVirtualTime, restartVirtualTimeIfHigh, takeFairTurns } from '../../src/queues/fair-share.js';
-import { closeQueues, getQueue } from '../../src/queues/queues.js';
+import { closeQueues, getQueue, getQueueConnection } from '../../src/queues/queues.js';
+import { redisKey } from '../../src/redis.js';
 import { startJobWorker } from '../../src/queues/start-worker.js';
 import { enqueueDeliveries } from '../../src/services/webhooks/enqueue-deliveries.js';
 import { eventually } from '../support/eventually.js';
@@ -245,9 +246,14 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
       await takeFairTurns(queue, b, 1, pace(300));
       const heldBack = await takeFairTurns(queue, a, 300, pace(300));
       expect(heldBack[299].delay).toBeGreaterThan(2000);
-      // B's turn is older than the window (companyMs, 300 ms) now: A alone, but still ahead of its pace. The window is time,
-      // so time passing is the point of this wait; a slow machine only makes it longer, well within A's 2 s lead.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Once the company window (companyMs, 300 ms) has passed since the last turn, Redis drops the queue's
+      // record of recent organisations: B is gone, A alone, but still ahead of its pace (a 2 s lead).
+      await eventually(
+        async () => (await getQueueConnection().exists(redisKey(['fair', queue], 'recent'))) === 0,
+        5000,
+        'the company window to close',
+        20,
+      );
       const [later] = await takeFairTurns(queue, a, 1, pace(300));
       expect(later.delay).toBeGreaterThan(0);
       expect(lastDue([later])).toBeGreaterThanOrEqual(lastDue(heldBack));

@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events, guests, imports } from '../../src/db/schema/index.js';
-import { handleImportJob } from '../../src/jobs/import-handler.js';
+import { handleImportJob } from '../../src/roles/import-handler.js';
 import { importJob, type ImportJob } from '../../src/jobs/import-job.js';
 import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { prepareGuestImport } from '../../src/services/guests/guest-import.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
-import { startMetricsServer } from '../../src/metrics/metrics-server.js';
+import { startMetricsServer } from '../../src/monitoring/metrics-server.js';
 import { markProcessState } from '../../src/core/process-state.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { importJob } from '../../src/jobs/import-job.js';

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { markProcessState, type ProcessState } from '../../src/core/process-state.js';
 import { processConfig } from '../../src/config.js';
-import { startMetricsServer } from '../../src/metrics/metrics-server.js';
+import { startMetricsServer } from '../../src/monitoring/metrics-server.js';
 
 describe('processes that tell the truth (docs/operations.md "Metrics and health")', () => {
   // Both web entries: `npm start -- --role web` and the Procfile's `dist/src/server.js` (here from source).

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeConnection, createRedisConnection, type RedisClient } from '../../src/redis/connections.js';
-import { writeToRedis } from '../../src/services/health.js';
+import { writeToRedis } from '../../src/monitoring/health.js';
 import { endAll, startRole } from '../chaos/own-processes.js';
 import { startOwnReplicaPair } from '../topologies/own-redis-topologies.js';
 

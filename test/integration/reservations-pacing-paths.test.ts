@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { closeQueues } from '../../src/queues/queues.js';
-import { handleImportJob } from '../../src/jobs/import-handler.js';
+import { handleImportJob } from '../../src/roles/import-handler.js';
 import { importJob, type ImportJob } from '../../src/jobs/import-job.js';
 import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { client, createKey, createTenant, useTestServer } from '../support/harness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { markProcessState } from '../../src/core/process-state.js';
-import { startMetricsServer } from '../../src/metrics/metrics-server.js';
+import { startMetricsServer } from '../../src/monitoring/metrics-server.js';
 import { eq } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { reservations } from '../../src/db/schema/index.js';

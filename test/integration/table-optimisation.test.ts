@@ -6,7 +6,7 @@ import { VenueDay } from '../../src/lib/availability/venue-day.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { loadVenueDay } from '../../src/services/availability/venue-day-loader.js';
 import { transactionWithEvents, systemActor } from '../../src/services/outbox/outbox.js';
-import { applyTableMoves, retryStaleMoves, StaleMovesError } from '../../src/services/reservations/table-moves.js';
+import { applyTableMoves, retryBookingTransaction, StaleMovesError } from '../../src/services/reservations/table-moves.js';
 import { client, createTenant, useTestServer, type Client } from '../support/harness.js';
 import { expectInvariantsHold } from '../support/invariants.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
@@ -156,17 +156,17 @@ describe('table optimisation (venue setting tableOptimisation, default on)', () 
 
   it('retries a booking whose moves went stale, and answers conflict after the third stale plan', async () => {
     let runs = 0;
-    expect(await retryStaleMoves(async () => (++runs < 3 ? Promise.reject(new StaleMovesError()) : 'booked'))).toBe('booked');
+    expect(await retryBookingTransaction(async () => (++runs < 3 ? Promise.reject(new StaleMovesError()) : 'booked'))).toBe('booked');
     expect(runs).toBe(3);
-    await expect(retryStaleMoves(() => Promise.reject(new StaleMovesError()))).rejects.toMatchObject({
+    await expect(retryBookingTransaction(() => Promise.reject(new StaleMovesError()))).rejects.toMatchObject({
       code: 'no_availability',
       details: { reason: 'conflict' },
     });
     // A deadlock PostgreSQL broke by rolling the booking back is run again too; other errors are not.
     runs = 0;
     const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
-    expect(await retryStaleMoves(async () => (++runs < 2 ? Promise.reject(deadlock) : 'booked'))).toBe('booked');
-    await expect(retryStaleMoves(() => Promise.reject(new Error('other')))).rejects.toThrow('other');
+    expect(await retryBookingTransaction(async () => (++runs < 2 ? Promise.reject(deadlock) : 'booked'))).toBe('booked');
+    await expect(retryBookingTransaction(() => Promise.reject(new Error('other')))).rejects.toThrow('other');
   });
 
   it('a rush of concurrent bookings and holds that all need moves seats as many as one by one, and none is refused with conflict', async () => {

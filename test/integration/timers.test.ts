@@ -12,7 +12,7 @@ import {
 } from '../../src/db/schema/index.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { startJobWorker } from '../../src/queues/start-worker.js';
-import { createTimerJobHandler } from '../../src/jobs/timer-handler.js';
+import { createTimerJobHandler } from '../../src/roles/timer-handler.js';
 import { timerJob } from '../../src/jobs/timer-job.js';
 import { markNoShows, notifyLateReservations } from '../../src/services/timers/late-reservations.js';
 import { eventually } from '../support/eventually.js';

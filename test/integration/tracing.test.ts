@@ -12,7 +12,7 @@ import { closeRedis } from '../../src/redis.js';
 import { endAll, endProcess, startRole, type RoleProcess } from '../chaos/own-processes.js';
 import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
-import { client, createTenant, type Client, type Tenant } from '../support/harness.js';
+import { client, createTenant, freePort, type Client, type Tenant } from '../support/harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { useOwnDatabase } from '../support/own-database.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
@@ -360,27 +360,28 @@ describe('tracing off', () => {
         const cache = createRequire(${JSON.stringify(path.resolve('package.json'))}).cache;
         process.on('exit', () => writeFileSync(${JSON.stringify(file)}, Object.keys(cache).join('\\n')));`;
       const { OTEL_EXPORTER_OTLP_ENDPOINT: _e, OTEL_TRACES_EXPORTER: _t, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: _te, ...rest } = process.env;
+      const metricsPort = await freePort();
       const child = spawn(
         process.execPath,
         ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(recorder)}`, 'src/main.ts', '--role', 'imports'],
-        { env: { ...rest, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+        { env: { ...rest, LOG_LEVEL: 'info', METRICS_PORT: String(metricsPort), ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
       );
       const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code}, signal ${signal}`)));
       let output = '';
-      let stopping = false;
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-        // Started: stopped, by its pid, once its stop is listening (a signal within a few ms of the
-        // line could still meet the default action).
-        if (output.includes('"msg":"role started"') && !stopping) {
-          stopping = true;
-          setTimeout(() => child.kill('SIGTERM'), 500);
-        }
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      // Stopped, by its pid, once it serves: /healthz answers 200 only once the process is marked
+      // serving, in the same synchronous step that installs its stop on SIGTERM (before that, the
+      // signal would meet the default action).
+      const serving = () =>
+        fetch(`http://127.0.0.1:${metricsPort}/healthz`).then(
+          (res) => res.ok,
+          () => false,
+        );
+      await eventually(async () => child.exitCode !== null || (await serving()), 120_000, 'the worker to serve').catch((err: Error) => {
+        throw new Error(`${err.message}: ${output}`);
       });
-      const exit = await Promise.race([
-        exited,
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no start: ${output}`)), 120_000)),
-      ]);
+      child.kill('SIGTERM');
+      const exit = await exited;
       expect(existsSync(file), `${exit}: ${output}`).toBe(true);
       return readFileSync(file, 'utf8').split('\n');
     } finally {

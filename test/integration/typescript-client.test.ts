@@ -11,7 +11,8 @@ import {
   idempotencyKey,
   type WebhookEvent,
 } from '@floorline/client';
-import { generateSchemaTypes, schemaFile } from '../../clients/typescript/scripts/generate-types.js';
+import { documentFile, generateSchemaTypes, schemaFile } from '../../clients/typescript/scripts/generate-types.js';
+import { formatOpenApi } from '../../src/emit-openapi.js';
 import { bookATable } from '../../clients/typescript/examples/book-a-table.js';
 import { createWebhookReceiver } from '../../clients/typescript/examples/receive-webhooks.js';
 import { createTenant } from '../support/harness.js';
@@ -40,6 +41,12 @@ function reservationOf(event: WebhookEvent) {
 }
 
 describe('the TypeScript client (clients/typescript)', () => {
+  it('reads the current OpenAPI document: openapi.json is what `npm run openapi` writes from the routes today', async () => {
+    const stale =
+      'clients/typescript/openapi.json is stale: run `npm run openapi`, then `npm run generate -w @floorline/client`, and commit both';
+    expect(await readFile(documentFile, 'utf8'), stale).toBe(formatOpenApi());
+  });
+
   it('has the types of the current OpenAPI document: src/schema.d.ts is what the generator writes today', async () => {
     const stale = 'clients/typescript/src/schema.d.ts is stale: run `npm run generate -w @floorline/client` and commit it';
     expect(await readFile(schemaFile, 'utf8'), stale).toBe(await generateSchemaTypes());

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events, guests, waitlistOffers } from '../../src/db/schema/index.js';
 import { closeQueues } from '../../src/queues/queues.js';
-import { createEventJobHandler } from '../../src/jobs/event-handler.js';
+import { createEventJobHandler } from '../../src/roles/event-handler.js';
 import { eventJob, type EventJob } from '../../src/jobs/event-job.js';
 import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { processEventInBatch } from '../../src/services/event-processing/process-event.js';

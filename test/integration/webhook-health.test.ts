@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { asc, eq, inArray } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events, webhookDeliveries } from '../../src/db/schema/index.js';
-import { metricsRegistry } from '../../src/metrics/metrics.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
+import { scrapeMetrics } from '../../src/monitoring/scrape-time-gauges.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, testConfig, type Client } from '../support/harness.js';
 import { emitReservationEvent, eventIdOf, sendSentinel, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
@@ -106,7 +106,7 @@ describe('endpoint health', () => {
       health: { state: 'disabled', disabledAt: disabled.health.disabledAt },
     });
 
-    const gauge = await metricsRegistry.getSingleMetricAsString('webhook_endpoints');
+    const { body: gauge } = await scrapeMetrics(false);
     expect(gauge).toMatch(/^webhook_endpoints\{state="disabled"\} [1-9]\d*$/m);
     expect(gauge).toMatch(/^webhook_endpoints\{state="healthy"\} \d+$/m);
 

@@ -2,29 +2,24 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findImportCycles, findLayerViolations, type ImportGraph } from '../support/import-graph.js';
+import { findUpwardArrows, floorOf, readImportGraph, repositoryFloors } from '../support/import-floors.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** Every module of src/ and the modules (relative files or packages) it imports, type-only imports included. */
-function readSourceGraph(): ImportGraph {
-  const graph: ImportGraph = new Map();
-  const files = readdirSync(path.join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter(
-    (f) => f.endsWith('.ts') && !f.endsWith('.d.ts'),
-  );
-  for (const file of files) {
-    const from = `src/${file.split(path.sep).join('/')}`;
-    const text = readFileSync(path.join(root, from), 'utf8');
-    const targets = new Set<string>();
-    for (const match of text.matchAll(
-      /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*'([^']+)'|(?:^|\n)\s*import\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g,
-    )) {
-      const spec = match[1] ?? match[2] ?? match[3];
-      targets.add(spec.startsWith('.') ? path.posix.join(path.posix.dirname(from), spec).replace(/\.js$/, '.ts') : spec);
-    }
-    graph.set(from, targets);
-  }
-  return graph;
-}
+// What the low modules (tracing, the Redis building blocks, the counters) may not import: the
+// process's configuration and every layer of the application above them.
+const applicationLayers = [
+  'src/config.ts',
+  'src/core/',
+  'src/db/',
+  'src/services/',
+  'src/http/',
+  'src/routes/',
+  'src/queues/',
+  'src/roles/',
+  'src/jobs/',
+  'express',
+];
 
 // The layers, lowest first; a module may import its own layer and those below it, never above.
 // src/core and src/lib know nothing of HTTP or Express; the domain (src/services) depends on them;
@@ -53,30 +48,37 @@ const layerRules = [
         .map((entry) => `src/services/${entry.name}/`),
     ],
   },
-  { layer: 'src/services/', mayNotImport: ['src/http/', 'src/routes/', 'src/roles/', 'express'] },
-  { layer: 'src/jobs/', mayNotImport: ['src/http/', 'src/routes/', 'src/roles/', 'express'] },
+  { layer: 'src/services/', mayNotImport: ['src/monitoring/', 'src/http/', 'src/routes/', 'src/roles/', 'express'] },
+  // A job kind's definition (queue, payload schema, options, enqueue): services import it to enqueue;
+  // its handler calls the services and sits with the role that runs it (src/roles/*-handler.ts).
+  { layer: 'src/jobs/', mayNotImport: ['src/services/', 'src/http/', 'src/routes/', 'src/roles/', 'express'] },
+  // The counters are observed into from every layer, so they import nothing of src/ but the trace ids
+  // of their exemplars; what is read at scrape time (queues, tables, health) is src/monitoring/.
+  {
+    layer: 'src/metrics/',
+    mayNotImport: [...applicationLayers, 'src/monitoring/'],
+  },
+  { layer: 'src/monitoring/', mayNotImport: ['src/services/', 'src/http/', 'src/routes/', 'src/roles/', 'express'] },
+  {
+    layer: 'src/tracing/',
+    mayNotImport: applicationLayers,
+  },
+  { layer: 'src/http/', mayNotImport: ['src/roles/', 'src/cli/'] },
+  { layer: 'src/routes/', mayNotImport: ['src/roles/', 'src/cli/'] },
+  { layer: 'src/roles/', mayNotImport: ['src/cli/'] },
+  // The operator's commands call the domain directly: no HTTP, no process roles.
+  { layer: 'src/cli/', mayNotImport: ['src/http/', 'src/routes/', 'src/roles/', 'express'] },
   { layer: 'src/queues/', mayNotImport: ['src/http/', 'src/routes/', 'src/roles/', 'express'] },
   // Connections, key layout and scripts are built from the values they are given, never from the
   // process's configuration (src/redis.ts passes it for now).
   {
     layer: 'src/redis/',
-    mayNotImport: [
-      'src/config.ts',
-      'src/core/',
-      'src/db/',
-      'src/services/',
-      'src/http/',
-      'src/routes/',
-      'src/queues/',
-      'src/roles/',
-      'src/jobs/',
-      'express',
-    ],
+    mayNotImport: applicationLayers,
   },
 ];
 
 describe('dependency rules of src/', () => {
-  const graph = readSourceGraph();
+  const graph = readImportGraph(root, ['src']);
 
   it('reads the real source tree', () => {
     expect(graph.size).toBeGreaterThan(100);
@@ -87,12 +89,15 @@ describe('dependency rules of src/', () => {
     expect(findLayerViolations(graph, layerRules)).toEqual([]);
   });
 
-  it('has no import cycle', () => {
-    expect(findImportCycles(graph)).toEqual([]);
+  it('gives every folder of src/ a layer rule', () => {
+    const folders = readdirSync(path.join(root, 'src'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `src/${entry.name}/`);
+    expect(folders.filter((folder) => !layerRules.some((rule) => rule.layer === folder))).toEqual([]);
   });
 
-  it('keeps job definitions (src/jobs/*-job.ts) free of services: producers import them, the handlers call the services', () => {
-    expect(jobDefinitionsImportingServices(graph)).toEqual([]);
+  it('has no import cycle', () => {
+    expect(findImportCycles(graph)).toEqual([]);
   });
 
   it('gives services their settings: none reads the process configuration', () => {
@@ -114,15 +119,23 @@ function servicesReadingTheConfiguration(sources: Map<string, string>): string[]
   return [...sources].filter(([, text]) => /\b(processConfig|parseConfig)\b/.test(text)).map(([file]) => file);
 }
 
-/** Job definitions (queue name, payload schema, options) import no service: a service enqueueing a job imports its definition. */
-function jobDefinitionsImportingServices(sourceGraph: ImportGraph): string[] {
-  const found: string[] = [];
-  for (const [from, targets] of sourceGraph) {
-    if (!/^src\/jobs\/[^/]+-job\.ts$/.test(from)) continue;
-    for (const target of targets) if (target.startsWith('src/services/')) found.push(`${from} imports ${target}`);
-  }
-  return found;
-}
+describe('the repository drawn floor by floor (test/support/import-floors.ts)', () => {
+  const graph = readImportGraph(root, [
+    'src',
+    'workers',
+    'clients/typescript/src',
+    'clients/typescript/scripts',
+    'clients/typescript/examples',
+  ]);
+
+  it('places every module on a floor', () => {
+    expect([...graph.keys()].filter((module) => floorOf(module, repositoryFloors) === undefined)).toEqual([]);
+  });
+
+  it('has no import running back up a floor (job handlers sit with the roles, the scrape-time reader above the services, the client reads openapi.json)', () => {
+    expect([...findUpwardArrows(graph, repositoryFloors)]).toEqual([]);
+  });
+});
 
 // Dependencies are used through their documented API only: no framework internals replaced or read.
 const privateReaches = [
@@ -157,14 +170,6 @@ describe('the checks themselves', () => {
     expect(findLayerViolations(sample, layerRules)).toEqual(['src/services/a.ts imports src/http/errors.ts']);
   });
 
-  it('reports a job definition that imports a service, not its handler', () => {
-    const jobs: ImportGraph = new Map([
-      ['src/jobs/x-job.ts', new Set(['src/services/x/enqueue.ts', 'src/queues/queues.ts'])],
-      ['src/jobs/x-handler.ts', new Set(['src/services/x/run.ts'])],
-    ]);
-    expect(jobDefinitionsImportingServices(jobs)).toEqual(['src/jobs/x-job.ts imports src/services/x/enqueue.ts']);
-  });
-
   it('reports a service that reads the process configuration, not one given a setting', () => {
     const sources = new Map([
       ['src/services/a/reads.ts', "import { processConfig } from '../../config.js';\nconst key = () => processConfig().secretsKey;"],
@@ -174,6 +179,17 @@ describe('the checks themselves', () => {
       ],
     ]);
     expect(servicesReadingTheConfiguration(sources)).toEqual(['src/services/a/reads.ts']);
+  });
+
+  it('reports an import running back up a floor, once per pair of boxes, not one across a floor or down', () => {
+    const floors = [['src/lib/'], ['src/queues/', 'src/config.ts'], ['src/services/']];
+    const drawn: ImportGraph = new Map([
+      ['src/queues/a.ts', new Set(['src/services/x/run.ts', 'src/services/y.ts', 'src/config.ts', 'src/lib/z.ts'])],
+      ['src/lib/z.ts', new Set(['src/lib/w.ts', 'zod'])],
+    ]);
+    expect([...findUpwardArrows(drawn, floors)]).toEqual([
+      ['src/queues/ -> src/services/', ['src/queues/a.ts imports src/services/x/run.ts', 'src/queues/a.ts imports src/services/y.ts']],
+    ]);
   });
 
   it('reports a cycle', () => {

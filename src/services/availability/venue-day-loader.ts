@@ -1,10 +1,10 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { runSql, type DbOrTx } from '../../db/client.js';
-import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
 import { DEMAND_HISTORY_DAYS, learnDemandCurve, type DemandCurve, type DemandHistoryRow } from '../../lib/availability/demand-curve.js';
 import type { Booking, ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
 import { BoundedCache } from '../../lib/bounded-cache.js';
+import { checkAccess, hasPacing, lockPacingDay, lockVenue, type Access } from './venue-day-locks.js';
 
 /**
  * Loading a venue day for the engine: the hot path of availability and of every booking.
@@ -32,8 +32,6 @@ export interface LoadedVenueConfig {
   venue: LoadedVenue;
   config: VenueConfig;
 }
-
-type Access = Pick<AuthContext, 'organisationId' | 'venueIds'>;
 
 interface CachedConfig {
   stamp: string;
@@ -228,10 +226,6 @@ function bookingsOf(
   return parsed;
 }
 
-function checkAccess(access: Access, venueId: string): void {
-  if (access.venueIds !== null && !access.venueIds.includes(venueId)) throw ApiError.notFound('Venue');
-}
-
 /** Reservations are cached for single days only: a long range would hold a lot of memory for little reuse. */
 function bookingsKey(venueId: string, from: string, to: string): string | null {
   return from === to ? `${venueId} ${from}` : null;
@@ -277,43 +271,21 @@ async function loadState(
 }
 
 /**
- * FOR SHARE on the venue row, so that a floor or configuration change (which takes FOR NO KEY
- * UPDATE on it) waits for the writes that read the configuration, and the other way round; with
- * `pacingDay`, then the pacing lock of that day when the venue has pacing rules (see
- * lockPacingDay). Its own statement: the statements after it read with a snapshot taken once the
- * locks are held (in READ COMMITTED a statement that waits for a lock still reads from the
- * snapshot it started with). The venue lock comes first, the pacing lock second, in every
- * transaction. 404 when the key may not see the venue.
+ * The venue and its whole configuration (shifts, closures, rules, tables and combinations of the
+ * active plan). 404 when the key may not see the venue.
  */
-async function lockVenue(conn: DbOrTx, access: Access, venueId: string, pacingDay: string | null): Promise<{ pacingLocked: boolean }> {
-  checkAccess(access, venueId);
-  // The subquery locks the row before the outer projection takes the pacing lock.
-  const [row] = await runSql<{ pacing_locked: boolean | null }>(
-    conn,
-    sql`
-    select case when x.pacing and ${pacingDay}::text is not null
-        then pg_advisory_xact_lock(hashtext('pacing'), hashtext(x.id::text || ${pacingDay}::text)) is not null end as pacing_locked
-    from (
-      select v.id, exists (select 1 from pacing_rules p where p.venue_id = v.id and p.is_enabled) as pacing
-      from venues v where v.id = ${venueId} and v.organisation_id = ${access.organisationId}
-      for share of v
-    ) x`,
-  );
-  if (!row) throw ApiError.notFound('Venue');
-  return { pacingLocked: row.pacing_locked === true };
+export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: string): Promise<LoadedVenueConfig> {
+  const { venue, config } = await loadState(conn, access, venueId, null, false);
+  return { venue, config };
 }
 
 /**
- * The venue and its whole configuration (shifts, closures, rules, tables and combinations of the
- * active plan). `lock`: the venue lock of lockVenue is taken first. 404 when the key may not see
- * the venue.
+ * The venue lock (lockVenue), then the venue and its whole configuration as they are once it is held,
+ * for a write that reads the configuration. 404 when the key may not see the venue.
  */
-export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: string, lock = false): Promise<LoadedVenueConfig> {
-  // Pipelined like loadVenueDayForBooking: the load runs once the lock is held.
-  const [, { venue, config }] = await Promise.all([
-    lock ? lockVenue(conn, access, venueId, null) : null,
-    loadState(conn, access, venueId, null, false),
-  ]);
+export async function lockAndLoadVenueConfig(conn: DbOrTx, access: Access, venueId: string): Promise<LoadedVenueConfig> {
+  // Pipelined like lockAndLoadBookingDay: the load runs once the lock is held.
+  const [, { venue, config }] = await Promise.all([lockVenue(conn, access, venueId, null), loadState(conn, access, venueId, null, false)]);
   return { venue, config };
 }
 
@@ -323,7 +295,7 @@ export async function loadVenueConfig(conn: DbOrTx, access: Access, venueId: str
  * Two statements sent together (pipelined): PostgreSQL runs the second, and takes its snapshot,
  * only once the first has its locks. A third when a pacing rule appeared between them.
  */
-export async function loadVenueDayForBooking(conn: DbOrTx, access: Access, venueId: string, serviceDate: string) {
+export async function lockAndLoadBookingDay(conn: DbOrTx, access: Access, venueId: string, serviceDate: string) {
   // The booking's first read: nothing of its own is written yet, so its reservations are committed ones.
   // The demand curve's statement, once a day per venue, is sent with them (it reads history, not the day).
   const [{ pacingLocked }, state, demand] = await Promise.all([
@@ -394,29 +366,4 @@ export async function loadBookings(conn: DbOrTx, venueId: string, from: string, 
     from (select ${versionOf(venueId)} as version ${onceOnly}) s`,
   );
   return bookingsOf(key, cached, row, false);
-}
-
-/** Whether any enabled pacing rule exists: only then do writes need the per-day pacing lock. */
-export function hasPacing(config: VenueConfig): boolean {
-  return config.pacingRules.some((r) => r.isEnabled);
-}
-
-/**
- * Serialises every write that may change the covers of one venue's serviceDate, so that no pacing
- * block ever exceeds its maxCovers whatever the concurrency (docs/reservations.md). Held until the
- * transaction ends. The first key namespaces the lock; hash collisions only serialise more.
- */
-export async function lockPacingDay(conn: DbOrTx, venueId: string, serviceDate: string): Promise<void> {
-  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('pacing'), hashtext(${venueId} || ${serviceDate})) as locked`);
-}
-
-/**
- * Serialises the bookings of one venue's serviceDate that move other parties (docs/reservations.md
- * "Table optimisation"): each plans its moves after the moves committed before it, instead of
- * planning against the same snapshot and finding its plan stale. Bookings without moves never take
- * it. Held until the transaction ends; taken after the venue and pacing locks (their order in every
- * transaction). With pacing rules the pacing lock already serialises the day's bookings.
- */
-export async function lockTableMovesDay(conn: DbOrTx, venueId: string, serviceDate: string): Promise<void> {
-  await runSql(conn, sql`select pg_advisory_xact_lock(hashtext('table-moves'), hashtext(${venueId} || ${serviceDate})) as locked`);
 }

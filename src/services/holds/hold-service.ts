@@ -8,10 +8,10 @@ import { component, instant, localTime, proposalSchema, serviceDate, uuid } from
 import type { Seating } from '../../lib/availability/seatings.js';
 import { VenueDay, seatingOf } from '../../lib/availability/venue-day.js';
 import { formatMinutes } from '../../lib/shift-schedule.js';
-import { loadVenueDayForBooking } from '../availability/venue-day-loader.js';
+import { lockAndLoadBookingDay } from '../availability/venue-day-loader.js';
 import { insertRow } from '../reservations/reservation-rows.js';
 import { noAvailability, occupyFirstFree, occupySeating, seatingColumns } from '../reservations/table-assignment.js';
-import { applyTableMoves, evaluateInTurn, retryStaleMoves, StaleMovesError } from '../reservations/table-moves.js';
+import { applyTableMoves, evaluateInTurn, retryBookingTransaction, StaleMovesError } from '../reservations/table-moves.js';
 import { actorOf, transactionWithEvents } from '../outbox/outbox.js';
 import { newId } from '../../lib/uuid-v7.js';
 
@@ -119,9 +119,9 @@ async function checkCallerLimit(tx: Tx, keyId: string, callerIp: string, now: nu
 export async function createHold(auth: AuthContext, input: CreateHoldInput, callerIp: string | null): Promise<HoldRow> {
   checkPermissions(auth, input);
   const ttlSeconds = input.ttlSeconds ?? HOLD_TTL_SECONDS.default;
-  return retryStaleMoves(() =>
+  return retryBookingTransaction(() =>
     transactionWithEvents(actorOf(auth), async (tx, emit) => {
-      const { venue, config, bookings, reservationsKey, demand } = await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate);
+      const { venue, config, bookings, reservationsKey, demand } = await lockAndLoadBookingDay(tx, auth, input.venueId, input.serviceDate);
       if (input.tableId !== undefined && seatingOf(config, input.tableId)?.kind !== 'table') {
         throw ApiError.invalid(['tableId'], 'No table of the active floor plan has this id.');
       }

@@ -12,7 +12,8 @@ import { serviceDayClock } from '../../lib/local-time.js';
 import { splitPersonName } from '../../lib/person-name.js';
 import { normalisePhone } from '../../lib/phone.js';
 import { formatMinutes, resolveServiceTime } from '../../lib/shift-schedule.js';
-import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay } from '../availability/venue-day-loader.js';
+import { loadBookings, lockAndLoadVenueConfig } from '../availability/venue-day-loader.js';
+import { hasPacing, lockPacingDay } from '../availability/venue-day-locks.js';
 import { recordHistoryOnlyEvent, type Emit } from '../outbox/outbox.js';
 import { applyGuestStatusChange } from '../guests/guest-counters.js';
 import { findOrCreateGuestByPhone, getGuestForVenue } from '../guests/guest-service.js';
@@ -155,7 +156,7 @@ class ChunkState {
     let config = this.configs.get(venueId);
     if (!config) {
       const access = { organisationId: this.organisationId, venueIds: null };
-      ({ config } = await loadVenueConfig(this.tx, access, venueId, true));
+      ({ config } = await lockAndLoadVenueConfig(this.tx, access, venueId));
       this.configs.set(venueId, config);
     }
     return config;

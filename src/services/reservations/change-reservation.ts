@@ -12,7 +12,8 @@ import type { ReservationEventType } from '../../lib/event-catalogue.js';
 import type { ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
 import { VenueDay, seatingOf } from '../../lib/availability/venue-day.js';
 import { formatMinutes } from '../../lib/shift-schedule.js';
-import { hasPacing, loadBookings, loadVenueConfig, lockPacingDay, type LoadedVenue } from '../availability/venue-day-loader.js';
+import { loadBookings, type LoadedVenue, lockAndLoadVenueConfig } from '../availability/venue-day-loader.js';
+import { hasPacing, lockPacingDay } from '../availability/venue-day-locks.js';
 import { actorOf, transactionWithEvents, type Actor, type Emit } from '../outbox/outbox.js';
 import { applyGuestStatusChange } from '../guests/guest-counters.js';
 import type { GuestRow } from '../guests/guest-json.js';
@@ -229,7 +230,7 @@ async function lockChange(
   peek: Pick<ReservationRow, 'venueId' | 'serviceDate'>,
   expectedVersion: Date | undefined,
 ): Promise<LockedChange> {
-  const { venue, config } = await loadVenueConfig(tx, auth, peek.venueId, true);
+  const { venue, config } = await lockAndLoadVenueConfig(tx, auth, peek.venueId);
   const mayMove = patch.serviceDate !== undefined || patch.time !== undefined || patch.partySize !== undefined;
   const mayAddCovers =
     mayMove ||

@@ -12,14 +12,13 @@ import { VenueDay, type Evaluation } from '../../lib/availability/venue-day.js';
 import { addDays, instantToLocal } from '../../lib/local-time.js';
 import { formatMinutes, resolveServiceTime, MINUTES_PER_DAY } from '../../lib/shift-schedule.js';
 import {
-  hasPacing,
   loadBookings,
   loadDemandCurve,
-  loadVenueConfig,
-  loadVenueDayForBooking,
-  lockPacingDay,
   type LoadedVenue,
+  lockAndLoadBookingDay,
+  lockAndLoadVenueConfig,
 } from '../availability/venue-day-loader.js';
+import { hasPacing, lockPacingDay } from '../availability/venue-day-locks.js';
 import { actorOf, transactionWithEvents, type Emit } from '../outbox/outbox.js';
 import { consumeHold, heldSeatingId, type HoldRow } from '../holds/hold-service.js';
 import type { GuestContactInput } from '../guests/guest-input.js';
@@ -37,7 +36,7 @@ import { emitReservationEvents } from './reservation-events.js';
 import type { ReservationParts, ReservationRow } from './reservation-json.js';
 import { externalRefConflict, insertReservationRow } from './reservation-rows.js';
 import { namedSeating, noAvailability, occupyFirstFree, occupySeating, seatedTablesOf, seatingColumns } from './table-assignment.js';
-import { applyTableMoves, evaluateInTurn, retryStaleMoves, StaleMovesError } from './table-moves.js';
+import { applyTableMoves, evaluateInTurn, retryBookingTransaction, StaleMovesError } from './table-moves.js';
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import { newId } from '../../lib/uuid-v7.js';
@@ -186,12 +185,12 @@ function checkMatchesHold(input: CreateReservationInput, hold: HoldRow): void {
  * planned went stale; 409 no_availability when the engine refuses.
  */
 export async function createReservation(auth: AuthContext, input: CreateReservationInput, log: Logger = logger): Promise<ReservationParts> {
-  return retryStaleMoves(() => transactionWithEvents(actorOf(auth), (tx, emit) => createReservationIn(tx, emit, auth, input), log));
+  return retryBookingTransaction(() => transactionWithEvents(actorOf(auth), (tx, emit) => createReservationIn(tx, emit, auth, input), log));
 }
 
 /**
  * createReservation inside the caller's transaction (a waiting-list conversion changes its entry in
- * the same one): the caller runs it under retryStaleMoves. The steps, each with its own input and
+ * the same one): the caller runs it under retryBookingTransaction. The steps, each with its own input and
  * output: the request checked, the booking's context loaded (venue day under its locks, hold,
  * guest), the engine's evaluation and the decision on it, the rows written, the events emitted.
  */
@@ -249,7 +248,7 @@ async function loadBookingContext(tx: Tx, emit: Emit, auth: AuthContext, request
   const { input, startsNow, now } = request;
   const loaded = startsNow
     ? await loadVenueNow(tx, auth, input.venueId)
-    : await loadVenueDayForBooking(tx, auth, input.venueId, input.serviceDate!);
+    : await lockAndLoadBookingDay(tx, auth, input.venueId, input.serviceDate!);
   const { venue, config, demand } = loaded;
   const phone = input.guest ? normalisePhoneOrThrow(input.guest.phone, venue.countryCode) : null;
   const slot: Slot = startsNow ? walkInSlot(config, now) : { serviceDate: input.serviceDate!, time: input.time! };
@@ -279,7 +278,7 @@ async function loadBookingContext(tx: Tx, emit: Emit, auth: AuthContext, request
 
 /** For a booking that starts now: the venue under its lock; its day's reservations are read once the day is known. */
 async function loadVenueNow(tx: Tx, auth: AuthContext, venueId: string) {
-  const { venue, config } = await loadVenueConfig(tx, auth, venueId, true);
+  const { venue, config } = await lockAndLoadVenueConfig(tx, auth, venueId);
   return { venue, config, bookings: null, reservationsKey: undefined, demand: await loadDemandCurve(tx, venueId, Date.now()) };
 }
 

@@ -7,7 +7,8 @@ import { MOVABLE_NOTICE_MINUTES, type TableMove } from '../../lib/availability/t
 import { hasSqlState } from '../../lib/error-causes.js';
 import type { VenueConfig } from '../../lib/availability/types.js';
 import { VenueDay, type Evaluation } from '../../lib/availability/venue-day.js';
-import { hasPacing, loadBookings, lockTableMovesDay } from '../availability/venue-day-loader.js';
+import { loadBookings } from '../availability/venue-day-loader.js';
+import { hasPacing, lockTableMovesDay } from '../availability/venue-day-locks.js';
 import { systemActor, type Emit } from '../outbox/outbox.js';
 import { reservationEventFields } from './reservation-events.js';
 import { loadReservationParts } from './reservation-view.js';
@@ -21,7 +22,7 @@ export const tableOptimiserActor = systemActor('table-optimiser');
 /**
  * The plan of the table optimiser no longer holds: since the day was read, a party to move was
  * changed, locked or cancelled, or a table it was to take was taken. Nothing of the plan is kept
- * (the transaction rolls back) and the booking is evaluated again (retryStaleMoves).
+ * (the transaction rolls back) and the booking is evaluated again (retryBookingTransaction).
  */
 export class StaleMovesError extends Error {
   constructor() {
@@ -43,7 +44,7 @@ const MAX_ATTEMPTS = 3;
 const isDeadlock = (err: unknown) => hasSqlState(err, '40P01');
 
 /** Runs a booking transaction again while its table moves went stale (or deadlocked); then 409 no_availability, reason conflict. */
-export async function retryStaleMoves<T>(run: () => Promise<T>): Promise<T> {
+export async function retryBookingTransaction<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();

@@ -13,7 +13,7 @@ import { findOrCreateGuestByPhone, getGuestForVenue } from '../guests/guest-serv
 import { fetchPage, type ListQuery } from '../pagination.js';
 import type { VenueRow } from '../venues/venue-json.js';
 import { createReservationIn } from '../reservations/create-reservation.js';
-import { retryStaleMoves } from '../reservations/table-moves.js';
+import { retryBookingTransaction } from '../reservations/table-moves.js';
 import type { ReservationParts } from '../reservations/reservation-json.js';
 import { getVisibleVenue, visibleVenueIds } from '../venues/venue-service.js';
 import { waitlistEntryJson, type WaitlistEntryRow } from './waitlist-json.js';
@@ -272,7 +272,7 @@ export async function convertWaitlistEntry(
   input: ConvertInput,
   log: Logger = logger,
 ): Promise<{ entry: WaitlistEntryRow; reservation: ReservationParts }> {
-  return retryStaleMoves(() =>
+  return retryBookingTransaction(() =>
     transactionWithEvents(
       actorOf(auth),
       async (tx, emit) => {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { maxDeliveryAttempts, retryDelayMs, type RetrySchedule } from '../../lib/webhook-backoff.js';
 import { signedHeaders, type SignatureScheme } from '../../lib/webhook-signature.js';
-import { countWebhookDelivered, countWebhookFailure } from '../../metrics/metrics.js';
+import { countWebhookDelivered, countWebhookFailure } from '../../metrics/counters.js';
 import { destinationOf, postponementMs } from '../../lib/webhook-destination.js';
 import { promoteDeliveryJob, type WebhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
 import { reservationViewOf } from '../reservations/reservation-view.js';
@@ -28,7 +28,7 @@ import { getMainEndpoint } from './webhook-endpoint-service.js';
 import { activeTraceCarrier, inSpan, isTracing } from '../../tracing/tracing.js';
 
 /**
- * What became of one run of a delivery's job; src/jobs/webhook-delivery-handler.ts tells BullMQ.
+ * What became of one run of a delivery's job; src/roles/webhook-delivery-handler.ts tells BullMQ.
  * `discarded` ends the job: with a message when its last attempt failed (a failed job, the discard
  * list of Bull Board), without one when there is nothing (more) to send (delivered or annulled
  * meanwhile, the row gone, the destination just disabled). `postponed`: the job is already in the

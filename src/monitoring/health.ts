@@ -1,12 +1,9 @@
 import { once } from 'node:events';
 import { pool } from '../db/client.js';
 import { allQueueNames } from '../jobs/all-jobs.js';
+import { withTimeout } from '../lib/with-timeout.js';
 import { getRedis, redisKey } from '../redis.js';
 import type { RedisClient } from '../redis/connections.js';
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
-}
 
 /**
  * Whether a writable master answers for every hash tag this process relies on (each queue's and the

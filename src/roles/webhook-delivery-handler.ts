@@ -8,7 +8,7 @@ import {
   type DeliveryOutcome,
   type DeliveryWorker,
 } from '../services/webhooks/deliver-webhook-job.js';
-import type { WebhookDeliveryJob } from './webhook-delivery-job.js';
+import type { WebhookDeliveryJob } from '../jobs/webhook-delivery-job.js';
 
 /**
  * A failed attempt is the partner's doing, not a fault of this code: its error is one line, and its

@@ -4,9 +4,9 @@ import type { Config } from '../config.js';
 import { listeningUrl } from '../lib/listening-url.js';
 import { safeEqual } from '../lib/safe-equal.js';
 import { logger } from '../logger.js';
-import { checkDependencies } from '../services/health.js';
 import { processState, type ProcessState } from '../core/process-state.js';
-import { metricsRegistry, openMetricsRegistry } from './metrics.js';
+import { checkDependencies } from './health.js';
+import { scrapeMetrics } from './scrape-time-gauges.js';
 
 /** Who may scrape, and where the metrics port listens. */
 export type MetricsAccess = Pick<Config, 'METRICS_TOKEN' | 'METRICS_HOST' | 'NODE_ENV'>;
@@ -27,9 +27,8 @@ export async function answerMetrics(config: MetricsAccess, req: IncomingMessage,
     return;
   }
   try {
-    const registry = (req.headers.accept ?? '').includes('application/openmetrics-text') ? openMetricsRegistry() : metricsRegistry;
-    const body = await registry.metrics();
-    res.writeHead(200, { 'Content-Type': registry.contentType }).end(body);
+    const { contentType, body } = await scrapeMetrics((req.headers.accept ?? '').includes('application/openmetrics-text'));
+    res.writeHead(200, { 'Content-Type': contentType }).end(body);
   } catch (err) {
     logger.error({ err }, 'metrics collection failed');
     res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics collection failed\n');
