@@ -1,4 +1,7 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import { bullPrefixOf } from '../../src/redis/key-layout.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDeploymentKeys } from '../support/deployment-keys.js';
 import { eventually } from '../support/eventually.js';
@@ -173,6 +176,25 @@ describe.skipIf(!ownPostgresAvailable)('the primary dies and its standby is prom
     }
     stream.close();
 
+    // The timers' worker runs its tasks on the new primary: the outbox and delivery sweeps and the
+    // late/no-show scan, added now rather than awaited at their 30 s beat.
+    const connection = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    const timers = new Queue('timers', { connection, prefix: bullPrefixOf(queuePrefix, 'timers') });
+    try {
+      const jobs = await Promise.all((['outbox-sweep', 'late-no-show'] as const).map((task) => timers.add(task, { task })));
+      const states = await eventually(
+        async () => {
+          const now = await Promise.all(jobs.map((job) => timers.getJobState(job.id!)));
+          return now.every((state) => state === 'completed' || state === 'failed') && now;
+        },
+        20_000,
+        'the timer tasks to run',
+      );
+      expect(states).toEqual(['completed', 'completed']);
+    } finally {
+      await timers.close();
+      await connection.quit();
+    }
     expect(app.child.exitCode, app.output()).toBeNull();
   }, 60_000);
 
