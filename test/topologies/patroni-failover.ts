@@ -1,6 +1,7 @@
 // `npm run topologies:postgres`, second part: a failover of PostgreSQL under load, against a cluster
 // this run starts itself from the Debian packages (scripts/ensure-patroni.sh installs them): etcd,
-// two Patroni nodes in synchronous mode with Patroni's default timings (ttl 30 s, loop_wait 10 s),
+// two Patroni nodes in synchronous mode with Patroni's default timings (ttl 30 s, loop_wait 10 s,
+// retry_timeout 10 s; FAILOVER_PATRONI_TIMINGS=ttl/loop_wait/retry_timeout, e.g. 20/2/4, sets others),
 // HAProxy on Patroni's REST check, and a redis-server, on free ports, ended by pid. The roles web,
 // worker-events, worker-webhooks and worker-timers run as separate processes, reaching the primary
 // once through HAProxy and once through DATABASE_URL with both hosts. In each, bookings at c=16 plus
@@ -25,6 +26,26 @@ import * as kit from './postgres-kit.js';
 const run = promisify(execFile);
 // Load of each run; the loss of a machine waits for Patroni's ttl (30 s) before the standby takes over.
 const loadSeconds = Number(process.env.FAILOVER_SECONDS ?? 45);
+const timings = patroniTimings(process.env.FAILOVER_PATRONI_TIMINGS);
+const timingsLabel = process.env.FAILOVER_PATRONI_TIMINGS
+  ? `Patroni's ttl ${timings.ttl} s, loop_wait ${timings.loopWait} s, retry_timeout ${timings.retryTimeout} s`
+  : "Patroni's default timings";
+
+/**
+ * Patroni's timings from `ttl/loop_wait/retry_timeout` (its defaults 30/10/10 when unset). Values
+ * Patroni would not keep are refused rather than run under a label they do not hold: it raises a ttl
+ * under 20, a loop_wait under 1 and a retry_timeout under 3 to those, and requires
+ * loop_wait + 2 × retry_timeout ≤ ttl (its "Dynamic configuration settings").
+ */
+function patroniTimings(given: string | undefined): { ttl: number; loopWait: number; retryTimeout: number } {
+  const [ttl, loopWait, retryTimeout] = (given ?? '30/10/10').split('/').map(Number);
+  if (!(ttl >= 20 && loopWait >= 1 && retryTimeout >= 3 && loopWait + 2 * retryTimeout <= ttl)) {
+    throw new Error(
+      `FAILOVER_PATRONI_TIMINGS=${given}: Patroni keeps ttl ≥ 20, loop_wait ≥ 1, retry_timeout ≥ 3 and loop_wait + 2 × retry_timeout ≤ ttl`,
+    );
+  }
+  return { ttl, loopWait, retryTimeout };
+}
 const bookingsPerSecond = 5;
 const createdNodes: PatroniNode[] = [];
 
@@ -69,7 +90,7 @@ interface PatroniNode {
 function createNode(name: string, scope: string, etcdPort: number, pgPort: number, restPort: number): PatroniNode {
   const dir = kit.ownedDir(name);
   const config = path.join(dir, 'patroni.yml');
-  // Patroni's default timings (ttl, loop_wait, retry_timeout); synchronous replication; trust on 127.0.0.1 only.
+  // The run's timings (ttl, loop_wait, retry_timeout); synchronous replication; trust on 127.0.0.1 only.
   writeFileSync(
     config,
     `scope: ${scope}
@@ -81,9 +102,9 @@ etcd3:
   hosts: 127.0.0.1:${etcdPort}
 bootstrap:
   dcs:
-    ttl: 30
-    loop_wait: 10
-    retry_timeout: 10
+    ttl: ${timings.ttl}
+    loop_wait: ${timings.loopWait}
+    retry_timeout: ${timings.retryTimeout}
     maximum_lag_on_failover: 1048576
     synchronous_mode: true
     postgresql:
@@ -267,7 +288,7 @@ async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 
     );
     kit.check(
       Number.isFinite(outage),
-      `${label}: outage ${outage.toFixed(1)} s from the first 503 to the next 201 (Patroni's default timings${entry.viaHaproxy ? '; HAProxy checks every 1 s' : ''})`,
+      `${label}: outage ${outage.toFixed(1)} s from the first 503 to the next 201 (${timingsLabel}${entry.viaHaproxy ? '; HAProxy checks every 1 s' : ''})`,
     );
     const venues = [world.steadyTenant.venueId, ...world.venueIds];
     const hooks = await kit.awaitReservationWebhooks(direct, world.destination, venues, since, 90_000);
@@ -318,7 +339,7 @@ async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 
       kit.check(after === before, `${label}: Patroni restarted PostgreSQL in place (${before.name} primary again)`);
     }
     console.log(
-      `figures ${label}: outage ${outage.toFixed(1)} s (first 503 → first 201); 201s stored/answered ${stored}/${answered201}; webhooks expected/delivered/duplicated ${hooks.reservations}/${hooks.reservations - hooks.missing}/${repeated + twoKeys}; processes alive ${alive}/${roles.length}`,
+      `figures ${label}: outage ${outage.toFixed(1)} s (first 503 → first 201; ${timingsLabel}); 201s stored/answered ${stored}/${answered201}; webhooks expected/delivered/duplicated ${hooks.reservations}/${hooks.reservations - hooks.missing}/${repeated + twoKeys}; processes alive ${alive}/${roles.length}`,
     );
   } finally {
     await direct.end();
