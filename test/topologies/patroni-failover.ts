@@ -27,9 +27,15 @@ const run = promisify(execFile);
 // Load of each run; the loss of a machine waits for Patroni's ttl (30 s) before the standby takes over.
 const loadSeconds = Number(process.env.FAILOVER_SECONDS ?? 45);
 const timings = patroniTimings(process.env.FAILOVER_PATRONI_TIMINGS);
-const timingsLabel = process.env.FAILOVER_PATRONI_TIMINGS
-  ? `Patroni's ttl ${timings.ttl} s, loop_wait ${timings.loopWait} s, retry_timeout ${timings.retryTimeout} s`
-  : "Patroni's default timings";
+// FAILOVER_PG_PARAMETERS=name=value,…: PostgreSQL settings of both nodes besides the run's own (reported with the timings).
+const extraParameters = (process.env.FAILOVER_PG_PARAMETERS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((pair) => pair.split('=') as [string, string]);
+const timingsLabel =
+  (process.env.FAILOVER_PATRONI_TIMINGS
+    ? `Patroni's ttl ${timings.ttl} s, loop_wait ${timings.loopWait} s, retry_timeout ${timings.retryTimeout} s`
+    : "Patroni's default timings") + extraParameters.map(([name, value]) => `, ${name} ${value}`).join('');
 
 /**
  * Patroni's timings from `ttl/loop_wait/retry_timeout` (its defaults 30/10/10 when unset). Values
@@ -113,7 +119,7 @@ bootstrap:
       parameters:
         wal_log_hints: 'on'
         max_connections: 200
-  initdb:
+${extraParameters.map(([name, value]) => `        ${name}: '${value}'\n`).join('')}  initdb:
   - encoding: UTF8
   pg_hba:
   - local all all trust
