@@ -121,8 +121,8 @@ describe.skipIf(!ownPostgresAvailable)('a statement whose connection the server 
       const postponed = postponedLines();
       const failed = failedJobLines();
       // The booking commits (it needs nothing of `table`); the worker's statement on the table is the one
-      // ended. A booking whose statement the driver had queued on that same connection is ended with it
-      // (503, as it should): it is sent again.
+      // ended. A booking can be ended with it (seen: the booking met the same 57P01, its statement on a
+      // connection the termination closed) and answers 503, as it should: it is sent again.
       const res = await meetShutdown(table, () =>
         eventually(
           async () => {
