@@ -1,29 +1,26 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import { bullPrefixOf } from '../../src/redis/key-layout.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDeploymentKeys } from '../support/deployment-keys.js';
 import { eventually } from '../support/eventually.js';
-import { freePort } from '../support/harness.js';
+import { startOwnApp, seedDemo, sendReservationsTo, type OwnApp } from '../support/own-app.js';
 import { ownPostgresAvailable, startOwnPostgres, startOwnStandby, type OwnPostgres } from '../support/own-postgres.js';
 import { openSse, type SseStream } from '../support/sse-client.js';
 import { timedCall, type TimedOutcome } from '../support/timed-call.js';
 import { localDate } from '../support/venue-fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-const run = promisify(execFile);
-
 // A primary and its streaming standby of this file alone; every role in one process (`npm start`)
 // given both hosts in DATABASE_URL. The primary is killed (immediate stop) under writes and the
 // standby promoted, as Patroni would: the process must follow on its own.
 let primary: OwnPostgres;
 let standby: OwnPostgres;
-let app: ChildProcess;
+let app: OwnApp;
 let receiver: WebhookReceiver;
-let output = '';
-const port = await freePort();
-const origin = `http://127.0.0.1:${port}`;
-const base = `${origin}/api/v1`;
+let origin: string;
+let base: string;
 const queuePrefix = `${process.env.QUEUE_PREFIX}failover`;
 
 beforeAll(async () => {
@@ -32,36 +29,12 @@ beforeAll(async () => {
   standby = await startOwnStandby(primary);
   receiver = await startWebhookReceiver();
   const hosts = `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/postgres?target_session_attrs=read-write`;
-  app = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATABASE_URL: hosts,
-      DATABASE_DIRECT_URL: hosts,
-      QUEUE_PREFIX: queuePrefix,
-      LOG_LEVEL: 'warn',
-      DB_POOL_SIZE: '6',
-      RATE_LIMIT_PER_MINUTE: '10000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  app.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  app.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  await eventually(
-    () =>
-      fetch(`${origin}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      ),
-    40_000,
-    'the app to start',
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}: ${output}`);
-  });
+  app = await startOwnApp({ DATABASE_URL: hosts, DATABASE_DIRECT_URL: hosts, QUEUE_PREFIX: queuePrefix });
+  ({ origin, base } = app);
 }, 90_000);
 
 afterAll(async () => {
-  if (app && app.exitCode === null) app.kill('SIGKILL');
+  app?.kill();
   await receiver?.close();
   await primary?.destroy();
   await standby?.destroy();
@@ -87,15 +60,10 @@ describe.skipIf(!ownPostgresAvailable)('the primary dies and its standby is prom
   const booked: string[] = [];
 
   it('writes answer 201 or 503, never 500; /readyz is 503 while no host accepts writes; every 201 is on the new primary', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', '--json'], {
-      env: { ...process.env, DATABASE_URL: `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/postgres` },
-    });
-    const demo = JSON.parse(stdout) as { venueId: string; keys: { live: string } };
+    const demo = await seedDemo(`postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/postgres`);
     key = demo.keys.live;
     venueId = demo.venueId;
-    expect((await call(key, 'POST', '/webhook-endpoints', { venueId, url: receiver.url })).status).toBe(201);
-    const automation = { venueId, name: 'Notify', eventTypes: ['reservation_created'], action: { type: 'partner_notification' } };
-    expect((await call(key, 'POST', '/automations', automation)).status).toBe(201);
+    await sendReservationsTo(base, key, venueId, receiver.url);
     stream = await openSse(`${base}/events/stream?venueId=${venueId}`, key);
 
     let stop = false;
@@ -154,7 +122,7 @@ describe.skipIf(!ownPostgresAvailable)('the primary dies and its standby is prom
     stop = true;
     await Promise.all(clients);
 
-    expect(app.exitCode, output).toBeNull();
+    expect(app.child.exitCode, app.output()).toBeNull();
     expect(outcomes.filter((o) => !expected(o)).map((o) => o.status)).toEqual([]);
     const unavailable = outcomes.filter((o) => o.status === 503);
     expect(unavailable.length).toBeGreaterThan(0);
@@ -223,7 +191,27 @@ describe.skipIf(!ownPostgresAvailable)('the primary dies and its standby is prom
       await promoted.end();
     }
     stream.close();
-    expect(app.exitCode, output).toBeNull();
+
+    // The timers' worker runs its tasks on the new primary: the outbox and delivery sweeps and the
+    // late/no-show scan, added now rather than awaited at their 30 s beat.
+    const connection = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    const timers = new Queue('timers', { connection, prefix: bullPrefixOf(queuePrefix, 'timers') });
+    try {
+      const jobs = await Promise.all((['outbox-sweep', 'late-no-show'] as const).map((task) => timers.add(task, { task })));
+      const states = await eventually(
+        async () => {
+          const now = await Promise.all(jobs.map((job) => timers.getJobState(job.id!)));
+          return now.every((state) => state === 'completed' || state === 'failed') && now;
+        },
+        20_000,
+        'the timer tasks to run',
+      );
+      expect(states).toEqual(['completed', 'completed']);
+    } finally {
+      await timers.close();
+      await connection.quit();
+    }
+    expect(app.child.exitCode, app.output()).toBeNull();
   }, 60_000);
 
   it('a primary fenced read-only under open connections: writes answer 503 (idempotency store included), the connections are ended, writes resume once it accepts them', async () => {
@@ -266,6 +254,6 @@ describe.skipIf(!ownPostgresAvailable)('the primary dies and its standby is prom
       await admin`select pg_reload_conf()`.catch(() => {});
       await admin.end();
     }
-    expect(app.exitCode, output).toBeNull();
+    expect(app.child.exitCode, app.output()).toBeNull();
   }, 60_000);
 });

@@ -1,11 +1,9 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { bullPrefixOf } from '../../src/redis/key-layout.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/harness.js';
+import { startOwnApp, seedDemo, sendReservationsTo, type OwnApp } from '../support/own-app.js';
 import { localDate } from '../support/venue-fixtures.js';
 import { ownPostgresAvailable, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { removeDeploymentKeys } from '../support/deployment-keys.js';
@@ -13,52 +11,23 @@ import { eventually } from '../support/eventually.js';
 import { timedCall, type TimedOutcome } from '../support/timed-call.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-const run = promisify(execFile);
-
 // Every role in one process (as `npm start` runs them), against a PostgreSQL of this file alone.
 let pg: OwnPostgres;
-let app: ChildProcess;
+let app: OwnApp;
 let receiver: WebhookReceiver;
-let output = '';
-const port = await freePort();
-const base = `http://127.0.0.1:${port}/api/v1`;
+let base: string;
 const queuePrefix = `${process.env.QUEUE_PREFIX}pgdown`;
 
 beforeAll(async () => {
   if (!ownPostgresAvailable) return;
   pg = await startOwnPostgres();
   receiver = await startWebhookReceiver();
-  app = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      DATABASE_URL: pg.url,
-      QUEUE_PREFIX: queuePrefix,
-      LOG_LEVEL: 'warn',
-      DB_POOL_SIZE: '6',
-      // 16 clients looping on fast 503s send tens of thousands of requests during the outage: with the
-      // default 600/minute the key would still be rate-limited (429) when PostgreSQL is back.
-      RATE_LIMIT_PER_MINUTE: '10000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  app.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  app.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  await eventually(
-    () =>
-      fetch(`http://127.0.0.1:${port}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      ),
-    40_000,
-    'the app to start',
-  );
+  app = await startOwnApp({ DATABASE_URL: pg.url, QUEUE_PREFIX: queuePrefix });
+  base = app.base;
 }, 90_000);
 
 afterAll(async () => {
-  if (app && app.exitCode === null) {
-    app.kill('SIGKILL');
-  }
+  app?.kill();
   await receiver?.close();
   await pg?.destroy();
   await removeDeploymentKeys(queuePrefix);
@@ -70,19 +39,9 @@ const call = (key: string, method: string, path: string, body?: unknown, idempot
 
 describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent reads and writes', () => {
   it('no process exits, the API answers only 503 with Retry-After, jobs keep their attempts, and all resumes', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', '--json'], {
-      env: { ...process.env, DATABASE_URL: pg.url },
-    });
-    const demo = JSON.parse(stdout) as { venueId: string; keys: { live: string } };
+    const demo = await seedDemo(pg.url);
     const key = demo.keys.live;
-    expect((await call(key, 'POST', '/webhook-endpoints', { venueId: demo.venueId, url: receiver.url })).status).toBe(201);
-    const automation = {
-      venueId: demo.venueId,
-      name: 'Notify',
-      eventTypes: ['reservation_created'],
-      action: { type: 'partner_notification' },
-    };
-    expect((await call(key, 'POST', '/automations', automation)).status).toBe(201);
+    await sendReservationsTo(base, key, demo.venueId, receiver.url);
 
     const outcomes: Outcome[] = [];
     const booked: string[] = [];
@@ -118,7 +77,7 @@ describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent read
       'bookings and reads answered before the outage',
     );
     const before = outcomes.length;
-    const outputBefore = output.length;
+    const outputBefore = app.output().length;
     await pg.stop('immediate');
     // The outage lasts until every part has met it: writes and reads answered 503, and a job that ran
     // into it postponed (its attempt kept), rather than for a fixed time.
@@ -128,13 +87,13 @@ describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent read
         return (
           since.some((o) => o.status === 503 && o.method === 'POST') &&
           since.some((o) => o.status === 503 && o.method === 'GET') &&
-          output.slice(outputBefore).includes('database unreachable: job postponed')
+          app.output().slice(outputBefore).includes('database unreachable: job postponed')
         );
       },
       60_000,
       'writes, reads and a job to meet the outage',
     );
-    expect(app.exitCode, output).toBeNull();
+    expect(app.child.exitCode, app.output()).toBeNull();
     const during = outcomes.slice(before);
     await pg.start();
     const restarted = outcomes.length;
@@ -147,7 +106,7 @@ describe.skipIf(!ownPostgresAvailable)('PostgreSQL stopped under concurrent read
     stop = true;
     await Promise.all(clients);
 
-    expect(app.exitCode, output).toBeNull();
+    expect(app.child.exitCode, app.output()).toBeNull();
     const statuses = new Set(outcomes.map((o) => o.status));
     const unexpected = outcomes.filter(
       (o) => !(typeof o.status === 'number' && (o.status < 300 || (o.status >= 400 && o.status < 500) || o.status === 503)),

@@ -1,6 +1,7 @@
 // `npm run topologies:postgres`, second part: a failover of PostgreSQL under load, against a cluster
 // this run starts itself from the Debian packages (scripts/ensure-patroni.sh installs them): etcd,
-// two Patroni nodes in synchronous mode with Patroni's default timings (ttl 30 s, loop_wait 10 s),
+// two Patroni nodes in synchronous mode with Patroni's default timings (ttl 30 s, loop_wait 10 s,
+// retry_timeout 10 s; FAILOVER_PATRONI_TIMINGS=ttl/loop_wait/retry_timeout, e.g. 20/2/4, sets others),
 // HAProxy on Patroni's REST check, and a redis-server, on free ports, ended by pid. The roles web,
 // worker-events, worker-webhooks and worker-timers run as separate processes, reaching the primary
 // once through HAProxy and once through DATABASE_URL with both hosts. In each, bookings at c=16 plus
@@ -16,35 +17,42 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import type { Destination, Tally } from '../chaos/chaos-world.js';
-import { endAll, endProcess, isRunning, startOwnRedis, startRole, track, type RoleProcess } from '../chaos/own-processes.js';
+import { endProcess, isRunning, startOwnRedis, startRole, track, type RoleProcess } from '../chaos/own-processes.js';
 import { freePort } from '../support/own-postgres.js';
 import { openSse } from '../support/sse-client.js';
 import { useFileSettings } from '../support/file-settings.js';
-import {
-  awaitReservationWebhooks,
-  book,
-  check,
-  checks,
-  clockOf,
-  createVenuesTenant,
-  eventually,
-  exitedRoles,
-  findPostgresUser,
-  giveToPostgres,
-  ownedDir,
-  removeOwnedDirs,
-  sleep,
-  storedCount,
-  asRoot,
-  pgBinaries as binaries,
-  projectRoot,
-} from './postgres-kit.js';
+import * as kit from './postgres-kit.js';
 
 const run = promisify(execFile);
 // Load of each run; the loss of a machine waits for Patroni's ttl (30 s) before the standby takes over.
 const loadSeconds = Number(process.env.FAILOVER_SECONDS ?? 45);
+const timings = patroniTimings(process.env.FAILOVER_PATRONI_TIMINGS);
+// FAILOVER_PG_PARAMETERS=name=value,…: PostgreSQL settings of both nodes besides the run's own (reported with the timings).
+const extraParameters = (process.env.FAILOVER_PG_PARAMETERS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((pair) => pair.split('=') as [string, string]);
+const timingsLabel =
+  (process.env.FAILOVER_PATRONI_TIMINGS
+    ? `Patroni's ttl ${timings.ttl} s, loop_wait ${timings.loopWait} s, retry_timeout ${timings.retryTimeout} s`
+    : "Patroni's default timings") + extraParameters.map(([name, value]) => `, ${name} ${value}`).join('');
+
+/**
+ * Patroni's timings from `ttl/loop_wait/retry_timeout` (its defaults 30/10/10 when unset). Values
+ * Patroni would not keep are refused rather than run under a label they do not hold: it raises a ttl
+ * under 20, a loop_wait under 1 and a retry_timeout under 3 to those, and requires
+ * loop_wait + 2 × retry_timeout ≤ ttl (its "Dynamic configuration settings").
+ */
+function patroniTimings(given: string | undefined): { ttl: number; loopWait: number; retryTimeout: number } {
+  const [ttl, loopWait, retryTimeout] = (given ?? '30/10/10').split('/').map(Number);
+  if (!(ttl >= 20 && loopWait >= 1 && retryTimeout >= 3 && loopWait + 2 * retryTimeout <= ttl)) {
+    throw new Error(
+      `FAILOVER_PATRONI_TIMINGS=${given}: Patroni keeps ttl ≥ 20, loop_wait ≥ 1, retry_timeout ≥ 3 and loop_wait + 2 × retry_timeout ≤ ttl`,
+    );
+  }
+  return { ttl, loopWait, retryTimeout };
+}
 const bookingsPerSecond = 5;
-const runStarted = Date.now();
 const createdNodes: PatroniNode[] = [];
 
 /** A process of ours, its output in `log`; as root, as the `postgres` user (PostgreSQL refuses root) when `asOwner`. */
@@ -52,12 +60,12 @@ function startDaemon(command: string, args: string[], log: string, asOwner = fal
   const fd = openSync(log, 'a');
   // setpriv execs the command itself: the pid is the daemon's, to signal it directly.
   const [c, a] =
-    asRoot && asOwner ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', command, ...args]] : [command, args];
+    kit.asRoot && asOwner ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', command, ...args]] : [command, args];
   return track(spawn(c, a, { stdio: ['ignore', fd, fd] }));
 }
 
 async function startEtcd(): Promise<number> {
-  const dir = ownedDir('etcd');
+  const dir = kit.ownedDir('etcd');
   const [client, peer] = [await freePort(), await freePort()];
   startDaemon(
     'etcd',
@@ -72,7 +80,7 @@ async function startEtcd(): Promise<number> {
     ],
     path.join(dir, 'log'),
   );
-  await eventually(async () => (await fetch(`http://127.0.0.1:${client}/health`)).ok, 'etcd answers');
+  await kit.eventually(async () => (await fetch(`http://127.0.0.1:${client}/health`)).ok, 'etcd answers');
   return client;
 }
 
@@ -86,9 +94,9 @@ interface PatroniNode {
 }
 
 function createNode(name: string, scope: string, etcdPort: number, pgPort: number, restPort: number): PatroniNode {
-  const dir = ownedDir(name);
+  const dir = kit.ownedDir(name);
   const config = path.join(dir, 'patroni.yml');
-  // Patroni's default timings (ttl, loop_wait, retry_timeout); synchronous replication; trust on 127.0.0.1 only.
+  // The run's timings (ttl, loop_wait, retry_timeout); synchronous replication; trust on 127.0.0.1 only.
   writeFileSync(
     config,
     `scope: ${scope}
@@ -100,9 +108,9 @@ etcd3:
   hosts: 127.0.0.1:${etcdPort}
 bootstrap:
   dcs:
-    ttl: 30
-    loop_wait: 10
-    retry_timeout: 10
+    ttl: ${timings.ttl}
+    loop_wait: ${timings.loopWait}
+    retry_timeout: ${timings.retryTimeout}
     maximum_lag_on_failover: 1048576
     synchronous_mode: true
     postgresql:
@@ -111,7 +119,7 @@ bootstrap:
       parameters:
         wal_log_hints: 'on'
         max_connections: 200
-  initdb:
+${extraParameters.map(([name, value]) => `        ${name}: '${value}'\n`).join('')}  initdb:
   - encoding: UTF8
   pg_hba:
   - local all all trust
@@ -121,7 +129,7 @@ postgresql:
   listen: 127.0.0.1:${pgPort}
   connect_address: 127.0.0.1:${pgPort}
   data_dir: ${path.join(dir, 'data')}
-  bin_dir: ${binaries}
+  bin_dir: ${kit.pgBinaries}
   pgpass: ${path.join(dir, 'pgpass')}
   authentication:
     replication:
@@ -134,7 +142,7 @@ postgresql:
     unix_socket_directories: '${dir}'
 `,
   );
-  giveToPostgres(config);
+  kit.giveToPostgres(config);
   const node: PatroniNode = {
     name,
     pgPort,
@@ -164,7 +172,7 @@ async function roleOf(node: PatroniNode): Promise<'primary' | 'replica' | 'down'
 const postmasterPid = (node: PatroniNode) => Number(readFileSync(path.join(node.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
 function startHaproxy(nodes: PatroniNode[], port: number): void {
-  const dir = ownedDir('haproxy');
+  const dir = kit.ownedDir('haproxy');
   const config = path.join(dir, 'haproxy.cfg');
   // Patroni's documented HAProxy entry: only the node whose REST API answers 200 to /primary takes
   // connections; sessions to a node marked down are cut (on-marked-down shutdown-sessions). Checked
@@ -196,7 +204,7 @@ ${nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.pgPort} maxconn 300 check p
 
 /** The node Patroni says is the primary (waits for one). */
 async function primaryOf(nodes: PatroniNode[], ms = 90_000): Promise<PatroniNode> {
-  return eventually(
+  return kit.eventually(
     async () => {
       for (const node of nodes) if ((await roleOf(node)) === 'primary') return node;
       return undefined;
@@ -237,7 +245,7 @@ async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 
   const other = world.nodes.find((n) => n !== before)!;
   const sql = () => postgres(urlOf(before.pgPort), { max: 1, onnotice: () => {} });
   const first = sql();
-  const since = await clockOf(first);
+  const since = await kit.clockOf(first);
   await first.end();
   const receivedBefore = world.destination.received.length;
   const web = roles[0].url!;
@@ -248,11 +256,11 @@ async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 
   const steady = world.bookSteadily(web, world.steadyTenant, bookingsPerSecond, () => steadyDone, steadyWrites, Date.now() % 100_000, {
     idempotent: true,
   });
-  const load = book(web, world.key, world.venueIds, world.today, world.addDays, loadSeconds, 16, {
+  const load = kit.book(web, world.key, world.venueIds, world.today, world.addDays, loadSeconds, 16, {
     idempotent: true,
     onAnswer: (status, at) => answers.push({ status, at }),
   });
-  await sleep(8000);
+  await kit.sleep(8000);
   const killedAt = Date.now();
   if (kill === 'patroni and postgres') process.kill(before.patroni!.pid!, 'SIGKILL');
   process.kill(postmasterPid(before), 'SIGKILL');
@@ -271,31 +279,31 @@ async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 
       .filter((a) => a.status === 201)
       .map((a) => (a.body as { reservation: { id: string } }).reservation.id);
     const answered201 = bursts.created.length + steadyIds.length;
-    const stored = (await storedCount(direct, bursts.created)) + (await storedCount(direct, steadyIds));
+    const stored = (await kit.storedCount(direct, bursts.created)) + (await kit.storedCount(direct, steadyIds));
     const others = Object.entries(bursts.statusCounts)
       .filter(([code]) => !(code.startsWith('2') || code === '409' || code === '503'))
       .reduce((sum, [, n]) => sum + n, 0);
     const steadyOthers = steadyWrites.count((s) => !(typeof s === 'number' && (s < 300 || s === 409 || s === 503)));
-    check(
+    kit.check(
       stored === answered201 && answered201 > 0,
       `${label}: every 201 stored on the primary after (${after.name}): ${stored} of ${answered201}`,
     );
-    check(
+    kit.check(
       others + steadyOthers + bursts.errors === 0,
       `${label}: only 2xx/409/503: c=16 ${bursts.statuses}, ${bursts.errors} errors/timeouts; steady ${steadyWrites.statuses()}`,
     );
-    check(
+    kit.check(
       Number.isFinite(outage),
-      `${label}: outage ${outage.toFixed(1)} s from the first 503 to the next 201 (Patroni's default timings${entry.viaHaproxy ? '; HAProxy checks every 1 s' : ''})`,
+      `${label}: outage ${outage.toFixed(1)} s from the first 503 to the next 201 (${timingsLabel}${entry.viaHaproxy ? '; HAProxy checks every 1 s' : ''})`,
     );
     const venues = [world.steadyTenant.venueId, ...world.venueIds];
-    const hooks = await awaitReservationWebhooks(direct, world.destination, venues, since, 90_000);
+    const hooks = await kit.awaitReservationWebhooks(direct, world.destination, venues, since, 90_000);
     const received = world.destination.received.slice(receivedBefore);
     const keysPerEvent = new Map<string, Set<string>>();
     for (const d of received) keysPerEvent.set(d.eventId, (keysPerEvent.get(d.eventId) ?? new Set()).add(d.idempotencyKey));
     const twoKeys = [...keysPerEvent.values()].filter((k) => k.size > 1).length;
     const repeated = received.length - [...keysPerEvent.values()].reduce((sum, k) => sum + k.size, 0);
-    check(
+    kit.check(
       hooks.missing === 0 && twoKeys === 0,
       `${label}: webhooks ${hooks.reservations} expected (reservations committed, SQL), ${hooks.reservations - hooks.missing} delivered, ${repeated} repeated under the same key, ${twoKeys} under two keys`,
     );
@@ -306,24 +314,22 @@ async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 
     ).map((r) => r.id);
     const streamed = onVenue0.filter((id) => stream.events().some((f) => f.event === 'reservation_created' && f.data?.includes(id)));
     const lateOnes = onVenue0.length; // every booking of the venue in the run, those after the failover included
-    check(
+    kit.check(
       streamed.length === lateOnes && lateOnes > 0,
       `${label}: live stream (one connection through the failover): ${streamed.length} of the ${lateOnes} bookings of its venue delivered`,
     );
     const alive = roles.filter((r) => isRunning(r.child)).length;
-    check(
+    kit.check(
       alive === roles.length,
-      `${label}: processes alive ${alive} of ${roles.length} (exited: ${exitedRoles(roles).join(', ') || 'none'})`,
+      `${label}: processes alive ${alive} of ${roles.length} (exited: ${kit.exitedRoles(roles).join(', ') || 'none'})`,
     );
 
     if (kill === 'patroni and postgres') {
-      check(after === other, `${label}: the standby (${other.name}) took over`);
+      kit.check(after === other, `${label}: the standby (${other.name}) took over`);
       before.start();
-      const rejoined = await eventually(
-        async () => (await roleOf(before)) === 'replica',
-        'the old primary to rejoin as a replica',
-        120_000,
-      ).catch(() => false);
+      const rejoined = await kit
+        .eventually(async () => (await roleOf(before)) === 'replica', 'the old primary to rejoin as a replica', 120_000)
+        .catch(() => false);
       const old = postgres(urlOf(before.pgPort), { max: 1, onnotice: () => {} });
       const [{ recovery, ours }] = await old<{ recovery: boolean; ours: number }[]>`
         select pg_is_in_recovery() as recovery,
@@ -331,31 +337,29 @@ async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 
         { recovery: false, ours: -1 },
       ]);
       await old.end();
-      check(
+      kit.check(
         rejoined === true && recovery && ours === 0,
         `${label}: old primary ${before.name} rejoined as a replica (in recovery: ${recovery}), connections of the platform on it: ${ours}`,
       );
     } else {
-      check(after === before, `${label}: Patroni restarted PostgreSQL in place (${before.name} primary again)`);
+      kit.check(after === before, `${label}: Patroni restarted PostgreSQL in place (${before.name} primary again)`);
     }
     console.log(
-      `figures ${label}: outage ${outage.toFixed(1)} s (first 503 → first 201); 201s stored/answered ${stored}/${answered201}; webhooks expected/delivered/duplicated ${hooks.reservations}/${hooks.reservations - hooks.missing}/${repeated + twoKeys}; processes alive ${alive}/${roles.length}`,
+      `figures ${label}: outage ${outage.toFixed(1)} s (first 503 → first 201; ${timingsLabel}); 201s stored/answered ${stored}/${answered201}; webhooks expected/delivered/duplicated ${hooks.reservations}/${hooks.reservations - hooks.missing}/${repeated + twoKeys}; processes alive ${alive}/${roles.length}`,
     );
   } finally {
     await direct.end();
   }
   // The cluster whole again (two nodes, one synchronous standby) before the next run.
-  await eventually(
-    async () => (await Promise.all(world.nodes.map(roleOf))).sort().join() === 'primary,replica',
-    'both nodes up',
-    120_000,
-  ).catch(() => undefined);
-  await sleep(3000);
+  await kit
+    .eventually(async () => (await Promise.all(world.nodes.map(roleOf))).sort().join() === 'primary,replica', 'both nodes up', 120_000)
+    .catch(() => undefined);
+  await kit.sleep(3000);
 }
 
 async function main(): Promise<void> {
-  await run('bash', [path.join(projectRoot, 'scripts/ensure-patroni.sh')]);
-  await findPostgresUser();
+  await run('bash', [path.join(kit.projectRoot, 'scripts/ensure-patroni.sh')]);
+  await kit.findPostgresUser();
   const etcdPort = await startEtcd();
   const scope = `floorline-${randomBytes(3).toString('hex')}`;
   const nodes = [
@@ -365,8 +369,8 @@ async function main(): Promise<void> {
   nodes[0].start();
   await primaryOf([nodes[0]]);
   nodes[1].start();
-  await eventually(async () => (await roleOf(nodes[1])) === 'replica', 'node2 a replica', 120_000);
-  await eventually(
+  await kit.eventually(async () => (await roleOf(nodes[1])) === 'replica', 'node2 a replica', 120_000);
+  await kit.eventually(
     async () => (await fetch(`http://127.0.0.1:${nodes[1].restPort}/sync`)).status === 200,
     'node2 the synchronous standby',
     60_000,
@@ -387,7 +391,7 @@ async function main(): Promise<void> {
   const { runMigrations } = await import('../../src/db/migrate.js');
   await runMigrations(multiHost);
   const world = await import('../chaos/chaos-world.js');
-  const { organisationId, venueIds, key } = await createVenuesTenant('Failover', 10);
+  const { organisationId, venueIds, key } = await kit.createVenuesTenant('Failover', 10);
   const { addDays, instantToLocal } = await import('../../src/lib/local-time.js');
   const steadyTenant = await world.createChaosTenant();
   const destination = await world.startDestination();
@@ -428,22 +432,14 @@ async function main(): Promise<void> {
   await destination.close();
 }
 
-try {
-  await main();
-} catch (err) {
-  checks.failures++;
-  console.error('FAIL', err);
-} finally {
-  await endAll();
+await kit.runTopologyScript('topologies:postgres failover', main, {
   // Each node's PostgreSQL, a child of its Patroni, outlives a Patroni ended by SIGKILL.
-  for (const node of createdNodes) {
-    const [c, a] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(binaries, 'pg_ctl')]] : [path.join(binaries, 'pg_ctl'), []];
-    await run(c, [...a, '-D', path.join(node.dir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(() => {});
-  }
-  removeOwnedDirs();
-}
-const took = Math.round((Date.now() - runStarted) / 1000);
-console.log(
-  `topologies:postgres failover: ${checks.failures ? `${checks.failures} check(s) failed` : 'all checks passed'} in ${Math.floor(took / 60)} min ${took % 60} s`,
-);
-process.exit(checks.failures ? 1 : 0);
+  after: async () => {
+    for (const node of createdNodes) {
+      const [c, a] = kit.asRoot
+        ? ['runuser', ['-u', 'postgres', '--', path.join(kit.pgBinaries, 'pg_ctl')]]
+        : [path.join(kit.pgBinaries, 'pg_ctl'), []];
+      await run(c, [...a, '-D', path.join(node.dir, 'data'), '-m', 'immediate', '-w', 'stop']).catch(() => {});
+    }
+  },
+});

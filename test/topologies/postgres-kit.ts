@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type postgres from 'postgres';
 import type { Destination, Tally } from '../chaos/chaos-world.js';
-import { isRunning, type RoleProcess } from '../chaos/own-processes.js';
+import { endAll, isRunning, type RoleProcess } from '../chaos/own-processes.js';
 
 export const projectRoot = path.resolve(import.meta.dirname, '../..');
 /** The Debian PostgreSQL binaries (initdb, pg_ctl, pg_basebackup). */
@@ -50,6 +50,36 @@ export const checks = { failures: 0 };
 export function check(ok: boolean, what: string): void {
   if (!ok) checks.failures++;
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
+}
+
+/**
+ * Runs a topology script: `main`, whose throw counts as a failed check; then, whatever happened,
+ * `ending.before`, every process started through own-processes.ts (SIGKILL), `ending.after` and the
+ * owned directories; prints the summary line (`label`, the checks, the time taken) and exits
+ * non-zero when a check failed.
+ */
+export async function runTopologyScript(
+  label: string,
+  main: () => Promise<void>,
+  ending: { before?: () => Promise<void>; after?: () => Promise<void> },
+): Promise<never> {
+  const started = Date.now();
+  try {
+    await main();
+  } catch (err) {
+    checks.failures++;
+    console.error('FAIL', err);
+  } finally {
+    await ending.before?.();
+    await endAll();
+    await ending.after?.();
+    removeOwnedDirs();
+  }
+  const took = Math.round((Date.now() - started) / 1000);
+  console.log(
+    `${label}: ${checks.failures ? `${checks.failures} check(s) failed` : 'all checks passed'} in ${Math.floor(took / 60)} min ${took % 60} s`,
+  );
+  process.exit(checks.failures ? 1 : 0);
 }
 
 export async function eventually<T>(probe: () => Promise<T | undefined | false>, what: string, ms = 20_000): Promise<T> {

@@ -12,46 +12,26 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
-import { endAll, endProcess, startOwnRedis } from '../chaos/own-processes.js';
+import { endProcess, startOwnRedis } from '../chaos/own-processes.js';
 import { useFileSettings } from '../support/file-settings.js';
 import { freePort, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { openSse } from '../support/sse-client.js';
-import {
-  awaitReservationWebhooks,
-  book,
-  check,
-  checks,
-  clockOf,
-  createVenuesTenant,
-  describeWrites,
-  eventually,
-  exitedRoles,
-  findPostgresUser,
-  giveToPostgres,
-  ownedDir,
-  removeOwnedDirs,
-  sleep,
-  storedCount,
-  asRoot,
-  pgBinaries as binaries,
-  projectRoot,
-} from './postgres-kit.js';
+import * as kit from './postgres-kit.js';
 
 const run = promisify(execFile);
 const seconds = Number(process.env.TOPOLOGY_SECONDS ?? 10);
 // The steady bookings of each topology, each with its webhook (as npm run topologies does).
 const bookingsPerSecond = 5;
-const runStarted = Date.now();
 const started: ChildProcess[] = [];
 const cluster: { primary: OwnPostgres | null } = { primary: null };
 
 function asPostgres(command: string, args: string[]): [string, string[]] {
-  return asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+  return kit.asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 }
 
 /** PgBouncer in transaction mode in front of `port`, on a free port of its own. */
 async function startPgbouncer(targetPort: number, database: string): Promise<{ url: string; child: ChildProcess }> {
-  const dir = ownedDir('pgbouncer');
+  const dir = kit.ownedDir('pgbouncer');
   const port = await freePort();
   writeFileSync(path.join(dir, 'users.txt'), '"postgres" ""\n');
   writeFileSync(
@@ -74,12 +54,12 @@ async function startPgbouncer(targetPort: number, database: string): Promise<{ u
       `logfile = ${path.join(dir, 'log')}`,
     ].join('\n'),
   );
-  for (const f of ['users.txt', 'pgbouncer.ini']) giveToPostgres(path.join(dir, f));
+  for (const f of ['users.txt', 'pgbouncer.ini']) kit.giveToPostgres(path.join(dir, f));
   const [command, args] = asPostgres('/usr/sbin/pgbouncer', [path.join(dir, 'pgbouncer.ini')]);
   const child = spawn(command, args, { stdio: 'ignore' });
   started.push(child);
   const url = `postgres://postgres@127.0.0.1:${port}/${database}`;
-  await eventually(async () => {
+  await kit.eventually(async () => {
     const probe = postgres(url, { max: 1, prepare: false, onnotice: () => {} });
     try {
       await probe`select 1`;
@@ -93,11 +73,11 @@ async function startPgbouncer(targetPort: number, database: string): Promise<{ u
 
 /** A streaming standby of `primaryUrl`'s cluster (pg_basebackup -R), on a free port. */
 async function startStandby(primaryPort: number): Promise<{ url: (db: string) => string; stop: () => Promise<void> }> {
-  const dir = ownedDir('standby');
+  const dir = kit.ownedDir('standby');
   const data = path.join(dir, 'data');
   const port = await freePort();
   const pg = (tool: string, args: string[]) => {
-    const [c, a] = asPostgres(path.join(binaries, tool), args);
+    const [c, a] = asPostgres(path.join(kit.pgBinaries, tool), args);
     return run(c, a);
   };
   await pg('pg_basebackup', [
@@ -128,19 +108,19 @@ async function startStandby(primaryPort: number): Promise<{ url: (db: string) =>
 async function startWeb(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: projectRoot,
+    cwd: kit.projectRoot,
     env: { ...process.env, LOG_LEVEL: 'warn', METRICS_PORT: '0', ADMIN_PASSWORD: 'topologies', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   started.push(child);
   const url = `http://127.0.0.1:${port}`;
-  await eventually(async () => (await fetch(`${url}/readyz`)).status === 200, `web on ${port} ready`, 60_000);
+  await kit.eventually(async () => (await fetch(`${url}/readyz`)).status === 200, `web on ${port} ready`, 60_000);
   return { url, child };
 }
 
 async function main(): Promise<void> {
-  await run('bash', [path.join(projectRoot, 'scripts/ensure-pgbouncer.sh')]);
-  await findPostgresUser();
+  await run('bash', [path.join(kit.projectRoot, 'scripts/ensure-pgbouncer.sh')]);
+  await kit.findPostgresUser();
   const primary = (cluster.primary = await startOwnPostgres());
   // A Redis of the run's own: the queues of its roles touch nothing shared.
   const redis = await startOwnRedis();
@@ -157,14 +137,14 @@ async function main(): Promise<void> {
   const { runMigrations } = await import('../../src/db/migrate.js');
   const migrations = await Promise.allSettled([runMigrations(bouncer.url), runMigrations(bouncer.url)]);
   const [{ locks }] = await direct<{ locks: number }[]>`select count(*)::int as locks from pg_locks where locktype = 'advisory'`;
-  check(
+  kit.check(
     migrations.every((m) => m.status === 'fulfilled') && locks === 0,
     `two concurrent migrations through PgBouncer: ${migrations.map((m) => m.status).join(', ')}; advisory locks left: ${locks}`,
   );
 
   // The tenant, made directly (this process's own modules on the direct URL).
   useFileSettings({ DATABASE_URL: directUrl });
-  const { organisationId, venueIds, key } = await createVenuesTenant('Topologies', 20);
+  const { organisationId, venueIds, key } = await kit.createVenuesTenant('Topologies', 20);
   const { addDays, instantToLocal } = await import('../../src/lib/local-time.js');
   const today = instantToLocal('Europe/Rome', Date.now()).date;
   const queuePrefix = `{topo${randomBytes(3).toString('hex')}}`;
@@ -175,8 +155,8 @@ async function main(): Promise<void> {
 
   // The defect as reported: PgBouncer in transaction mode with the driver's prepared statements.
   const before = await startWeb({ ...base, DATABASE_URL: bouncer.url, DATABASE_POOLER: 'none' });
-  const old = await book(before.url, key, venueIds, today, addDays, Math.min(seconds, 5));
-  const oldStored = await storedCount(direct, old.created);
+  const old = await kit.book(before.url, key, venueIds, today, addDays, Math.min(seconds, 5));
+  const oldStored = await kit.storedCount(direct, old.created);
   console.log(
     `info reproduction, DATABASE_POOLER=none through PgBouncer (prepared statements): ${old.created.length} × 201, ${old.created.length - oldStored} of them not in the database; ${old.fiveHundreds} × 5xx (${old.statuses})`,
   );
@@ -194,21 +174,21 @@ async function main(): Promise<void> {
   const steadyTenant = await world.createChaosTenant();
   await world.routeBookingsTo(pooled.url, steadyTenant, destination.url);
   for (const venueId of venueIds) await world.routeBookingsTo(pooled.url, { organisationId, venueId, key }, destination.url);
-  const pooledSince = await clockOf(direct);
+  const pooledSince = await kit.clockOf(direct);
   const pooledReceivedBefore = destination.received.length;
   const stream = await openSse(`${pooled.url}/api/v1/events/stream?venueId=${venueIds[0]}`, key);
   const pooledWrites = new world.Tally();
   let steadyDone = false;
   const pooledLoadFrom = Date.now();
   const steady = world.bookSteadily(pooled.url, steadyTenant, bookingsPerSecond, () => steadyDone, pooledWrites);
-  await sleep(2000);
-  const through = await book(pooled.url, key, venueIds, today, addDays, seconds);
-  await sleep(2000);
+  await kit.sleep(2000);
+  const through = await kit.book(pooled.url, key, venueIds, today, addDays, seconds);
+  await kit.sleep(2000);
   steadyDone = true;
   await steady;
   const pooledLoadMs = Date.now() - pooledLoadFrom;
-  const throughStored = await storedCount(direct, through.created);
-  check(
+  const throughStored = await kit.storedCount(direct, through.created);
+  kit.check(
     throughStored === through.created.length && through.fiveHundreds === 0 && through.errors === 0,
     `c=16 through PgBouncer (DATABASE_POOLER=transaction): ${through.created.length} × 201, ${throughStored} stored (SQL), ${through.fiveHundreds} × 5xx (${through.statuses})`,
   );
@@ -222,24 +202,24 @@ async function main(): Promise<void> {
   await stream.waitFor(() => streamed() === onVenue0.length, 30_000).catch(() => {});
   const delivered = streamed();
   stream.close();
-  check(
+  kit.check(
     delivered === onVenue0.length && onVenue0.length > 0,
     `live stream through DATABASE_DIRECT_URL: ${delivered} of the ${onVenue0.length} bookings of its venue delivered as reservation_created`,
   );
-  const pooledSteady = await describeWrites(direct, pooledWrites);
-  check(
+  const pooledSteady = await kit.describeWrites(direct, pooledWrites);
+  kit.check(
     pooledSteady.failed === 0 && pooledSteady.notStored === 0,
     `steady ${bookingsPerSecond}/s through PgBouncer beside the c=16 load: ${pooledSteady.line}`,
   );
-  const pooledHooks = await awaitReservationWebhooks(direct, destination, [steadyTenant.venueId, ...venueIds], pooledSince);
-  check(
+  const pooledHooks = await kit.awaitReservationWebhooks(direct, destination, [steadyTenant.venueId, ...venueIds], pooledSince);
+  kit.check(
     pooledHooks.missing === 0,
     `webhooks through PgBouncer: ${pooledHooks.reservations} reservations committed during ${(pooledLoadMs / 1000).toFixed(1)} s of load (SQL), ${pooledHooks.missing} without their reservation_created webhook at the receiver ` +
       `(${(pooledHooks.waitedMs / 1000).toFixed(1)} s after the load); ${destination.received.length - pooledReceivedBefore} deliveries received, ${destination.duplicates()} duplicates`,
   );
-  check(
-    !exitedRoles(pooledRoles).length,
-    `web, worker-events, worker-webhooks through PgBouncer, none restarted: exited ${exitedRoles(pooledRoles).join(', ') || 'none'}`,
+  kit.check(
+    !kit.exitedRoles(pooledRoles).length,
+    `web, worker-events, worker-webhooks through PgBouncer, none restarted: exited ${kit.exitedRoles(pooledRoles).join(', ') || 'none'}`,
   );
 
   // The statement timeout in force: a booking waiting on a lock this run holds answers 503 in time.
@@ -256,25 +236,25 @@ async function main(): Promise<void> {
   const body = (await timed.json()) as { error?: { details?: { reason?: string } } };
   await holder`rollback`;
   holder.release();
-  check(
+  kit.check(
     timed.status === 503 && body.error?.details?.reason === 'statement_timeout' && waited < 10_000,
     `statement timeout through PgBouncer: ${timed.status} ${body.error?.details?.reason} after ${waited} ms (limit 1500 ms)`,
   );
   const [{ aborted }] = await direct<
     { aborted: number }[]
   >`select count(*)::int as aborted from pg_stat_activity where datname = ${database} and state like 'idle in transaction%'`;
-  check(aborted === 0, `no server connection left idle in a transaction: ${aborted}`);
+  kit.check(aborted === 0, `no server connection left idle in a transaction: ${aborted}`);
 
   // The side-by-side comparison below without webhook work, as before.
   for (const worker of pooledRoles.slice(1)) await endProcess(worker.child, 'SIGTERM', 5000);
   const directWeb = await startWeb({ ...base, DATABASE_URL: directUrl });
-  const straight = await book(directWeb.url, key, venueIds, today, addDays, seconds);
-  const again = await book(pooled.url, key, venueIds, today, addDays, seconds);
+  const straight = await kit.book(directWeb.url, key, venueIds, today, addDays, seconds);
+  const again = await kit.book(pooled.url, key, venueIds, today, addDays, seconds);
   console.log(
     `info bookings/s at c=16, one run: direct ${straight.perSecond.toFixed(0)}, through PgBouncer (transaction) ${again.perSecond.toFixed(0)}; through PgBouncer beside the steady bookings and the webhook workers ${through.perSecond.toFixed(0)}`,
   );
-  check(
-    again.fiveHundreds === 0 && (await storedCount(direct, again.created)) === again.created.length,
+  kit.check(
+    again.fiveHundreds === 0 && (await kit.storedCount(direct, again.created)) === again.created.length,
     'second pooled run: every 201 stored, 0 × 5xx',
   );
   await endProcess(directWeb.child, 'SIGKILL');
@@ -282,7 +262,7 @@ async function main(): Promise<void> {
   // SIGTERM ends the pooled process within its drain limit even while PostgreSQL does not answer.
   const stopped = await startWeb({ ...base, DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: directUrl });
   const [c, a] = asPostgres('kill', ['-STOP', ...(await clusterPids(direct)).map(String)]);
-  const inFlight = book(stopped.url, key, venueIds, today, addDays, 2, 4).catch(() => null);
+  const inFlight = kit.book(stopped.url, key, venueIds, today, addDays, 2, 4).catch(() => null);
   await new Promise((resolve) => setTimeout(resolve, 500));
   await run(c, a);
   const r0 = Date.now();
@@ -290,7 +270,7 @@ async function main(): Promise<void> {
     async (res) => `${res.status} ${((await res.json()) as { database?: string }).database}`,
     (err: Error) => err.message,
   );
-  check(ready === '503 unreachable', `/readyz while PostgreSQL behind PgBouncer does not answer: ${ready} after ${Date.now() - r0} ms`);
+  kit.check(ready === '503 unreachable', `/readyz while PostgreSQL behind PgBouncer does not answer: ${ready} after ${Date.now() - r0} ms`);
   const s0 = Date.now();
   const exited = new Promise((resolve) => stopped.child.once('exit', resolve));
   process.kill(stopped.child.pid!, 'SIGTERM');
@@ -301,7 +281,7 @@ async function main(): Promise<void> {
   const [cc, ca] = asPostgres('kill', ['-CONT', ...frozenPids.map(String)]);
   await run(cc, ca);
   await inFlight;
-  check(stopMs >= 0, `SIGTERM with every PostgreSQL process frozen (SIGSTOP): exited after ${stopMs} ms`);
+  kit.check(stopMs >= 0, `SIGTERM with every PostgreSQL process frozen (SIGSTOP): exited after ${stopMs} ms`);
   await endProcess(stopped.child, 'SIGKILL');
   await endProcess(pooled.child, 'SIGKILL');
 
@@ -311,7 +291,7 @@ async function main(): Promise<void> {
   const replicaBase = { ...base, QUEUE_PREFIX: `{topo${randomBytes(3).toString('hex')}}` };
   const standby = await startStandby(primaryPort);
   const replicaUrl = standby.url(database);
-  await eventually(async () => {
+  await kit.eventually(async () => {
     const probe = postgres(replicaUrl, { max: 1, onnotice: () => {} });
     try {
       return (await probe<{ r: boolean }[]>`select pg_is_in_recovery() as r`)[0].r;
@@ -357,7 +337,7 @@ async function main(): Promise<void> {
   const strict = { url: replicaRoles[0].url!, metricsUrl: replicaRoles[0].metricsUrl };
   const replicaTenant = await world.createChaosTenant();
   await world.routeBookingsTo(strict.url, replicaTenant, destination.url);
-  const replicaSince = await clockOf(direct);
+  const replicaSince = await kit.clockOf(direct);
   const replicaReceivedBefore = destination.received.length;
   const replicaWrites = new world.Tally();
   const replicaReads = new world.Tally();
@@ -367,7 +347,7 @@ async function main(): Promise<void> {
     world.bookSteadily(strict.url, replicaTenant, bookingsPerSecond, () => loadDone, replicaWrites),
     readSteadily(strict.url, replicaTenant, () => loadDone, replicaReads),
   ]);
-  await sleep(3000);
+  await kit.sleep(3000);
   const day = addDays(today, 40);
   const replica = postgres(replicaUrl, { max: 1, onnotice: () => {} });
   await replica`select pg_wal_replay_pause()`;
@@ -378,53 +358,56 @@ async function main(): Promise<void> {
     body: JSON.stringify({ venueId: venueIds[2], serviceDate: day, time: '19:00', partySize: 2 }),
   });
   const patientSees = await reportOf(patient.url, day);
-  const strictSees = await eventually(async () => (await reportOf(strict.url, day)) === 1 && 1, 'the lagging replica left for the primary');
-  check(
+  const strictSees = await kit.eventually(
+    async () => (await reportOf(strict.url, day)) === 1 && 1,
+    'the lagging replica left for the primary',
+  );
+  kit.check(
     booked.status === 201 && patientSees === 0 && strictSees === 1,
     `replica, replay paused: report within the lag limit reads the replica (${patientSees} of 1); past 1 s of lag it reads the primary (${strictSees} of 1)`,
   );
-  const gauge = await eventually(async () => {
+  const gauge = await kit.eventually(async () => {
     const text = await (await fetch(strict.metricsUrl)).text();
     const value = Number(/^database_replica_lag_seconds (\S+)$/m.exec(text)?.[1]);
     return value > 1 && value;
   }, 'the lag gauge past 1 s');
-  check(gauge > 1, `database_replica_lag_seconds on /metrics while replay is paused: ${gauge}`);
-  await sleep(Math.max(0, 5000 - (Date.now() - pausedAt)));
+  kit.check(gauge > 1, `database_replica_lag_seconds on /metrics while replay is paused: ${gauge}`);
+  await kit.sleep(Math.max(0, 5000 - (Date.now() - pausedAt)));
   await replica`select pg_wal_replay_resume()`;
   await replica.end();
   const behindMs = Date.now() - pausedAt;
-  await sleep(2000);
+  await kit.sleep(2000);
   await standby.stop();
   const stoppedAt = Date.now();
-  const downStatus = await eventually(async () => {
+  const downStatus = await kit.eventually(async () => {
     const res = await fetch(`${patient.url}/api/v1/reports/summary?venueId=${venueIds[2]}&from=${day}&to=${day}`, {
       headers: { authorization: `Bearer ${key}` },
     });
     return res.status === 200 && res.status;
   }, 'report with the replica down');
-  check(downStatus === 200, `replica down: reports answered from the primary (${downStatus})`);
-  await sleep(Math.max(0, 5000 - (Date.now() - stoppedAt)));
+  kit.check(downStatus === 200, `replica down: reports answered from the primary (${downStatus})`);
+  await kit.sleep(Math.max(0, 5000 - (Date.now() - stoppedAt)));
   loadDone = true;
   await load;
   const replicaLoadMs = Date.now() - replicaLoadFrom;
-  const replicaSteady = await describeWrites(direct, replicaWrites);
-  check(
+  const replicaSteady = await kit.describeWrites(direct, replicaWrites);
+  kit.check(
     replicaSteady.failed === 0 && replicaSteady.notStored === 0,
     `steady ${bookingsPerSecond}/s with the standby ${(behindMs / 1000).toFixed(1)} s behind (replay paused), then stopped for the last ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s: ${replicaSteady.line}`,
   );
-  check(
+  kit.check(
     replicaReads.answers.length > 0 && replicaReads.count((status) => status !== 200) === 0,
     `reads that tolerate lag meanwhile (31-day report, GET /events): ${replicaReads.answers.length} (${replicaReads.statuses()})`,
   );
-  const replicaHooks = await awaitReservationWebhooks(direct, destination, [replicaTenant.venueId, venueIds[2]], replicaSince);
-  check(
+  const replicaHooks = await kit.awaitReservationWebhooks(direct, destination, [replicaTenant.venueId, venueIds[2]], replicaSince);
+  kit.check(
     replicaHooks.missing === 0,
     `webhooks with the standby behind, then stopped: ${replicaHooks.reservations} reservations committed during ${(replicaLoadMs / 1000).toFixed(1)} s of load (SQL), ${replicaHooks.missing} without their reservation_created webhook at the receiver ` +
       `(${(replicaHooks.waitedMs / 1000).toFixed(1)} s after the load); ${destination.received.length - replicaReceivedBefore} deliveries received`,
   );
-  check(
-    !exitedRoles(replicaRoles).length,
-    `web, worker-events, worker-webhooks beside the standby, none restarted: exited ${exitedRoles(replicaRoles).join(', ') || 'none'}`,
+  kit.check(
+    !kit.exitedRoles(replicaRoles).length,
+    `web, worker-events, worker-webhooks beside the standby, none restarted: exited ${kit.exitedRoles(replicaRoles).join(', ') || 'none'}`,
   );
   await destination.close();
   await direct.end();
@@ -441,20 +424,12 @@ async function clusterPids(sql: postgres.Sql): Promise<number[]> {
   return frozenPids;
 }
 
-try {
-  await main();
-} catch (err) {
-  checks.failures++;
-  console.error('FAIL', err);
-} finally {
-  if (frozenPids.length) await run('kill', ['-CONT', ...frozenPids.map(String)]).catch(() => {});
-  for (const child of started) await endProcess(child, 'SIGTERM', 5000);
-  await endAll();
-  await cluster.primary?.destroy();
-  removeOwnedDirs();
-}
-const took = Math.round((Date.now() - runStarted) / 1000);
-console.log(
-  `topologies:postgres: ${checks.failures ? `${checks.failures} check(s) failed` : 'all checks passed'} in ${Math.floor(took / 60)} min ${took % 60} s`,
-);
-process.exit(checks.failures ? 1 : 0);
+await kit.runTopologyScript('topologies:postgres', main, {
+  before: async () => {
+    if (frozenPids.length) await run('kill', ['-CONT', ...frozenPids.map(String)]).catch(() => {});
+    for (const child of started) await endProcess(child, 'SIGTERM', 5000);
+  },
+  after: async () => {
+    await cluster.primary?.destroy();
+  },
+});
