@@ -1,13 +1,16 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, pool } from '../../src/db/client.js';
-import { events, reservations, webhookDeliveries } from '../../src/db/schema/index.js';
+import { automations, events, reservations, webhookDeliveries } from '../../src/db/schema/index.js';
+import { eventJob } from '../../src/jobs/event-job.js';
+import { addCatchUpSweepJob } from '../../src/jobs/timer-job.js';
 import { promoteDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
-import { closeQueues } from '../../src/queues/queues.js';
+import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { closeRedis } from '../../src/redis.js';
 import { endAll, endProcess, startRole, type RoleProcess } from '../chaos/own-processes.js';
 import { eventually } from '../support/eventually.js';
@@ -93,6 +96,11 @@ afterAll(async () => {
   await pool().end();
   await ownDatabase.drop();
 }, 120_000);
+
+/** Starts a worker process of `role` for the tests that need it, unless one is running. */
+async function startRoleOnce(role: 'timers'): Promise<void> {
+  if (!roles.some((r) => r.role === role)) roles.push(await startRole(role, tracingEnv('http/protobuf')));
+}
 
 async function book(extra: Record<string, unknown> = {}) {
   const res = await api.post('/reservations', {
@@ -312,7 +320,7 @@ describe('tracing (docs/operations.md "Tracing")', () => {
       .update(reservations)
       .set({ startsAt: sql`now() - interval '20 minutes'` })
       .where(eq(reservations.id, reservation.id));
-    roles.push(await startRole('timers', tracingEnv('http/protobuf')));
+    await startRoleOnce('timers');
     const [late] = await eventually(
       async () => requestsAbout(reservation.id, 'reservation_late').length > 0 && requestsAbout(reservation.id, 'reservation_late'),
       60_000,
@@ -333,6 +341,73 @@ describe('tracing (docs/operations.md "Tracing")', () => {
     expect(chain.at(-1)).toMatchObject({ parentSpanId: '', kind: 5 });
     expect(chain.at(-1)!.attributes).toMatchObject({ 'floorline.job.name': 'late-no-show' });
   }, 150_000);
+
+  it("an event whose job Redis lost is swept and processed and delivered in the booking's trace", async () => {
+    // The booking's request comes with a trace of the caller's: its id is known here, not read back.
+    const caller = { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') };
+    const eventsQueue = getQueue(eventJob.queueName);
+    // An automation runs for the events committed after it was made: the event aged below is too.
+    await db()
+      .update(automations)
+      .set({ createdAt: sql`${automations.createdAt} - interval '1 hour'` })
+      .where(eq(automations.venueId, tenant.venueId));
+    // worker-events takes no job while the queue is paused: the event's job is removed before it runs.
+    await eventsQueue.pause();
+    let eventId: string;
+    let reservationId: string;
+    try {
+      const res = await api.post(
+        '/reservations',
+        { venueId: tenant.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2, guest, notes },
+        { traceparent: `00-${caller.traceId}-${caller.spanId}-01` },
+      );
+      expect(res.status, res.text).toBe(201);
+      reservationId = (res.body.reservation as { id: string }).id;
+      const [row] = await db()
+        .select({ id: events.id })
+        .from(events)
+        .where(sql`${events.subjectId} = ${reservationId} and ${events.type} = 'reservation_created'`);
+      eventId = row.id;
+      await eventually(async () => (await eventsQueue.getJob(eventId)) !== undefined, 10_000, 'the event job enqueued');
+      // Redis lost it, and the event is past the sweeper's 30 s.
+      await eventsQueue.remove(eventId);
+      await db()
+        .update(events)
+        .set({ createdAt: sql`${events.createdAt} - interval '40 seconds'` })
+        .where(eq(events.id, eventId));
+    } finally {
+      await eventsQueue.resume();
+    }
+    // worker-timers sweeps now rather than at its next beat.
+    await startRoleOnce('timers');
+    await addCatchUpSweepJob(0);
+    const [sent] = await eventually(
+      async () => requestsAbout(reservationId, 'reservation_created').length > 0 && requestsAbout(reservationId, 'reservation_created'),
+      30_000,
+      'the swept event delivered',
+    );
+    const partnerSaw = parseTraceparent(sent.headers.traceparent);
+    expect(partnerSaw.traceId).toBe(caller.traceId);
+    const client = await eventually(async () => byId(spansOf(caller.traceId), partnerSaw.spanId), 20_000, 'the delivery client span');
+    // Up to the request's server span, whose parent is the caller's span (not exported here).
+    const chain = await eventually(
+      async () => {
+        const found = ancestry(spansOf(caller.traceId), client);
+        return found.at(-1)!.parentSpanId === caller.spanId && found;
+      },
+      20_000,
+      'the chain up to the request',
+    );
+    expect(chain.map((s) => `${s.service}: ${s.name}`)).toEqual([
+      'floorline-webhooks: POST webhook',
+      'floorline-webhooks: process webhook-delivery',
+      'floorline-events: process events',
+      'floorline-web: outbox write',
+      'floorline-web: transaction',
+      'floorline-web: POST /api/v1/reservations',
+    ]);
+    expect(chain[2].attributes['messaging.message.id']).toBe(eventId);
+  }, 90_000);
 
   it("no span attribute holds the guest's name, phone, email or notes", async () => {
     // Runs after the bookings above: every span they made has been received.
