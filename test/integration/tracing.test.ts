@@ -16,6 +16,7 @@ import { endAll, endProcess, startRole, type RoleProcess } from '../chaos/own-pr
 import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
 import { client, createTenant, type Client, type Tenant } from '../support/harness.js';
+import { waitForImport } from '../support/imports.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { useOwnDatabase } from '../support/own-database.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
@@ -98,7 +99,7 @@ afterAll(async () => {
 }, 120_000);
 
 /** Starts a worker process of `role` for the tests that need it, unless one is running. */
-async function startRoleOnce(role: 'timers'): Promise<void> {
+async function startRoleOnce(role: 'timers' | 'imports'): Promise<void> {
   if (!roles.some((r) => r.role === role)) roles.push(await startRole(role, tracingEnv('http/protobuf')));
 }
 
@@ -407,6 +408,56 @@ describe('tracing (docs/operations.md "Tracing")', () => {
       'floorline-web: POST /api/v1/reservations',
     ]);
     expect(chain[2].attributes['messaging.message.id']).toBe(eventId);
+  }, 90_000);
+
+  it('each import chunk is a trace of its own, linked to the import job', async () => {
+    await startRoleOnce('imports');
+    // 150 guests: two chunks of at most 100 rows.
+    const rows = Array.from({ length: 150 }, (_, i) => ({
+      venueId: tenant.venueId,
+      phone: `+39 347 765 ${String(4000 + i).padStart(4, '0')}`,
+      firstName: guest.firstName,
+      lastName: guest.lastName,
+      notes,
+    }));
+    const res = await api.post('/imports/guests', { rows });
+    expect(res.status).toBe(202);
+    const importId = (res.body.import as { id: string }).id;
+    expect(await waitForImport(api, importId)).toMatchObject({ status: 'completed', createdRows: 150 });
+
+    const job = await eventually(
+      async () => otlp.spans.find((s) => s.name === 'process imports' && s.attributes['messaging.message.id'] === importId),
+      20_000,
+      'the import job span',
+    );
+    expect(job).toMatchObject({ service: 'floorline-imports', parentSpanId: '', kind: 5 });
+    const chunks = await eventually(
+      async () => {
+        const found = otlp.spans.filter((s) => s.name === 'import chunk' && s.attributes['floorline.import.id'] === importId);
+        return found.length === 2 && found;
+      },
+      20_000,
+      'the spans of the two chunks',
+    );
+    expect(chunks.map((c) => c.attributes['floorline.import.rows']).sort()).toEqual([100, 50]);
+    for (const chunk of chunks) {
+      // A root of a trace of its own, pointing back at the job.
+      expect(chunk).toMatchObject({ service: 'floorline-imports', parentSpanId: '' });
+      expect(chunk.traceId).not.toBe(job.traceId);
+      expect(chunk.links).toEqual([{ traceId: job.traceId, spanId: job.spanId }]);
+      // The chunk's transaction and its statements (the guests' inserts among them) are in its trace.
+      const trace = await eventually(
+        async () => {
+          const spans = spansOf(chunk.traceId);
+          return spans.some((s) => s.attributes['db.collection.name'] === 'guests') && spans;
+        },
+        20_000,
+        "the chunk's statements",
+      );
+      expect(trace.every((s) => ancestry(trace, s).at(-1) === chunk)).toBe(true);
+      expect(trace.filter((s) => s.name === 'transaction').map((s) => s.parentSpanId)).toEqual([chunk.spanId]);
+    }
+    expect(chunks[0].traceId).not.toBe(chunks[1].traceId);
   }, 90_000);
 
   it("no span attribute holds the guest's name, phone, email or notes", async () => {
