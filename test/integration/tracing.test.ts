@@ -132,6 +132,18 @@ function parseTraceparent(value: string | string[] | undefined) {
   return { traceId: match![1], spanId: match![2] };
 }
 
+/** A chain's spans as `<service>: <name>`. */
+const namesOf = (chain: ReceivedSpan[]) => chain.map((s) => `${s.service}: ${s.name}`);
+/** A booking's chain, from the partner's request up to the API request, across the three processes. */
+const bookingChain = [
+  'floorline-webhooks: POST webhook',
+  'floorline-webhooks: process webhook-delivery',
+  'floorline-events: process events',
+  'floorline-web: outbox write',
+  'floorline-web: transaction',
+  'floorline-web: POST /api/v1/reservations',
+];
+
 const spansOf = (traceId: string) => otlp.spans.filter((s) => s.traceId === traceId);
 const byId = (spans: ReceivedSpan[], id: string) => spans.find((s) => s.spanId === id);
 
@@ -202,14 +214,7 @@ describe('tracing (docs/operations.md "Tracing")', () => {
     // The chain from the partner's request up to the API request, across the three processes.
     const chain = await chainOf(client);
     const trace = spansOf(partnerSaw.traceId);
-    expect(chain.map((s) => `${s.service}: ${s.name}`)).toEqual([
-      'floorline-webhooks: POST webhook',
-      'floorline-webhooks: process webhook-delivery',
-      'floorline-events: process events',
-      'floorline-web: outbox write',
-      'floorline-web: transaction',
-      'floorline-web: POST /api/v1/reservations',
-    ]);
+    expect(namesOf(chain)).toEqual(bookingChain);
     const server = chain.at(-1)!;
     expect(server).toMatchObject({ kind: 2, parentSpanId: '' });
     expect(server.attributes).toMatchObject({ 'http.route': '/api/v1/reservations', 'http.response.status_code': 201 });
@@ -331,7 +336,7 @@ describe('tracing (docs/operations.md "Tracing")', () => {
     expect(sent.traceId).not.toBe(created.traceId);
     const lateClient = await eventually(async () => byId(spansOf(sent.traceId), sent.spanId), 20_000, 'the late client span');
     const chain = await chainOf(lateClient);
-    expect(chain.map((s) => `${s.service}: ${s.name}`)).toEqual([
+    expect(namesOf(chain)).toEqual([
       'floorline-webhooks: POST webhook',
       'floorline-webhooks: process webhook-delivery',
       'floorline-events: process events',
@@ -399,14 +404,7 @@ describe('tracing (docs/operations.md "Tracing")', () => {
       20_000,
       'the chain up to the request',
     );
-    expect(chain.map((s) => `${s.service}: ${s.name}`)).toEqual([
-      'floorline-webhooks: POST webhook',
-      'floorline-webhooks: process webhook-delivery',
-      'floorline-events: process events',
-      'floorline-web: outbox write',
-      'floorline-web: transaction',
-      'floorline-web: POST /api/v1/reservations',
-    ]);
+    expect(namesOf(chain)).toEqual(bookingChain);
     expect(chain[2].attributes['messaging.message.id']).toBe(eventId);
   }, 90_000);
 
