@@ -9,8 +9,8 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { prepareBenchDatabase } from './support/bench-database.js';
+import { mealTimes, runBookingLoad } from './support/booking-load.js';
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
 import { spawnServer } from './support/spawn-server.js';
 
@@ -24,7 +24,7 @@ await prepareBenchDatabase('floorline_bench_organisation_writes');
 const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
 const { createVenue } = await import('../src/services/venues/venue-service.js');
 const { configureDemoVenue } = await import('../src/services/venue-config/demo-venue.js');
-const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
+const { instantToLocal } = await import('../src/lib/local-time.js');
 const sql = (await import('../src/db/client.js')).pool();
 
 interface Tenant {
@@ -77,8 +77,6 @@ if (servers.length < codes.length) {
   throw (started.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason;
 }
 const today = instantToLocal('Europe/Rome', Date.now()).date;
-const times = [12, 13, 19, 20, 21].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`));
-const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
 
 interface Phase {
   /** Bookings that succeeded, per second. */
@@ -91,32 +89,15 @@ interface Phase {
 /** Bookings that succeeded over `tenants`, each request on a random venue, day (1–60 days ahead) and time. */
 async function book(port: number, server: ChildProcess, tenants: Tenant[]): Promise<Phase> {
   const [serverBefore, postgresBefore] = [processCpuMs(server.pid!), await postgresCpuSnapshot(sql)];
-  const result = await autocannon({
+  const { created } = await runBookingLoad({
     url: `http://127.0.0.1:${port}`,
+    targets: tenants,
     connections: 32,
     duration: seconds,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/v1/reservations',
-        setupRequest: (req) => {
-          const tenant = pick(tenants);
-          const body = {
-            venueId: tenant.venueId,
-            serviceDate: addDays(today, 1 + Math.floor(Math.random() * 60)),
-            time: pick(times),
-            partySize: 2,
-          };
-          return {
-            ...req,
-            headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-          };
-        },
-      },
-    ],
+    today,
+    days: 60,
+    times: mealTimes,
   });
-  const created = (result.statusCodeStats as unknown as Record<string, { count: number }>)['201']?.count ?? 0;
   return {
     perSecond: created / seconds,
     serverCpu: (processCpuMs(server.pid!) - serverBefore) / created,

@@ -7,13 +7,13 @@
 // Targets: off within noise of the code before (<= 2 %); on <= 15 % slower than off.
 // Usage: npx tsx bench/tracing-cost.ts [seconds=8] [rounds=3] [--code DIR] [--ratio R]
 import type { ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { benchServerEnv, prepareBenchDatabase } from './support/bench-database.js';
+import { mealTimes, runBookingLoad } from './support/booking-load.js';
+import { startDropCollector } from './support/drop-collector.js';
 import { processCpuMs } from './support/process-cpu.js';
+import { profileFlags } from './support/profiling.js';
 import { spawnServer } from './support/spawn-server.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' }, ratio: { type: 'string' } } });
@@ -24,17 +24,11 @@ await prepareBenchDatabase('floorline_bench_tracing_cost');
 const { createApiKey, createOrganisation } = await import('../src/services/keys/key-service.js');
 const { createVenue } = await import('../src/services/venues/venue-service.js');
 const { configureDemoVenue } = await import('../src/services/venue-config/demo-venue.js');
-const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
+const { instantToLocal } = await import('../src/lib/local-time.js');
 const sql = (await import('../src/db/client.js')).pool();
 
-// The collector: accepts every export and drops it, counting the bytes.
-let exportedBytes = 0;
-const collector = http.createServer((req, res) => {
-  req.on('data', (chunk: Buffer) => (exportedBytes += chunk.length));
-  req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end());
-});
-await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
-const collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+const collector = await startDropCollector();
+const collectorUrl = collector.url;
 
 const variants: Array<{ label: string; dir: string; port: number; env: Record<string, string> }> = [
   { label: 'this code, tracing off', dir: path.resolve('.'), port: 3951, env: {} },
@@ -70,12 +64,13 @@ async function venuesOf(label: string): Promise<{ venueIds: string[]; key: strin
 }
 const tenants = await Promise.all(variants.map((v) => venuesOf(v.label)));
 const servers: ChildProcess[] = await Promise.all(
-  variants.map((v) => spawnServer(path.join(v.dir, 'src/server.ts'), { ...benchServerEnv(), ...v.env }, v.port)),
+  // Under npm run profile each variant's server is profiled apart (profiles/<run>/web-<port>/).
+  variants.map((v) =>
+    spawnServer(path.join(v.dir, 'src/server.ts'), { ...benchServerEnv(), ...v.env }, v.port, profileFlags(`web-${v.port}`)),
+  ),
 );
 
 const today = instantToLocal('Europe/Rome', Date.now()).date;
-const times = [12, 13, 19, 20, 21].flatMap((h) => ['00', '15', '30', '45'].map((m) => `${h}:${m}`));
-const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
 
 interface Phase {
   /** Bookings that succeeded, per second. */
@@ -88,29 +83,16 @@ interface Phase {
 async function book(i: number, duration: number): Promise<Phase> {
   const { venueIds, key } = tenants[i];
   const cpuBefore = processCpuMs(servers[i].pid!);
-  const result = await autocannon({
+  const { created, p50 } = await runBookingLoad({
     url: `http://127.0.0.1:${variants[i].port}`,
+    targets: venueIds.map((venueId) => ({ venueId, key })),
     connections: 32,
     duration,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/v1/reservations',
-        setupRequest: (req) => ({
-          ...req,
-          body: JSON.stringify({
-            venueId: pick(venueIds),
-            serviceDate: addDays(today, 1 + Math.floor(Math.random() * 120)),
-            time: pick(times),
-            partySize: 2,
-          }),
-        }),
-      },
-    ],
+    today,
+    days: 120,
+    times: mealTimes,
   });
-  const created = (result.statusCodeStats as unknown as Record<string, { count: number }>)['201']?.count ?? 0;
-  return { perSecond: created / duration, p50: result.latency.p50, serverCpu: (processCpuMs(servers[i].pid!) - cpuBefore) / created };
+  return { perSecond: created / duration, p50, serverCpu: (processCpuMs(servers[i].pid!) - cpuBefore) / created };
 }
 
 const { analyzeChangedTables } = await import('../src/services/timers/analyze-tables.js');
@@ -149,7 +131,7 @@ try {
     console.log(
       `tracing off vs ${values.code}: bookings/s ${change(medians[0].perSecond, medians[2].perSecond)}, CPU per booking ${change(medians[0].serverCpu, medians[2].serverCpu)}   (target: within noise, 2 %)`,
     );
-  console.log(`exported to the collector: ${(exportedBytes / 1e6).toFixed(1)} MB`);
+  console.log(`exported to the collector: ${(collector.bytes() / 1e6).toFixed(1)} MB`);
 } finally {
   for (const server of servers) server.kill('SIGTERM');
   collector.close();

@@ -7,7 +7,9 @@
 //      of its webhook (p50, p99).
 // Targets: >= 1,000 deliveries/s, p99 lag < 1 s.
 // Usage: npx tsx bench/webhooks.ts [deliveries=3000] [lagEventsPerSecond=100] [lagSeconds=5]
-// (WEBHOOKS_DB_POOL_SIZE=n: the database pool of the worker-webhooks processes, 4 by default)
+// (WEBHOOKS_DB_POOL_SIZE=n: the database pool of the worker-webhooks processes, 4 by default;
+// BENCH_TRACING=on: the workers trace, with the default sampler, every span exported over OTLP/HTTP
+// protobuf to a local collector that drops them; run it once without and once with to compare)
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +17,7 @@ import { cpus, loadavg } from 'node:os';
 import { createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
 import { profileFlags } from './support/profiling.js';
+import { startDropCollector } from './support/drop-collector.js';
 
 const deliveries = Number(process.argv[2] ?? 3000);
 const lagRate = Number(process.argv[3] ?? 100);
@@ -69,8 +72,19 @@ await db.insert(automations).values({
   action: { type: 'partner_notification', url: null, endpointId: null, delayMinutes: 0 },
 });
 
+// Tracing is the workers' only: this process commits the events, untraced, so each events job starts
+// a trace of its own and its delivery continues it (docs/operations.md "Tracing").
+const tracing = process.env.BENCH_TRACING === 'on';
+for (const name of Object.keys(process.env)) if (name.startsWith('OTEL_')) delete process.env[name];
+const collector = tracing ? await startDropCollector() : undefined;
 // METRICS_PORT=0: two worker-webhooks processes would otherwise both want 9466.
-const childEnv = { ...process.env, LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', METRICS_PORT: '0' };
+const childEnv = {
+  ...process.env,
+  LOG_LEVEL: 'warn',
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+  METRICS_PORT: '0',
+  ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } : {}),
+};
 // worker-webhooks as docs/webhooks.md recommends deploying it: a small database pool (DB_POOL_SIZE, 4 unless given).
 const webhooksEnv = { ...childEnv, DB_POOL_SIZE: process.env.WEBHOOKS_DB_POOL_SIZE ?? '4' };
 const children: ChildProcess[] = [
@@ -197,7 +211,8 @@ const queueConnection = getQueueConnection();
 try {
   // Warm-up: the three processes are up, connected and past their first JIT.
   await emit(50);
-  await waitFor(() => arrived >= 50, 30_000, 'warm-up deliveries');
+  // Up to 2 minutes: on a loaded machine three processes loading tsx (and the tracing SDK) took over 30 s.
+  await waitFor(() => arrived >= 50, 120_000, 'warm-up deliveries');
 
   // 1. Throughput: a backlog of N deliveries, released at once.
   await queue.pause();
@@ -214,7 +229,7 @@ try {
   const cpu = cpuSince(cpuBefore, await cpuSnapshot());
   const perDelivery = (ms: number) => (ms / deliveries).toFixed(2);
   console.log(
-    `throughput: ${deliveries} deliveries in ${seconds.toFixed(2)} s = ${(deliveries / seconds).toFixed(0)} deliveries/s with 2 worker-webhooks processes (target >= 1000)`,
+    `throughput: ${deliveries} deliveries in ${seconds.toFixed(2)} s = ${(deliveries / seconds).toFixed(0)} deliveries/s with 2 worker-webhooks processes, tracing ${tracing ? 'on' : 'off'} (target >= 1000)`,
   );
   console.log(
     `CPU per delivery: ${perDelivery(cpu.workers + cpu.postgres + cpu.receiver + cpu.redis)} ms (workers ${perDelivery(cpu.workers)}, PostgreSQL ${perDelivery(cpu.postgres)}, Redis ${perDelivery(cpu.redis)}, receiver ${perDelivery(cpu.receiver)}); load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
@@ -250,4 +265,6 @@ try {
   await sql.end();
   receiver.closeAllConnections();
   receiver.close();
+  if (collector) console.log(`exported to the collector: ${(collector.bytes() / 1e6).toFixed(1)} MB`);
+  collector?.close();
 }

@@ -9,6 +9,7 @@ import {
   type Context,
   type Link,
   type Span,
+  type SpanOptions,
 } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { ActiveSpan, SpanAttributes, SpanKind, SpanStart, TraceCarrier, Tracer } from './tracing.js';
@@ -24,11 +25,9 @@ const kinds: Record<SpanKind, OtelSpanKind> = {
   consumer: OtelSpanKind.CONSUMER,
 };
 
-function attributesOf(given: SpanAttributes | undefined): Attributes {
-  const attributes: Attributes = {};
-  for (const [key, value] of Object.entries(given ?? {})) if (value !== null && value !== undefined) attributes[key] = value;
-  return attributes;
-}
+// Attributes given null or undefined need no filtering here: the SDK copies a span's attributes
+// and leaves those out itself.
+const attributesOf = (given: SpanAttributes | undefined) => given as Attributes | undefined;
 
 const getter = {
   keys: (carrier: TraceCarrier) => Object.keys(carrier),
@@ -52,29 +51,55 @@ function linkOf(carrier: TraceCarrier): Link | null {
   return spanContext && trace.isSpanContextValid(spanContext) ? { context: spanContext } : null;
 }
 
-function wrap(span: Span, ctx: Context): ActiveSpan {
-  return {
-    setAttributes: (attributes) => void span.setAttributes(attributesOf(attributes)),
-    setName: (name) => void span.updateName(name),
-    fail: (reason) => void span.setStatus({ code: SpanStatusCode.ERROR, message: reason }),
-    end: () => span.end(),
-    carrier: () => carrierOf(ctx),
-  };
+/** A started span: one object per span, its methods shared. */
+class StartedSpan implements ActiveSpan {
+  constructor(
+    private readonly span: Span,
+    private readonly ctx: Context,
+  ) {}
+  setAttributes(attributes: SpanAttributes): void {
+    this.span.setAttributes(attributesOf(attributes)!);
+  }
+  setName(name: string): void {
+    this.span.updateName(name);
+  }
+  fail(reason: string): void {
+    this.span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
+  }
+  end(): void {
+    this.span.end();
+  }
+  carrier(): TraceCarrier {
+    return carrierOf(this.ctx);
+  }
+}
+
+/** The links of a span start: none for most spans, without a list made for them. */
+function linksOf(start: SpanStart): Link[] | undefined {
+  if (!start.links?.length) return undefined;
+  return start.links.map(linkOf).filter((link) => link !== null);
+}
+
+function optionsOf(start: SpanStart): SpanOptions {
+  return { kind: kinds[start.kind ?? 'internal'], attributes: attributesOf(start.attributes), links: linksOf(start) };
+}
+
+function parentOf(start: SpanStart): Context {
+  return start.parent === undefined ? context.active() : start.parent === null ? ROOT_CONTEXT : contextOf(start.parent);
 }
 
 function createTracer(sdk: NodeSDK): Tracer {
   const otel = trace.getTracer('floorline');
   return {
     enter(name, start: SpanStart, work) {
-      const parent = start.parent === undefined ? context.active() : start.parent === null ? ROOT_CONTEXT : contextOf(start.parent);
-      const links = (start.links ?? []).map(linkOf).filter((link) => link !== null);
-      const span = otel.startSpan(
-        name,
-        { kind: kinds[start.kind ?? 'internal'], attributes: attributesOf(start.attributes), links },
-        parent,
-      );
+      const parent = parentOf(start);
+      const span = otel.startSpan(name, optionsOf(start), parent);
       const ctx = trace.setSpan(parent, span);
-      return context.with(ctx, () => work(wrap(span, ctx)));
+      return context.with(ctx, () => work(new StartedSpan(span, ctx)));
+    },
+    record(name, start: SpanStart) {
+      // Nothing runs inside an instant: no context is made for it.
+      otel.startSpan(name, optionsOf(start), parentOf(start)).end();
     },
     activeCarrier() {
       const ctx = context.active();

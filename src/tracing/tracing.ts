@@ -45,6 +45,8 @@ export interface TraceIds {
 export interface Tracer {
   /** Runs `work` with a new span active; the span is not ended here. */
   enter<T>(name: string, start: SpanStart, work: (span: ActiveSpan) => T): T;
+  /** A span of no duration, started and ended at once. */
+  record(name: string, start: SpanStart): void;
   activeCarrier(): TraceCarrier | undefined;
   activeIds(): TraceIds | undefined;
   /** Exports what is still buffered and stops. */
@@ -96,7 +98,7 @@ export function inSpan<T>(name: string, start: SpanStart, work: (span: ActiveSpa
 
 /** A span of no duration for something observed as it happens (a statement drizzle issues: see src/db/client.ts). */
 export function recordSpan(name: string, start: SpanStart): void {
-  if (tracer) tracer.enter(name, start, (span) => span.end());
+  tracer?.record(name, start);
 }
 
 /** The active span's W3C headers, to store with what another process continues (a job's data); undefined while off or outside a span. */

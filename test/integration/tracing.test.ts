@@ -1,18 +1,22 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, pool } from '../../src/db/client.js';
-import { events, reservations, webhookDeliveries } from '../../src/db/schema/index.js';
+import { automations, events, reservations, webhookDeliveries } from '../../src/db/schema/index.js';
+import { eventJob } from '../../src/jobs/event-job.js';
+import { addCatchUpSweepJob } from '../../src/jobs/timer-job.js';
 import { promoteDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
-import { closeQueues } from '../../src/queues/queues.js';
+import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { closeRedis } from '../../src/redis.js';
 import { endAll, endProcess, startRole, type RoleProcess } from '../chaos/own-processes.js';
 import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
 import { client, createTenant, freePort, type Client, type Tenant } from '../support/harness.js';
+import { waitForImport } from '../support/imports.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { useOwnDatabase } from '../support/own-database.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
@@ -94,6 +98,11 @@ afterAll(async () => {
   await ownDatabase.drop();
 }, 120_000);
 
+/** Starts a worker process of `role` for the tests that need it, unless one is running. */
+async function startRoleOnce(role: 'timers' | 'imports'): Promise<void> {
+  if (!roles.some((r) => r.role === role)) roles.push(await startRole(role, tracingEnv('http/protobuf')));
+}
+
 async function book(extra: Record<string, unknown> = {}) {
   const res = await api.post('/reservations', {
     venueId: tenant.venueId,
@@ -122,6 +131,18 @@ function parseTraceparent(value: string | string[] | undefined) {
   expect(match, `traceparent ${value}`).not.toBeNull();
   return { traceId: match![1], spanId: match![2] };
 }
+
+/** A chain's spans as `<service>: <name>`. */
+const namesOf = (chain: ReceivedSpan[]) => chain.map((s) => `${s.service}: ${s.name}`);
+/** A booking's chain, from the partner's request up to the API request, across the three processes. */
+const bookingChain = [
+  'floorline-webhooks: POST webhook',
+  'floorline-webhooks: process webhook-delivery',
+  'floorline-events: process events',
+  'floorline-web: outbox write',
+  'floorline-web: transaction',
+  'floorline-web: POST /api/v1/reservations',
+];
 
 const spansOf = (traceId: string) => otlp.spans.filter((s) => s.traceId === traceId);
 const byId = (spans: ReceivedSpan[], id: string) => spans.find((s) => s.spanId === id);
@@ -193,14 +214,7 @@ describe('tracing (docs/operations.md "Tracing")', () => {
     // The chain from the partner's request up to the API request, across the three processes.
     const chain = await chainOf(client);
     const trace = spansOf(partnerSaw.traceId);
-    expect(chain.map((s) => `${s.service}: ${s.name}`)).toEqual([
-      'floorline-webhooks: POST webhook',
-      'floorline-webhooks: process webhook-delivery',
-      'floorline-events: process events',
-      'floorline-web: outbox write',
-      'floorline-web: transaction',
-      'floorline-web: POST /api/v1/reservations',
-    ]);
+    expect(namesOf(chain)).toEqual(bookingChain);
     const server = chain.at(-1)!;
     expect(server).toMatchObject({ kind: 2, parentSpanId: '' });
     expect(server.attributes).toMatchObject({ 'http.route': '/api/v1/reservations', 'http.response.status_code': 201 });
@@ -312,7 +326,7 @@ describe('tracing (docs/operations.md "Tracing")', () => {
       .update(reservations)
       .set({ startsAt: sql`now() - interval '20 minutes'` })
       .where(eq(reservations.id, reservation.id));
-    roles.push(await startRole('timers', tracingEnv('http/protobuf')));
+    await startRoleOnce('timers');
     const [late] = await eventually(
       async () => requestsAbout(reservation.id, 'reservation_late').length > 0 && requestsAbout(reservation.id, 'reservation_late'),
       60_000,
@@ -322,7 +336,7 @@ describe('tracing (docs/operations.md "Tracing")', () => {
     expect(sent.traceId).not.toBe(created.traceId);
     const lateClient = await eventually(async () => byId(spansOf(sent.traceId), sent.spanId), 20_000, 'the late client span');
     const chain = await chainOf(lateClient);
-    expect(chain.map((s) => `${s.service}: ${s.name}`)).toEqual([
+    expect(namesOf(chain)).toEqual([
       'floorline-webhooks: POST webhook',
       'floorline-webhooks: process webhook-delivery',
       'floorline-events: process events',
@@ -333,6 +347,116 @@ describe('tracing (docs/operations.md "Tracing")', () => {
     expect(chain.at(-1)).toMatchObject({ parentSpanId: '', kind: 5 });
     expect(chain.at(-1)!.attributes).toMatchObject({ 'floorline.job.name': 'late-no-show' });
   }, 150_000);
+
+  it("an event whose job Redis lost is swept and processed and delivered in the booking's trace", async () => {
+    // The booking's request comes with a trace of the caller's: its id is known here, not read back.
+    const caller = { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') };
+    const eventsQueue = getQueue(eventJob.queueName);
+    // An automation runs for the events committed after it was made: the event aged below is too.
+    await db()
+      .update(automations)
+      .set({ createdAt: sql`${automations.createdAt} - interval '1 hour'` })
+      .where(eq(automations.venueId, tenant.venueId));
+    // worker-events takes no job while the queue is paused: the event's job is removed before it runs.
+    await eventsQueue.pause();
+    let eventId: string;
+    let reservationId: string;
+    try {
+      const res = await api.post(
+        '/reservations',
+        { venueId: tenant.venueId, serviceDate: localDate(2), time: '19:00', partySize: 2, guest, notes },
+        { traceparent: `00-${caller.traceId}-${caller.spanId}-01` },
+      );
+      expect(res.status, res.text).toBe(201);
+      reservationId = (res.body.reservation as { id: string }).id;
+      const [row] = await db()
+        .select({ id: events.id })
+        .from(events)
+        .where(sql`${events.subjectId} = ${reservationId} and ${events.type} = 'reservation_created'`);
+      eventId = row.id;
+      await eventually(async () => (await eventsQueue.getJob(eventId)) !== undefined, 10_000, 'the event job enqueued');
+      // Redis lost it, and the event is past the sweeper's 30 s.
+      await eventsQueue.remove(eventId);
+      await db()
+        .update(events)
+        .set({ createdAt: sql`${events.createdAt} - interval '40 seconds'` })
+        .where(eq(events.id, eventId));
+    } finally {
+      await eventsQueue.resume();
+    }
+    // worker-timers sweeps now rather than at its next beat.
+    await startRoleOnce('timers');
+    await addCatchUpSweepJob(0);
+    const [sent] = await eventually(
+      async () => requestsAbout(reservationId, 'reservation_created').length > 0 && requestsAbout(reservationId, 'reservation_created'),
+      30_000,
+      'the swept event delivered',
+    );
+    const partnerSaw = parseTraceparent(sent.headers.traceparent);
+    expect(partnerSaw.traceId).toBe(caller.traceId);
+    const client = await eventually(async () => byId(spansOf(caller.traceId), partnerSaw.spanId), 20_000, 'the delivery client span');
+    // Up to the request's server span, whose parent is the caller's span (not exported here).
+    const chain = await eventually(
+      async () => {
+        const found = ancestry(spansOf(caller.traceId), client);
+        return found.at(-1)!.parentSpanId === caller.spanId && found;
+      },
+      20_000,
+      'the chain up to the request',
+    );
+    expect(namesOf(chain)).toEqual(bookingChain);
+    expect(chain[2].attributes['messaging.message.id']).toBe(eventId);
+  }, 90_000);
+
+  it('each import chunk is a trace of its own, linked to the import job', async () => {
+    await startRoleOnce('imports');
+    // 150 guests: two chunks of at most 100 rows.
+    const rows = Array.from({ length: 150 }, (_, i) => ({
+      venueId: tenant.venueId,
+      phone: `+39 347 765 ${String(4000 + i).padStart(4, '0')}`,
+      firstName: guest.firstName,
+      lastName: guest.lastName,
+      notes,
+    }));
+    const res = await api.post('/imports/guests', { rows });
+    expect(res.status).toBe(202);
+    const importId = (res.body.import as { id: string }).id;
+    expect(await waitForImport(api, importId)).toMatchObject({ status: 'completed', createdRows: 150 });
+
+    const job = await eventually(
+      async () => otlp.spans.find((s) => s.name === 'process imports' && s.attributes['messaging.message.id'] === importId),
+      20_000,
+      'the import job span',
+    );
+    expect(job).toMatchObject({ service: 'floorline-imports', parentSpanId: '', kind: 5 });
+    const chunks = await eventually(
+      async () => {
+        const found = otlp.spans.filter((s) => s.name === 'import chunk' && s.attributes['floorline.import.id'] === importId);
+        return found.length === 2 && found;
+      },
+      20_000,
+      'the spans of the two chunks',
+    );
+    expect(chunks.map((c) => c.attributes['floorline.import.rows']).sort()).toEqual([100, 50]);
+    for (const chunk of chunks) {
+      // A root of a trace of its own, pointing back at the job.
+      expect(chunk).toMatchObject({ service: 'floorline-imports', parentSpanId: '' });
+      expect(chunk.traceId).not.toBe(job.traceId);
+      expect(chunk.links).toEqual([{ traceId: job.traceId, spanId: job.spanId }]);
+      // The chunk's transaction and its statements (the guests' inserts among them) are in its trace.
+      const trace = await eventually(
+        async () => {
+          const spans = spansOf(chunk.traceId);
+          return spans.some((s) => s.attributes['db.collection.name'] === 'guests') && spans;
+        },
+        20_000,
+        "the chunk's statements",
+      );
+      expect(trace.every((s) => ancestry(trace, s).at(-1) === chunk)).toBe(true);
+      expect(trace.filter((s) => s.name === 'transaction').map((s) => s.parentSpanId)).toEqual([chunk.spanId]);
+    }
+    expect(chunks[0].traceId).not.toBe(chunks[1].traceId);
+  }, 90_000);
 
   it("no span attribute holds the guest's name, phone, email or notes", async () => {
     // Runs after the bookings above: every span they made has been received.

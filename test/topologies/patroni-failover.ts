@@ -229,7 +229,6 @@ interface World {
   steadyTenant: { organisationId: string; venueId: string; key: string };
   key: string;
   today: string;
-  addDays: (d: string, n: number) => string;
   Tally: new () => Tally;
   bookSteadily: typeof import('../chaos/chaos-world.js').bookSteadily;
   redisUrl: string;
@@ -256,7 +255,7 @@ async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 
   const steady = world.bookSteadily(web, world.steadyTenant, bookingsPerSecond, () => steadyDone, steadyWrites, Date.now() % 100_000, {
     idempotent: true,
   });
-  const load = kit.book(web, world.key, world.venueIds, world.today, world.addDays, loadSeconds, 16, {
+  const load = kit.book(web, world.key, world.venueIds, world.today, loadSeconds, 16, {
     idempotent: true,
     onAnswer: (status, at) => answers.push({ status, at }),
   });
@@ -392,7 +391,7 @@ async function main(): Promise<void> {
   await runMigrations(multiHost);
   const world = await import('../chaos/chaos-world.js');
   const { organisationId, venueIds, key } = await kit.createVenuesTenant('Failover', 10);
-  const { addDays, instantToLocal } = await import('../../src/lib/local-time.js');
+  const { instantToLocal } = await import('../../src/lib/local-time.js');
   const steadyTenant = await world.createChaosTenant();
   const destination = await world.startDestination();
   const redis = await startOwnRedis();
@@ -404,7 +403,6 @@ async function main(): Promise<void> {
     steadyTenant,
     key,
     today: instantToLocal('Europe/Rome', Date.now()).date,
-    addDays,
     Tally: world.Tally,
     bookSteadily: world.bookSteadily,
     redisUrl: redis.url,

@@ -1,8 +1,6 @@
 // What the PostgreSQL topology runs share (npm run topologies:postgres: postgres-topologies.ts and
 // patroni-failover.ts): their checks, booking load and the figures read back from PostgreSQL.
-import autocannon from 'autocannon';
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +8,7 @@ import { promisify } from 'node:util';
 import type postgres from 'postgres';
 import type { Destination, Tally } from '../chaos/chaos-world.js';
 import { endAll, isRunning, type RoleProcess } from '../chaos/own-processes.js';
+import { runBookingLoad, type BookingLoad } from '../../bench/support/booking-load.js';
 
 export const projectRoot = path.resolve(import.meta.dirname, '../..');
 /** The Debian PostgreSQL binaries (initdb, pg_ctl, pg_basebackup). */
@@ -98,58 +97,30 @@ export async function book(
   key: string,
   venueIds: string[],
   today: string,
-  addDays: (d: string, n: number) => string,
   duration: number,
   connections = 16,
-  options: {
-    /** Each booking with an Idempotency-Key of its own. */
-    idempotent?: boolean;
-    /** Every answer's status and when it arrived. */
-    onAnswer?: (status: number, at: number) => void;
-  } = {},
+  options: Pick<BookingLoad, 'idempotent' | 'onAnswer'> = {},
 ) {
-  const created: string[] = [];
   const times = ['19:00', '19:15', '19:30', '19:45', '20:00', '20:15', '20:30', '20:45', '21:00', '12:00', '12:30', '13:00'];
-  const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
-  const result = await autocannon({
+  const load = await runBookingLoad({
     url,
+    targets: venueIds.map((venueId) => ({ venueId, key })),
     connections,
     duration,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/v1/reservations',
-        setupRequest: (req) => ({
-          ...req,
-          ...(options.idempotent ? { headers: { ...req.headers, 'idempotency-key': randomUUID() } } : {}),
-          body: JSON.stringify({
-            venueId: pick(venueIds),
-            serviceDate: addDays(today, 1 + Math.floor(Math.random() * 30)),
-            time: pick(times),
-            partySize: 2,
-          }),
-        }),
-        onResponse: (status, body) => {
-          options.onAnswer?.(status, Date.now());
-          if (status === 201) created.push((JSON.parse(body) as { reservation: { id: string } }).reservation.id);
-        },
-      },
-    ],
+    today,
+    days: 30,
+    times,
+    keepIds: true,
+    ...options,
   });
-  const statuses = result.statusCodeStats as unknown as Record<string, { count: number }>;
-  const fiveHundreds = Object.entries(statuses)
-    .filter(([code]) => code.startsWith('5'))
-    .reduce((sum, [, s]) => sum + s.count, 0);
+  const counts = Object.entries(load.statusCounts);
   return {
-    created,
-    fiveHundreds,
-    statusCounts: Object.fromEntries(Object.entries(statuses).map(([code, s]) => [code, s.count])),
-    perSecond: created.length / duration,
-    errors: result.errors,
-    statuses: Object.entries(statuses)
-      .map(([c, s]) => `${c}×${s.count}`)
-      .join(' '),
+    created: load.ids,
+    fiveHundreds: counts.filter(([code]) => code.startsWith('5')).reduce((sum, [, count]) => sum + count, 0),
+    statusCounts: load.statusCounts,
+    perSecond: load.ids.length / duration,
+    errors: load.errors,
+    statuses: counts.map(([c, count]) => `${c}×${count}`).join(' '),
   };
 }
 

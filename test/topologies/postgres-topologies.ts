@@ -155,7 +155,7 @@ async function main(): Promise<void> {
 
   // The defect as reported: PgBouncer in transaction mode with the driver's prepared statements.
   const before = await startWeb({ ...base, DATABASE_URL: bouncer.url, DATABASE_POOLER: 'none' });
-  const old = await kit.book(before.url, key, venueIds, today, addDays, Math.min(seconds, 5));
+  const old = await kit.book(before.url, key, venueIds, today, Math.min(seconds, 5));
   const oldStored = await kit.storedCount(direct, old.created);
   console.log(
     `info reproduction, DATABASE_POOLER=none through PgBouncer (prepared statements): ${old.created.length} × 201, ${old.created.length - oldStored} of them not in the database; ${old.fiveHundreds} × 5xx (${old.statuses})`,
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
   const pooledLoadFrom = Date.now();
   const steady = world.bookSteadily(pooled.url, steadyTenant, bookingsPerSecond, () => steadyDone, pooledWrites);
   await kit.sleep(2000);
-  const through = await kit.book(pooled.url, key, venueIds, today, addDays, seconds);
+  const through = await kit.book(pooled.url, key, venueIds, today, seconds);
   await kit.sleep(2000);
   steadyDone = true;
   await steady;
@@ -248,8 +248,8 @@ async function main(): Promise<void> {
   // The side-by-side comparison below without webhook work, as before.
   for (const worker of pooledRoles.slice(1)) await endProcess(worker.child, 'SIGTERM', 5000);
   const directWeb = await startWeb({ ...base, DATABASE_URL: directUrl });
-  const straight = await kit.book(directWeb.url, key, venueIds, today, addDays, seconds);
-  const again = await kit.book(pooled.url, key, venueIds, today, addDays, seconds);
+  const straight = await kit.book(directWeb.url, key, venueIds, today, seconds);
+  const again = await kit.book(pooled.url, key, venueIds, today, seconds);
   console.log(
     `info bookings/s at c=16, one run: direct ${straight.perSecond.toFixed(0)}, through PgBouncer (transaction) ${again.perSecond.toFixed(0)}; through PgBouncer beside the steady bookings and the webhook workers ${through.perSecond.toFixed(0)}`,
   );
@@ -262,7 +262,7 @@ async function main(): Promise<void> {
   // SIGTERM ends the pooled process within its drain limit even while PostgreSQL does not answer.
   const stopped = await startWeb({ ...base, DATABASE_URL: bouncer.url, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: directUrl });
   const [c, a] = asPostgres('kill', ['-STOP', ...(await clusterPids(direct)).map(String)]);
-  const inFlight = kit.book(stopped.url, key, venueIds, today, addDays, 2, 4).catch(() => null);
+  const inFlight = kit.book(stopped.url, key, venueIds, today, 2, 4).catch(() => null);
   await new Promise((resolve) => setTimeout(resolve, 500));
   await run(c, a);
   const r0 = Date.now();

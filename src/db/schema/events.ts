@@ -27,6 +27,11 @@ export const events = pgTable(
      * streamed, read by the reservation history alone.
      */
     published: boolean('published').notNull().default(true),
+    /**
+     * The W3C headers of the span that committed the event, while tracing is on (null otherwise):
+     * whichever process enqueues the event (its own, or the outbox sweep) hands its job this trace.
+     */
+    traceContext: jsonb('trace_context').$type<Record<string, string>>(),
     createdAt: createdAtColumn(),
     dispatchedAt: instant('dispatched_at'),
   },

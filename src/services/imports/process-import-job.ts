@@ -5,6 +5,7 @@ import { imports, type ImportRejection } from '../../db/schema/index.js';
 import type { ImportRow } from './import-json.js';
 import { importChunkSize, type PreparedImport } from './import-contract.js';
 import { importProcessors } from './import-processors.js';
+import { activeTraceCarrier, inSpan, type ActiveSpan } from '../../tracing/tracing.js';
 
 /**
  * Runs an import to its end. Each chunk of rows is written in one transaction together with the
@@ -47,13 +48,25 @@ export async function processRows(tx: Tx, prepared: PreparedImport, start: numbe
   return tally;
 }
 
-/** Processes the next chunk of rows in one transaction with the progress; false when nothing is left. */
+/**
+ * Processes the next chunk of rows in one transaction with the progress; false when nothing is left.
+ * Each chunk is a trace of its own (docs/operations.md "Tracing"), linked to the import job's span:
+ * an import of thousands of rows is many traces of one transaction each, not one trace that grows
+ * with every row.
+ */
 export async function processNextChunk(importId: string, prepared: PreparedImport): Promise<boolean> {
+  const job = activeTraceCarrier();
+  const start = { parent: null, links: job ? [job] : [], attributes: { 'floorline.import.id': importId } };
+  return inSpan('import chunk', start, (span) => transactionOfNextChunk(importId, prepared, span));
+}
+
+function transactionOfNextChunk(importId: string, prepared: PreparedImport, span: ActiveSpan): Promise<boolean> {
   return transaction(async (tx) => {
     // The lock serialises two runs of one import (a stalled job picked up again): each chunk is done once.
     const [current] = await tx.select().from(imports).where(eq(imports.id, importId)).for('update');
     if (current.status !== 'processing' || current.processedRows >= current.totalRows) return false;
     const end = Math.min(current.processedRows + importChunkSize, current.totalRows);
+    span.setAttributes({ 'floorline.import.first_row': current.processedRows, 'floorline.import.rows': end - current.processedRows });
     const { created, updated, rejections } = await processRows(tx, prepared, current.processedRows, end);
     await tx
       .update(imports)

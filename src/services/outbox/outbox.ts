@@ -58,9 +58,11 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
     const result = await work(tx, (event) => pending.push(event));
     const inserted = await inSpan('outbox write', { attributes: { 'floorline.outbox.events': pending.length } }, async () => {
       trace = activeTraceCarrier();
+      // Stored with each event (undefined while off: the column is left out of the insert), so that
+      // an event the outbox sweep hands back is processed in this trace too.
       return insertEventRows(
         tx,
-        pending.map(({ actor: eventActor, ...event }) => ({ ...event, actor: eventActor ?? actor })),
+        pending.map(({ actor: eventActor, ...event }) => ({ ...event, actor: eventActor ?? actor, traceContext: trace })),
       );
     });
     return { result, ids: inserted.filter((r) => r.published) };

@@ -31,6 +31,7 @@ export async function sweepOutbox(): Promise<number> {
         organisationId: events.organisationId,
         venueId: events.venueId,
         type: events.type,
+        trace: events.traceContext,
       })
       .from(events)
       .where(
@@ -42,7 +43,8 @@ export async function sweepOutbox(): Promise<number> {
       )
       .orderBy(asc(events.createdAt), asc(events.id))
       .limit(batchSize);
-    if (stale.length) requeued += await requeueUnlessPending(queue, stale, addEventJobs);
+    // An event committed while tracing was on is processed in the trace that committed it.
+    if (stale.length) requeued += await requeueUnlessPending(queue, stale, (rows) => addEventJobs(rows.map(withStoredTrace)));
     if (stale.length < batchSize) break;
     after = stale[stale.length - 1];
   }
@@ -54,6 +56,10 @@ export async function sweepOutbox(): Promise<number> {
   // Stream positions of events whose process died between their commit and numbering them.
   await sequenceEventsOf(await findUnsequencedOrganisations(unsequencedAfterSeconds));
   return requeued;
+}
+
+function withStoredTrace<T extends { trace: Record<string, string> | null }>(row: T) {
+  return { ...row, trace: row.trace ?? undefined };
 }
 
 /** An event still undispatched this long after its commit is not merely being processed. */
