@@ -2,7 +2,7 @@
 // on a group with one week of history against the same group with two years of it (equal pages: 50
 // items on both sides). Prints p50 at 1 connection and throughput at 16, and the ratio two years /
 // one week (target: every row within 1.5×).
-// Usage: npx tsx bench/scale.ts [--scale 1] [--seconds 3] [--rounds 2] [--reseed] [--only <text in a path name>]
+// Usage: npx tsx bench/scale.ts [--scale 1] [--seconds 3] [--rounds 2] [--reseed] [--only <text in a path name>[|<another>…]]
 // The two databases (floorline_scale_<scale>_7d and _730d) are loaded by `npm run bench:seed` when
 // missing (scale 1: about 15 minutes for both) and kept for the next run.
 import autocannon from 'autocannon';
@@ -25,6 +25,7 @@ const { values } = parseArgs({
 const scale = Number(values.scale);
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
+const only = values.only?.split('|');
 const histories = [
   { label: 'one week', days: 7 },
   { label: 'two years', days: 730 },
@@ -252,7 +253,7 @@ const started = await Promise.all(records.map((record, i) => startDatabase(recor
 const results: Array<{ paths: Map<string, Figures>; timers: Record<string, number> }> = [];
 try {
   for (let i = 0; i < started[0].paths.length; i++) {
-    if (values.only && !started[0].paths[i].name.includes(values.only)) continue;
+    if (only && !only.some((text) => started[0].paths[i].name.includes(text))) continue;
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? started : [...started].reverse();
       for (const db of order) await measurePath(db, db.paths[i]);
