@@ -91,8 +91,8 @@ const syllables = [
 ];
 
 // Loading without the trigram index and building it afterwards is far faster than maintaining it row by row.
-const [{ indexdef }] = await sql<{ indexdef: string }[]>`select indexdef from pg_indexes where indexname = 'guests_search_idx'`;
-await sql`drop index guests_search_idx`;
+const [{ indexdef }] = await sql<{ indexdef: string }[]>`select indexdef from pg_indexes where indexname = 'guests_venue_search_idx'`;
+await sql`drop index guests_venue_search_idx`;
 let started = Date.now();
 const batch = 200_000;
 for (let from = 1; from <= guestCount; from += batch) {

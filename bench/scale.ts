@@ -2,7 +2,7 @@
 // on a group with one week of history against the same group with two years of it (equal pages: 50
 // items on both sides). Prints p50 at 1 connection and throughput at 16, and the ratio two years /
 // one week (target: every row within 1.5×).
-// Usage: npx tsx bench/scale.ts [--scale 1] [--seconds 3] [--rounds 2] [--reseed] [--only <text in a path name>]
+// Usage: npx tsx bench/scale.ts [--scale 1] [--seconds 3] [--rounds 2] [--reseed] [--only <text in a path name>[|<another>…]]
 // The two databases (floorline_scale_<scale>_7d and _730d) are loaded by `npm run bench:seed` when
 // missing (scale 1: about 15 minutes for both) and kept for the next run.
 import autocannon from 'autocannon';
@@ -25,6 +25,7 @@ const { values } = parseArgs({
 const scale = Number(values.scale);
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
+const only = values.only?.split('|');
 const histories = [
   { label: 'one week', days: 7 },
   { label: 'two years', days: 730 },
@@ -61,6 +62,8 @@ interface Path {
   path: string;
   /** A fresh body per request (bookings spread over venues and days). */
   body?: () => unknown;
+  /** The status every answer should have (a refusal's 409); any 2xx when not given. */
+  status?: number;
 }
 
 const localDate = (offsetDays: number) => {
@@ -70,6 +73,26 @@ const localDate = (offsetDays: number) => {
   return d.toISOString().slice(0, 10);
 };
 
+/**
+ * Books the party of `booking` at the first available time of its day, again and again, until no time
+ * is left: the day of a refused booking is full at every time (its answer proposes no alternative).
+ */
+async function fillDay(base: string, key: string, booking: { venueId: string; serviceDate: string; partySize: number }): Promise<void> {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const slotsPath = `/api/v1/availability/slots?venueId=${booking.venueId}&serviceDate=${booking.serviceDate}&partySize=${booking.partySize}`;
+  for (let booked = 0; booked < 1000; booked++) {
+    const slots = (await (await fetch(`${base}${slotsPath}`, { headers })).json()) as { data: { time: string }[] };
+    if (!slots.data.length) return;
+    const res = await fetch(`${base}/api/v1/reservations`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ ...booking, time: slots.data[0].time }),
+    });
+    if (res.status !== 201) throw new Error(`filling ${booking.serviceDate}: ${res.status} ${await res.text()}`);
+  }
+  throw new Error(`${booking.serviceDate} still has free times after 1,000 bookings`);
+}
+
 /** The request paths, with ids read from the seeded database (the same choice on both). */
 async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
   const db = postgres(record.databaseUrl, { max: 1, onnotice: () => {} });
@@ -78,6 +101,11 @@ async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
   const [guest] = await db<
     { id: string; phone: string }[]
   >`select id, phone from guests where venue_id = ${venueId} order by phone limit 1`;
+  // The number a host types for a caller, as it is dialled: a guest of the week's book (the seed
+  // numbers the guests of every venue alike, so 200 guests of the organisation have it).
+  const [caller] = await db<
+    { phone_national: string }[]
+  >`select phone_national from guests where venue_id = ${venueId} order by phone offset 77 limit 1`;
   const [reservation] = await db<{ id: string }[]>`
     select id from reservations where venue_id = ${venueId} and service_date = ${localDate(-3)} and status = 'completed' order by time limit 1`;
   await db.end();
@@ -89,6 +117,9 @@ async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
   const times = ['12:00', '12:45', '13:15', '19:45', '20:15', '21:15'];
   const pick = <T>(list: readonly T[]) => list[Math.floor(Math.random() * list.length)];
   const future = localDate(3);
+  // A day no other path books (the spread bookings take days 15 to 59), of a venue no other path reads.
+  const fullDay = { venueId: venues[1].id, serviceDate: localDate(70), partySize: 2 };
+  await fillDay(base, record.key, fullDay);
   return [
     { name: 'GET /reservations (venue, first page)', path: `/api/v1/reservations?venueId=${venueId}&limit=50` },
     { name: 'GET /reservations (venue, second page)', path: await secondPage(`/api/v1/reservations?venueId=${venueId}&limit=50`) },
@@ -121,8 +152,20 @@ async function pathsOf(record: SeedRecord, base: string): Promise<Path[]> {
         partySize: 2,
       }),
     },
+    {
+      name: 'POST /reservations (refused, full day)',
+      method: 'POST',
+      path: '/api/v1/reservations',
+      body: () => ({ ...fullDay, time: '20:00' }),
+      status: 409,
+    },
     { name: 'GET /guests (organisation)', path: `/api/v1/guests?limit=50` },
     { name: 'GET /guests?search= (organisation)', path: `/api/v1/guests?search=giulia&limit=50` },
+    { name: 'GET /guests?search= (venue, name)', path: `/api/v1/guests?venueId=${venueId}&search=giulia&limit=50` },
+    {
+      name: 'GET /guests?search= (venue, phone digits)',
+      path: `/api/v1/guests?venueId=${venueId}&search=${caller.phone_national}&limit=50`,
+    },
     { name: 'GET /guests/lookup', path: `/api/v1/guests/lookup?venueId=${venueId}&phone=${encodeURIComponent(guest.phone)}` },
     { name: 'GET /events (first page)', path: `/api/v1/events?limit=50` },
     { name: 'GET /events (second page)', path: await secondPage(`/api/v1/events?limit=50`) },
@@ -187,10 +230,14 @@ async function measurePath(db: Measured, path: Path): Promise<void> {
   await measure(db.base, db.record.key, path, 4, 1);
   const single = await measure(db.base, db.record.key, path, 1, seconds);
   const loaded = await measure(db.base, db.record.key, path, 16, seconds);
+  const unexpected = (result: autocannon.Result) =>
+    path.status === undefined
+      ? result.non2xx
+      : Object.entries(result.statusCodeStats ?? {}).reduce((n, [code, s]) => n + (Number(code) === path.status ? 0 : (s.count ?? 0)), 0);
   const figures = {
     p50: single.latency.p50,
     throughput: loaded.requests.average,
-    errors: single.non2xx + loaded.non2xx + single.errors + loaded.errors,
+    errors: unexpected(single) + unexpected(loaded) + single.errors + loaded.errors,
   };
   db.figures.set(path.name, [...(db.figures.get(path.name) ?? []), figures]);
   console.error(
@@ -206,7 +253,7 @@ const started = await Promise.all(records.map((record, i) => startDatabase(recor
 const results: Array<{ paths: Map<string, Figures>; timers: Record<string, number> }> = [];
 try {
   for (let i = 0; i < started[0].paths.length; i++) {
-    if (values.only && !started[0].paths[i].name.includes(values.only)) continue;
+    if (only && !only.some((text) => started[0].paths[i].name.includes(text))) continue;
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? started : [...started].reverse();
       for (const db of order) await measurePath(db, db.paths[i]);

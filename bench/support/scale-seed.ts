@@ -343,9 +343,18 @@ export async function seedScaleHistory(options: ScaleSeedOptions): Promise<Scale
   // servers' numbering read past them until it ran into the statement timeout, and a plain vacuum keeps
   // the empty pages, which the sweep's look for unnumbered events then reads (88 ms instead of 0.5).
   // Rebuilt to nothing, as a queue that is numbered as it fills never grows.
+  // On a connection of its own without the pool's statement timeout: on a loaded machine the analyze
+  // of two years ran past it and the load ended without its record, its data committed.
   await step('numbering queue rebuilt, analyze', async () => {
-    await sql.unsafe(`vacuum full unsequenced_events`);
-    await sql.unsafe(`analyze`);
+    const conn = await sql.reserve();
+    try {
+      await conn.unsafe(`set statement_timeout = 0`);
+      await conn.unsafe(`vacuum full unsequenced_events`);
+      await conn.unsafe(`analyze`);
+    } finally {
+      await conn.unsafe(`reset statement_timeout`);
+      conn.release();
+    }
   });
 
   const [counts] = await sql<ScaleSeed['counts'][]>`

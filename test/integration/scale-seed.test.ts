@@ -87,7 +87,7 @@ describe('bench:seed (the scale data set)', () => {
       select
         (select count(*)::int from pg_index where not indisvalid) as invalid,
         (select count(*)::int from pg_trigger where tgenabled = 'D') as disabled,
-        (select count(*)::int from unnest(array['events_org_type_created_idx', 'guests_search_idx', 'reservations_expected_idx', 'webhook_deliveries_concluded_idx']) as i(name)
+        (select count(*)::int from unnest(array['events_org_type_created_idx', 'guests_venue_search_idx', 'reservations_expected_idx', 'webhook_deliveries_concluded_idx']) as i(name)
            where not exists (select 1 from pg_indexes where indexname = i.name)) as missing`;
     expect(row).toEqual({ invalid: 0, disabled: 0, missing: 0 });
   });

@@ -66,6 +66,10 @@ export const guests = pgTable(
     index('guests_trash_idx')
       .on(t.deletedAt)
       .where(sql`${t.deletedAt} is not null`),
-    index('guests_search_idx').using('gin', t.searchText.op('gin_trgm_ops')),
+    // The venue in the same GIN index as the trigrams (btree_gin): a venue's search intersects the
+    // venue's entries with the words' while scanning, instead of reading every venue's matches of
+    // words common in the organisation (phone digits that all numbers share) and dropping them after.
+    // A search without a venue uses the trigrams alone, as a trigram-only index would.
+    index('guests_venue_search_idx').using('gin', t.venueId, t.searchText.op('gin_trgm_ops')),
   ],
 );
