@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import pRetry from 'p-retry';
 import postgres from 'postgres';
 import { isConnectionError } from '../lib/connection-errors.js';
 import { projectRoot } from '../project-root.js';
@@ -30,15 +31,13 @@ const retryEveryMs = 1000;
  * drizzle's table, so only what had not committed runs again.
  */
 export async function runMigrations(databaseUrl: string): Promise<void> {
-  const givesUpAt = Date.now() + retryForMs;
-  for (;;) {
-    try {
-      return await migrateOnce(databaseUrl);
-    } catch (err) {
-      if (!isConnectionError(err) || Date.now() > givesUpAt) throw err;
-      await new Promise((resolve) => setTimeout(resolve, retryEveryMs));
-    }
-  }
+  await pRetry(() => migrateOnce(databaseUrl), {
+    retries: retryForMs / retryEveryMs,
+    minTimeout: retryEveryMs,
+    factor: 1,
+    maxRetryTime: retryForMs,
+    shouldRetry: ({ error }) => isConnectionError(error),
+  });
 }
 
 async function migrateOnce(databaseUrl: string): Promise<void> {
