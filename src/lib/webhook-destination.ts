@@ -69,6 +69,12 @@ export const destinationSlotTuning = {
   /** Jobs waiting in the process hold at most this share of the worker's concurrency, so that other destinations keep the rest. */
   localWaitersShareOfWorker: 0.5,
   /**
+   * A slot handed over keeps its lease while at least three quarters of it are left (15 s of 20 s: the
+   * longest attempt and half the margin); a hand-over after that renews it. The hand-overs of a quick
+   * destination, many a second, then cost no round trip each.
+   */
+  renewAfterLeaseShare: 0.25,
+  /**
    * A released slot passes straight to a job waiting in the same process at most this many times in
    * a row, then is freed, so that the jobs of other processes get their share.
    */

@@ -37,7 +37,10 @@ function controlOf(payload: WebhookDeliveryJob, job: Job<WebhookDeliveryJob>, to
     id: job.id!,
     data: payload,
     updateData: (data) => job.updateData(data),
-    moveBehindTheLine: () => job.changePriority({ priority: behindTheLine }),
+    // A job enqueued already postponed, or postponed before, is behind the line already: no round trip.
+    moveBehindTheLine: async () => {
+      if (job.priority !== behindTheLine) await job.changePriority({ priority: behindTheLine });
+    },
     moveToDelayed: (at) => job.moveToDelayed(at, token),
     log: (line) => job.log(line),
   };

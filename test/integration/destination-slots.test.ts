@@ -59,6 +59,12 @@ function slotsRecordingWakes(): { slots: DestinationSlots; woken: string[] } {
   return { slots, woken };
 }
 
+/** Redis's clock in ms: leases are scored by it. */
+async function redisMs(): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
 async function acquired(slots: DestinationSlots, destination: string): Promise<DestinationSlot> {
   const slot = await slots.acquire(destination);
   if (!slot) throw new Error(`no slot of ${destination}`);
@@ -110,15 +116,8 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     expect(await resolvedAtOnce(waiter), 'handed over at once, not found at a later look').toBe(true);
     const handed = await waiter;
     expect(handed).toMatchObject({ token: held.token, handOvers: 1 });
-    // The same member, its lease renewed: the slot was never free.
-    await eventually(
-      async () => {
-        const [member, score] = await redis.zrange(slotsKey(destination), '0', '-1', 'WITHSCORES');
-        return member === held.token && Number(score) > Number(scoreBefore);
-      },
-      2000,
-      'the lease renewed',
-    );
+    // The same member with the same lease (most of it left, not renewed): the slot was never free.
+    expect(await redis.zrange(slotsKey(destination), '0', '-1', 'WITHSCORES')).toEqual([held.token, scoreBefore]);
     expect(await competitor, 'the other process never saw the slot free').toBeNull();
     await here.release(handed!);
     expect(await members(destination)).toEqual([]);
@@ -160,6 +159,36 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     await eventually(async () => !(await here.isSaturated(destination)), destinationSlotTuning.admissionMs + 2000, 'a place given back');
     expect(await waiting).toBeNull(); // the slot stayed taken for its whole localWaitMs
     expect(await members(destination)).toEqual([held.token]);
+  });
+
+  it('hand-over: once a share of its lease has passed, the slot handed over is renewed, and a lease renewed so is not lost', async () => {
+    const destination = newDestination();
+    const leaseMs = 800;
+    const here = slotsOf({ limit: 1, leaseMs });
+    const held = await acquired(here, destination);
+    const [, scoreBefore] = await redis.zrange(slotsKey(destination), '0', '-1', 'WITHSCORES');
+    // Held past renewAfterLeaseShare of its lease (a lower bound: a busy machine only makes it longer).
+    await new Promise((resolve) => setTimeout(resolve, leaseMs * destinationSlotTuning.renewAfterLeaseShare + 100));
+    const waiter = here.acquire(destination);
+    await settled(here);
+    await here.release(held);
+    const handed = (await waiter)!;
+    expect(handed).toMatchObject({ token: held.token, handOvers: 1 });
+    await eventually(
+      async () => {
+        const [member, score] = await redis.zrange(slotsKey(destination), '0', '-1', 'WITHSCORES');
+        return member === held.token && Number(score) > Number(scoreBefore);
+      },
+      2000,
+      'the lease renewed',
+    );
+    // Past the first lease's end (by Redis's clock, which decides), the renewed lease is still running.
+    await eventually(async () => (await redisMs()) > Number(scoreBefore), 2000, "the first lease's end passed");
+    const [member, score] = await redis.zrange(slotsKey(destination), '0', '-1', 'WITHSCORES');
+    expect(member).toBe(held.token);
+    expect(Number(score)).toBeGreaterThan(await redisMs());
+    await here.release(handed);
+    expect(await members(destination)).toEqual([]);
   });
 
   it('hand-over: after maxHandOvers passes in a row the slot is freed, so that the jobs of other processes get their share', async () => {

@@ -36,6 +36,8 @@ export interface DestinationSlot {
   /** How many times in a row this slot passed from one attempt to the next in this process. */
   readonly handOvers: number;
   readonly acquiredAt: number;
+  /** When its lease was last set, at the latest (performance.now() before the command that set it was sent). */
+  readonly leaseFrom: number;
 }
 
 export interface DestinationSlotsOptions {
@@ -181,9 +183,17 @@ export class DestinationSlots {
       waiting < this.limit ? tuning.wakesWhileShort : waiting < this.localWaitersPerDestination() ? tuning.wakesWhileFilling : 0;
     let taken: Promise<string[]>;
     if (next && slot.handOvers < tuning.maxHandOvers) {
-      // A failure to renew is harmless: the lease still has at least the rest of its time.
-      void runScript(this.redis, scripts.renewDestinationSlot, [slotsKey(this.prefix, destination)], [this.leaseMs, token]).catch(() => {});
-      next(this.held(destination, token, slot.handOvers + 1));
+      // Renewed only once a share of the lease has passed (renewAfterLeaseShare): the quick hand-overs
+      // of a busy destination cost no round trip. A failure to renew is harmless: the lease still has
+      // at least the rest of its time.
+      let { leaseFrom } = slot;
+      if (performance.now() - leaseFrom > this.leaseMs * tuning.renewAfterLeaseShare) {
+        leaseFrom = performance.now();
+        void runScript(this.redis, scripts.renewDestinationSlot, [slotsKey(this.prefix, destination)], [this.leaseMs, token]).catch(
+          () => {},
+        );
+      }
+      next(this.held(destination, token, slot.handOvers + 1, leaseFrom));
       taken = wakes ? this.redis.zpopmin(waitersKey(this.prefix, destination), wakes).then(idsOfPopped) : Promise.resolve([]);
     } else {
       // One round trip frees the slot and takes the waiters to wake. A failure here is harmless: the
@@ -319,6 +329,7 @@ export class DestinationSlots {
   /** One try at one of the destination's slots. */
   private async tryAcquire(destination: string): Promise<DestinationSlot | null> {
     const token = randomUUID();
+    const leaseFrom = performance.now();
     try {
       const acquired = await runScript(
         this.redis,
@@ -329,13 +340,13 @@ export class DestinationSlots {
       if (!acquired) return null;
     } catch (err) {
       this.log.warn({ destination, err: (err as Error).message }, 'destination limit not checked');
-      return { destination, token: null, handOvers: 0, acquiredAt: performance.now() };
+      return { destination, token: null, handOvers: 0, acquiredAt: performance.now(), leaseFrom };
     }
-    return this.held(destination, token, 0);
+    return this.held(destination, token, 0, leaseFrom);
   }
 
-  private held(destination: string, token: string, handOvers: number): DestinationSlot {
-    return { destination, token, handOvers, acquiredAt: performance.now() };
+  private held(destination: string, token: string, handOvers: number, leaseFrom: number): DestinationSlot {
+    return { destination, token, handOvers, acquiredAt: performance.now(), leaseFrom };
   }
 
   /**
