@@ -58,7 +58,7 @@ function instrument<T>({ queueName: name, schema, fair }: JobDefinition<T>, hand
         const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
         // A child logger of this job: its lines carry the queue and the job id.
         const log = logger.child({ queue: name, jobId: job.id });
-        rememberJobSpan(name, job.id!, span.carrier());
+        rememberJobSpan(name, job.id!, span);
         try {
           if (fair) await advanceVirtualTime(name, job);
           const result = await handler(schema.parse(job.data), job, log, token);

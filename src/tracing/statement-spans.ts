@@ -1,9 +1,12 @@
-import { summariseStatement } from '../lib/sql-summary.js';
+import { compactStatement, summariseStatement } from '../lib/sql-summary.js';
 import { inSpan, isTracing, recordSpan, type SpanStart } from './tracing.js';
 
 // A span per SQL statement (docs/operations.md "Tracing"): db.system.name postgresql, the operation,
 // the table and the statement's text. The text is the one sent to PostgreSQL, its values as
 // placeholders ($1, $2…): the values themselves (guest names, phones, notes) are never read here.
+// It is shown compacted (compactStatement: the same statement for PostgreSQL, names unquoted and
+// white space collapsed), once per text: the exporter encodes a span's every character again, and
+// statement texts are most of what a process exports.
 
 interface StatementSpan {
   name: string;
@@ -38,7 +41,7 @@ function describeStatement(text: string): StatementSpan {
         'db.system.name': 'postgresql',
         'db.operation.name': operation,
         'db.collection.name': table,
-        'db.query.text': text,
+        'db.query.text': compactStatement(text),
       },
     },
   };

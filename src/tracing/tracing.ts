@@ -123,17 +123,18 @@ export async function stopTracing(): Promise<void> {
  * continues (the events job of an event is running while the event's deliveries are enqueued, in a
  * batch where the active span is another event's). Filled only while tracing is on.
  */
-const runningJobSpans = new Map<string, TraceCarrier>();
+const runningJobSpans = new Map<string, ActiveSpan>();
 
-export function rememberJobSpan(queue: string, jobId: string, carrier: TraceCarrier): void {
-  if (tracer) runningJobSpans.set(`${queue}:${jobId}`, carrier);
+/** Keeps the span, not its headers: most jobs' spans are never asked for (a delivery job's), and writing the headers costs. */
+export function rememberJobSpan(queue: string, jobId: string, span: ActiveSpan): void {
+  if (tracer) runningJobSpans.set(`${queue}:${jobId}`, span);
 }
 export function forgetJobSpan(queue: string, jobId: string): void {
   if (tracer) runningJobSpans.delete(`${queue}:${jobId}`);
 }
 /** The span of the job `jobId` of `queue` while this process runs it; undefined otherwise. */
 export function runningJobSpan(queue: string, jobId: string): TraceCarrier | undefined {
-  return tracer && runningJobSpans.get(`${queue}:${jobId}`);
+  return tracer && runningJobSpans.get(`${queue}:${jobId}`)?.carrier();
 }
 
 /** The trace id in a `traceparent` (`00-<trace id>-<span id>-<flags>`); null for anything else. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summariseStatement } from '../../src/lib/sql-summary.js';
+import { compactStatement, summariseStatement } from '../../src/lib/sql-summary.js';
 
 describe('summariseStatement: the operation and table of a statement span', () => {
   it.each([
@@ -21,5 +21,31 @@ describe('summariseStatement: the operation and table of a statement span', () =
     ['', 'statement', null],
   ])('%s', (text, operation, table) => {
     expect(summariseStatement(text)).toEqual({ operation, table });
+  });
+});
+
+describe('compactStatement: the text of a statement span, the same statement for PostgreSQL', () => {
+  it.each([
+    ['select "venues"."id", "name" from "venues" where "venues"."id" = $1', 'select venues.id, name from venues where venues.id = $1'],
+    // Keywords, capitals and other characters keep their quotes; so does a name run into another word.
+    [
+      'select "reservations"."time", "user", "disableDue", "a b", "x$" from "t"',
+      'select reservations."time", "user", "disableDue", "a b", "x$" from t',
+    ],
+    ['select x"id" from t', 'select x"id" from t'],
+    // Literals are kept byte for byte, white space and quotes in them included.
+    ['select \'a  "b"  c\', \'it\'\'s "x"\' from "t"', "select 'a  \"b\"  c', 'it''s \"x\"' from t"],
+    ['select E\'\\\'  "x"\' from "t"', "select E'\\'  \"x\"' from t"],
+    // White space outside literals: one space, none at the ends.
+    ['\n  select\n    "id"\n  from\t"t"  \n', 'select id from t'],
+    // Placeholders stay; a comment, a dollar-quoted string or a quote inside a name leave the text unchanged.
+    ['select "id" from "t" where "n" = $12', 'select id from t where n = $12'],
+    ['select "id" -- why\nfrom "t"', 'select "id" -- why\nfrom "t"'],
+    ['select "id" /* why */ from "t"', 'select "id" /* why */ from "t"'],
+    ['select $tag$ "x" $tag$', 'select $tag$ "x" $tag$'],
+    ['select "a""b" from "t"', 'select "a""b" from "t"'],
+    ['', ''],
+  ])('%s', (text, compact) => {
+    expect(compactStatement(text)).toBe(compact);
   });
 });
