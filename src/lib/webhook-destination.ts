@@ -48,17 +48,8 @@ export const destinationSlotTuning = {
    * worker's concurrency from other destinations.
    */
   localWaitMs: 2000,
-  /**
-   * The oldest job waiting in the process for a destination looks at Redis again this often (a
-   * release by another process wakes no one here); the others wait for a hand-over.
-   */
+  /** A job waiting in the process looks at Redis again this often (a release by another process wakes no one here). */
   localPollMs: 100,
-  /**
-   * A job let through to read its delivery because it may wait in the process keeps its place in the
-   * line until it asks for a slot, at most this long: the jobs fetched together by a worker then do
-   * not all read their deliveries only to find the line full and be postponed.
-   */
-  admissionMs: 1000,
   /**
    * Jobs wait in the process only for a destination whose attempts (measured here) end within this:
    * a slow or timing-out destination holds its slots for seconds, its jobs are postponed at once.

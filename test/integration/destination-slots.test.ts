@@ -123,44 +123,6 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     expect(await members(destination)).toEqual([]);
   });
 
-  it('a line in the process: a job that comes while others wait goes behind them, even when a slot is free in Redis for the oldest to find', async () => {
-    const destination = newDestination();
-    const here = slotsOf({ limit: 1 });
-    const elsewhere = slotsOf({ limit: 1 });
-    const held = await acquired(elsewhere, destination);
-    const served: string[] = [];
-    const serve = async (name: string) => {
-      const slot = await acquired(here, destination);
-      served.push(name);
-      await here.release(slot);
-    };
-    const oldest = serve('oldest');
-    await settled(here); // it looked at Redis once and is in line
-    await elsewhere.release(held); // free in Redis, until the oldest looks again
-    const newcomer = serve('newcomer'); // asks Redis nothing: it would have taken the free slot
-    await Promise.all([oldest, newcomer]);
-    expect(served).toEqual(['oldest', 'newcomer']);
-    expect(await members(destination)).toEqual([]);
-  });
-
-  it('admission: jobs let through to read their delivery hold places in the line until they ask for a slot, or for admissionMs', async () => {
-    const destination = newDestination();
-    const here = slotsOf({ limit: 1 }); // 2 places in its line
-    const held = await acquired(slotsOf({ limit: 1 }), destination);
-    const places = destinationSlotTuning.localWaitersPerSlot;
-    for (let i = 0; i < places; i++) expect(await here.isSaturated(destination), `job ${i + 1} let through`).toBe(false);
-    // The line is full of jobs on their way: the next one is postponed at once, not after reading its delivery.
-    expect(await here.isSaturated(destination)).toBe(true);
-    // One of them asks for a slot: it takes its place in the line, which stays full.
-    const waiting = here.acquire(destination);
-    await settled(here);
-    expect(await here.isSaturated(destination)).toBe(true);
-    // A job that never asks (nothing to send) gives its place back after admissionMs.
-    await eventually(async () => !(await here.isSaturated(destination)), destinationSlotTuning.admissionMs + 2000, 'a place given back');
-    expect(await waiting).toBeNull(); // the slot stayed taken for its whole localWaitMs
-    expect(await members(destination)).toEqual([held.token]);
-  });
-
   it('hand-over: once a share of its lease has passed, the slot handed over is renewed, and a lease renewed so is not lost', async () => {
     const destination = newDestination();
     const leaseMs = 800;

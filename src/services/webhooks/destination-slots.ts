@@ -74,21 +74,8 @@ type Waiter = (handed: DestinationSlot | null) => void;
 interface LocalDestination {
   /** Jobs of this process waiting for a slot, oldest first. */
   waiters: Waiter[];
-  /**
-   * When isSaturated let jobs through to read their delivery because they may wait here
-   * (performance.now()), oldest first: they hold their places in the line until they reach acquire,
-   * or for admissionMs at most (a job with nothing to send never does).
-   */
-  admitted: number[];
   /** How long this process's attempts held a slot, moving average (ms); undefined before the first. */
   holdMs?: number;
-}
-
-/** The jobs waiting in a destination's line of this process, and those let through to join it (admissions older than admissionMs dropped). */
-function lineLength(local: LocalDestination): number {
-  const since = performance.now() - tuning.admissionMs;
-  while (local.admitted.length && local.admitted[0] < since) local.admitted.shift();
-  return local.waiters.length + local.admitted.length;
 }
 
 /** What holdBack decided for the deliveries of one enqueue. */
@@ -140,26 +127,17 @@ export class DestinationSlots {
 
   /**
    * One of the destination's slots, waiting for one in this process while that is allowed
-   * (mayWaitHere, at most localWaitMs); null when they stay taken: the job is then postponed. A job
-   * that finds others of its destination waiting here goes behind them without asking Redis: their
-   * slots are taken (each release hands its slot to the oldest), and only the oldest looks at Redis
-   * again, so that a line of waiting jobs costs one look per localPollMs, not one per job.
+   * (mayWaitHere, at most localWaitMs); null when they stay taken: the job is then postponed.
    */
   async acquire(destination: string): Promise<DestinationSlot | null> {
     const deadline = Date.now() + tuning.localWaitMs;
-    this.local.get(destination)?.admitted.shift();
-    let oldest = false;
-    for (let look = !this.local.get(destination)?.waiters.length; ; look = true) {
-      if (look) {
-        const slot = await this.tryAcquire(destination);
-        if (slot) return slot;
-      }
-      // The oldest, back from its look, keeps its place at the head of the line.
-      if (Date.now() >= deadline || (!oldest && !this.mayWaitHere(destination))) return null;
-      const woken = await this.waitForRelease(destination, deadline, oldest);
-      if (woken.handed) return woken.handed;
-      if (!woken.oldest) return null; // its time to wait here is over
-      oldest = true;
+    for (;;) {
+      const slot = await this.tryAcquire(destination);
+      if (slot) return slot;
+      const left = deadline - Date.now();
+      if (left <= 0 || !this.mayWaitHere(destination)) return null;
+      const handed = await this.waitForRelease(destination, Math.min(tuning.localPollMs, left));
+      if (handed) return handed;
     }
   }
 
@@ -177,8 +155,7 @@ export class DestinationSlots {
     const next = local.waiters[0];
     // Postponed jobs are woken to take the places of those that leave (the one this release hands a
     // slot to or lets try included), so that the next ones are ready when the next slots are released.
-    // Jobs let through to join the line count as in it: woken earlier, they are on their way.
-    const waiting = Math.max(0, lineLength(local) - 1);
+    const waiting = Math.max(0, local.waiters.length - 1);
     const wakes =
       waiting < this.limit ? tuning.wakesWhileShort : waiting < this.localWaitersPerDestination() ? tuning.wakesWhileFilling : 0;
     let taken: Promise<string[]>;
@@ -229,15 +206,10 @@ export class DestinationSlots {
 
   /**
    * A cheap look before a job reads its delivery: true when every slot of the destination is taken
-   * right now and the job may not wait for one in this process (it is then postponed at once). A job
-   * let through because it may wait here holds a place in the line until it asks for a slot (the
-   * next acquire takes the oldest such place), or for admissionMs at most.
+   * right now and the job may not wait for one in this process (it is then postponed at once).
    */
   async isSaturated(destination: string): Promise<boolean> {
-    if (this.mayWaitHere(destination)) {
-      this.localOf(destination).admitted.push(performance.now());
-      return false;
-    }
+    if (this.mayWaitHere(destination)) return false;
     try {
       return (await runScript(this.redis, scripts.destinationHasFreeSlot, [slotsKey(this.prefix, destination)], [this.limit])) === 0;
     } catch {
@@ -301,7 +273,7 @@ export class DestinationSlots {
   private localOf(destination: string): LocalDestination {
     let local = this.local.get(destination);
     if (!local) {
-      local = { waiters: [], admitted: [] };
+      local = { waiters: [] };
       this.local.set(destination, local);
     }
     return local;
@@ -318,11 +290,10 @@ export class DestinationSlots {
    */
   private mayWaitHere(destination: string): boolean {
     const local = this.local.get(destination);
-    if (!local) return this.localWaiters < this.maxLocalWaiters;
     return (
       this.localWaiters < this.maxLocalWaiters &&
-      lineLength(local) < this.localWaitersPerDestination() &&
-      (local.holdMs ?? 0) < tuning.quickAttemptMs
+      (local?.waiters.length ?? 0) < this.localWaitersPerDestination() &&
+      (local?.holdMs ?? 0) < tuning.quickAttemptMs
     );
   }
 
@@ -349,38 +320,21 @@ export class DestinationSlots {
     return { destination, token, handOvers, acquiredAt: performance.now(), leaseFrom };
   }
 
-  /**
-   * Waits in the destination's line of this process (at its head when `first`) until a release of
-   * this process hands a slot over, or until localPollMs passes while it is the oldest (to look at
-   * Redis itself: a release by another process wakes no one here), or until the deadline.
-   */
-  private waitForRelease(
-    destination: string,
-    deadline: number,
-    first: boolean,
-  ): Promise<{ handed: DestinationSlot | null; oldest: boolean }> {
+  /** Resolves with a slot handed over by a release of this process, or null after `ms` (to try itself). */
+  private waitForRelease(destination: string, ms: number): Promise<DestinationSlot | null> {
     const local = this.localOf(destination);
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout;
-      const leave = (handed: DestinationSlot | null, oldest: boolean) => {
+      const wake: Waiter = (handed) => {
         clearTimeout(timer);
         const i = local.waiters.indexOf(wake);
         if (i >= 0) {
           local.waiters.splice(i, 1);
           this.localWaiters--;
         }
-        resolve({ handed, oldest });
+        resolve(handed);
       };
-      const wake: Waiter = (handed) => leave(handed, local.waiters[0] === wake);
-      const look = () => {
-        const left = deadline - Date.now();
-        if (left <= 0) return leave(null, false);
-        if (local.waiters[0] === wake) return leave(null, true);
-        timer = setTimeout(look, Math.min(tuning.localPollMs, left));
-      };
-      timer = setTimeout(look, Math.min(tuning.localPollMs, Math.max(0, deadline - Date.now())));
-      if (first) local.waiters.unshift(wake);
-      else local.waiters.push(wake);
+      const timer = setTimeout(() => wake(null), ms);
+      local.waiters.push(wake);
       this.localWaiters++;
     });
   }
