@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import { Redis } from 'ioredis';
 import { deploymentKeysPattern, queuePrefixOfKey } from '../../src/redis/key-layout.js';
 import { templateDatabaseOf } from './own-database.js';
+import { compiledEntry } from './entry-process.js';
 
 const adminUrl = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -40,8 +41,11 @@ export default async function setup() {
     AUTH_FAILURES_PER_MINUTE: '100000',
   });
   const { runMigrations } = await import('../../src/db/migrate.js');
-  await runMigrations(templateUrl.toString());
-  await admin.unsafe(`create database "${database}" template "${template}"`);
+  await Promise.all([
+    runMigrations(templateUrl.toString()).then(() => admin.unsafe(`create database "${database}" template "${template}"`)),
+    // The entry points that tests run as processes of their own are the compiled ones (entry-process.ts).
+    promisify(execFile)(process.execPath, ['scripts/build.mjs', '--if-stale']),
+  ]);
 
   return async () => {
     const redis = new Redis(redisUrl);
@@ -116,7 +120,7 @@ async function checkRun(database: string, prefixes: string[]): Promise<Error | u
   try {
     ({ stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'check', '--json', '--queue-prefixes', prefixes.join(',')],
+      [compiledEntry('src/cli/main.ts'), 'check', '--json', '--queue-prefixes', prefixes.join(',')],
       { env: process.env, timeout: 60_000 },
     ));
   } catch (err) {
