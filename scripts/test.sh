@@ -5,15 +5,16 @@ cd "$(dirname "$0")/.."
 # The static gates first: a type error (vitest does not type-check) or a promise nobody awaits fails the run.
 # To run a few test files alone: npx vitest run test/unit/x.test.ts.
 # The three run side by side (each is one process on one core, and lint's type-aware rules take the
-# longest); their output is printed gate by gate, and the run stops if any failed.
+# longest), with the build of dist/ (the entry points the suite runs as processes of their own); their
+# output is printed gate by gate, and the run stops if any failed.
 gates="$(mktemp -d -t gates.XXXXXX)"
 trap 'rm -rf "$gates"' EXIT
-for gate in typecheck lint format:check; do
+for gate in typecheck lint format:check build; do
   (npm run --silent "$gate" >"$gates/$gate.log" 2>&1; echo $? >"$gates/$gate.status") &
 done
 wait
 failed=0
-for gate in typecheck lint format:check; do
+for gate in typecheck lint format:check build; do
   echo "npm run $gate"
   cat "$gates/$gate.log"
   [ "$(cat "$gates/$gate.status")" = 0 ] || failed=1

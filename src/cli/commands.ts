@@ -2,14 +2,8 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { pool } from '../db/client.js';
-import { runMigrations } from '../db/migrate.js';
 import { isKnownCountry, isValidTimeZone } from '../lib/zones.js';
-import { closeQueues } from '../queues/queues.js';
-import { checkInvariants, totalViolations } from '../services/invariants/check-invariants.js';
-import { createApiKey, createOrganisation, listApiKeys, revokeApiKey } from '../services/keys/key-service.js';
-import { createVenue } from '../services/venues/venue-service.js';
-import { venueJson } from '../services/venues/venue-json.js';
-import { buildDemo } from './demo.js';
+import type { DemoResult } from './demo.js';
 
 const usage = `Usage: npm run cli -- <command> [options] [--json]
 
@@ -81,16 +75,39 @@ function originList(value: string | undefined): string[] | undefined {
   return origins;
 }
 
-async function run(config: Config, command: string | undefined, values: Record<string, string | boolean | undefined>) {
+/** What a command prints (human or `--json`) and its exit code. */
+interface Outcome {
+  human: string;
+  json: unknown;
+  exitCode?: number;
+}
+
+/**
+ * The command named on the command line, its options checked, as the function that runs it: the
+ * modules a command needs (database, queues, services) are loaded only then, so that a usage error is
+ * answered without loading the application.
+ */
+function commandOf(
+  config: Config,
+  command: string | undefined,
+  values: Record<string, string | boolean | undefined>,
+): () => Promise<Outcome> {
   switch (command) {
     case 'migrate':
-      await runMigrations(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL);
-      return { human: 'migrations applied', json: { migrated: true } };
+      return async () => {
+        const { runMigrations } = await import('../db/migrate.js');
+        await runMigrations(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL);
+        return { human: 'migrations applied', json: { migrated: true } };
+      };
     case 'org:create': {
-      const org = await createOrganisation(required(values, 'name'), values.test === true);
-      return {
-        human: `organisation ${org.id} (${org.isTest ? 'test' : 'live'})`,
-        json: { id: org.id, name: org.name, livemode: !org.isTest },
+      const name = required(values, 'name');
+      return async () => {
+        const { createOrganisation } = await import('../services/keys/key-service.js');
+        const org = await createOrganisation(name, values.test === true);
+        return {
+          human: `organisation ${org.id} (${org.isTest ? 'test' : 'live'})`,
+          json: { id: org.id, name: org.name, livemode: !org.isTest },
+        };
       };
     }
     case 'venue:create': {
@@ -98,13 +115,21 @@ async function run(config: Config, command: string | undefined, values: Record<s
       const country = required(values, 'country').toUpperCase();
       if (!isValidTimeZone(timezone)) throw new UsageError(`unknown time zone ${timezone}`);
       if (!isKnownCountry(country)) throw new UsageError(`unknown country ${country}`);
-      const venue = await createVenue(requiredId(values, 'org'), { name: required(values, 'name'), timezone, countryCode: country });
-      return { human: `venue ${venue.id}`, json: venueJson(venue) };
+      const organisationId = requiredId(values, 'org');
+      const name = required(values, 'name');
+      return async () => {
+        const [{ createVenue }, { venueJson }] = await Promise.all([
+          import('../services/venues/venue-service.js'),
+          import('../services/venues/venue-json.js'),
+        ]);
+        const venue = await createVenue(organisationId, { name, timezone, countryCode: country });
+        return { human: `venue ${venue.id}`, json: venueJson(venue) };
+      };
     }
     case 'key:create': {
       const kind = z.enum(['live', 'test', 'publishable']).safeParse(required(values, 'kind'));
       if (!kind.success) throw new UsageError('--kind must be live, test or publishable');
-      const created = await createApiKey({
+      const input = {
         organisationId: requiredId(values, 'org'),
         kind: kind.data,
         name: typeof values.name === 'string' ? values.name : `${kind.data} key`,
@@ -112,64 +137,83 @@ async function run(config: Config, command: string | undefined, values: Record<s
         venueIds: idList(values.venues as string | undefined) ?? null,
         allowedOrigins: originList(values.origins as string | undefined),
         rateLimitPerMinute: parseRateLimit(values['rate-limit'] as string | undefined),
-      });
-      return { human: `key ${created.id}\n${created.key}\n(shown once: store it now)`, json: created };
-    }
-    case 'key:revoke': {
-      const revoked = await revokeApiKey(requiredId(values, 'id'));
-      return { human: revoked ? 'revoked' : 'no active key with that id', json: { id: values.id, revoked } };
-    }
-    case 'key:list': {
-      const keys = await listApiKeys(requiredId(values, 'org'));
-      return {
-        human:
-          keys.map((k) => `${k.id}  ${k.kind.padEnd(11)} ${k.prefix}…  ${k.name}${k.revokedAt ? '  (revoked)' : ''}`).join('\n') ||
-          'no keys',
-        json: { keys },
+      };
+      return async () => {
+        const { createApiKey } = await import('../services/keys/key-service.js');
+        const created = await createApiKey(input);
+        return { human: `key ${created.id}\n${created.key}\n(shown once: store it now)`, json: created };
       };
     }
-    case 'demo': {
-      const demo = await buildDemo(config.PORT);
-      const bySize = new Map<string, string[]>();
-      for (const t of demo.venue.tables)
-        bySize.set(`${t.minSeats}–${t.maxSeats}`, [...(bySize.get(`${t.minSeats}–${t.maxSeats}`) ?? []), t.name]);
-      const human = [
-        `organisation ${demo.organisationId}`,
-        `venue        ${demo.venueId}  ${demo.venue.name} (${demo.venue.timezone})`,
-        `live key        ${demo.keys.live}`,
-        `publishable key ${demo.keys.publishable} (origins: http://localhost:${config.PORT}, http://127.0.0.1:${config.PORT})`,
-        `test key        ${demo.keys.test}  (test organisation ${demo.testOrganisationId}, its venue ${demo.testVenueId})`,
-        'Keys are shown once.',
-        '',
-        'Shifts (every day, venue local time):',
-        ...demo.venue.shifts.map((s) => `  ${s.name.padEnd(10)} ${s.startTime}–${s.endTime}, last seating ${s.lastSeatingTime}`),
-        `Tables (${demo.venue.tables.length}, seats min–max):`,
-        ...[...bySize].map(
-          ([seats, names]) => `  ${seats.padEnd(5)} ${names.sort((a, b) => a.localeCompare(b, undefined, { numeric: true })).join(' ')}`,
-        ),
-        '',
-        `Try: curl -H "Authorization: Bearer ${demo.keys.live}" "http://127.0.0.1:${config.PORT}/api/v1/availability/slots?venueId=${demo.venueId}&serviceDate=<YYYY-MM-DD>&partySize=2"`,
-        'The API must use the same DATABASE_URL as this command, or it will not know these keys.',
-      ].join('\n');
-      // --json keeps exactly the shape the command line promises: {organisationId, venueId, keys}.
-      return { human, json: { organisationId: demo.organisationId, venueId: demo.venueId, keys: demo.keys } };
+    case 'key:revoke': {
+      const id = requiredId(values, 'id');
+      return async () => {
+        const { revokeApiKey } = await import('../services/keys/key-service.js');
+        const revoked = await revokeApiKey(id);
+        return { human: revoked ? 'revoked' : 'no active key with that id', json: { id, revoked } };
+      };
     }
+    case 'key:list': {
+      const organisationId = requiredId(values, 'org');
+      return async () => {
+        const { listApiKeys } = await import('../services/keys/key-service.js');
+        const keys = await listApiKeys(organisationId);
+        return {
+          human:
+            keys.map((k) => `${k.id}  ${k.kind.padEnd(11)} ${k.prefix}…  ${k.name}${k.revokedAt ? '  (revoked)' : ''}`).join('\n') ||
+            'no keys',
+          json: { keys },
+        };
+      };
+    }
+    case 'demo':
+      return async () => {
+        const { buildDemo } = await import('./demo.js');
+        return demoOutcome(config.PORT, await buildDemo(config.PORT));
+      };
     case 'check': {
-      const counts = await checkInvariants({
-        venueIds: idList(values.venues as string | undefined),
-        queuePrefixes: list(values['queue-prefixes'] as string | undefined) ?? [config.QUEUE_PREFIX],
-      });
-      const violations = totalViolations(counts);
-      const human = Object.entries(counts)
-        .map(([name, count]) => `${String(count).padStart(8)}  ${name}`)
-        .concat(violations ? `${violations} violation(s)` : 'every invariant holds')
-        .join('\n');
-      // Operators and scripts can act on the exit code alone: 2 means the database breaks an invariant.
-      return { human, json: { ...counts, violations }, exitCode: violations ? 2 : 0 };
+      const venueIds = idList(values.venues as string | undefined);
+      const queuePrefixes = list(values['queue-prefixes'] as string | undefined) ?? [config.QUEUE_PREFIX];
+      return async () => {
+        const { checkInvariants, totalViolations } = await import('../services/invariants/check-invariants.js');
+        const counts = await checkInvariants({ venueIds, queuePrefixes });
+        const violations = totalViolations(counts);
+        const human = Object.entries(counts)
+          .map(([name, count]) => `${String(count).padStart(8)}  ${name}`)
+          .concat(violations ? `${violations} violation(s)` : 'every invariant holds')
+          .join('\n');
+        // Operators and scripts can act on the exit code alone: 2 means the database breaks an invariant.
+        return { human, json: { ...counts, violations }, exitCode: violations ? 2 : 0 };
+      };
     }
     default:
       throw new UsageError(command ? `unknown command ${command}` : 'no command given');
   }
+}
+
+function demoOutcome(port: number, demo: DemoResult): Outcome {
+  const bySize = new Map<string, string[]>();
+  for (const t of demo.venue.tables)
+    bySize.set(`${t.minSeats}–${t.maxSeats}`, [...(bySize.get(`${t.minSeats}–${t.maxSeats}`) ?? []), t.name]);
+  const human = [
+    `organisation ${demo.organisationId}`,
+    `venue        ${demo.venueId}  ${demo.venue.name} (${demo.venue.timezone})`,
+    `live key        ${demo.keys.live}`,
+    `publishable key ${demo.keys.publishable} (origins: http://localhost:${port}, http://127.0.0.1:${port})`,
+    `test key        ${demo.keys.test}  (test organisation ${demo.testOrganisationId}, its venue ${demo.testVenueId})`,
+    'Keys are shown once.',
+    '',
+    'Shifts (every day, venue local time):',
+    ...demo.venue.shifts.map((s) => `  ${s.name.padEnd(10)} ${s.startTime}–${s.endTime}, last seating ${s.lastSeatingTime}`),
+    `Tables (${demo.venue.tables.length}, seats min–max):`,
+    ...[...bySize].map(
+      ([seats, names]) => `  ${seats.padEnd(5)} ${names.sort((a, b) => a.localeCompare(b, undefined, { numeric: true })).join(' ')}`,
+    ),
+    '',
+    `Try: curl -H "Authorization: Bearer ${demo.keys.live}" "http://127.0.0.1:${port}/api/v1/availability/slots?venueId=${demo.venueId}&serviceDate=<YYYY-MM-DD>&partySize=2"`,
+    'The API must use the same DATABASE_URL as this command, or it will not know these keys.',
+  ].join('\n');
+  // --json keeps exactly the shape the command line promises: {organisationId, venueId, keys}.
+  return { human, json: { organisationId: demo.organisationId, venueId: demo.venueId, keys: demo.keys } };
 }
 
 const cliOptions = {
@@ -208,7 +252,8 @@ export async function runCli(config: Config): Promise<number> {
       console.log(usage);
       return 0;
     }
-    const result: { human: string; json: unknown; exitCode?: number } = await run(config, positionals[0], values);
+    const command = commandOf(config, positionals[0], values);
+    const result = await command().finally(closeConnections);
     console.log(json ? JSON.stringify(result.json) : result.human);
     return result.exitCode ?? 0;
   } catch (err) {
@@ -216,7 +261,11 @@ export async function runCli(config: Config): Promise<number> {
     if (json) console.log(JSON.stringify({ error: message }));
     else console.error(`error: ${message}${err instanceof UsageError ? `\n\n${usage}` : ''}`);
     return 1;
-  } finally {
-    await Promise.all([pool().end({ timeout: 5 }), closeQueues()]);
   }
+}
+
+/** Ends what a command that ran opened (the database pool, the queues and their Redis connection), so that the process exits. */
+async function closeConnections(): Promise<void> {
+  const { closeQueues } = await import('../queues/queues.js');
+  await Promise.all([pool().end({ timeout: 5 }), closeQueues()]);
 }

@@ -9,6 +9,7 @@ import { db } from '../../src/db/client.js';
 import { automationRuns, events, venues, webhookDeliveries } from '../../src/db/schema/index.js';
 import { client, createKey, createTenant, useTestServer, type ApiResponse, type Client, type Tenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
+import { compiledEntry } from '../support/entry-process.js';
 
 /**
  * Cross-cutting rules (docs/api.md "Requests", "Keys, limits", "Idempotency"), checked route by route over
@@ -789,12 +790,12 @@ describe('the four widget operations with a publishable key (docs/api.md "Keys, 
   });
 });
 
-// Each case starts several CLI processes (tsx compiles the CLI's import graph at each start: ~2 s on a
-// quiet 2-core machine, 10 s and more on a busy one); the test's timeout guards hangs, it is not the point.
+// Each case starts several CLI processes (the compiled CLI, as production runs it: seconds on a busy
+// machine); the test's timeout guards hangs, it is not the point.
 describe('command line (README.md "Command line")', { timeout: 180_000 }, () => {
   const cli = async (...args: string[]) => {
     try {
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: process.env });
+      const { stdout } = await promisify(execFile)(process.execPath, [compiledEntry('src/cli/main.ts'), ...args], { env: process.env });
       return { code: 0, stdout };
     } catch (err) {
       const failed = err as { code: number; stdout: string };

@@ -8,6 +8,7 @@ import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../su
 import { openSse } from '../support/sse-client.js';
 import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
+import { compiledEntry } from '../support/entry-process.js';
 
 // Its own queues: the spawned process's workers must take only this file's jobs.
 useOwnQueuePrefix('stop');
@@ -75,7 +76,7 @@ describe('SIGTERM under load (README.md "Command line")', () => {
       action: { type: 'partner_notification', url: pipeline.receiver.url },
     });
 
-    app = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    app = spawn(process.execPath, [compiledEntry('src/main.ts')], {
       env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', METRICS_PORT: '0' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -23,6 +23,7 @@ import { enqueueDeliveries } from '../../src/services/webhooks/enqueue-deliverie
 import { createTenant } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 import { useOwnDatabase } from '../support/own-database.js';
+import { compiledEntry } from '../support/entry-process.js';
 
 // A database of its own: the delivery sweepers of other test files act on every row of a database,
 // and one of them enqueuing the orphaned delivery made it, and so the count, disappear.
@@ -174,7 +175,9 @@ describe('the invariant check (npm run cli -- check)', () => {
 
     // The command line: one JSON object, exit code 2 when anything is counted, 0 otherwise.
     const cli = (venue: string) =>
-      promisify(execFile)('npm', ['run', '--silent', 'cli', '--', 'check', '--json', '--venues', venue], { env: process.env }).then(
+      promisify(execFile)(process.execPath, [compiledEntry('src/cli/main.ts'), 'check', '--json', '--venues', venue], {
+        env: process.env,
+      }).then(
         (r) => ({ code: 0, stdout: r.stdout }),
         (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
       );
@@ -217,12 +220,9 @@ describe('the invariant check (npm run cli -- check)', () => {
           .pendingDeliveriesWithoutJob,
       ).toBe(0);
       const { stdout } = await promisify(execFile)(
-        'npm',
+        process.execPath,
         [
-          'run',
-          '--silent',
-          'cli',
-          '--',
+          compiledEntry('src/cli/main.ts'),
           'check',
           '--json',
           '--venues',

@@ -7,6 +7,7 @@ import { collectLogLines } from '../support/log-lines.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
+import { compiledEntry } from '../support/entry-process.js';
 
 // Its own queues: no other file's worker may take (and log) these jobs.
 useOwnQueuePrefix('joblogs');
@@ -30,7 +31,7 @@ describe('worker logs', () => {
       eventTypes: ['reservation_created'],
       action: { type: 'partner_notification' },
     });
-    worker = spawn(process.execPath, ['--import', 'tsx', 'workers/webhooks.ts'], {
+    worker = spawn(process.execPath, [compiledEntry('workers/webhooks.ts')], {
       env: { ...process.env, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

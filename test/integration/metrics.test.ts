@@ -14,6 +14,7 @@ import { client, createTenant, freePort, testConfig } from '../support/harness.j
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
+import { compiledEntry } from '../support/entry-process.js';
 
 // Its own queues (their depths are checked exactly).
 useOwnQueuePrefix('mx');
@@ -172,7 +173,7 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
 
   it('a worker role run as its own process answers /healthz and /metrics on its metrics port', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'workers/webhooks.ts'], {
+    const child = spawn(process.execPath, [compiledEntry('workers/webhooks.ts')], {
       env: { ...process.env, LOG_LEVEL: 'silent', METRICS_PORT: String(port), METRICS_TOKEN: metricsToken },
       stdio: 'ignore',
     });

@@ -5,10 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { markProcessState, type ProcessState } from '../../src/core/process-state.js';
 import { processConfig } from '../../src/config.js';
 import { startMetricsServer } from '../../src/monitoring/metrics-server.js';
+import { compiledEntry } from '../support/entry-process.js';
 
 describe('processes that tell the truth (docs/operations.md "Metrics and health")', () => {
-  // Both web entries: `npm start -- --role web` and the Procfile's `dist/src/server.js` (here from source).
-  it.each([[['src/main.ts', '--role', 'web']], [['src/server.ts']]])(
+  // Both web entries: `npm start -- --role web` and the Procfile's `dist/src/server.js`.
+  it.each([[[compiledEntry('src/main.ts'), '--role', 'web']], [[compiledEntry('src/server.ts')]]])(
     'a web process whose port is taken exits non-zero with one line naming the port (%j)',
     async (entry) => {
       const holder = net.createServer();
@@ -16,7 +17,7 @@ describe('processes that tell the truth (docs/operations.md "Metrics and health"
       const port = (holder.address() as net.AddressInfo).port;
       let child: ReturnType<typeof spawn> | undefined;
       try {
-        child = spawn(process.execPath, ['--import', 'tsx', ...entry], {
+        child = spawn(process.execPath, entry, {
           env: { ...process.env, PORT: String(port), METRICS_PORT: '0', LOG_LEVEL: 'info' },
           stdio: ['ignore', 'pipe', 'pipe'],
         });

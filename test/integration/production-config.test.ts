@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config.js';
+import { compiledEntry } from '../support/entry-process.js';
 
 /** What configuration `env` gives in production: the issues that stop the process, or none. */
 function issuesOf(env: Record<string, string>): string[] {
@@ -35,7 +36,7 @@ describe('production refuses weak secrets (docs/security.md "Production settings
 
   it('the web entry point exits 1 with the line naming the variable, before it connects to anything', async () => {
     const { NODE_ENV: _, SECRETS_KEY: __, ADMIN_PASSWORD: ___, WEBHOOKS_ALLOW_PRIVATE_TARGETS: ____, ...inherited } = process.env;
-    const started = promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const started = promisify(execFile)(process.execPath, [compiledEntry('src/server.ts')], {
       // Unreachable servers: a process that got past its configuration would hang or say so instead.
       env: { ...inherited, NODE_ENV: 'production', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1' },
       timeout: 30_000,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { archiveAutomations } from '../support/webhook-fixtures.js';
 import { freePort } from '../support/harness.js';
+import { compiledEntry } from '../support/entry-process.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -26,7 +27,7 @@ let port: number;
 
 beforeAll(async () => {
   port = await freePort();
-  platform = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  platform = spawn(process.execPath, [compiledEntry('src/main.ts')], {
     cwd: root,
     env: { ...process.env, PORT: String(port), METRICS_PORT: '0', LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -14,6 +14,7 @@ import { eventually } from '../support/eventually.js';
 import { waitForImport } from '../support/imports.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
+import { compiledEntry, killProcess } from '../support/entry-process.js';
 
 // Its own queues: no worker of another test file may take these imports, so that killing the
 // child worker really interrupts one.
@@ -262,29 +263,17 @@ describe('POST /imports/reservations with worker-imports running', () => {
 describe('worker-imports killed in the middle of an import', () => {
   const children: ChildProcess[] = [];
 
-  /** worker-imports as its own process, in its own process group so that npx and tsx die with it. */
+  /** worker-imports (compiled) as its own process. */
   function spawnImportsWorker(): ChildProcess {
     // A short BullMQ lock, so that the dead worker's job is handed over within seconds.
     const env = { ...process.env, LOG_LEVEL: 'silent', IMPORT_WORKER_LOCK_MS: '2000' };
-    const child = spawn('npx', ['tsx', 'workers/imports.ts'], { env, detached: true, stdio: 'ignore' });
+    const child = spawn(process.execPath, [compiledEntry('workers/imports.ts')], { env, stdio: 'ignore' });
     children.push(child);
     return child;
   }
 
-  function killGroup(child: ChildProcess): Promise<void> {
-    return new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        resolve();
-      }
-    });
-  }
-
   afterAll(async () => {
-    await Promise.all(children.map(killGroup));
+    await Promise.all(children.map(killProcess));
   });
 
   it('resumes after the last committed chunk: exact counts, no duplicate reservation', async () => {
@@ -306,7 +295,7 @@ describe('worker-imports killed in the middle of an import', () => {
     const res = await api.post('/imports/reservations', { rows: mixedRows(t.venueId, stranger.venueId) });
     const id = res.body.import.id;
     // SIGKILL as soon as the first chunk has committed.
-    // The child needs a few seconds to start (tsx) on a loaded machine; polled often, so that the kill
+    // The child needs seconds to start on a loaded machine; polled often, so that the kill
     // lands between the first chunks.
     await eventually(
       async () => {
@@ -317,7 +306,7 @@ describe('worker-imports killed in the middle of an import', () => {
       'the first chunk committed',
       5,
     );
-    await killGroup(first);
+    await killProcess(first);
     const [interrupted] = await db().select().from(imports).where(eq(imports.id, id));
     expect(interrupted.status).toBe('processing');
     expect(interrupted.processedRows).toBeGreaterThanOrEqual(importChunkSize);

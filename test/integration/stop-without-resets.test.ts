@@ -10,6 +10,7 @@ import { createTenant, freePort } from '../support/harness.js';
 import { useWebhookPipeline } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
+import { compiledEntry } from '../support/entry-process.js';
 
 // Its own queues: the events of this file's writes are taken by this file's worker only.
 useOwnQueuePrefix('nores');
@@ -42,7 +43,7 @@ interface WebProcess {
 
 async function spawnWeb(): Promise<WebProcess> {
   const [port, metricsPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', 'web'], {
+  const child = spawn(process.execPath, [compiledEntry('src/main.ts'), '--role', 'web'], {
     env: {
       ...process.env,
       PORT: String(port),

@@ -21,6 +21,7 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../supp
 import { useOwnDatabase } from '../support/own-database.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { compiledEntry } from '../support/entry-process.js';
 
 // Its own database (worker-timers sweeps and marks every row of the database it is given) and queues.
 const ownDatabase = await useOwnDatabase('tracing');
@@ -487,7 +488,7 @@ describe('tracing off', () => {
       const metricsPort = await freePort();
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(recorder)}`, 'src/main.ts', '--role', 'imports'],
+        ['--import', `data:text/javascript,${encodeURIComponent(recorder)}`, compiledEntry('src/main.ts'), '--role', 'imports'],
         { env: { ...rest, LOG_LEVEL: 'info', METRICS_PORT: String(metricsPort), ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
       );
       const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`code ${code}, signal ${signal}`)));

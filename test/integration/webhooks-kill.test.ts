@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { client, createTenant } from '../support/harness.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
+import { compiledEntry, killProcess } from '../support/entry-process.js';
 
 // Its own queues (no other worker may take the job); its worker processes get a short BullMQ lock so that a dead
 // worker's job is handed over within seconds.
@@ -13,31 +14,18 @@ useOwnQueuePrefix('kill');
 const pipeline = useWebhookPipeline({ policy: (_req, i) => (i === 0 ? 'hold' : 200), webhooksRole: false });
 const children: ChildProcess[] = [];
 
-/** worker-webhooks as its own process, in its own process group so that npx and tsx die with it. */
+/** worker-webhooks (compiled) as its own process. */
 function spawnWebhookWorker(): ChildProcess {
-  const child = spawn('npx', ['tsx', 'workers/webhooks.ts'], {
+  const child = spawn(process.execPath, [compiledEntry('workers/webhooks.ts')], {
     env: { ...process.env, LOG_LEVEL: 'silent', WEBHOOK_WORKER_LOCK_MS: '2000' },
-    detached: true,
     stdio: 'ignore',
   });
   children.push(child);
   return child;
 }
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    try {
-      process.kill(-child.pid!, signal);
-    } catch {
-      resolve();
-    }
-  });
-}
-
 afterAll(async () => {
-  await Promise.all(children.map((c) => killGroup(c, 'SIGKILL')));
+  await Promise.all(children.map(killProcess));
 });
 
 describe('a worker killed in the middle of a delivery', () => {
@@ -55,7 +43,7 @@ describe('a worker killed in the middle of a delivery', () => {
     const first = spawnWebhookWorker();
     const { eventId } = await emitReservationEvent(tenant);
     const [held] = await pipeline.receiver.waitFor(1, 30_000); // the receiver holds this request open
-    await killGroup(first, 'SIGKILL');
+    await killProcess(first);
     const interrupted = await waitForDelivery(eventId, () => true);
     expect(interrupted).toMatchObject({ status: 'pending', attempts: 1 });
 

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { eventually } from './eventually.js';
 import { freePort } from './harness.js';
 import { timedCall } from './timed-call.js';
+import { compiledEntry } from './entry-process.js';
 
 const run = promisify(execFile);
 
@@ -19,7 +20,7 @@ export interface OwnApp {
 }
 
 /**
- * src/main.ts with `env` over this process's environment, resolved once /readyz answers 200 (the
+ * src/main.ts (compiled) with `env` over this process's environment, resolved once /readyz answers 200 (the
  * migrations applied, every role started). LOG_LEVEL warn, six connections and a rate limit no test
  * reaches unless `env` says otherwise: clients looping on fast 503s during an outage send tens of
  * thousands of requests, and with the default 600/minute the key would still be limited (429) when
@@ -28,7 +29,7 @@ export interface OwnApp {
 export async function startOwnApp(env: Record<string, string>): Promise<OwnApp> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [compiledEntry('src/main.ts')], {
     env: { ...process.env, LOG_LEVEL: 'warn', DB_POOL_SIZE: '6', RATE_LIMIT_PER_MINUTE: '10000000', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -61,7 +62,7 @@ export async function startOwnApp(env: Record<string, string>): Promise<OwnApp> 
 
 /** The demo organisation (`cli demo`) in the database at `databaseUrl`: its venue and keys. */
 export async function seedDemo(databaseUrl: string): Promise<{ venueId: string; keys: { live: string; test: string } }> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', '--json'], {
+  const { stdout } = await run(process.execPath, [compiledEntry('src/cli/main.ts'), 'demo', '--json'], {
     env: { ...process.env, DATABASE_URL: databaseUrl },
   });
   return JSON.parse(stdout) as { venueId: string; keys: { live: string; test: string } };

@@ -1,11 +1,15 @@
 import postgres from 'postgres';
 import { createDatabase, databaseOptionsOf, useDatabase } from '../../src/db/client.js';
-import { runMigrations } from '../../src/db/migrate.js';
 import { useFileSettings } from './file-settings.js';
 
 export interface OwnDatabase {
   url: string;
   drop: () => Promise<void>;
+}
+
+/** The run's migrated database that no one connects to, which the run's and the files' own databases are copies of (global-setup.ts). */
+export function templateDatabaseOf(runDatabase: string): string {
+  return `${runDatabase}_template`;
 }
 
 /**
@@ -16,16 +20,16 @@ export interface OwnDatabase {
  */
 export async function createOwnDatabase(suffix: string): Promise<OwnDatabase> {
   const runUrl = new URL(process.env.DATABASE_URL!);
-  const name = `${runUrl.pathname.slice(1)}_${suffix}`;
+  const runDatabase = runUrl.pathname.slice(1);
+  const name = `${runDatabase}_${suffix}`;
   const adminUrl = new URL(runUrl);
   adminUrl.pathname = '/postgres';
   const admin = () => postgres(adminUrl.toString(), { max: 1, onnotice: () => {} });
   const creator = admin();
-  await creator.unsafe(`create database "${name}"`);
+  await creator.unsafe(`create database "${name}" template "${templateDatabaseOf(runDatabase)}"`);
   await creator.end();
   const url = new URL(runUrl);
   url.pathname = `/${name}`;
-  await runMigrations(url.toString());
   return {
     url: url.toString(),
     drop: async () => {

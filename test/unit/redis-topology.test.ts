@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createRedisConnection, reconnectDelay, reconnectOnReadonly, type ConnectionPurpose } from '../../src/redis/connections.js';
 import { bullPrefixOf, deploymentKeysPattern, namespaceOf, queuePrefixOfKey, taggedKey } from '../../src/redis/key-layout.js';
 import { parseHostPorts, redisSettingsProblems, redisTopologyOf, type RedisSettings } from '../../src/redis/topology.js';
+import { compiledEntry } from '../support/entry-process.js';
 
 describe('Redis mode chosen by the settings', () => {
   it.each<[string, RedisSettings, ReturnType<typeof redisTopologyOf>]>([
@@ -80,7 +81,7 @@ describe('Redis mode chosen by the settings', () => {
 
   it('refuses to start with two modes set, naming both variables', async () => {
     const env = { ...process.env, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' };
-    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env });
+    const run = promisify(execFile)(process.execPath, [compiledEntry('src/server.ts')], { env });
     await expect(run).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('REDIS_URL and REDIS_CLUSTER_NODES are both set') });
   });
 });
