@@ -7,6 +7,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 const docs = [
   'README.md',
   'CONTRIBUTING.md',
+  'bench/README.md',
   ...readdirSync(path.join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
@@ -40,7 +41,7 @@ function anchors(text: string): Set<string> {
 }
 
 describe('links between the docs', () => {
-  it('every relative link of README.md, CONTRIBUTING.md and docs/*.md reaches a file, and its anchor a heading', () => {
+  it('every relative link of README.md, CONTRIBUTING.md, bench/README.md and docs/*.md reaches a file, and its anchor a heading', () => {
     const broken: string[] = [];
     let checked = 0;
     for (const doc of docs) {
