@@ -4,7 +4,7 @@ import type { Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { guests } from '../../db/schema/index.js';
 import { ApiError } from '../../core/errors.js';
-import { normalisePhone } from '../../lib/phone.js';
+import { parsePhone, type Phone } from '../../lib/phone.js';
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import type { ImportRow } from '../imports/import-json.js';
 import { parseRowsWithVenues, rejectRow, type Rejected } from '../imports/check-import-rows.js';
@@ -26,7 +26,7 @@ export const guestImportRowSchema = guestContactSchema
 
 type GuestImportRow = z.output<typeof guestImportRowSchema>;
 
-type Checked = Rejected | { row: GuestImportRow; venue: VenueRow; phone: string };
+type Checked = Rejected | { row: GuestImportRow; venue: VenueRow; phone: Phone };
 
 /**
  * Checks every row before the first write: validity, venue (of the organisation and visible to the
@@ -38,10 +38,10 @@ async function checkRows(record: ImportRow): Promise<Checked[]> {
   return (await parseRowsWithVenues(record, guestImportRowSchema)).map((checked): Checked => {
     if ('rejected' in checked) return checked;
     const { row, venue } = checked;
-    const phone = normalisePhone(row.phone, venue.countryCode);
+    const phone = parsePhone(row.phone, venue.countryCode);
     if (!phone) return rejectRow('invalid_phone', 'phone is not a valid phone number.', ['phone']);
     const refKey = row.externalRef ? `${venue.id} ref ${row.externalRef}` : null;
-    const phoneKey = `${venue.id} phone ${phone}`;
+    const phoneKey = `${venue.id} phone ${phone.e164}`;
     if (refKey && seen.has(refKey))
       return rejectRow('duplicate_row', 'An earlier row of this import has the same externalRef.', ['externalRef']);
     if (seen.has(phoneKey)) return rejectRow('duplicate_row', 'An earlier row of this import has the same phone.', ['phone']);
@@ -60,14 +60,14 @@ async function findByExternalRef(tx: Tx, venueId: string, externalRef: string): 
 }
 
 /** Upserts one checked row: the live guest with its externalRef, else with its phone, else a new guest. No events. */
-async function upsertGuest(tx: Tx, { row, venue, phone }: { row: GuestImportRow; venue: VenueRow; phone: string }): Promise<RowOutcome> {
+async function upsertGuest(tx: Tx, { row, venue, phone }: { row: GuestImportRow; venue: VenueRow; phone: Phone }): Promise<RowOutcome> {
   const { venueId: _venueId, ...fields } = row;
-  const input = { ...fields, phone };
+  const input = { ...fields, phone: phone.e164 };
   const existing =
     (row.externalRef ? await findByExternalRef(tx, venue.id, row.externalRef) : undefined) ??
-    (await findLiveGuestByPhone(tx, venue.id, phone));
+    (await findLiveGuestByPhone(tx, venue.id, phone.e164));
   if (!existing) {
-    await tx.insert(guests).values(await newGuestValues(tx, venue, input));
+    await tx.insert(guests).values(await newGuestValues(tx, venue, fields, phone));
     return { outcome: 'created' };
   }
   const change = await diffGuest(tx, existing, venue.countryCode, input);

@@ -5,7 +5,7 @@ import { guests, venues, type GuestConsents } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
 import { isSameGuestName } from '../../lib/person-name.js';
-import { nationalPhoneDigits, normalisePhone } from '../../lib/phone.js';
+import { normalisePhone, parsePhone, type Phone } from '../../lib/phone.js';
 import { violatedUniqueIndex } from '../../lib/unique-violation.js';
 import type { Emit, NewEvent } from '../outbox/outbox.js';
 import { actorOf, transactionWithEvents } from '../outbox/outbox.js';
@@ -28,16 +28,16 @@ export function invalidPhoneError(): ApiError {
   return ApiError.invalid(['phone'], 'phone is not a valid phone number.', { field: 'phone' });
 }
 
-/** E.164 of a phone in any written form, read with the venue's country, or the phone 400. */
-export function normalisePhoneOrThrow(raw: string, countryCode: string): string {
-  const phone = normalisePhone(raw, countryCode);
+/** A phone in any written form, read once with the venue's country (parsePhone), or the phone 400. */
+export function parsePhoneOrThrow(raw: string, countryCode: string): Phone {
+  const phone = parsePhone(raw, countryCode);
   if (!phone) throw invalidPhoneError();
   return phone;
 }
 
 /** The columns derived from the phone: the E.164 form and the national digits that search matches. */
-export function phoneColumns(e164: string): { phone: string; phoneNational: string } {
-  return { phone: e164, phoneNational: nationalPhoneDigits(e164) };
+function phoneColumns(phone: Phone): { phone: string; phoneNational: string } {
+  return { phone: phone.e164, phoneNational: phone.nationalDigits };
 }
 
 export function guestChangedEvent(guest: GuestRow, reason: GuestChangeReason, livemode: boolean): NewEvent {
@@ -113,20 +113,20 @@ export async function findOrCreateGuestByPhone(
   input: GuestContactInput,
   livemode: boolean,
 ): Promise<GuestRow> {
-  return findOrCreateGuest(tx, emit, { venue, phone: normalisePhoneOrThrow(input.phone, venue.countryCode), contact: input, livemode });
+  return findOrCreateGuest(tx, emit, { venue, phone: parsePhoneOrThrow(input.phone, venue.countryCode), contact: input, livemode });
 }
 
-/** A guest to find or create by phone: of `venue`, its phone already normalised (E.164: parsed once by the caller), its contact fields, and the mode of its guest_created event. */
+/** A guest to find or create by phone: of `venue`, its phone already read (parsed once by the caller), its contact fields, and the mode of its guest_created event. */
 export interface GuestByPhone {
   venue: GuestVenue;
-  phone: string;
+  phone: Phone;
   contact: Omit<GuestContactInput, 'phone'>;
   livemode: boolean;
 }
 
-/** findOrCreateGuestByPhone with the phone already normalised. */
+/** findOrCreateGuestByPhone with the phone already read. */
 export async function findOrCreateGuest(tx: Tx, emit: Emit, wanted: GuestByPhone): Promise<GuestRow> {
-  return (await findLiveGuestByPhone(tx, wanted.venue.id, wanted.phone)) ?? createGuestWithPhone(tx, emit, wanted);
+  return (await findLiveGuestByPhone(tx, wanted.venue.id, wanted.phone.e164)) ?? createGuestWithPhone(tx, emit, wanted);
 }
 
 /** A new guest of the venue with this phone, or the one a concurrent request created meanwhile. */
@@ -143,7 +143,7 @@ async function createGuestWithPhone(tx: Tx, emit: Emit, { venue, phone, contact,
     .returning();
   if (!created) {
     // A concurrent request created the guest between our read and our insert.
-    const raced = await findLiveGuestByPhone(tx, venue.id, phone);
+    const raced = await findLiveGuestByPhone(tx, venue.id, phone.e164);
     if (raced) return raced;
     throw new ApiError('conflict', 'The guest was changed concurrently; repeat the request.');
   }
@@ -159,7 +159,7 @@ async function createGuestWithPhone(tx: Tx, emit: Emit, { venue, phone, contact,
  * venue does not know creates its guest as any booking does.
  */
 export async function findOrCreateWidgetGuest(tx: Tx, emit: Emit, wanted: GuestByPhone): Promise<GuestRow | null> {
-  const existing = await findLiveGuestByPhone(tx, wanted.venue.id, wanted.phone);
+  const existing = await findLiveGuestByPhone(tx, wanted.venue.id, wanted.phone.e164);
   if (existing) return isSameGuestName(existing, wanted.contact) ? existing : null;
   return createGuestWithPhone(tx, emit, wanted);
 }
@@ -170,12 +170,17 @@ function mergeConsents(current: GuestConsents, patch: GuestFieldsPatch['consents
 
 export type GuestCreateInput = GuestFieldsPatch & { phone: string };
 
-/** Column values of a new guest of the venue: phone normalised, service tags resolved. */
-export async function newGuestValues(conn: DbOrTx, venue: GuestVenue, input: GuestCreateInput): Promise<typeof guests.$inferInsert> {
+/** Column values of a new guest of the venue with the phone `phone` (already read): service tags resolved. */
+export async function newGuestValues(
+  conn: DbOrTx,
+  venue: GuestVenue,
+  input: GuestFieldsPatch,
+  phone: Phone,
+): Promise<typeof guests.$inferInsert> {
   return {
     organisationId: venue.organisationId,
     venueId: venue.id,
-    ...phoneColumns(normalisePhoneOrThrow(input.phone, venue.countryCode)),
+    ...phoneColumns(phone),
     ...contactColumns(input),
     consents: mergeConsents({ marketingEmail: false, marketingSms: false }, input.consents),
     campaignTags: input.campaignTags ?? [],
@@ -195,7 +200,7 @@ export async function diffGuest(conn: DbOrTx, guest: GuestRow, countryCode: stri
   const next: Partial<typeof guests.$inferInsert> = {};
   const simple = ['firstName', 'lastName', 'email', 'allergies', 'allergens', 'notes', 'campaignTags', 'externalRef'] as const;
   for (const field of simple) if (patch[field] !== undefined) Object.assign(next, { [field]: patch[field] });
-  if (patch.phone !== undefined) Object.assign(next, phoneColumns(normalisePhoneOrThrow(patch.phone, countryCode)));
+  if (patch.phone !== undefined) Object.assign(next, phoneColumns(parsePhoneOrThrow(patch.phone, countryCode)));
   if (patch.consents !== undefined) next.consents = mergeConsents(guest.consents, patch.consents);
   if (patch.serviceTags !== undefined) next.serviceTags = await resolveServiceTags(conn, guest.venueId, patch.serviceTags);
 
@@ -231,7 +236,7 @@ export async function createGuest(
         const venue = await getVisibleVenue(auth, input.venueId, tx);
         const [row] = await tx
           .insert(guests)
-          .values(await newGuestValues(tx, venue, input))
+          .values(await newGuestValues(tx, venue, input, parsePhoneOrThrow(input.phone, venue.countryCode)))
           .returning();
         emit(guestChangedEvent(row, 'guest_created', auth.livemode));
         return row;
@@ -388,7 +393,7 @@ export async function lookupGuest(
   rawPhone: string,
 ): Promise<{ found: true; guest: GuestRow } | { found: false; phone: string }> {
   const venue = await getVisibleVenue(auth, venueId);
-  const phone = normalisePhoneOrThrow(rawPhone, venue.countryCode);
-  const guest = await findLiveGuestByPhone(db(), venue.id, phone);
-  return guest ? { found: true, guest } : { found: false, phone };
+  const { e164 } = parsePhoneOrThrow(rawPhone, venue.countryCode);
+  const guest = await findLiveGuestByPhone(db(), venue.id, e164);
+  return guest ? { found: true, guest } : { found: false, phone: e164 };
 }

@@ -10,13 +10,13 @@ import type { Booking, VenueConfig } from '../../lib/availability/types.js';
 import { VenueDay, isWritableSpan, resolveTurnTime } from '../../lib/availability/venue-day.js';
 import { serviceDayClock } from '../../lib/local-time.js';
 import { splitPersonName } from '../../lib/person-name.js';
-import { normalisePhone } from '../../lib/phone.js';
+import { parsePhone, type Phone } from '../../lib/phone.js';
 import { formatMinutes, resolveServiceTime } from '../../lib/shift-schedule.js';
 import { loadBookings, lockAndLoadVenueConfig } from '../availability/venue-day-loader.js';
 import { hasPacing, lockPacingDay } from '../availability/venue-day-locks.js';
 import { recordHistoryOnlyEvent, type Emit } from '../outbox/outbox.js';
 import { applyGuestStatusChange } from '../guests/guest-counters.js';
-import { findOrCreateGuestByPhone, getGuestForVenue } from '../guests/guest-service.js';
+import { findOrCreateGuest, getGuestForVenue } from '../guests/guest-service.js';
 import { reservationEventFields } from '../reservations/reservation-events.js';
 import type { ReservationRow } from '../reservations/reservation-json.js';
 import { deleteOccupancy, occupyFirstFree, seatedTablesOf, seatingColumns } from '../reservations/table-assignment.js';
@@ -71,7 +71,7 @@ type ReservationImportRow = z.output<typeof reservationImportRowSchema>;
 interface CheckedRow {
   row: ReservationImportRow;
   venue: VenueRow;
-  phone: string | null;
+  phone: Phone | null;
 }
 
 type Checked = Rejected | CheckedRow;
@@ -86,7 +86,7 @@ async function checkRows(record: ImportRow): Promise<Checked[]> {
   return (await parseRowsWithVenues(record, reservationImportRowSchema)).map((checked): Checked => {
     if ('rejected' in checked) return checked;
     const { row, venue } = checked;
-    const phone = row.phone === undefined ? null : normalisePhone(row.phone, venue.countryCode);
+    const phone = row.phone === undefined ? null : parsePhone(row.phone, venue.countryCode);
     if (phone === null && row.phone !== undefined) return rejectRow('invalid_phone', 'phone is not a valid phone number.', ['phone']);
     if (row.externalRef !== undefined) {
       const refKey = `${venue.id} ${row.externalRef}`;
@@ -301,7 +301,7 @@ async function importRow(
   const { row, venue, phone } = checked;
   const placement = past ? placePastRow(config, row) : placeFutureRow(config, row, bookings, existing);
 
-  const guest = phone ? await findOrCreateGuestByPhone(tx, noEvents, venue, { phone, ...splitPersonName(row.guestName) }, livemode) : null;
+  const guest = phone ? await findOrCreateGuest(tx, noEvents, { venue, phone, contact: splitPersonName(row.guestName), livemode }) : null;
   // A name without a phone cannot make a guest (a guest needs a phone): it stays with the notes.
   const notes = guest || !row.guestName ? row.notes : [row.guestName, row.notes].filter(Boolean).join(' — ');
   const fromStatus = existing?.status ?? null;

@@ -28,7 +28,7 @@ import {
   findOrCreateWidgetGuest,
   getGuestForVenue,
   guestChangedEvent,
-  normalisePhoneOrThrow,
+  parsePhoneOrThrow,
 } from '../guests/guest-service.js';
 import { resolveServiceTags } from '../guests/service-tag-service.js';
 import type { ReservationEventType } from '../../lib/event-catalogue.js';
@@ -40,6 +40,7 @@ import { applyTableMoves, evaluateInTurn, retryBookingTransaction, StaleMovesErr
 import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 import { newId } from '../../lib/uuid-v7.js';
+import type { Phone } from '../../lib/phone.js';
 
 export type CreateSource = 'api' | 'phone' | 'voice_agent' | 'floor' | 'walk_in' | 'waitlist';
 
@@ -111,7 +112,7 @@ async function resolveGuest(
   emit: Emit,
   venue: LoadedVenue,
   input: CreateReservationInput,
-  phone: string | null,
+  phone: Phone | null,
   auth: AuthContext,
 ): Promise<GuestRow | null> {
   const livemode = auth.livemode;
@@ -250,7 +251,7 @@ async function loadBookingContext(tx: Tx, emit: Emit, auth: AuthContext, request
     ? await loadVenueNow(tx, auth, input.venueId)
     : await lockAndLoadBookingDay(tx, auth, input.venueId, input.serviceDate!);
   const { venue, config, demand } = loaded;
-  const phone = input.guest ? normalisePhoneOrThrow(input.guest.phone, venue.countryCode) : null;
+  const phone = input.guest ? parsePhoneOrThrow(input.guest.phone, venue.countryCode) : null;
   const slot: Slot = startsNow ? walkInSlot(config, now) : { serviceDate: input.serviceDate!, time: input.time! };
   const inputSeatingId = input.tableId ?? input.tableCombinationId;
   if (inputSeatingId !== undefined) namedSeating(config, input.tableId !== undefined ? 'tableId' : 'tableCombinationId', inputSeatingId);
