@@ -169,6 +169,30 @@ class HandlerContext {
   }
 }
 
+/** The request's key, within its rate limit, allowed this operation (widget keys: the widget's routes, from their origins). */
+async function authorise(def: AnyRoute, services: RouteServices, req: Request, res: Response): Promise<AuthContext> {
+  const authenticated = services.guards.keys.authenticate(req);
+  const auth = authenticated instanceof Promise ? await authenticated : authenticated;
+  req.auth = auth;
+  const limited = services.guards.rateLimiter.applyRateLimit(auth, req, res);
+  if (limited) await limited;
+  if (isPublishable(auth)) {
+    if (!def.widget)
+      throw new ApiError('forbidden', 'Publishable keys may only check availability and book.', { reason: 'publishable_key' });
+    checkWidgetOrigin(auth, req, res);
+    return auth;
+  }
+  if (def.scope && !hasScope(auth, def.scope)) {
+    throw new ApiError('insufficient_scope', `This operation needs the scope ${def.scope}.`, { requiredScope: def.scope });
+  }
+  if (def.organisationWide && auth.venueIds !== null) {
+    throw new ApiError('forbidden', 'This operation is organisation-wide; the key is limited to certain venues.', {
+      reason: 'venue_limited_key',
+    });
+  }
+  return auth;
+}
+
 /** Turns a definition into an Express handler: auth, rate limit, scope, validation, idempotency, response. */
 export function toHandler(def: AnyRoute, services: RouteServices): RequestHandler {
   const paramsSchema = def.params;
@@ -197,27 +221,7 @@ export function toHandler(def: AnyRoute, services: RouteServices): RequestHandle
     let rendered: RenderedResponse | null;
     try {
       // Public routes (documentation) answer everyone alike and ignore any key sent with them.
-      if (!def.public) {
-        const authenticated = services.guards.keys.authenticate(req);
-        auth = authenticated instanceof Promise ? await authenticated : authenticated;
-        req.auth = auth;
-        const limited = services.guards.rateLimiter.applyRateLimit(auth, req, res);
-        if (limited) await limited;
-        if (isPublishable(auth)) {
-          if (!def.widget)
-            throw new ApiError('forbidden', 'Publishable keys may only check availability and book.', { reason: 'publishable_key' });
-          checkWidgetOrigin(auth, req, res);
-        } else {
-          if (def.scope && !hasScope(auth, def.scope)) {
-            throw new ApiError('insufficient_scope', `This operation needs the scope ${def.scope}.`, { requiredScope: def.scope });
-          }
-          if (def.organisationWide && auth.venueIds !== null) {
-            throw new ApiError('forbidden', 'This operation is organisation-wide; the key is limited to certain venues.', {
-              reason: 'venue_limited_key',
-            });
-          }
-        }
-      }
+      if (!def.public) auth = await authorise(def, services, req, res);
       // The body is read before the idempotency check, which hashes it.
       if (bodySchema) await readJsonBody(req, res, def.bodyLimit ?? '1mb');
       const idempotencyKey = req.headers['idempotency-key'];
@@ -234,23 +238,28 @@ export function toHandler(def: AnyRoute, services: RouteServices): RequestHandle
         res.destroy();
         return;
       }
-      rendered = renderError(toApiError(err), req.requestId, auth?.livemode);
+      // req.auth: a key that authenticated and was then refused (scope, widget) still says its mode.
+      rendered = renderError(toApiError(err), req.requestId, req.auth?.livemode);
     }
     if (rendered) sendRendered(res, rendered);
   };
-  return (req, res) => {
-    // A client that leaves before its answer is complete cancels what the request still has running
-    // in PostgreSQL (docs/operations.md, "Statement timeout and clients that leave").
-    const { result, cancel } = runCancellable(() => handle(req, res));
-    const leave = () => {
-      if (!res.writableFinished) cancel();
-    };
-    res.once('close', leave);
-    // A client that left while its body was being read is gone before this handler runs: its 'close'
-    // was emitted already (seen under load: bookings of departed clients committed).
-    if (req.socket?.destroyed) leave();
-    return result;
+  return (req, res) => cancelledIfClientLeaves(req, res, handle);
+}
+
+/**
+ * Runs the handler so that a client that leaves before its answer is complete cancels what the
+ * request still has running in PostgreSQL (docs/operations.md, "Statement timeout and clients that leave").
+ */
+function cancelledIfClientLeaves(req: Request, res: Response, handle: (req: Request, res: Response) => Promise<void>): Promise<void> {
+  const { result, cancel } = runCancellable(() => handle(req, res));
+  const leave = () => {
+    if (!res.writableFinished) cancel();
   };
+  res.once('close', leave);
+  // A client that left while its body was being read is gone before this handler runs: its 'close'
+  // was emitted already (seen under load: bookings of departed clients committed).
+  if (req.socket?.destroyed) leave();
+  return result;
 }
 
 async function runIdempotently(
