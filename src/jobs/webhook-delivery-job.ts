@@ -12,7 +12,7 @@ import { getQueue } from '../queues/queues.js';
 const webhookDeliveryJobSchema = z.object({
   deliveryId: z.uuid(),
   // The destination the delivery was enqueued for (a hint, see src/services/webhooks/enqueue-deliveries.ts), or where it was
-  // postponed because that destination was saturated: the next run looks at the destination's slots
+  // postponed because that destination was saturated: the next run takes a slot of that destination
   // before reading the database.
   destination: z.string().optional(),
   postponed: z.number().int().min(0).optional(),

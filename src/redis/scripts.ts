@@ -33,7 +33,6 @@ export const scripts = {
     'release-destination-slot',
   ),
   renewDestinationSlot: script<readonly [slots: string], readonly [leaseMs: number, token: string], number>('renew-destination-slot'),
-  destinationHasFreeSlot: script<readonly [slots: string], readonly [limit: number], number>('destination-has-free-slot'),
   takeFairTags: script<
     readonly [epoch: string, virtualTime: string, organisationTag: string],
     readonly [count: number, lifetimeSeconds: number],

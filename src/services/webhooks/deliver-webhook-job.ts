@@ -6,7 +6,7 @@ import { destinationOf, postponementMs } from '../../lib/webhook-destination.js'
 import { promoteDeliveryJob, type WebhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
 import { reservationViewOf } from '../reservations/reservation-view.js';
 import { getCurrentEventData } from './current-event-data.js';
-import type { DestinationSlots } from './destination-slots.js';
+import type { DestinationSlot, DestinationSlots } from './destination-slots.js';
 import {
   claimAttempt,
   hasAttemptOutcome,
@@ -116,7 +116,7 @@ async function buildBody(context: DeliveryContext): Promise<string> {
  * the delayed set without consuming an attempt (neither BullMQ's nor the row's: moveToDelayed skips
  * BullMQ's count, and the row counts only claimed attempts), for about its turn among the jobs
  * waiting for that destination (DestinationSlots.postpone); the release of a slot wakes the oldest
- * sooner. The job remembers its destination so that its next run looks at the slots first.
+ * sooner. The job remembers its destination so that its next run takes a slot of it first.
  */
 async function postpone(slots: DestinationSlots, job: DeliveryJobControl, destination: string): Promise<DeliveryOutcome> {
   const postponedTimes = job.data.postponed ?? 0;
@@ -148,30 +148,49 @@ async function waitForPredecessor(job: DeliveryJobControl): Promise<DeliveryOutc
   return postponed;
 }
 
-/** A delivery ready for its attempt: its row, event and automation, and where it goes. */
+/** A delivery ready for its attempt: its row, event and automation, where it goes, and the slot taken for it. */
 export interface PreparedDelivery {
   context: DeliveryContext;
   destination: Destination;
+  /** A slot of the destination the job expected, taken before the row was read; null when none was expected. */
+  slot: DestinationSlot | null;
 }
 
 /**
  * Step 1: whether this run attempts anything. The destination it went to last time, or was enqueued
- * for, saturated (and no room to wait for a slot here): postponed before the database is read.
- * Then the row: gone, or not pending (delivered or annulled: nothing to do; discarded after its
- * last attempt and retried from Bull Board: a redelivery), or waiting for its predecessor.
+ * for: a slot of it is taken first (postponed, before the database is read, when none frees up), so
+ * that a run never reads the row only to find the slots gone meanwhile. Then the row: gone, or not
+ * pending (delivered or annulled: nothing to do; discarded after its last attempt and retried from
+ * Bull Board: a redelivery), or waiting for its predecessor; the slot is given back in each case.
  */
 export async function prepareDelivery(
   slots: DestinationSlots,
   job: DeliveryJobControl,
   secrets: SigningSecretBox,
 ): Promise<PreparedDelivery | DeliveryOutcome> {
-  const { deliveryId, destination: expected, after } = job.data;
-  if (expected && (await slots.isSaturated(expected))) return postpone(slots, job, expected);
+  const { destination: expected } = job.data;
+  const slot = expected ? await slots.acquire(expected) : null;
+  if (expected && !slot) return postpone(slots, job, expected);
+  let prepared: PreparedDelivery | DeliveryOutcome | undefined;
+  try {
+    prepared = await readPreparedDelivery(job, secrets, slot);
+    return prepared;
+  } finally {
+    if (slot && (prepared === undefined || isOutcome(prepared))) await slots.release(slot);
+  }
+}
+
+async function readPreparedDelivery(
+  job: DeliveryJobControl,
+  secrets: SigningSecretBox,
+  slot: DestinationSlot | null,
+): Promise<PreparedDelivery | DeliveryOutcome> {
+  const { deliveryId, after } = job.data;
   const context = await readDeliveryContext(deliveryId);
   if (!context) return nothingToSend;
   if (context.delivery.status !== 'pending' && !(await reopenDeliveries([deliveryId], 'exhausted')).length) return nothingToSend;
   if (after && context.delivery.attempts === 0 && !(await hasAttemptOutcome(after))) return waitForPredecessor(job);
-  return { context, destination: await resolveDestination(context, secrets) };
+  return { context, destination: await resolveDestination(context, secrets), slot };
 }
 
 /** A made attempt: the row's claim and what the destination answered. */
@@ -238,7 +257,13 @@ export async function attemptDelivery(
 ): Promise<AttemptedDelivery | DeliveryOutcome> {
   const { context, destination } = prepared;
   const origin = 'error' in destination ? null : destinationOf(destination.url ?? '');
-  const slot = origin ? await slots.acquire(origin) : null;
+  let slot = prepared.slot;
+  // The row names another destination than the job expected (its endpoint changed), or none usable.
+  if (slot && slot.destination !== origin) {
+    await slots.release(slot);
+    slot = null;
+  }
+  if (origin && !slot) slot = await slots.acquire(origin);
   if (origin && !slot) return postpone(slots, job, origin);
   try {
     const claimed = await claimAttempt(job.data.deliveryId, context.delivery.payload ?? (await buildBody(context)));

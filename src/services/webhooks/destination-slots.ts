@@ -204,19 +204,6 @@ export class DestinationSlots {
     await addWaiters(this.redis, waitersKey(this.prefix, destination), [jobId]).catch(() => {}); // the delay brings the job back anyway
   }
 
-  /**
-   * A cheap look before a job reads its delivery: true when every slot of the destination is taken
-   * right now and the job may not wait for one in this process (it is then postponed at once).
-   */
-  async isSaturated(destination: string): Promise<boolean> {
-    if (this.mayWaitHere(destination)) return false;
-    try {
-      return (await runScript(this.redis, scripts.destinationHasFreeSlot, [slotsKey(this.prefix, destination)], [this.limit])) === 0;
-    } catch {
-      return false;
-    }
-  }
-
   async close(): Promise<void> {
     await closeConnection(this.redis);
   }

@@ -22,9 +22,9 @@ export interface DeliveryToEnqueue {
   automationId: string;
   endpointId: string | null;
   /**
-   * The address it is expected to go to, when known: a job of a saturated destination (its
-   * normalised origin) is then postponed before it reads the database. Only a hint: the attempt
-   * takes its slot at the destination it actually resolves.
+   * The address it is expected to go to, when known: the job takes a slot of that destination (its
+   * normalised origin) before it reads the database, and is postponed when none frees up. Only a
+   * hint: an attempt whose row resolves another destination takes its slot there.
    */
   url: string | null;
   /** When the first attempt is due (the action's delay); null or past: now. */
