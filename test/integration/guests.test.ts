@@ -154,7 +154,7 @@ describe('guests', () => {
     }
   });
 
-  it("finds by phone digits in a venue the same guests, in the same order, as the plain substring filter", async () => {
+  it('finds by phone digits in a venue the same guests, in the same order, as the plain substring filter', async () => {
     // Words of 3 or more digits take the venue's digit-trigram index (migration 0032); the answers
     // must be those of `search_text LIKE '%word%'` over the venue's live guests, page by page.
     const t = await createTenant();
