@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events, guests, reservations } from '../../src/db/schema/index.js';
@@ -151,6 +151,60 @@ describe('guests', () => {
       const res = await c.get(`/guests?search=${encodeURIComponent(bad)}`);
       expectError(res, 400, 'invalid_request');
       expect(res.body.error.details.fields).toEqual(['search']);
+    }
+  });
+
+  it('finds by phone digits in a venue the same guests, in the same order, as the plain substring filter', async () => {
+    // Words of 3 or more digits take the venue's digit-trigram index (migration 0032); the answers
+    // must be those of `search_text LIKE '%word%'` over the venue's live guests, page by page.
+    const t = await createTenant();
+    const c = client(server.url, t.key);
+    const other = await c.post('/venues', { name: 'Other', timezone: 'Europe/Rome', countryCode: 'IT' });
+    const phones = ['+39 347 123 4567', '+39 06 1234 5678', '+39 347 000 0077', '+39 02 3470 0077', '+39 333 707 7000'];
+    for (const [i, phone] of phones.entries()) {
+      await newGuest(c, t.venueId, { phone, firstName: `Guest${i}`, email: i === 1 ? 'luca.3471234@example.com' : undefined });
+      await newGuest(c, other.body.venue.id, { phone });
+    }
+    const trashed = await newGuest(c, t.venueId, { phone: '+39 347 123 9999' });
+    expect((await c.delete(`/guests/${trashed.id}`)).status).toBe(204);
+    const plain = async (word: string) =>
+      (
+        await db()
+          .select({ id: guests.id })
+          .from(guests)
+          .where(and(eq(guests.venueId, t.venueId), isNull(guests.deletedAt), sql`${guests.searchText} like ${`%${word}%`}`))
+          .orderBy(asc(guests.createdAt), asc(guests.id))
+      ).map((g) => g.id);
+    const searched = async (search: string, limit: number) => {
+      const ids: string[] = [];
+      let cursor = '';
+      for (let pages = 0; pages < 10; pages++) {
+        const res = await c.get(`/guests?venueId=${t.venueId}&search=${encodeURIComponent(search)}&limit=${limit}${cursor}`);
+        expect(res.status).toBe(200);
+        ids.push(...res.body.data.map((g: any) => g.id));
+        if (!res.body.nextCursor) return ids;
+        cursor = `&cursor=${encodeURIComponent(res.body.nextCursor)}`;
+      }
+      throw new Error('more than 10 pages');
+    };
+    const cases: [search: string, digits: string, count: number][] = [
+      ['3471234', '3471234', 2], // a number, and an e-mail holding the digits
+      ['347', '347', 4],
+      ['0077', '0077', 2],
+      ['077', '077', 3],
+      ['390234', '390234', 1], // the E.164 digits across the country code: +39 02 3470 0077
+      ['3470-0077', '34700077', 1],
+      ['347-000-0', '3470000', 1],
+      ['7000', '7000', 3],
+      ['999', '999', 0], // only in the trashed guest
+      ['12345678', '12345678', 1],
+      ['555', '555', 0],
+    ];
+    for (const [search, digits, count] of cases) {
+      const expected = await plain(digits);
+      expect(expected, search).toHaveLength(count);
+      expect(await searched(search, 50), search).toEqual(expected);
+      expect(await searched(search, 1), search).toEqual(expected);
     }
   });
 

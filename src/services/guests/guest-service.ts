@@ -354,8 +354,25 @@ async function phoneFilter(auth: AuthContext, raw: string, venue: VenueRow | und
   return alternatives.length === 1 ? alternatives[0] : sql`(${sql.join(alternatives, sql` or `)})`;
 }
 
-function searchFilter(words: string[]): SQL[] {
-  return words.map((w) => sql`${guests.searchText} like '%' || lower(immutable_unaccent(${w}::text)) || '%'`);
+/**
+ * Each word as a substring of the search text. Within a venue, a word of 3 or more digits (a piece
+ * of a phone number, src/lib/guest-search.ts) takes another index path: guests_venue_digits_idx
+ * (migration 0032) holds each guest's digit trigrams keyed by its venue, so the venue's own postings
+ * bound the work, where the trigram index checks trigrams every number shares (`330`, `000`)
+ * against candidates across the organisation. The trigrams are necessary, not sufficient: the
+ * substring test stays, written with strpos (the same test for a word of digits, which has no LIKE
+ * wildcard and which lower and unaccent leave unchanged) so that the planner does not also reach for
+ * the trigram index, whose conditions a generic plan cannot tell apart from these.
+ */
+function searchFilter(words: string[], venueId: string | undefined): SQL[] {
+  return words.flatMap((w) =>
+    venueId && /^[0-9]{3,}$/.test(w)
+      ? [
+          sql`guest_digit_trigrams(${guests.venueId}, ${guests.searchText}) @> guest_digit_trigrams(${venueId}::uuid, ${w}::text)`,
+          sql`strpos(${guests.searchText}, ${w}::text) > 0`,
+        ]
+      : [sql`${guests.searchText} like '%' || lower(immutable_unaccent(${w}::text)) || '%'`],
+  );
 }
 
 /**
@@ -369,7 +386,7 @@ export async function listGuests(auth: AuthContext, query: GuestListQuery) {
   if (query.phone !== undefined) conditions.push(await phoneFilter(auth, query.phone, venue));
   if (query.email !== undefined) conditions.push(sql`lower(${guests.email}) = lower(${query.email.trim()})`);
   if (query.externalRef !== undefined) conditions.push(eq(guests.externalRef, query.externalRef));
-  if (query.search) conditions.push(...searchFilter(query.search));
+  if (query.search) conditions.push(...searchFilter(query.search, venue?.id));
   if (query.changedAfter === undefined || query.search) conditions.push(isNull(guests.deletedAt));
   return fetchPage<GuestRow>({
     query,
