@@ -170,7 +170,7 @@ class HandlerContext {
 }
 
 /** The request's key, within its rate limit, allowed this operation (widget keys: the widget's routes, from their origins). */
-async function authorise(def: AnyRoute, services: RouteServices, req: Request, res: Response): Promise<AuthContext> {
+async function authoriseRequest(def: AnyRoute, services: RouteServices, req: Request, res: Response): Promise<AuthContext> {
   const authenticated = services.guards.keys.authenticate(req);
   const auth = authenticated instanceof Promise ? await authenticated : authenticated;
   req.auth = auth;
@@ -221,7 +221,7 @@ export function toHandler(def: AnyRoute, services: RouteServices): RequestHandle
     let rendered: RenderedResponse | null;
     try {
       // Public routes (documentation) answer everyone alike and ignore any key sent with them.
-      if (!def.public) auth = await authorise(def, services, req, res);
+      if (!def.public) auth = await authoriseRequest(def, services, req, res);
       // The body is read before the idempotency check, which hashes it.
       if (bodySchema) await readJsonBody(req, res, def.bodyLimit ?? '1mb');
       const idempotencyKey = req.headers['idempotency-key'];
