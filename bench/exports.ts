@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { spawnServer } from './support/spawn-server.js';
-import { createServer } from 'node:net';
+import { freePort } from '../test/support/free-port.js';
 
 const count = Number(process.argv[2] ?? 100_000);
 await prepareBenchDatabase('floorline_bench_exports');
@@ -34,12 +34,7 @@ await sql.end();
 
 const env = benchServerEnv();
 // A port nobody listens on: other benchmarks may be running on this machine.
-const port = await new Promise<number>((resolve) => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
-  });
-});
+const port = await freePort();
 const web = await spawnServer('src/server.ts', env, port);
 
 function memoryKb(field: 'VmRSS' | 'VmHWM'): number {

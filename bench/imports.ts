@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { spawnServer } from './support/spawn-server.js';
-import { createServer } from 'node:net';
+import { freePort } from '../test/support/free-port.js';
 
 const rowCount = Number(process.argv[2] ?? 1000);
 await prepareBenchDatabase('floorline_bench_imports');
@@ -36,12 +36,7 @@ const rows = Array.from({ length: rowCount }, (_, i) => {
 
 const env = benchServerEnv();
 // A port nobody listens on: other benchmarks may be running on this machine.
-const port = await new Promise<number>((resolve) => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
-  });
-});
+const port = await freePort();
 const web = await spawnServer('src/server.ts', env, port);
 const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/imports.ts'], {
   env: { ...process.env, ...env },

@@ -7,7 +7,7 @@
 //      all 1,000 (time until the last client has it).
 // Usage: npx tsx bench/sse.ts [eventsPerSecond=100] [seconds=10] [idleConnections=1000]
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../test/support/free-port.js';
 import { cpus, loadavg } from 'node:os';
 import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { spawnServer } from './support/spawn-server.js';
@@ -25,14 +25,6 @@ const { closeQueues } = await import('../src/queues/queues.js');
 const { closeRedis } = await import('../src/redis.js');
 const { organisationId, venueId, key } = await createBenchTenant();
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 const ports = [await freePort(), await freePort()];
 const webs = await Promise.all(ports.map((port) => spawnServer('src/server.ts', benchServerEnv(), port)));
 const streamUrl = (port: number) => `http://127.0.0.1:${port}/api/v1/events/stream`;

@@ -6,7 +6,7 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../support/own-postgres.js';
+import { freePort } from '../support/free-port.js';
 
 const projectRoot = path.resolve(import.meta.dirname, '../..');
 const started = new Set<ChildProcess>();

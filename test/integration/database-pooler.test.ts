@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { processConfig } from '../../src/config.js';
 import { createDatabase, db, runSql } from '../../src/db/client.js';
 import { createReadReplica } from '../../src/db/read-replica.js';
-import { freePort } from '../support/own-postgres.js';
+import { freePort } from '../support/free-port.js';
 
 /**
  * DATABASE_POOLER=transaction without a pooler in front: what such a database sends is checked on

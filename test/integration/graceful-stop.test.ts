@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { client, createTenant, freePort } from '../support/harness.js';
+import { client, createTenant } from '../support/harness.js';
+import { freePort } from '../support/free-port.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { openSse } from '../support/sse-client.js';
 import { eventually } from '../support/eventually.js';

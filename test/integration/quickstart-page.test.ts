@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { archiveAutomations } from '../support/webhook-fixtures.js';
-import { freePort } from '../support/harness.js';
+import { freePort } from '../support/free-port.js';
 import { compiledEntry } from '../support/entry-process.js';
 
 const root = path.resolve(import.meta.dirname, '../..');

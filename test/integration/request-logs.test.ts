@@ -5,7 +5,8 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
-import { createTenant, freePort, type Tenant } from '../support/harness.js';
+import { createTenant, type Tenant } from '../support/harness.js';
+import { freePort } from '../support/free-port.js';
 import { collectLogLines } from '../support/log-lines.js';
 import { eventually } from '../support/eventually.js';
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { getQueue } from '../../src/queues/queues.js';
-import { client, createTenant, freePort, type Client } from '../support/harness.js';
+import { client, createTenant, type Client } from '../support/harness.js';
+import { freePort } from '../support/free-port.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
 

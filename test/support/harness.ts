@@ -1,4 +1,4 @@
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { processConfig, type Config } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
@@ -64,15 +64,6 @@ export function useTestServer(options: { config?: Config } = {}): TestServer {
     },
     close: async () => server?.close(),
   };
-}
-
-/** A port nothing listens on right now (for a process the test starts, or one that must refuse connections). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export interface Tenant {

@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { eventually } from './eventually.js';
-import { freePort } from './harness.js';
+import { freePort } from './free-port.js';
 import { timedCall } from './timed-call.js';
 import { compiledEntry } from './entry-process.js';
 

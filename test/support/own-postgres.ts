@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
 const binaries = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -23,14 +23,6 @@ export interface OwnPostgres {
 }
 
 export const ownPostgresAvailable = existsSync(join(binaries, 'initdb'));
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const asRoot = process.getuid?.() === 0;
 const pg = (tool: string, args: string[]) =>

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from './harness.js';
+import { freePort } from './free-port.js';
 
 export interface ServeAppProcess {
   child: ChildProcess;

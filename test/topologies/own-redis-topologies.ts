@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freePort } from '../support/own-postgres.js';
+import { freePort } from '../support/free-port.js';
 import { endProcess, makeTempDir, track } from '../chaos/own-processes.js';
 
 const run = promisify(execFile);

@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import postgres from 'postgres';
 import type { Destination, Tally } from '../chaos/chaos-world.js';
 import { endProcess, isRunning, startOwnRedis, startRole, track, type RoleProcess } from '../chaos/own-processes.js';
-import { freePort } from '../support/own-postgres.js';
+import { freePort } from '../support/free-port.js';
 import { openSse } from '../support/sse-client.js';
 import { useFileSettings } from '../support/file-settings.js';
 import * as kit from './postgres-kit.js';

@@ -14,7 +14,8 @@ import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { endProcess, startOwnRedis } from '../chaos/own-processes.js';
 import { useFileSettings } from '../support/file-settings.js';
-import { freePort, startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
+import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
+import { freePort } from '../support/free-port.js';
 import { openSse } from '../support/sse-client.js';
 import * as kit from './postgres-kit.js';
 
