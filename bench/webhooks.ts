@@ -18,6 +18,7 @@ import { createBenchTenant, prepareBenchDatabase } from './support/bench-databas
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
 import { profileFlags } from './support/profiling.js';
 import { startDropCollector } from './support/drop-collector.js';
+import { freePort } from '../test/support/free-port.js';
 
 const deliveries = Number(process.argv[2] ?? 3000);
 const lagRate = Number(process.argv[3] ?? 100);
@@ -85,12 +86,19 @@ const childEnv = {
   METRICS_PORT: '0',
   ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } : {}),
 };
-// worker-webhooks as docs/webhooks.md recommends deploying it: a small database pool (DB_POOL_SIZE, 4 unless given).
-const webhooksEnv = { ...childEnv, DB_POOL_SIZE: process.env.WEBHOOKS_DB_POOL_SIZE ?? '4' };
+// worker-webhooks as docs/webhooks.md recommends deploying it: a small database pool (DB_POOL_SIZE, 4 unless given);
+// each with a metrics port of its own, read for how many times a delivery's job ran.
+const metricsToken = crypto.randomUUID();
+const metricsPorts = [await freePort(), await freePort()];
+const webhooksEnv = (metricsPort: number) => ({
+  ...childEnv,
+  DB_POOL_SIZE: process.env.WEBHOOKS_DB_POOL_SIZE ?? '4',
+  METRICS_PORT: String(metricsPort),
+  METRICS_TOKEN: metricsToken,
+});
 const children: ChildProcess[] = [
   { script: 'workers/events.ts', env: childEnv, role: 'worker-events' },
-  { script: 'workers/webhooks.ts', env: webhooksEnv, role: 'worker-webhooks' },
-  { script: 'workers/webhooks.ts', env: webhooksEnv, role: 'worker-webhooks' },
+  ...metricsPorts.map((port) => ({ script: 'workers/webhooks.ts', env: webhooksEnv(port), role: 'worker-webhooks' })),
 ].map(({ script, env, role }) =>
   spawn(process.execPath, [...profileFlags(role), '--import', 'tsx', script], { env, stdio: ['ignore', 'ignore', 'inherit'] }),
 );
@@ -189,14 +197,33 @@ async function cpuSnapshot() {
     0,
   );
   return {
+    jobRuns: await deliveryJobRuns(),
     redis: redisSeconds * 1000,
     workers: children.reduce((sum, c) => sum + processCpuMs(c.pid!), 0),
     postgres: await postgresCpuSnapshot(sql),
     receiver: (own.user + own.system) / 1000,
   };
 }
+/**
+ * Runs of delivery jobs so far in the worker-webhooks processes, by how they ended (completed,
+ * postponed, failed), from their job_duration_seconds histogram: more runs than deliveries are jobs
+ * postponed for a slot and run again.
+ */
+async function deliveryJobRuns(): Promise<Record<string, number>> {
+  const runs: Record<string, number> = {};
+  for (const port of metricsPorts) {
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+    for (const [, outcome, count] of (await res.text()).matchAll(
+      /^job_duration_seconds_count\{queue="webhook-delivery",outcome="(\w+)"\} (\d+)$/gm,
+    ))
+      runs[outcome] = (runs[outcome] ?? 0) + Number(count);
+  }
+  return runs;
+}
 function cpuSince(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaited<ReturnType<typeof cpuSnapshot>>) {
+  const runs = (outcome: string) => (after.jobRuns[outcome] ?? 0) - (before.jobRuns[outcome] ?? 0);
   return {
+    jobRuns: { completed: runs('completed'), postponed: runs('postponed'), failed: runs('failed') },
     workers: after.workers - before.workers,
     postgres: cpuUsedSince(before.postgres, after.postgres),
     receiver: after.receiver - before.receiver,
@@ -233,6 +260,10 @@ try {
   );
   console.log(
     `CPU per delivery: ${perDelivery(cpu.workers + cpu.postgres + cpu.receiver + cpu.redis)} ms (workers ${perDelivery(cpu.workers)}, PostgreSQL ${perDelivery(cpu.postgres)}, Redis ${perDelivery(cpu.redis)}, receiver ${perDelivery(cpu.receiver)}); load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
+  );
+  const { completed, postponed, failed } = cpu.jobRuns;
+  console.log(
+    `job runs per delivery: ${((completed + postponed + failed) / deliveries).toFixed(2)} (${postponed} postponed for a slot or a predecessor, ${failed} failed)`,
   );
 
   // 2. Lag: one event per transaction at a steady rate.
