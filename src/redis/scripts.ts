@@ -26,9 +26,11 @@ function script<Keys extends readonly string[], Args extends readonly (string | 
 
 export const scripts = {
   incrementRateWindow: script<readonly [window: string], readonly [ttlMs: number, hits: number], number>('increment-rate-window'),
-  acquireDestinationSlot: script<readonly [slots: string], readonly [limit: number, leaseMs: number, token: string], number>(
-    'acquire-destination-slot',
-  ),
+  acquireDestinationSlot: script<
+    readonly [slots: string, waiters: string],
+    readonly [limit: number, leaseMs: number, token: string, jobId: string],
+    readonly [taken: 0 | 1, waitersAhead?: number]
+  >('acquire-destination-slot'),
   releaseDestinationSlot: script<readonly [slots: string, waiters: string], readonly [token: string, wakes: number], string[]>(
     'release-destination-slot',
   ),

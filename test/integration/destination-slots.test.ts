@@ -65,8 +65,8 @@ async function redisMs(): Promise<number> {
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 
-async function acquired(slots: DestinationSlots, destination: string): Promise<DestinationSlot> {
-  const slot = await slots.acquire(destination);
+async function acquired(slots: DestinationSlots, destination: string, jobId?: string): Promise<DestinationSlot> {
+  const slot = await slots.acquire(destination, jobId);
   if (!slot) throw new Error(`no slot of ${destination}`);
   return slot;
 }
@@ -264,6 +264,27 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     await eventually(async () => woken.length >= 5, 2000, 'five wake-ups');
     expect(woken).toEqual(['job-1', 'job-2', 'job-3', 'new-3', 'new-4']);
   });
+  it('postponement: a job that found no slot and no place to wait waits about its turn behind the jobs its try found listed ahead', async () => {
+    const destination = newDestination();
+    // A worker of concurrency 1: one job may wait in the process, the next has no place.
+    const slots = slotsOf({ limit: 1, workerConcurrency: 1 });
+    const measured = await acquired(slots, destination);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // an attempt of about 100 ms, measured at its release
+    await slots.release(measured);
+    const held = await acquired(slots, destination);
+    for (let i = 0; i < 20; i++) await slots.postpone(destination, `early-${i}`, 0, async () => {});
+    const inLine = slots.acquire(destination);
+    await settled(slots);
+    expect(await slots.acquire(destination, 'late')).toBeNull();
+    let delay = 0;
+    await slots.postpone(destination, 'late', 0, async (ms) => void (delay = ms));
+    // 20 ahead, each about twice the measured hold on one slot: about 4 s, not the 100-200 ms of a first postponement.
+    expect(delay).toBeGreaterThanOrEqual(20 * destinationSlotTuning.measuredHoldFactor * 100);
+    expect(delay).toBeLessThanOrEqual(destinationSlotTuning.longestQueuedPostponementMs);
+    await slots.release(held);
+    await slots.release((await inLine)!);
+  });
+
   it('sends nothing of an enqueue at once while jobs wait for a saturated destination: the new ones go behind them, in order', async () => {
     const destination = newDestination();
     const { slots, woken } = slotsRecordingWakes();

@@ -169,7 +169,7 @@ export async function prepareDelivery(
   secrets: SigningSecretBox,
 ): Promise<PreparedDelivery | DeliveryOutcome> {
   const { destination: expected } = job.data;
-  const slot = expected ? await slots.acquire(expected) : null;
+  const slot = expected ? await slots.acquire(expected, job.id) : null;
   if (expected && !slot) return postpone(slots, job, expected);
   let prepared: PreparedDelivery | DeliveryOutcome | undefined;
   try {
@@ -263,7 +263,7 @@ export async function attemptDelivery(
     await slots.release(slot);
     slot = null;
   }
-  if (origin && !slot) slot = await slots.acquire(origin);
+  if (origin && !slot) slot = await slots.acquire(origin, job.id);
   if (origin && !slot) return postpone(slots, job, origin);
   try {
     const claimed = await claimAttempt(job.data.deliveryId, context.delivery.payload ?? (await buildBody(context)));

@@ -6,7 +6,7 @@ import { taggedKey } from '../../redis/key-layout.js';
 import { runScript, scripts } from '../../redis/scripts.js';
 import { webhookTimeoutMs } from './post-webhook.js';
 
-// A destination's two keys share its own hash tag: lineOf and waitersAhead read them in one MULTI.
+// A destination's two keys share its own hash tag: lineOf reads them in one MULTI, the acquire script takes both.
 /** The slots of a destination: a sorted set of the attempts under way (tokens), scored by the end of their lease. */
 const slotsKey = (prefix: string, destination: string) => taggedKey(prefix, ['destination', destination], 'slots');
 /** The jobs postponed for a destination, scored by when they joined (oldest first). */
@@ -113,6 +113,11 @@ export class DestinationSlots {
   private readonly maxLocalWaiters: number;
   private readonly local = new Map<string, LocalDestination>();
   private localWaiters = 0;
+  /**
+   * Of each job whose acquire() just returned null (the caller postpones it next), how many postponed
+   * jobs the last try found ahead of it: its postponement needs no round trip of its own to ask.
+   */
+  private readonly aheadAtLastTry = new Map<string, number>();
   private readonly log = logger.child({ component: 'destination-slots' });
 
   constructor(options: DestinationSlotsOptions) {
@@ -127,15 +132,18 @@ export class DestinationSlots {
 
   /**
    * One of the destination's slots, waiting for one in this process while that is allowed
-   * (mayWaitHere, at most localWaitMs); null when they stay taken: the job is then postponed.
+   * (mayWaitHere, at most localWaitMs); null when they stay taken: the job (`jobId`) is then postponed.
    */
-  async acquire(destination: string): Promise<DestinationSlot | null> {
+  async acquire(destination: string, jobId?: string): Promise<DestinationSlot | null> {
     const deadline = Date.now() + tuning.localWaitMs;
     for (;;) {
-      const slot = await this.tryAcquire(destination);
-      if (slot) return slot;
+      const tried = await this.tryAcquire(destination, jobId);
+      if ('token' in tried) return tried;
       const left = deadline - Date.now();
-      if (left <= 0 || !this.mayWaitHere(destination)) return null;
+      if (left <= 0 || !this.mayWaitHere(destination)) {
+        if (jobId !== undefined) this.aheadAtLastTry.set(jobId, tried.waitersAhead);
+        return null;
+      }
       const handed = await this.waitForRelease(destination, Math.min(tuning.localPollMs, left));
       if (handed) return handed;
     }
@@ -193,12 +201,14 @@ export class DestinationSlots {
 
   /**
    * Postpones a job of a saturated destination for about its turn among the jobs waiting for it
-   * (from this process's measure of its attempts): `moveToDelayed` is called with the delay, then the
-   * job joins the destination's waiter list (once it is delayed, so that a wake-up never finds it
-   * still running). A job postponed before keeps its place in the list.
+   * (from this process's measure of its attempts and the place its last acquire() found; without one,
+   * the doubling postponement): `moveToDelayed` is called with the delay, then the job joins the
+   * destination's waiter list (once it is delayed, so that a wake-up never finds it still running).
+   * A job postponed before keeps its place in the list.
    */
   async postpone(destination: string, jobId: string, postponed: number, moveToDelayed: (delayMs: number) => Promise<void>): Promise<void> {
-    const ahead = await this.waitersAhead(destination, jobId);
+    const ahead = this.aheadAtLastTry.get(jobId) ?? null;
+    this.aheadAtLastTry.delete(jobId);
     const holdMs = tuning.measuredHoldFactor * (this.local.get(destination)?.holdMs ?? 0);
     await moveToDelayed(queuedPostponementMs({ waitersAhead: ahead, holdMs, slots: this.limit, postponed, random: Math.random() }));
     await addWaiters(this.redis, waitersKey(this.prefix, destination), [jobId]).catch(() => {}); // the delay brings the job back anyway
@@ -284,18 +294,18 @@ export class DestinationSlots {
     );
   }
 
-  /** One try at one of the destination's slots. */
-  private async tryAcquire(destination: string): Promise<DestinationSlot | null> {
+  /** One try at one of the destination's slots; taken or not, how many postponed jobs are ahead of the job. */
+  private async tryAcquire(destination: string, jobId = ''): Promise<DestinationSlot | { waitersAhead: number }> {
     const token = randomUUID();
     const leaseFrom = performance.now();
     try {
-      const acquired = await runScript(
+      const [taken, waitersAhead = 0] = await runScript(
         this.redis,
         scripts.acquireDestinationSlot,
-        [slotsKey(this.prefix, destination)],
-        [this.limit, this.leaseMs, token],
+        [slotsKey(this.prefix, destination), waitersKey(this.prefix, destination)],
+        [this.limit, this.leaseMs, token, jobId],
       );
-      if (!acquired) return null;
+      if (!taken) return { waitersAhead };
     } catch (err) {
       this.log.warn({ destination, err: (err as Error).message }, 'destination limit not checked');
       return { destination, token: null, handOvers: 0, acquiredAt: performance.now(), leaseFrom };
@@ -324,22 +334,6 @@ export class DestinationSlots {
       local.waiters.push(wake);
       this.localWaiters++;
     });
-  }
-
-  /**
-   * How many postponed jobs are ahead of this one in its destination's waiter list: its place if it
-   * was postponed before (a job keeps its place), else the length of the list. Null when Redis does
-   * not answer.
-   */
-  private async waitersAhead(destination: string, jobId: string): Promise<number | null> {
-    try {
-      const key = waitersKey(this.prefix, destination);
-      const replies = await this.redis.multi().zrank(key, jobId).zcard(key).exec();
-      const [rank, count] = (replies ?? []).map(([, value]) => value as number | null);
-      return rank ?? count ?? null;
-    } catch {
-      return null;
-    }
   }
 
   /** Wakes the oldest waiter still postponed, in up to `tries` takes (entries of jobs that came back on their own are skipped). */
