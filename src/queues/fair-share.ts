@@ -198,11 +198,12 @@ export async function advanceVirtualTime(queue: string, job: Job): Promise<void>
   }
 }
 
-/** Past this virtual time, the count starts again at the next moment the queue is empty. */
+/** Past this virtual time, the count starts again at a moment the queue is empty (looked at every few seconds). */
 const restartAfter = 100_000;
 
 /**
- * Called when a worker finds its queue empty: once the count is high, tags start again from 1, so
+ * Called when a worker finds its queue empty (at most every few seconds: src/queues/start-worker.ts):
+ * once the count is high, tags start again from 1, so
  * that they stay far from the end of BullMQ's range (a job still delayed with an older, higher tag
  * only waits a little longer once it is due). Rarely, so that the keys of old counts, which expire
  * by themselves, stay few.

@@ -102,6 +102,12 @@ function jobSpanStart(queue: string, job: Job) {
   } as const;
 }
 
+/**
+ * How often at most a worker that found its queue empty looks whether the fair count should start
+ * again (src/queues/fair-share.ts): the count grows by far less than its restart point in this time.
+ */
+const restartCheckEveryMs = 5000;
+
 /** A worker of the definition's queue with its worker options, `overrides` on top (what the deployment configures; tests run fewer jobs at once). */
 export function startJobWorker<T>(
   definition: JobDefinition<T>,
@@ -126,7 +132,16 @@ export function startJobWorker<T>(
     log.warn({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'job failed');
   });
   worker.on('error', (err) => log.error({ err: err.message }, 'worker error'));
-  if (definition.fair) worker.on('drained', () => void restartVirtualTimeIfHigh(name).catch(() => {}));
+  if (definition.fair) {
+    // Under a light load a worker finds its queue empty after nearly every job: the count is looked
+    // at once per restartCheckEveryMs at most, not a round trip each time.
+    let checkedAt = -Infinity;
+    worker.on('drained', () => {
+      if (performance.now() - checkedAt < restartCheckEveryMs) return;
+      checkedAt = performance.now();
+      void restartVirtualTimeIfHigh(name).catch(() => {});
+    });
+  }
   return {
     worker,
     close: async () => {
