@@ -8,6 +8,7 @@ import { taggedKey } from '../../src/redis/key-layout.js';
 import { destinationSlotTuning } from '../../src/lib/webhook-destination.js';
 import { DestinationSlots, type DestinationSlot, type DestinationSlotsOptions } from '../../src/services/webhooks/destination-slots.js';
 import { eventually } from '../support/eventually.js';
+import { watchRedisCommands } from '../support/redis-monitor.js';
 
 // The per-destination limit on its own, against the real Redis: each instance stands for one
 // worker-webhooks process. Keys of its own prefix; a destination of its own per test.
@@ -283,6 +284,32 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     expect(delay).toBeLessThanOrEqual(destinationSlotTuning.longestQueuedPostponementMs);
     await slots.release(held);
     await slots.release((await inLine)!);
+  });
+
+  it('postponement: a job that finds no slot and may not wait sends 2 round trips to Redis, its try (which answers its place) and its entry in the line', async () => {
+    const destination = newDestination();
+    const slots = slotsOf({ limit: 1 });
+    // An attempt of over a second, measured at its release: this process's jobs no longer wait here for this destination.
+    const slow = await acquired(slots, destination);
+    await new Promise((resolve) => setTimeout(resolve, destinationSlotTuning.quickAttemptMs + 50));
+    await slots.release(slow);
+    const held = await acquired(slotsOf({ limit: 1 }), destination);
+    const connection = connectionOf.get(slots)!;
+    const address = /addr=(\S+)/.exec(String(await connection.client('INFO')))?.[1];
+    const commands: string[] = [];
+    const watching = await watchRedisCommands(processConfig().REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name }) => {
+      if (source === address) commands.push(name);
+    });
+    try {
+      expect(await slots.acquire(destination, 'job')).toBeNull();
+      await slots.postpone(destination, 'job', 0, async () => {});
+      await connection.ping(); // answered after every command before it
+    } finally {
+      watching.stop();
+    }
+    expect(commands).toEqual(['evalsha', 'multi', 'zadd', 'expire', 'exec', 'ping']);
+    expect(await redis.zrange(taggedKey(prefix, ['destination', destination], 'waiters'), '0', '-1')).toEqual(['job']);
+    await slots.release(held);
   });
 
   it('sends nothing of an enqueue at once while jobs wait for a saturated destination: the new ones go behind them, in order', async () => {
