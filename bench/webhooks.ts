@@ -211,12 +211,10 @@ async function cpuSnapshot() {
  */
 async function deliveryJobRuns(): Promise<Record<string, number>> {
   const runs: Record<string, number> = {};
+  const line = new RegExp(`^job_duration_seconds_count\\{queue="${webhookDeliveryJob.queueName}",outcome="(\\w+)"\\} (\\d+)$`, 'gm');
   for (const port of metricsPorts) {
     const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
-    for (const [, outcome, count] of (await res.text()).matchAll(
-      /^job_duration_seconds_count\{queue="webhook-delivery",outcome="(\w+)"\} (\d+)$/gm,
-    ))
-      runs[outcome] = (runs[outcome] ?? 0) + Number(count);
+    for (const [, outcome, count] of (await res.text()).matchAll(line)) runs[outcome] = (runs[outcome] ?? 0) + Number(count);
   }
   return runs;
 }

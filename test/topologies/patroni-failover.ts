@@ -320,16 +320,17 @@ async function failOver(world: World, entry: Entry, roles: RoleProcess[], kill: 
     // A booking the stream missed, as the database holds it: whether its event was numbered (its
     // stream position) or still waits for it, and when it was made against the kill.
     const missed = onVenue0.filter((id) => !streamed.includes(id));
-    for (const row of await direct<{ id: string; position: string | null; waiting: boolean; createdAt: Date }[]>`
+    if (missed.length)
+      for (const row of await direct<{ id: string; position: string | null; waiting: boolean; createdAt: Date }[]>`
       select r.id::text, p.position::text, u.event_id is not null as waiting, e.created_at as "createdAt"
         from reservations r
         join events e on e.subject_id = r.id and e.type = 'reservation_created'
         left join event_positions p on p.event_id = e.id
         left join unsequenced_events u on u.event_id = e.id
        where r.id = any(${missed}::uuid[])`)
-      console.log(
-        `info ${label}: missed by the live stream: reservation ${row.id}, event ${row.position === null ? (row.waiting ? 'not numbered yet' : 'without a position') : `at position ${row.position}`}, made ${((row.createdAt.getTime() - killedAt) / 1000).toFixed(1)} s after the kill`,
-      );
+        console.log(
+          `info ${label}: missed by the live stream: reservation ${row.id}, event ${row.position === null ? (row.waiting ? 'not numbered yet' : 'without a position') : `at position ${row.position}`}, made ${((row.createdAt.getTime() - killedAt) / 1000).toFixed(1)} s after the kill`,
+        );
     const alive = roles.filter((r) => isRunning(r.child)).length;
     kit.check(
       alive === roles.length,
