@@ -29,7 +29,7 @@ export const scripts = {
   acquireDestinationSlot: script<
     readonly [slots: string, waiters: string],
     readonly [limit: number, leaseMs: number, token: string, jobId: string],
-    readonly [taken: 0 | 1, waitersAhead?: number]
+    readonly [taken: 0 | 1, waitersAhead?: number, waitersListed?: number]
   >('acquire-destination-slot'),
   releaseDestinationSlot: script<readonly [slots: string, waiters: string], readonly [token: string, wakes: number], string[]>(
     'release-destination-slot',

@@ -316,6 +316,58 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     await slots.release(held);
   });
 
+  it('a job that finds jobs of its own process waiting for the destination goes behind them without a try of its own: postponed with 1 round trip (its entry in the line), about its turn', async () => {
+    const destination = newDestination();
+    // One slot; a worker of concurrency 2: one job may wait in the process.
+    const slots = slotsOf({ limit: 1, workerConcurrency: 2 });
+    const other = slotsOf({ limit: 1, workerConcurrency: 2 });
+    // An attempt of at least 100 ms measured here (by the clock the hold is measured with).
+    const measured = await acquired(slots, destination);
+    const heldFrom = performance.now();
+    while (performance.now() - heldFrom < 100)
+      await new Promise((resolve) => setTimeout(resolve, 100 - (performance.now() - heldFrom) + 1));
+    await slots.release(measured);
+    const held = await acquired(other, destination);
+    for (let i = 0; i < 5; i++) await other.postpone(destination, `early-${i}`, 0, async () => {});
+    const connection = connectionOf.get(slots)!;
+    const address = /addr=(\S+)/.exec(String(await connection.client('INFO')))?.[1];
+    const commands: string[] = [];
+    const watching = await watchRedisCommands(processConfig().REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name }) => {
+      if (source === address) commands.push(name);
+    });
+    let first: Promise<DestinationSlot | null>;
+    let delay = 0;
+    try {
+      first = slots.acquire(destination, 'first'); // tries, finds 5 listed, waits in the process
+      await settled(slots);
+      commands.length = 0;
+      const second = slots.acquire(destination, 'second'); // no room left to wait here: postponed at once
+      expect(await resolvedAtOnce(second), 'decided without a round trip').toBe(true);
+      expect(await second).toBeNull();
+      await slots.postpone(destination, 'second', 0, async (ms) => void (delay = ms));
+      await connection.ping(); // answered after every command before it
+    } finally {
+      watching.stop();
+    }
+    expect(commands).toEqual(['multi', 'zadd', 'expire', 'exec', 'ping']);
+    // Behind the 5 jobs the first job's try found listed, each about twice the measured hold on one
+    // slot: about a second, not the 100-200 ms of a postponement without a place.
+    expect(delay).toBeGreaterThanOrEqual(5 * destinationSlotTuning.measuredHoldFactor * 100);
+    expect(delay).toBeLessThanOrEqual(destinationSlotTuning.longestQueuedPostponementMs);
+    expect(await redis.zrange(taggedKey(prefix, ['destination', destination], 'waiters'), '0', '-1')).toEqual([
+      'early-0',
+      'early-1',
+      'early-2',
+      'early-3',
+      'early-4',
+      'second',
+    ]);
+    await other.release(held);
+    const taken = await first; // a slot freed by another process is found at the waiting job's next look
+    expect(taken?.token).toBeTruthy();
+    await slots.release(taken!);
+  });
+
   it('sends nothing of an enqueue at once while jobs wait for a saturated destination: the new ones go behind them, in order', async () => {
     const destination = newDestination();
     const { slots, woken } = slotsRecordingWakes();

@@ -76,6 +76,10 @@ interface LocalDestination {
   waiters: Waiter[];
   /** How long this process's attempts held a slot, moving average (ms); undefined before the first. */
   holdMs?: number;
+  /** How many postponed jobs the last try of this process that found the slots taken found listed. */
+  listedAtLastTry: number;
+  /** How many jobs this process has postponed since that try: each joined the list behind them. */
+  postponedSinceTry: number;
 }
 
 /** What holdBack decided for the deliveries of one enqueue. */
@@ -136,16 +140,25 @@ export class DestinationSlots {
    */
   async acquire(destination: string, jobId?: string): Promise<DestinationSlot | null> {
     const deadline = Date.now() + tuning.localWaitMs;
+    // While jobs of this process wait for the destination its slots are taken, and a slot released here
+    // goes to the oldest of them: a new job goes behind them without a try of its own (under a backlog,
+    // that try failed for nearly every job), its place in the list the last try's plus those postponed since.
+    let ahead = this.hasLineHere(destination) ? this.listedNow(destination) : null;
     for (;;) {
-      const tried = await this.tryAcquire(destination, jobId);
-      if ('token' in tried) return tried;
+      if (ahead === null) {
+        const tried = await this.tryAcquire(destination, jobId);
+        if ('token' in tried) return tried;
+        ahead = tried.waitersAhead;
+        this.noteTry(destination, tried.waitersListed);
+      }
       const left = deadline - Date.now();
       if (left <= 0 || !this.mayWaitHere(destination)) {
-        if (jobId !== undefined) this.aheadAtLastTry.set(jobId, tried.waitersAhead);
+        if (jobId !== undefined) this.aheadAtLastTry.set(jobId, ahead);
         return null;
       }
       const handed = await this.waitForRelease(destination, Math.min(tuning.localPollMs, left));
       if (handed) return handed;
+      ahead = null;
     }
   }
 
@@ -209,6 +222,7 @@ export class DestinationSlots {
   async postpone(destination: string, jobId: string, postponed: number, moveToDelayed: (delayMs: number) => Promise<void>): Promise<void> {
     const ahead = this.aheadAtLastTry.get(jobId) ?? null;
     this.aheadAtLastTry.delete(jobId);
+    this.localOf(destination).postponedSinceTry++;
     const holdMs = tuning.measuredHoldFactor * (this.local.get(destination)?.holdMs ?? 0);
     await moveToDelayed(queuedPostponementMs({ waitersAhead: ahead, holdMs, slots: this.limit, postponed, random: Math.random() }));
     await addWaiters(this.redis, waitersKey(this.prefix, destination), [jobId]).catch(() => {}); // the delay brings the job back anyway
@@ -270,7 +284,7 @@ export class DestinationSlots {
   private localOf(destination: string): LocalDestination {
     let local = this.local.get(destination);
     if (!local) {
-      local = { waiters: [] };
+      local = { waiters: [], listedAtLastTry: 0, postponedSinceTry: 0 };
       this.local.set(destination, local);
     }
     return local;
@@ -278,6 +292,22 @@ export class DestinationSlots {
 
   private localWaitersPerDestination(): number {
     return tuning.localWaitersPerSlot * this.limit;
+  }
+
+  private hasLineHere(destination: string): boolean {
+    return (this.local.get(destination)?.waiters.length ?? 0) > 0;
+  }
+
+  /** The jobs postponed for the destination as this process last saw them: the last failed try's count and its own postponements since. */
+  private listedNow(destination: string): number {
+    const local = this.localOf(destination);
+    return local.listedAtLastTry + local.postponedSinceTry;
+  }
+
+  private noteTry(destination: string, listed: number): void {
+    const local = this.localOf(destination);
+    local.listedAtLastTry = listed;
+    local.postponedSinceTry = 0;
   }
 
   /**
@@ -294,18 +324,18 @@ export class DestinationSlots {
     );
   }
 
-  /** One try at one of the destination's slots; taken or not, how many postponed jobs are ahead of the job. */
-  private async tryAcquire(destination: string, jobId = ''): Promise<DestinationSlot | { waitersAhead: number }> {
+  /** One try at one of the destination's slots; not taken, how many postponed jobs are ahead of the job and listed in all. */
+  private async tryAcquire(destination: string, jobId = ''): Promise<DestinationSlot | { waitersAhead: number; waitersListed: number }> {
     const token = randomUUID();
     const leaseFrom = performance.now();
     try {
-      const [taken, waitersAhead = 0] = await runScript(
+      const [taken, waitersAhead = 0, waitersListed = 0] = await runScript(
         this.redis,
         scripts.acquireDestinationSlot,
         [slotsKey(this.prefix, destination), waitersKey(this.prefix, destination)],
         [this.limit, this.leaseMs, token, jobId],
       );
-      if (!taken) return { waitersAhead };
+      if (!taken) return { waitersAhead, waitersListed };
     } catch (err) {
       this.log.warn({ destination, err: (err as Error).message }, 'destination limit not checked');
       return { destination, token: null, handOvers: 0, acquiredAt: performance.now(), leaseFrom };
