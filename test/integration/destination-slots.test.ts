@@ -72,6 +72,17 @@ async function acquired(slots: DestinationSlots, destination: string, jobId?: st
   return slot;
 }
 
+/**
+ * One attempt of at least `ms`, measured by `slots` at its release: held by the clock the hold is
+ * measured with, since a timer of `ms` may fire a fraction of a millisecond early on it.
+ */
+async function holdOnce(slots: DestinationSlots, destination: string, ms: number): Promise<void> {
+  const slot = await acquired(slots, destination);
+  const heldFrom = performance.now();
+  while (performance.now() - heldFrom < ms) await new Promise((resolve) => setTimeout(resolve, ms - (performance.now() - heldFrom) + 1));
+  await slots.release(slot);
+}
+
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await Promise.all(instances.map((s) => s.close()));
@@ -269,13 +280,7 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     const destination = newDestination();
     // A worker of concurrency 1: one job may wait in the process, the next has no place.
     const slots = slotsOf({ limit: 1, workerConcurrency: 1 });
-    const measured = await acquired(slots, destination);
-    // An attempt of at least 100 ms, measured at its release: by the clock the hold is measured with,
-    // since a timer of 100 ms may fire a fraction of a millisecond early on it.
-    const heldFrom = performance.now();
-    while (performance.now() - heldFrom < 100)
-      await new Promise((resolve) => setTimeout(resolve, 100 - (performance.now() - heldFrom) + 1));
-    await slots.release(measured);
+    await holdOnce(slots, destination, 100);
     const held = await acquired(slots, destination);
     for (let i = 0; i < 20; i++) await slots.postpone(destination, `early-${i}`, 0, async () => {});
     const inLine = slots.acquire(destination);
@@ -321,12 +326,7 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     // One slot; a worker of concurrency 2: one job may wait in the process.
     const slots = slotsOf({ limit: 1, workerConcurrency: 2 });
     const other = slotsOf({ limit: 1, workerConcurrency: 2 });
-    // An attempt of at least 100 ms measured here (by the clock the hold is measured with).
-    const measured = await acquired(slots, destination);
-    const heldFrom = performance.now();
-    while (performance.now() - heldFrom < 100)
-      await new Promise((resolve) => setTimeout(resolve, 100 - (performance.now() - heldFrom) + 1));
-    await slots.release(measured);
+    await holdOnce(slots, destination, 100);
     const held = await acquired(other, destination);
     for (let i = 0; i < 5; i++) await other.postpone(destination, `early-${i}`, 0, async () => {});
     const connection = connectionOf.get(slots)!;
