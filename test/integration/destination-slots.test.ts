@@ -83,6 +83,16 @@ async function holdOnce(slots: DestinationSlots, destination: string, ms: number
   await slots.release(slot);
 }
 
+/** The names of the commands Redis receives from `connection` from now on (MONITOR), until `watching.stop()`. */
+async function watchCommandsOf(connection: RedisClient): Promise<{ commands: string[]; watching: { stop: () => void } }> {
+  const address = /addr=(\S+)/.exec(String(await connection.client('INFO')))?.[1];
+  const commands: string[] = [];
+  const watching = await watchRedisCommands(processConfig().REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name }) => {
+    if (source === address) commands.push(name);
+  });
+  return { commands, watching };
+}
+
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await Promise.all(instances.map((s) => s.close()));
@@ -304,11 +314,7 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     await slots.release(slow);
     const held = await acquired(slotsOf({ limit: 1 }), destination);
     const connection = connectionOf.get(slots)!;
-    const address = /addr=(\S+)/.exec(String(await connection.client('INFO')))?.[1];
-    const commands: string[] = [];
-    const watching = await watchRedisCommands(processConfig().REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name }) => {
-      if (source === address) commands.push(name);
-    });
+    const { commands, watching } = await watchCommandsOf(connection);
     try {
       expect(await slots.acquire(destination, 'job')).toBeNull();
       await slots.postpone(destination, 'job', 0, async () => {});
@@ -330,11 +336,7 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     const held = await acquired(other, destination);
     for (let i = 0; i < 5; i++) await other.postpone(destination, `early-${i}`, 0, async () => {});
     const connection = connectionOf.get(slots)!;
-    const address = /addr=(\S+)/.exec(String(await connection.client('INFO')))?.[1];
-    const commands: string[] = [];
-    const watching = await watchRedisCommands(processConfig().REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name }) => {
-      if (source === address) commands.push(name);
-    });
+    const { commands, watching } = await watchCommandsOf(connection);
     let first: Promise<DestinationSlot | null>;
     let delay = 0;
     try {

@@ -222,8 +222,9 @@ export class DestinationSlots {
   async postpone(destination: string, jobId: string, postponed: number, moveToDelayed: (delayMs: number) => Promise<void>): Promise<void> {
     const ahead = this.aheadAtLastTry.get(jobId) ?? null;
     this.aheadAtLastTry.delete(jobId);
-    this.localOf(destination).postponedSinceTry++;
-    const holdMs = tuning.measuredHoldFactor * (this.local.get(destination)?.holdMs ?? 0);
+    const local = this.localOf(destination);
+    local.postponedSinceTry++;
+    const holdMs = tuning.measuredHoldFactor * (local.holdMs ?? 0);
     await moveToDelayed(queuedPostponementMs({ waitersAhead: ahead, holdMs, slots: this.limit, postponed, random: Math.random() }));
     await addWaiters(this.redis, waitersKey(this.prefix, destination), [jobId]).catch(() => {}); // the delay brings the job back anyway
   }
