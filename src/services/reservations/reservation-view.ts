@@ -1,4 +1,5 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
 import { floorTables, guests, reservations, reservationTables } from '../../db/schema/index.js';
 import type { GuestRow } from '../guests/guest-json.js';
@@ -44,21 +45,34 @@ export async function loadReservationParts(conn: DbOrTx, rows: readonly Reservat
   return rows.map((row) => ({ row, tables: tables.get(row.id) ?? [], guest: row.guestId ? (guestById.get(row.guestId) ?? null) : null }));
 }
 
+// The view's tables under short aliases: the one query that reads the view (worker-webhooks' context
+// read, for every delivery) names each column by its table, and a traced process exports that text
+// with every statement span.
+export const reservationViewTable = alias(reservations, 'r');
+const viewGuest = alias(guests, 'g');
+const viewTableLink = alias(reservationTables, 'rt');
+const viewTable = alias(floorTables, 'ft');
+
 /** The tables of the selected reservation as loadSeatedTables gives them (same fields, same order), for one-query reads. */
 const seatedTablesJson = sql<SeatedTable[]>`coalesce((
   select json_agg(
-    json_build_object('id', ${floorTables.id}, 'name', ${floorTables.name}, 'minSeats', ${floorTables.minSeats}, 'maxSeats', ${floorTables.maxSeats})
-    order by ${floorTables.name}, ${floorTables.id})
-  from ${reservationTables} join ${floorTables} on ${floorTables.id} = ${reservationTables.tableId}
-  where ${reservationTables.reservationId} = ${reservations.id}), '[]'::json)`;
+    json_build_object('id', ${viewTable.id}, 'name', ${viewTable.name}, 'minSeats', ${viewTable.minSeats}, 'maxSeats', ${viewTable.maxSeats})
+    order by ${viewTable.name}, ${viewTable.id})
+  from ${reservationTables} ${viewTableLink} join ${floorTables} ${viewTable} on ${viewTable.id} = ${viewTableLink.tableId}
+  where ${viewTableLink.reservationId} = ${reservationViewTable.id}), '[]'::json)`;
 
 /**
  * The reservation view (the reservation in the v1 shape with its guest data, as webhooks carry it)
- * as columns of a query that joins `reservations` and its guest with `reservationViewGuestJoin`:
- * worker-webhooks reads it with the delivery that describes the reservation, in one round trip.
+ * as columns of a query that joins `reservationViewTable` (reservations, aliased) and its guest with
+ * `reservationViewGuestJoin`: worker-webhooks reads it with the delivery that describes the
+ * reservation, in one round trip.
  */
-export const reservationViewColumns = { reservation: reservations, reservationGuest: guests, reservationTables: seatedTablesJson };
-export const reservationViewGuestJoin = eq(guests.id, reservations.guestId);
+export const reservationViewColumns = {
+  reservation: reservationViewTable,
+  reservationGuest: viewGuest,
+  reservationTables: seatedTablesJson,
+};
+export const reservationViewGuestJoin = { table: viewGuest, on: eq(viewGuest.id, reservationViewTable.guestId) };
 
 /** The view of what reservationViewColumns read; null when no reservation was found. */
 export function reservationViewOf(read: {
