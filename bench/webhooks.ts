@@ -9,7 +9,8 @@
 // Usage: npx tsx bench/webhooks.ts [deliveries=3000] [lagEventsPerSecond=100] [lagSeconds=5]
 // (WEBHOOKS_DB_POOL_SIZE=n: the database pool of the worker-webhooks processes, 4 by default;
 // BENCH_TRACING=on: the workers trace, with the default sampler, every span exported over OTLP/HTTP
-// protobuf to a local collector that drops them; run it once without and once with to compare)
+// protobuf (BENCH_OTLP_PROTOCOL=http/json: JSON) to a local collector that drops them; run it once
+// without and once with to compare)
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -76,6 +77,7 @@ await db.insert(automations).values({
 // Tracing is the workers' only: this process commits the events, untraced, so each events job starts
 // a trace of its own and its delivery continues it (docs/operations.md "Tracing").
 const tracing = process.env.BENCH_TRACING === 'on';
+const protocol = process.env.BENCH_OTLP_PROTOCOL;
 for (const name of Object.keys(process.env)) if (name.startsWith('OTEL_')) delete process.env[name];
 const collector = tracing ? await startDropCollector() : undefined;
 // METRICS_PORT=0: two worker-webhooks processes would otherwise both want 9466.
@@ -84,7 +86,7 @@ const childEnv = {
   LOG_LEVEL: 'warn',
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
   METRICS_PORT: '0',
-  ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } : {}),
+  ...(collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, ...(protocol ? { OTEL_EXPORTER_OTLP_PROTOCOL: protocol } : {}) } : {}),
 };
 // worker-webhooks as docs/webhooks.md recommends deploying it: a small database pool (DB_POOL_SIZE, 4 unless given);
 // each with a metrics port of its own, read for how many times a delivery's job ran.
@@ -254,7 +256,7 @@ try {
   const cpu = cpuSince(cpuBefore, await cpuSnapshot());
   const perDelivery = (ms: number) => (ms / deliveries).toFixed(2);
   console.log(
-    `throughput: ${deliveries} deliveries in ${seconds.toFixed(2)} s = ${(deliveries / seconds).toFixed(0)} deliveries/s with 2 worker-webhooks processes, tracing ${tracing ? 'on' : 'off'} (target >= 1000)`,
+    `throughput: ${deliveries} deliveries in ${seconds.toFixed(2)} s = ${(deliveries / seconds).toFixed(0)} deliveries/s with 2 worker-webhooks processes, tracing ${tracing ? `on (${protocol ?? 'http/protobuf'})` : 'off'} (target >= 1000)`,
   );
   console.log(
     `CPU per delivery: ${perDelivery(cpu.workers + cpu.postgres + cpu.receiver + cpu.redis)} ms (workers ${perDelivery(cpu.workers)}, PostgreSQL ${perDelivery(cpu.postgres)}, Redis ${perDelivery(cpu.redis)}, receiver ${perDelivery(cpu.receiver)}); load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,

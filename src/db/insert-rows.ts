@@ -1,17 +1,7 @@
-import { getTableColumns, getTableName, sql, type Column, type SQLChunk } from 'drizzle-orm';
+import { getTableName, sql, type SQLChunk } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { runSql, type DbOrTx } from './client.js';
-
-const columnsOfTable = new WeakMap<PgTable, Array<[string, Column]>>();
-
-function columnsOf(table: PgTable): Array<[string, Column]> {
-  let columns = columnsOfTable.get(table);
-  if (!columns) {
-    columns = Object.entries(getTableColumns(table));
-    columnsOfTable.set(table, columns);
-  }
-  return columns;
-}
+import { columnsOf, decodeJsonRow } from './json-rows.js';
 
 export interface InsertRowsOptions<T extends PgTable, K extends keyof T['$inferSelect'] & string> {
   /** Leaves out the rows a constraint refused. */
@@ -87,11 +77,7 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
   text += `${options.onConflictDoNothing ? ' on conflict do nothing' : ''} returning ${returned.map(([, column]) => `"${column.name}"`).join(', ')}`;
   chunks.push(sql.raw(text));
   const inserted = await runSql<Record<string, unknown>>(conn, sql.join(chunks), { prepare: options.prepare });
-  return inserted.map((raw) => {
-    const row: Record<string, unknown> = {};
-    for (const [key, column] of returned) row[key] = raw[column.name] === null ? null : column.mapFromDriverValue(raw[column.name]);
-    return row as Pick<T['$inferSelect'], K>;
-  });
+  return inserted.map((raw) => decodeJsonRow<Pick<T['$inferSelect'], K>>(returned, raw));
 }
 
 /** Up to this many rows, an insert's values go in one array parameter. */

@@ -1,6 +1,7 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.js';
+import { columnsOf, decodeJsonRow } from '../../db/json-rows.js';
 import { floorTables, guests, reservations, reservationTables } from '../../db/schema/index.js';
 import type { GuestRow } from '../guests/guest-json.js';
 import { reservationJson, type ReservationParts, type ReservationRow, type SeatedTable } from './reservation-json.js';
@@ -61,25 +62,32 @@ const seatedTablesJson = sql<SeatedTable[]>`coalesce((
   from ${reservationTables} ${viewTableLink} join ${floorTables} ${viewTable} on ${viewTable.id} = ${viewTableLink.tableId}
   where ${viewTableLink.reservationId} = ${reservationViewTable.id}), '[]'::json)`;
 
+/** A row of the view's reservation or guest, as `to_json` gives it. */
+type JsonRow = Record<string, unknown>;
+
 /**
  * The reservation view (the reservation in the v1 shape with its guest data, as webhooks carry it)
  * as columns of a query that joins `reservationViewTable` (reservations, aliased) and its guest with
  * `reservationViewGuestJoin`: worker-webhooks reads it with the delivery that describes the
- * reservation, in one round trip.
+ * reservation, in one round trip. The reservation and the guest come as one JSON value each
+ * (decoded by their tables' columns in reservationViewOf): fifty-one columns named in the statement's
+ * text, and mapped one by one, would be most of the read.
  */
 export const reservationViewColumns = {
-  reservation: reservationViewTable,
-  reservationGuest: viewGuest,
+  reservation: sql<JsonRow | null>`to_json(${reservationViewTable})`,
+  reservationGuest: sql<JsonRow | null>`to_json(${viewGuest})`,
   reservationTables: seatedTablesJson,
 };
 export const reservationViewGuestJoin = { table: viewGuest, on: eq(viewGuest.id, reservationViewTable.guestId) };
 
 /** The view of what reservationViewColumns read; null when no reservation was found. */
 export function reservationViewOf(read: {
-  reservation: ReservationRow | null;
-  reservationGuest: GuestRow | null;
+  reservation: JsonRow | null;
+  reservationGuest: JsonRow | null;
   reservationTables: SeatedTable[];
 }): { reservation: ReturnType<typeof reservationJson> } | null {
   if (!read.reservation) return null;
-  return { reservation: reservationJson({ row: read.reservation, guest: read.reservationGuest, tables: read.reservationTables }, 'full') };
+  const row = decodeJsonRow<ReservationRow>(columnsOf(reservations), read.reservation);
+  const guest = read.reservationGuest ? decodeJsonRow<GuestRow>(columnsOf(guests), read.reservationGuest) : null;
+  return { reservation: reservationJson({ row, guest, tables: read.reservationTables }, 'full') };
 }
