@@ -2,6 +2,9 @@
 // Two worker-webhooks processes and one worker-events process (child processes running
 // workers/*.ts) deliver to a local receiver. Each event is the creation of a real reservation (a
 // guest, a table), so the first attempt reads the reservation view as in production.
+//   0. event processing: the N events behind them committed (250 a transaction) and processed by
+//      worker-events into N queued deliveries: CPU per event (one organisation: its events go at
+//      its fair pace, EVENT_PACING_RATE, so this phase's time is that pace, not a speed);
 //   1. throughput: N deliveries queued while the queue is paused, then released: deliveries/s;
 //   2. lag: events committed at a steady rate; time from the commit of each event to the arrival
 //      of its webhook (p50, p99).
@@ -202,6 +205,8 @@ async function cpuSnapshot() {
     jobRuns: await deliveryJobRuns(),
     redis: redisSeconds * 1000,
     workers: children.reduce((sum, c) => sum + processCpuMs(c.pid!), 0),
+    // The event-processing step (outbox event → events job → its deliveries enqueued) on its own.
+    eventsWorker: processCpuMs(children[0].pid!),
     postgres: await postgresCpuSnapshot(sql),
     receiver: (own.user + own.system) / 1000,
   };
@@ -225,6 +230,7 @@ function cpuSince(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaite
   return {
     jobRuns: { completed: runs('completed'), postponed: runs('postponed'), failed: runs('failed') },
     workers: after.workers - before.workers,
+    eventsWorker: after.eventsWorker - before.eventsWorker,
     postgres: cpuUsedSince(before.postgres, after.postgres),
     receiver: after.receiver - before.receiver,
     redis: after.redis - before.redis,
@@ -243,10 +249,19 @@ try {
 
   // 1. Throughput: a backlog of N deliveries, released at once.
   await queue.pause();
+  // 0. The event-processing step (outbox → events job → the deliveries enqueued), while the backlog is made.
+  const emitCpuBefore = await cpuSnapshot();
+  const emitStarted = performance.now();
   for (let i = 0; i < deliveries; i += 250) await emit(Math.min(250, deliveries - i));
   // Jobs carry fair priorities (docs/architecture.md "Fair queues"): they wait in BullMQ's prioritized set.
   const queued = async () => Object.values(await queue.getJobCounts('wait', 'prioritized')).reduce((a, b) => a + b, 0);
   await waitFor(async () => (await queued()) >= deliveries, 60_000, 'deliveries to be queued');
+  const emitSeconds = (performance.now() - emitStarted) / 1000;
+  const eventCpu = cpuSince(emitCpuBefore, await cpuSnapshot());
+  const perEvent = (ms: number) => (ms / deliveries).toFixed(2);
+  console.log(
+    `event processing: ${deliveries} events committed (250 a transaction) and their deliveries queued in ${emitSeconds.toFixed(2)} s; CPU per event: worker-events ${perEvent(eventCpu.eventsWorker)} ms, PostgreSQL ${perEvent(eventCpu.postgres)} (this process's inserts included), Redis ${perEvent(eventCpu.redis)}`,
+  );
   const before = arrived;
   const cpuBefore = await cpuSnapshot();
   const released = performance.timeOrigin + performance.now();
