@@ -1,4 +1,4 @@
-import { getTableName, sql, type SQLChunk } from 'drizzle-orm';
+import { getTableName, sql, type Column, type SQLChunk } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { runSql, type DbOrTx } from './client.js';
 import { columnsOf, decodeJsonRow } from './json-rows.js';
@@ -6,6 +6,12 @@ import { columnsOf, decodeJsonRow } from './json-rows.js';
 export interface InsertRowsOptions<T extends PgTable, K extends keyof T['$inferSelect'] & string> {
   /** Leaves out the rows a constraint refused. */
   onConflictDoNothing?: boolean;
+  /**
+   * The columns of a unique key: a row whose key is taken already is not inserted, and the row
+   * there is returned in its place (a no-op update of the key's first column), so that a replay gets
+   * the rows the first run made.
+   */
+  onConflictKeep?: ReadonlyArray<keyof T['$inferInsert'] & string>;
   /**
    * Columns whose value PostgreSQL computes, as SQL text without parameters, per row (e.g.
    * `clock_timestamp()`, or `default`): what the database's clock must decide.
@@ -74,10 +80,21 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
     text += ')';
   });
   const returned = options.returning ? columns.filter(([key]) => options.returning!.includes(key as K)) : columns;
-  text += `${options.onConflictDoNothing ? ' on conflict do nothing' : ''} returning ${returned.map(([, column]) => `"${column.name}"`).join(', ')}`;
+  text += `${conflictClause(columns, options)} returning ${returned.map(([, column]) => `"${column.name}"`).join(', ')}`;
   chunks.push(sql.raw(text));
   const inserted = await runSql<Record<string, unknown>>(conn, sql.join(chunks), { prepare: options.prepare });
   return inserted.map((raw) => decodeJsonRow<Pick<T['$inferSelect'], K>>(returned, raw));
+}
+
+/** What an insert does with a row a unique constraint refuses (nothing: it fails). */
+function conflictClause<T extends PgTable, K extends keyof T['$inferSelect'] & string>(
+  columns: Array<[string, Column]>,
+  options: InsertRowsOptions<T, K>,
+): string {
+  if (options.onConflictDoNothing) return ' on conflict do nothing';
+  if (!options.onConflictKeep?.length) return '';
+  const names = options.onConflictKeep.map((key) => `"${columns.find(([k]) => k === key)![1].name}"`);
+  return ` on conflict (${names.join(', ')}) do update set ${names[0]} = excluded.${names[0]}`;
 }
 
 /** Up to this many rows, an insert's values go in one array parameter. */

@@ -94,6 +94,16 @@ describe('insertRows', () => {
     expect(inserted[0]).toMatchObject({ allergens: ['gluten', 'peanuts'], lastVisitAt: new Date('2026-11-25T10:00:00.123Z'), email: null });
   });
 
+  it('returns the row already there for a taken key with onConflictKeep, unchanged, beside the rows it inserts', async () => {
+    const first = await historyEvent({ id: newId() });
+    const [stored] = await insertRows(db(), events, [first]);
+    const again = { ...first, data: { replaced: true } };
+    const other = await historyEvent({ id: newId() });
+    const rows = await transaction((tx) => insertRows(tx, events, [again, other], { onConflictKeep: ['id'] }));
+    expect(rows).toEqual([stored, (await readBack(other.id!))[0]]);
+    expect(await readBack(first.id!)).toEqual([stored]);
+  });
+
   it('fails only the savepoint they run in: the transaction around it goes on and commits', async () => {
     const first = await historyEvent({ id: newId() });
     const second = await historyEvent({ id: newId() });

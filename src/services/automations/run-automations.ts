@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import { db, transaction, type DbOrTx } from '../../db/client.js';
+import { insertRows } from '../../db/insert-rows.js';
 import { automationRuns, automations, events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { conditionsMatch } from '../../lib/automation-conditions.js';
 import { groupBy } from '../../lib/group-by.js';
@@ -64,11 +65,14 @@ export async function runAutomations(batch: EventRow[], settings: DeliveryQueueS
     if (!pairs.length) return [];
     pairs.sort((a, b) => a.event.id.localeCompare(b.event.id) || a.automation.id.localeCompare(b.automation.id));
     // A no-op update on conflict returns the rows a previous run of the event created.
-    const runs = await tx
-      .insert(automationRuns)
-      .values(pairs.map(({ event, automation }) => ({ automationId: automation.id, eventId: event.id })))
-      .onConflictDoUpdate({ target: [automationRuns.automationId, automationRuns.eventId], set: { eventId: sql`excluded.event_id` } })
-      .returning();
+    // insertRows, not drizzle's insert builder: these two carry a value per event and run for every
+    // batch, and drizzle renders each value with type checks (docs/benchmarks.md "The event-processing step").
+    const runs = await insertRows(
+      tx,
+      automationRuns,
+      pairs.map(({ event, automation }) => ({ automationId: automation.id, eventId: event.id })),
+      { onConflictKeep: ['automationId', 'eventId'] },
+    );
     const endpoints = await tx
       .select({ id: webhookEndpoints.id, url: webhookEndpoints.url, venueId: webhookEndpoints.venueId })
       .from(webhookEndpoints)
@@ -102,11 +106,7 @@ export async function runAutomations(batch: EventRow[], settings: DeliveryQueueS
         };
       })
       .sort((a, b) => a.runId.localeCompare(b.runId));
-    const deliveries = await tx
-      .insert(webhookDeliveries)
-      .values(rows)
-      .onConflictDoUpdate({ target: [webhookDeliveries.runId, webhookDeliveries.actionIndex], set: { runId: sql`excluded.run_id` } })
-      .returning();
+    const deliveries = await insertRows(tx, webhookDeliveries, rows, { onConflictKeep: ['runId', 'actionIndex'] });
     return deliveries.filter((d) => d.status === 'pending');
   });
   await enqueueDeliveries(pending, settings);
