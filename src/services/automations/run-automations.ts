@@ -11,6 +11,13 @@ import { deliveryKey } from '../webhooks/envelope.js';
 type EventRow = typeof events.$inferSelect;
 type AutomationRow = typeof automations.$inferSelect;
 
+/**
+ * Up to this many rows a batch's inserts are prepared statements, planned once per connection (a
+ * request's few events); a backlog's larger batches are not, so that each connection keeps a bounded
+ * set of statements (one text per row count).
+ */
+const preparedBatchRows = 8;
+
 /** The one action of an automation for now: index 0 of the delivery key `automation:<runId>:<n>`. */
 const actionIndex = 0;
 
@@ -71,7 +78,7 @@ export async function runAutomations(batch: EventRow[], settings: DeliveryQueueS
       tx,
       automationRuns,
       pairs.map(({ event, automation }) => ({ automationId: automation.id, eventId: event.id })),
-      { onConflictKeep: ['automationId', 'eventId'] },
+      { onConflictKeep: ['automationId', 'eventId'], prepare: pairs.length <= preparedBatchRows },
     );
     const endpoints = await tx
       .select({ id: webhookEndpoints.id, url: webhookEndpoints.url, venueId: webhookEndpoints.venueId })
@@ -106,7 +113,10 @@ export async function runAutomations(batch: EventRow[], settings: DeliveryQueueS
         };
       })
       .sort((a, b) => a.runId.localeCompare(b.runId));
-    const deliveries = await insertRows(tx, webhookDeliveries, rows, { onConflictKeep: ['runId', 'actionIndex'] });
+    const deliveries = await insertRows(tx, webhookDeliveries, rows, {
+      onConflictKeep: ['runId', 'actionIndex'],
+      prepare: rows.length <= preparedBatchRows,
+    });
     return deliveries.filter((d) => d.status === 'pending');
   });
   await enqueueDeliveries(pending, settings);
