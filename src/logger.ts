@@ -7,9 +7,10 @@ const output = pino.destination({ sync: false });
 process.on('exit', () => output.flushSync());
 
 // `info` until the entry point sets the configured level (setLogLevel): nothing is read at import.
-// A line written inside a span carries its trace_id and span_id while tracing is on.
-const noTrace = {};
-const options = { level: 'info', base: { pid: process.pid }, mixin: () => activeTraceIds() ?? noTrace };
+// A line written inside a span carries its trace_id and span_id while tracing is on. pino merges a
+// line's fields into the object the mixin returns: a fresh one each line, else every line would
+// carry the fields of every line before it.
+const options = { level: 'info', base: { pid: process.pid }, mixin: () => activeTraceIds() ?? {} };
 
 export const logger = pino(
   { ...options, redact: { paths: ['*.authorization', '*.secret', '*.key', 'req.headers.authorization'], censor: '[redacted]' } },
