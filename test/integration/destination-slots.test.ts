@@ -84,13 +84,21 @@ async function holdOnce(slots: DestinationSlots, destination: string, ms: number
 }
 
 /** The names of the commands Redis receives from `connection` from now on (MONITOR), until `watching.stop()`. */
-async function watchCommandsOf(connection: RedisClient): Promise<{ commands: string[]; watching: { stop: () => void } }> {
+async function watchCommandsOf(
+  connection: RedisClient,
+): Promise<{ commands: string[]; watching: { stop: () => void }; seenAll: () => Promise<void> }> {
   const address = /addr=(\S+)/.exec(String(await connection.client('INFO')))?.[1];
   const commands: string[] = [];
   const watching = await watchRedisCommands(processConfig().REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name }) => {
     if (source === address) commands.push(name);
   });
-  return { commands, watching };
+  // A PING sent last, then seen on the monitor: the monitor shows a connection's commands in order,
+  // but its socket may be read after the PING's answer on the connection's own.
+  const seenAll = async () => {
+    await connection.ping();
+    await eventually(async () => commands.at(-1) === 'ping', 2000, 'the monitor to show the closing ping', 10);
+  };
+  return { commands, watching, seenAll };
 }
 
 afterAll(async () => {
@@ -314,11 +322,11 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     await slots.release(slow);
     const held = await acquired(slotsOf({ limit: 1 }), destination);
     const connection = connectionOf.get(slots)!;
-    const { commands, watching } = await watchCommandsOf(connection);
+    const { commands, watching, seenAll } = await watchCommandsOf(connection);
     try {
       expect(await slots.acquire(destination, 'job')).toBeNull();
       await slots.postpone(destination, 'job', 0, async () => {});
-      await connection.ping(); // answered after every command before it
+      await seenAll();
     } finally {
       watching.stop();
     }
@@ -336,7 +344,7 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     const held = await acquired(other, destination);
     for (let i = 0; i < 5; i++) await other.postpone(destination, `early-${i}`, 0, async () => {});
     const connection = connectionOf.get(slots)!;
-    const { commands, watching } = await watchCommandsOf(connection);
+    const { commands, watching, seenAll } = await watchCommandsOf(connection);
     let first: Promise<DestinationSlot | null>;
     let delay = 0;
     try {
@@ -347,7 +355,7 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
       expect(await resolvedAtOnce(second), 'decided without a round trip').toBe(true);
       expect(await second).toBeNull();
       await slots.postpone(destination, 'second', 0, async (ms) => void (delay = ms));
-      await connection.ping(); // answered after every command before it
+      await seenAll();
     } finally {
       watching.stop();
     }
