@@ -124,7 +124,9 @@ describe('many clients leaving at once', () => {
       await until(async () => (await waitingStatements()) > 0, 5000);
       bookings.forEach((b) => b.destroy());
       await Promise.all(reads);
-      await until(async () => (await waitingStatements()) === 0, 2000);
+      // While the lock is still held: a cancel that never landed would leave its statement waiting
+      // past any bound. 5 s, not 2: forty cancels on a 2-core machine running the suite took longer.
+      await until(async () => (await waitingStatements()) === 0, 5000);
     });
     for (let i = 0; i < 20; i++) expect((await api.get(`/venues/${t.venueId}`)).status).toBe(200);
     // Every booking that lost its client was cancelled while it waited, the cancel repeated until its
