@@ -4,8 +4,8 @@ import { db } from '../../src/db/client.js';
 import { columnsOf, decodeJsonRow } from '../../src/db/json-rows.js';
 import { guests, organisations, reservations } from '../../src/db/schema/index.js';
 import { reservationJson } from '../../src/services/reservations/reservation-json.js';
-import { loadReservationParts } from '../../src/services/reservations/reservation-view.js';
 import {
+  loadReservationParts,
   reservationViewColumns,
   reservationViewGuestJoin,
   reservationViewOf,

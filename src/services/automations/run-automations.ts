@@ -73,7 +73,7 @@ export async function runAutomations(batch: EventRow[], settings: DeliveryQueueS
     pairs.sort((a, b) => a.event.id.localeCompare(b.event.id) || a.automation.id.localeCompare(b.automation.id));
     // A no-op update on conflict returns the rows a previous run of the event created.
     // insertRows, not drizzle's insert builder: these two carry a value per event and run for every
-    // batch, and drizzle renders each value with type checks (docs/benchmarks.md "The event-processing step").
+    // batch, and drizzle renders each value with type checks (docs/benchmarks.md "The event-processing step on its own").
     const runs = await insertRows(
       tx,
       automationRuns,
