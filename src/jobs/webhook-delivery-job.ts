@@ -15,7 +15,6 @@ const webhookDeliveryJobSchema = z.object({
   // postponed because that destination was saturated: the next run takes a slot of that destination
   // before reading the database.
   destination: z.string().optional(),
-  postponed: z.number().int().min(0).optional(),
   organisationId: z.uuid().optional(),
   venueId: z.uuid().optional(),
   eventId: z.uuid().optional(),

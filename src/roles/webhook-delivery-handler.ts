@@ -31,11 +31,21 @@ class AttemptFailed extends Error {
   }
 }
 
+/**
+ * How many earlier runs of a job ended without consuming an attempt (moved to the delayed set: a
+ * postponement): BullMQ's count of the job's runs (`attemptsStarted`, this one included) less this run
+ * and those whose failure consumed an attempt (`attemptsMade`).
+ */
+export function runsWithoutAttemptOf(job: Pick<Job, 'attemptsStarted' | 'attemptsMade'>): number {
+  return Math.max(0, job.attemptsStarted - 1 - job.attemptsMade);
+}
+
 /** The steps' view of the BullMQ job: its data, and the moves they may make with the worker's lock token. */
 function controlOf(payload: WebhookDeliveryJob, job: Job<WebhookDeliveryJob>, token: string | undefined): DeliveryJobControl {
   return {
     id: job.id!,
     data: payload,
+    runsWithoutAttempt: runsWithoutAttemptOf(job),
     updateData: (data) => job.updateData(data),
     // A job enqueued already postponed, or postponed before, is behind the line already: no round trip.
     moveBehindTheLine: async () => {

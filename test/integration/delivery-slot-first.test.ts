@@ -41,17 +41,20 @@ function slotsOf(): DestinationSlots {
   return slots;
 }
 
-/** The steps' view of a job, its moves recorded: a delivery that does not exist, expected at `destination`. */
-function jobFor(destination: string): DeliveryJobControl & { delayedUntil: number[] } {
+/** The steps' view of a job, its moves and data writes recorded: a delivery that does not exist, expected at `destination`. */
+function jobFor(destination: string): DeliveryJobControl & { delayedUntil: number[]; dataWrites: WebhookDeliveryJob[] } {
   const delayedUntil: number[] = [];
+  const dataWrites: WebhookDeliveryJob[] = [];
   const job = {
     id: randomUUID(),
     data: { deliveryId: randomUUID(), destination } as WebhookDeliveryJob,
-    updateData: async (data: WebhookDeliveryJob) => void (job.data = data),
+    runsWithoutAttempt: 0,
+    updateData: async (data: WebhookDeliveryJob) => void dataWrites.push((job.data = data)),
     moveBehindTheLine: async () => {},
     moveToDelayed: async (at: number) => void delayedUntil.push(at),
     log: async () => 0,
     delayedUntil,
+    dataWrites,
   };
   return job;
 }
@@ -63,7 +66,7 @@ afterAll(async () => {
 });
 
 describe('a delivery job takes its expected destination’s slot before reading its row', () => {
-  it('postponed without a statement sent while another process holds the slots', async () => {
+  it('postponed without a statement sent, nor its data written, while another process holds the slots', async () => {
     const destination = newDestination();
     const other = await slotsOf().acquire(destination);
     expect(other).not.toBeNull();
@@ -72,7 +75,23 @@ describe('a delivery job takes its expected destination’s slot before reading 
     expect(await prepareDelivery(slotsOf(), job, secrets)).toEqual({ kind: 'postponed' });
     expect(sent.map(nameOf)).toEqual([]);
     expect(job.delayedUntil).toHaveLength(1);
-    expect(job.data.postponed).toBe(1);
+    // It names its destination already: nothing to remember.
+    expect(job.dataWrites).toEqual([]);
+  });
+
+  it('postponed for another destination than it expected (the row resolves another): its data names that one from then on', async () => {
+    const expected = newDestination();
+    const resolved = newDestination();
+    const slots = slotsOf();
+    expect(await slotsOf().acquire(resolved)).not.toBeNull();
+    const job = jobFor(expected);
+    const slot = await slots.acquire(expected);
+    const destination = { endpointId: null, url: `${resolved}/hooks`, secrets: [], scheme: 'service-v1' as const };
+    const context = { delivery: { payload: '{}' } } as DeliveryContext;
+    expect(await attemptDelivery(slots, job, { context, destination, slot }, targets)).toEqual({ kind: 'postponed' });
+    expect(job.dataWrites).toEqual([{ ...job.data, destination: resolved }]);
+    expect(job.delayedUntil).toHaveLength(1);
+    expect(await members(expected)).toEqual([]);
   });
 
   it('reads the row once it holds the slot, and gives the slot back when there is nothing to send', async () => {

@@ -55,6 +55,12 @@ export interface DeliveryWorker {
 export interface DeliveryJobControl {
   id: string;
   data: WebhookDeliveryJob;
+  /**
+   * How many earlier runs of the job ended without consuming an attempt (postponed for a slot or a
+   * predecessor, or while the database was unreachable): BullMQ counts the runs, so the job's data
+   * need not be written to count them.
+   */
+  runsWithoutAttempt: number;
   updateData(data: WebhookDeliveryJob): Promise<void>;
   /** Back from the delayed set, the job runs behind the jobs in line (src/queues/fair-share.ts). */
   moveBehindTheLine(): Promise<void>;
@@ -116,20 +122,21 @@ async function buildBody(context: DeliveryContext): Promise<string> {
  * the delayed set without consuming an attempt (neither BullMQ's nor the row's: moveToDelayed skips
  * BullMQ's count, and the row counts only claimed attempts), for about its turn among the jobs
  * waiting for that destination (DestinationSlots.postpone); the release of a slot wakes the oldest
- * sooner. The job remembers its destination so that its next run takes a slot of it first.
+ * sooner. The job remembers its destination so that its next run takes a slot of it first: its data
+ * is written only when it names another one (a job enqueued for a destination, the backlog's case,
+ * is postponed without that round trip).
  */
 async function postpone(slots: DestinationSlots, job: DeliveryJobControl, destination: string): Promise<DeliveryOutcome> {
-  const postponedTimes = job.data.postponed ?? 0;
   // Started while the slots look up the job's place; awaited before the move (a failure is thrown there).
   const updated = Promise.all([
-    job.updateData({ ...job.data, destination, postponed: postponedTimes + 1 }),
+    job.data.destination === destination ? undefined : job.updateData({ ...job.data, destination }),
     // Back from the delayed set, it runs behind the jobs in line (src/queues/fair-share.ts): with a
     // fair tag, taken now or at enqueue, a saturated partner's backlog would come back ahead of
     // every job tagged while it waited, again and again.
     job.moveBehindTheLine(),
   ]);
   updated.catch(() => {});
-  await slots.postpone(destination, job.id, postponedTimes, async (delayMs) => {
+  await slots.postpone(destination, job.id, job.runsWithoutAttempt, async (delayMs) => {
     await updated;
     await job.moveToDelayed(Date.now() + delayMs);
   });
@@ -142,9 +149,7 @@ async function postpone(slots: DestinationSlots, job: DeliveryJobControl, destin
  * wait of postponementMs ends, should that wake-up be lost).
  */
 async function waitForPredecessor(job: DeliveryJobControl): Promise<DeliveryOutcome> {
-  const postponedTimes = job.data.postponed ?? 0;
-  await job.updateData({ ...job.data, postponed: postponedTimes + 1 });
-  await job.moveToDelayed(Date.now() + postponementMs(postponedTimes, Math.random()));
+  await job.moveToDelayed(Date.now() + postponementMs(job.runsWithoutAttempt, Math.random()));
   return postponed;
 }
 
