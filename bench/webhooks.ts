@@ -239,6 +239,9 @@ function cpuSince(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaite
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
+/** CPU milliseconds per event, or per delivery: each event of the backlog makes one delivery. */
+const perEach = (ms: number) => (ms / deliveries).toFixed(2);
+
 const queue = getQueue(webhookDeliveryJob.queueName);
 const queueConnection = getQueueConnection();
 try {
@@ -264,9 +267,8 @@ try {
   >`select extract(epoch from max(created_at)) * 1000 as "lastRowAt" from webhook_deliveries`;
   const stepSeconds = (Number(lastRowAt) - (performance.timeOrigin + emitStarted)) / 1000;
   const eventCpu = cpuSince(emitCpuBefore, await cpuSnapshot());
-  const perEvent = (ms: number) => (ms / deliveries).toFixed(2);
   console.log(
-    `event processing: ${deliveries} events committed (250 a transaction) and made into deliveries in ${stepSeconds.toFixed(2)} s (${(deliveries / stepSeconds).toFixed(0)} events/s; all queued, the held-back ones come due, after ${emitSeconds.toFixed(2)} s); CPU per event: worker-events ${perEvent(eventCpu.eventsWorker)} ms, PostgreSQL ${perEvent(eventCpu.postgres)} (this process's inserts included), Redis ${perEvent(eventCpu.redis)}`,
+    `event processing: ${deliveries} events committed (250 a transaction) and made into deliveries in ${stepSeconds.toFixed(2)} s (${(deliveries / stepSeconds).toFixed(0)} events/s; all queued, the held-back ones come due, after ${emitSeconds.toFixed(2)} s); CPU per event: worker-events ${perEach(eventCpu.eventsWorker)} ms, PostgreSQL ${perEach(eventCpu.postgres)} (this process's inserts included), Redis ${perEach(eventCpu.redis)}`,
   );
   const before = arrived;
   const cpuBefore = await cpuSnapshot();
@@ -275,12 +277,11 @@ try {
   await waitFor(() => arrived >= before + deliveries, 60_000, 'the backlog to be delivered');
   const seconds = (performance.timeOrigin + performance.now() - released) / 1000;
   const cpu = cpuSince(cpuBefore, await cpuSnapshot());
-  const perDelivery = (ms: number) => (ms / deliveries).toFixed(2);
   console.log(
     `throughput: ${deliveries} deliveries in ${seconds.toFixed(2)} s = ${(deliveries / seconds).toFixed(0)} deliveries/s with 2 worker-webhooks processes, tracing ${tracing ? `on (${protocol ?? 'http/protobuf'})` : 'off'} (target >= 1000)`,
   );
   console.log(
-    `CPU per delivery: ${perDelivery(cpu.workers + cpu.postgres + cpu.receiver + cpu.redis)} ms (workers ${perDelivery(cpu.workers)}, PostgreSQL ${perDelivery(cpu.postgres)}, Redis ${perDelivery(cpu.redis)}, receiver ${perDelivery(cpu.receiver)}); load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
+    `CPU per delivery: ${perEach(cpu.workers + cpu.postgres + cpu.receiver + cpu.redis)} ms (workers ${perEach(cpu.workers)}, PostgreSQL ${perEach(cpu.postgres)}, Redis ${perEach(cpu.redis)}, receiver ${perEach(cpu.receiver)}); load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
   );
   const { completed, postponed, failed } = cpu.jobRuns;
   console.log(
