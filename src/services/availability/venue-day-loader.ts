@@ -12,12 +12,14 @@ import { checkAccess, hasPacing, lockPacingDay, lockVenue, type Access } from '.
  * - The queries are postgres.js tagged templates, i.e. prepared statements (one round trip,
  *   planned once per connection), where drizzle's `execute` parses, describes and plans each time.
  * - The configuration and the reservations of a day are kept in process memory and reused while
- *   their stamps hold: the configuration's is computed from the configuration rows (writes of a
- *   venue's configuration are serialised by the venue lock), the reservations' is the venue's
- *   counter in `reservation_versions`, bumped by triggers in every writing transaction (migration
- *   0012). The stamps are read on every request, in the same statement that returns the data
- *   when it changed (a CASE skips the loading when it did not), so a change committed by any
- *   process is seen by the next request, and a request costs one round trip either way.
+ *   their stamps hold: the configuration's is the venue row's updatedAt and the last transaction
+ *   that changed one of its configuration rows, noted by triggers in `venue_config_changes`
+ *   (migration 0033); the reservations' is the venue's counter in `reservation_versions`, bumped by
+ *   triggers in every writing transaction (migration 0012). The stamps are read on every request,
+ *   in the same statement that returns the data when it changed (a CASE skips the loading when it
+ *   did not), so a change committed by any process is seen by the next request, and a request costs
+ *   one round trip either way. No transaction reads the configuration after changing it, so what
+ *   a read keeps is committed configuration.
  */
 
 /** The venue fields the reservation services need besides its configuration. */
@@ -45,27 +47,18 @@ const configCache = new BoundedCache<CachedConfig>(2000);
 const bookingsCache = new BoundedCache<CachedBookings>(2000);
 
 /**
- * The configuration's stamp: the venue row's version and, per configuration table, the row count
- * and the latest updatedAt of the venue's rows (a deletion lowers the count, any insert or update
- * raises the latest updatedAt).
+ * The configuration's stamp: the venue row's updatedAt and the transaction that last changed one of
+ * its configuration rows (shifts, closures, rules, learned turn times, floor plans, areas, tables,
+ * combinations). A transaction id is never reused, so a stamp names one committed configuration.
  */
 function configStamp(): SQL {
-  return sql`concat_ws('|', v.updated_at,
-    (select count(*) || ',' || coalesce(max(updated_at)::text, '') from shifts where venue_id = v.id),
-    (select count(*) || ',' || coalesce(max(updated_at)::text, '') from closures where venue_id = v.id),
-    (select count(*) || ',' || coalesce(max(updated_at)::text, '') from turn_time_rules where venue_id = v.id),
-    (select count(*) || ',' || coalesce(max(updated_at)::text, '') from pacing_rules where venue_id = v.id),
-    (select count(*) || ',' || coalesce(max(updated_at)::text, '') from floor_plans where venue_id = v.id),
-    (select count(*) || ',' || coalesce(max(updated_at)::text, '') from areas where venue_id = v.id),
-    (select count(*) || ',' || coalesce(max(updated_at)::text, '') from floor_tables where venue_id = v.id),
-    (select count(*) || ',' || coalesce(max(updated_at)::text, '') from table_combinations where venue_id = v.id),
-    (select updated_at::text from learned_turn_times where venue_id = v.id))`;
+  return sql`concat_ws('|', v.updated_at, (select changed_by::text from venue_config_changes where venue_id = v.id))`;
 }
 
 /**
  * Ends the subquery `s` of the stamps: without it PostgreSQL pulls the subquery up into the outer
- * query and copies its expressions into every place that names them, so the configuration's eight
- * counts ran twice and the version three times per statement (seen in its plan).
+ * query and copies its expressions into every place that names them, so that the stamps' reads ran
+ * two or three times per statement (seen in its plan).
  */
 const onceOnly = sql`offset 0`;
 
