@@ -64,13 +64,16 @@ export async function addEventJobs(rows: EventToEnqueue[]): Promise<void> {
     const startedAt = Date.now();
     const chunk = rows.slice(start, start + enqueueChunk);
     const turns = await takeFairTurnsOf(eventJob.queueName, chunk, (e) => e.organisationId, pace);
-    await getQueue(eventJob.queueName).addBulk(
-      chunk.map((e, i) => ({
-        name: e.type,
-        data: { eventId: e.id, organisationId: e.organisationId, venueId: e.venueId, trace: e.trace } satisfies EventJob,
-        opts: { ...eventJob.jobOptions, jobId: e.id, ...turns[i] },
-      })),
-    );
+    const jobs = chunk.map((e, i) => ({
+      name: e.type,
+      data: { eventId: e.id, organisationId: e.organisationId, venueId: e.venueId, trace: e.trace } satisfies EventJob,
+      opts: { ...eventJob.jobOptions, jobId: e.id, ...turns[i] },
+    }));
+    // One job (a booking's commit, most often): added by its script alone, without the MULTI and
+    // the client-side batch object that addBulk makes for any number of jobs.
+    const queue = getQueue(eventJob.queueName);
+    if (jobs.length === 1) await queue.add(jobs[0].name, jobs[0].data, jobs[0].opts);
+    else await queue.addBulk(jobs);
     pause = 3 * (Date.now() - startedAt);
   }
 }

@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { groupBy } from '../lib/group-by.js';
 import { redisKey } from '../redis.js';
 import type { RedisClient } from '../redis/connections.js';
-import { defineScripts, queueScript, runScript, scripts } from '../redis/scripts.js';
+import { defineScripts, runScript, scripts } from '../redis/scripts.js';
 import { getQueue, getQueueConnection } from './queues.js';
 
 /**
@@ -122,22 +122,11 @@ export async function takeFairTurns(queue: string, organisationId: string, count
   if (perSecond <= 0) {
     first = Number(await runScript(redis, scripts.takeFairTags, tagKeys, tagArgs));
   } else {
-    // Pacing, then tagging, in one MULTI: no restart of the count falls between them (restart-fair-count.lua).
-    const batch = redis.multi();
+    // Pacing, then tagging, in one script: no restart of the count falls between them (restart-fair-count.lua).
     const paceKeys = [keys.recent, keys.organisationPace(organisationId), keys.pacedUntil] as const;
-    queueScript(batch, scripts.paceOrganisation, paceKeys, [
-      organisationId,
-      count,
-      perSecond,
-      pace?.burst ?? 0,
-      pace?.companyMs ?? companyMs,
-    ]);
-    queueScript(batch, scripts.takeFairTags, tagKeys, tagArgs);
-    const replies = (await batch.exec()) ?? [];
-    const failed = replies.find(([err]) => err);
-    if (failed) throw failed[0];
-    [firstDue, now, paced] = (replies[0][1] as number[]).map(Number);
-    first = Number(replies[1][1]);
+    const paceArgs = [organisationId, perSecond, pace?.burst ?? 0, pace?.companyMs ?? companyMs] as const;
+    const turn = await runScript(redis, scripts.takePacedFairTags, [...tagKeys, ...paceKeys], [...tagArgs, ...paceArgs]);
+    [firstDue, now, paced, first] = turn.map(Number);
   }
   const interval = paced ? 1000 / perSecond : 0;
   // Held-back jobs come due together on a grid of Redis's clock, so that a worker takes them as a

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from './connections.js';
 
 /**
@@ -40,11 +39,11 @@ export const scripts = {
     readonly [count: number, lifetimeSeconds: number],
     number
   >('take-fair-tags'),
-  paceOrganisation: script<
-    readonly [recent: string, organisationPace: string, pacedUntil: string],
-    readonly [organisationId: string, count: number, perSecond: number, burst: number, companyMs: number],
-    readonly [number, number, number]
-  >('pace-organisation'),
+  takePacedFairTags: script<
+    readonly [epoch: string, virtualTime: string, organisationTag: string, recent: string, organisationPace: string, pacedUntil: string],
+    readonly [count: number, lifetimeSeconds: number, organisationId: string, perSecond: number, burst: number, companyMs: number],
+    readonly [number, number, number, number]
+  >('take-paced-fair-tags'),
   advanceFairVirtualTime: script<readonly [virtualTime: string], readonly [priority: number, lifetimeSeconds: number], number>(
     'advance-fair-virtual-time',
   ),
@@ -105,14 +104,4 @@ export function runScript<K extends readonly string[], A extends readonly (strin
 ): Promise<R> {
   defineScripts(redis);
   return (redis as unknown as Record<string, ScriptCall>)[name](...keys, ...args) as Promise<R>;
-}
-
-/** Queues a script in a MULTI or pipeline of a connection whose scripts are defined (defineScripts). */
-export function queueScript<K extends readonly string[], A extends readonly (string | number)[], R>(
-  batch: ChainableCommander,
-  { name }: RedisScript<K, A, R>,
-  keys: K,
-  args: A,
-): ChainableCommander {
-  return (batch as unknown as Record<string, ScriptCall>)[name](...keys, ...args) as ChainableCommander;
 }
