@@ -6,6 +6,7 @@ import { closeQueues, getQueue, getQueueConnection } from '../../src/queues/queu
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import { processEvents } from '../../src/services/event-processing/process-event.js';
 import { settleEventNumbering } from '../../src/services/outbox/event-sequencer.js';
+import { settleEnqueuedEvents } from '../../src/services/outbox/outbox.js';
 import { configureDemoVenue } from '../../src/services/venue-config/demo-venue.js';
 import { eventually } from '../support/eventually.js';
 import { watchRedisCommands } from '../support/redis-monitor.js';
@@ -100,6 +101,35 @@ describe('round trips of a booking', () => {
     const without = await statementsOf(() => book());
     const withGuest = await statementsOf(() => book({ guest: { firstName: 'Ada', lastName: 'Lovelace', phone: '+39 333 123 4567' } }));
     expect(withGuest.length - without.length, withGuest.join('\n')).toBe(2);
+  });
+
+  it("a booking's event is enqueued with 2 Redis commands (its fair turn, paced, in one script; its job)", async () => {
+    // The API runs in this process: its queue connection is this file's. The booking's rate count is
+    // sent on a timer, 50 ms after the request, and left out.
+    const ownAddress = /addr=(\S+)/.exec(String(await getQueueConnection().client('INFO')))?.[1];
+    const ofThisFile = config.QUEUE_PREFIX.replace(/[{}]/g, '');
+    const commands: string[] = [];
+    // MONITOR reports commands in the order the server ran them: once the marker sent after the
+    // enqueue is seen, every command of the booking has been.
+    const marker = `${ofThisFile}:end-of-booking`;
+    let markerSeen!: () => void;
+    const seen = new Promise<void>((resolve) => (markerSeen = resolve));
+    const watching = await watchRedisCommands(config.REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name, line }) => {
+      if (line.includes(marker)) markerSeen();
+      else if (source !== ownAddress) return;
+      // A MULTI and its EXEC name no key.
+      else if (name === 'multi' || name === 'exec' || (line.includes(ofThisFile) && !line.includes(`${ofThisFile}:rl:`)))
+        commands.push(name);
+    });
+    try {
+      await book();
+      await settleEnqueuedEvents();
+      await getQueueConnection().echo(marker);
+      await seen;
+    } finally {
+      watching.stop();
+    }
+    expect(commands, commands.join(', ')).toEqual(['evalsha', 'evalsha']);
   });
 });
 
