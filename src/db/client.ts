@@ -4,7 +4,6 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres from 'postgres';
 import { processConfig, type Config } from '../config.js';
-import * as schema from './schema/index.js';
 import { statementLogger, traceStatement } from '../tracing/statement-spans.js';
 import { inSpan, isTracing } from '../tracing/tracing.js';
 import { serverOptionsOf } from './primary-host.js';
@@ -189,9 +188,13 @@ async function cancelUntilEnded(scope: CancellationScope, session: Promise<Trans
 }
 const cancelRepeatMs = 100;
 
-function createDrizzle(pool: ReturnType<typeof createPool>) {
-  // While tracing is on, a span per statement drizzle issues (src/tracing/statement-spans.ts).
-  return drizzle({ client: pool, schema, ...(isTracing() ? { logger: statementLogger } : {}) });
+/** drizzle over a pool of this project's (the primary's, a replica's). */
+export function createDrizzle(pool: ReturnType<typeof createPool>) {
+  // No `schema`: the project writes its statements with the query builders and never uses drizzle's
+  // relational queries (`db.query.<table>`), whose builders drizzle would otherwise make for every
+  // table at every transaction it opens. While tracing is on, a span per statement drizzle issues
+  // (src/tracing/statement-spans.ts).
+  return drizzle({ client: pool, ...(isTracing() ? { logger: statementLogger } : {}) });
 }
 export type Db = ReturnType<typeof createDrizzle>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];

@@ -1,8 +1,6 @@
-import { drizzle } from 'drizzle-orm/postgres-js';
 import { processConfig } from '../config.js';
 import { isConnectionError } from '../lib/connection-errors.js';
-import { createPool, db, type DatabasePooler, type Db } from './client.js';
-import * as schema from './schema/index.js';
+import { createDrizzle, createPool, db, type DatabasePooler, type Db } from './client.js';
 
 export interface ReadReplicaOptions {
   /** The replica; null: none, every read goes to the primary. */
@@ -65,7 +63,7 @@ export function createReadReplica(options: ReadReplicaOptions): ReadReplica {
     poolSize: options.poolSize,
     statementTimeoutMs: options.statementTimeoutMs,
   });
-  const replica = drizzle({ client: pool, schema });
+  const replica = createDrizzle(pool);
   const pending: PendingPosition[] = [];
   let lagMs: number | null = null;
   let probing: Promise<void> | null = null;
