@@ -67,7 +67,7 @@ if (values.code) codes.push({ label: values.code, dir: path.resolve(values.code)
 // Each code books its own venues: venues fill as a run goes on (fewer bookings succeed), so codes
 // sharing venues would be measured on unequal days.
 const tenants = await Promise.all(codes.map((code) => createTenants(code.label)));
-const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [];
+const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : undefined;
 const started = await Promise.allSettled(
   codes.map((code) => spawnServer(path.join(code.dir, 'src/server.ts'), serverEnv, code.port, profile)),
 );

@@ -3,10 +3,14 @@ import path from 'node:path';
 /**
  * Node's flags that profile a benchmark's child process while `npm run profile` runs the benchmark
  * (BENCH_CPU_PROF_DIR set): its V8 CPU profile is written, when it exits, into a folder named by
- * `label` (the role: web, worker-events…). Empty otherwise. Flags, not NODE_OPTIONS, which does not
- * accept --cpu-prof.
+ * `label` (the role: web, worker-events…). Under `npm run profile -- --perf` (BENCH_PERF_PROFILE
+ * set), its JavaScript frames named for `perf` and its main thread named `label`, so that perf's
+ * samples tell the roles apart. Empty otherwise. Flags, not NODE_OPTIONS, which does not accept
+ * --cpu-prof.
  */
 export function profileFlags(label: string): string[] {
+  // A thread's name holds 15 characters (worker-webhooks is 15).
+  if (process.env.BENCH_PERF_PROFILE) return ['--perf-basic-prof', '--interpreted-frames-native-stack', `--title=${label.slice(0, 15)}`];
   const dir = process.env.BENCH_CPU_PROF_DIR;
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(dir, label)}`] : [];
 }
