@@ -21,29 +21,16 @@ BEGIN
 END
 $$;
 --> statement-breakpoint
-CREATE TRIGGER "shifts_note_config_change" AFTER INSERT OR UPDATE OR DELETE ON "shifts"
-  FOR EACH ROW EXECUTE FUNCTION note_venue_config_change();
---> statement-breakpoint
-CREATE TRIGGER "closures_note_config_change" AFTER INSERT OR UPDATE OR DELETE ON "closures"
-  FOR EACH ROW EXECUTE FUNCTION note_venue_config_change();
---> statement-breakpoint
-CREATE TRIGGER "turn_time_rules_note_config_change" AFTER INSERT OR UPDATE OR DELETE ON "turn_time_rules"
-  FOR EACH ROW EXECUTE FUNCTION note_venue_config_change();
---> statement-breakpoint
-CREATE TRIGGER "pacing_rules_note_config_change" AFTER INSERT OR UPDATE OR DELETE ON "pacing_rules"
-  FOR EACH ROW EXECUTE FUNCTION note_venue_config_change();
---> statement-breakpoint
-CREATE TRIGGER "floor_plans_note_config_change" AFTER INSERT OR UPDATE OR DELETE ON "floor_plans"
-  FOR EACH ROW EXECUTE FUNCTION note_venue_config_change();
---> statement-breakpoint
-CREATE TRIGGER "areas_note_config_change" AFTER INSERT OR UPDATE OR DELETE ON "areas"
-  FOR EACH ROW EXECUTE FUNCTION note_venue_config_change();
---> statement-breakpoint
-CREATE TRIGGER "floor_tables_note_config_change" AFTER INSERT OR UPDATE OR DELETE ON "floor_tables"
-  FOR EACH ROW EXECUTE FUNCTION note_venue_config_change();
---> statement-breakpoint
-CREATE TRIGGER "table_combinations_note_config_change" AFTER INSERT OR UPDATE OR DELETE ON "table_combinations"
-  FOR EACH ROW EXECUTE FUNCTION note_venue_config_change();
---> statement-breakpoint
-CREATE TRIGGER "learned_turn_times_note_config_change" AFTER INSERT OR UPDATE OR DELETE ON "learned_turn_times"
-  FOR EACH ROW EXECUTE FUNCTION note_venue_config_change();
+-- The same trigger on each configuration table: <table>_note_config_change.
+DO $$
+DECLARE
+  config_table text;
+BEGIN
+  FOREACH config_table IN ARRAY ARRAY['shifts', 'closures', 'turn_time_rules', 'pacing_rules', 'floor_plans', 'areas',
+    'floor_tables', 'table_combinations', 'learned_turn_times']
+  LOOP
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %I FOR EACH ROW EXECUTE FUNCTION note_venue_config_change()',
+      config_table || '_note_config_change', config_table);
+  END LOOP;
+END
+$$;
