@@ -15,11 +15,12 @@ import { checkAccess, hasPacing, lockPacingDay, lockVenue, type Access } from '.
  *   their stamps hold: the configuration's is the venue row's updatedAt and the last transaction
  *   that changed one of its configuration rows, noted by triggers in `venue_config_changes`
  *   (migration 0033); the reservations' is the venue's counter in `reservation_versions`, bumped by
- *   triggers in every writing transaction (migration 0012). The stamps are read on every request,
- *   in the same statement that returns the data when it changed (a CASE skips the loading when it
- *   did not), so a change committed by any process is seen by the next request, and a request costs
- *   one round trip either way. No transaction reads the configuration after changing it, so what
- *   a read keeps is committed configuration.
+ *   triggers in every writing transaction (migration 0012). The stamps are read on every request:
+ *   the reservations come with them when they changed (a CASE skips the loading when they did
+ *   not), the configuration in a statement of its own when its stamp moved. So a change committed
+ *   by any process is seen by the next request, and a request costs one round trip unless the
+ *   configuration changed (which keeps its eight subqueries out of the hot statement's plan). No transaction reads the configuration after
+ *   changing it, so what a read keeps is committed configuration.
  */
 
 /** The venue fields the reservation services need besides its configuration. */
@@ -56,9 +57,9 @@ function configStamp(): SQL {
 }
 
 /**
- * Ends the subquery `s` of the stamps: without it PostgreSQL pulls the subquery up into the outer
- * query and copies its expressions into every place that names them, so that the stamps' reads ran
- * two or three times per statement (seen in its plan).
+ * Ends the subquery `s` of the reservations' version: without it PostgreSQL pulls the subquery up
+ * into the outer query and copies its expression into every place that names it, so that the
+ * version was read three times per statement (seen in its plan).
  */
 const onceOnly = sql`offset 0`;
 
@@ -163,7 +164,8 @@ function parseBookings(bookings: string, occupancy: string): Booking[] {
   });
 }
 
-interface StateRow {
+/** The venue's columns every load reads (venueColumns). */
+interface VenueColumns {
   id: string;
   organisation_id: string;
   country_code: string;
@@ -174,19 +176,35 @@ interface StateRow {
   table_optimisation: 'off' | 'on';
   turn_time_source: 'configured' | 'learned';
   stamp: string;
-  config: Omit<VenueConfig, 'venue'> | null;
+}
+
+interface StateRow extends VenueColumns {
   version?: string;
   bookings?: string | null;
   occupancy?: string | null;
 }
 
-function venueOf(row: StateRow): LoadedVenue {
+interface ConfigRow extends VenueColumns {
+  config: Omit<VenueConfig, 'venue'>;
+}
+
+const venueColumns = sql`v.id, v.organisation_id, v.country_code, v.timezone, v.slot_interval_minutes, v.booking_horizon_days,
+  v.min_notice_minutes, v.table_optimisation, v.turn_time_source, ${configStamp()} as stamp`;
+
+function venueOf(row: VenueColumns): LoadedVenue {
   return { id: row.id, organisationId: row.organisation_id, countryCode: row.country_code, timezone: row.timezone };
 }
 
-/** The row's configuration, or the cached one it was found equal to (`cached`: what loadState compared with). */
-function configOf(row: StateRow, cached: CachedConfig | undefined): VenueConfig {
-  if (!row.config) return cached!.config;
+/**
+ * The venue's configuration as it is now, read with its stamp in one snapshot and kept under that
+ * stamp: a change committed since the caller's stamp was read is then read again by the next load.
+ */
+async function loadConfig(conn: DbOrTx, venueId: string): Promise<VenueConfig> {
+  const [row] = await runSql<ConfigRow>(
+    conn,
+    sql`select ${venueColumns}, ${configJson(venueId)} as config from venues v where v.id = ${venueId}`,
+  );
+  if (!row) throw ApiError.notFound('Venue');
   const config: VenueConfig = {
     venue: {
       timezone: row.timezone,
@@ -198,7 +216,7 @@ function configOf(row: StateRow, cached: CachedConfig | undefined): VenueConfig 
     },
     ...row.config,
   };
-  configCache.set(row.id, { stamp: row.stamp, config });
+  configCache.set(venueId, { stamp: row.stamp, config });
   return config;
 }
 
@@ -225,12 +243,13 @@ function bookingsKey(venueId: string, from: string, to: string): string | null {
 }
 
 /**
- * One statement: the venue, its configuration unless the cached one is current, and with `range`
- * the reservations of those days unless the cached ones are current. The cache entries compared
- * are returned with the row: they are what a null column stands for. `store`: whether what was
- * read may be cached (not inside a transaction, see bookingsOf). `committedOnly`: what is read
- * holds no write of the caller's own (outside a transaction, or its first read), so that the
- * reservations may be named by their version (`reservationsKey`).
+ * One statement: the venue, its configuration's stamp, and with `range` the reservations of those
+ * days unless the cached ones are current; then the configuration, unless the cached one has that
+ * stamp (loadConfig). The cache entries compared are returned with the row: they are what a null
+ * column stands for. `store`: whether what was read may be cached (not inside a transaction, see
+ * bookingsOf). `committedOnly`: what is read holds no write of the caller's own (outside a
+ * transaction, or its first read), so that the reservations may be named by their version
+ * (`reservationsKey`).
  */
 async function loadState(
   conn: DbOrTx,
@@ -241,23 +260,21 @@ async function loadState(
   committedOnly = store,
 ) {
   checkAccess(access, venueId);
-  const cachedConfig = configCache.get(venueId);
   const key = range && bookingsKey(venueId, range.from, range.to);
   const cachedBookings = key ? bookingsCache.get(key) : undefined;
   const [row] = await runSql<StateRow>(
     conn,
     sql`
-    select v.id, v.organisation_id, v.country_code, v.timezone, v.slot_interval_minutes, v.booking_horizon_days, v.min_notice_minutes, v.table_optimisation, v.turn_time_source,
-      s.stamp,
-      case when s.stamp <> ${cachedConfig?.stamp ?? ''} then ${configJson(venueId)} end as config
+    select ${venueColumns}
       ${range ? sql`, s.version, ${bookingsColumns(venueId, range.from, range.to, sql`s.version <> ${cachedBookings?.version ?? ''}`)}` : sql``}
     from venues v
-    cross join lateral (select ${configStamp()} as stamp, ${versionOf(venueId)} as version ${onceOnly}) s
+    cross join lateral (select ${versionOf(venueId)} as version ${onceOnly}) s
     where v.id = ${venueId} and v.organisation_id = ${access.organisationId}`,
   );
   if (!row) throw ApiError.notFound('Venue');
   const venue = venueOf(row);
-  const config = configOf(row, cachedConfig);
+  const cachedConfig = configCache.get(venueId);
+  const config = cachedConfig?.stamp === row.stamp ? cachedConfig.config : await loadConfig(conn, venueId);
   // Names committed reservations only (see bookingsOf): what may be kept across requests.
   const reservationsKey = range && committedOnly ? `${venue.id}@${row.version}` : undefined;
   return { venue, config, bookings: range ? bookingsOf(key, cachedBookings, row, store) : [], reservationsKey };
