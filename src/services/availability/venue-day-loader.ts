@@ -14,13 +14,14 @@ import { checkAccess, hasPacing, lockPacingDay, lockVenue, type Access } from '.
  * - The configuration and the reservations of a day are kept in process memory and reused while
  *   their stamps hold: the configuration's is the venue row's updatedAt and the last transaction
  *   that changed one of its configuration rows, noted by triggers in `venue_config_changes`
- *   (migration 0033); the reservations' is the venue's counter in `reservation_versions`, bumped by
- *   triggers in every writing transaction (migration 0012). The stamps are read on every request:
+ *   (migration 0033); the reservations' is the venue's counter in `reservation_versions`, bumped once by
+ *   triggers in every writing transaction (migrations 0012, 0034). The stamps are read on every request:
  *   the reservations come with them when they changed (a CASE skips the loading when they did
  *   not), the configuration in a statement of its own when its stamp moved. So a change committed
  *   by any process is seen by the next request, and a request costs one round trip unless the
- *   configuration changed (which keeps its eight subqueries out of the hot statement's plan). No transaction reads the configuration after
- *   changing it, so what a read keeps is committed configuration.
+ *   configuration changed (which keeps its eight subqueries out of the hot statement's plan). No
+ *   transaction reads the configuration after changing it, so what a read keeps is committed
+ *   configuration.
  */
 
 /** The venue fields the reservation services need besides its configuration. */
