@@ -3,9 +3,10 @@
 // with tracing on (the default sampler, every span exported over OTLP/HTTP protobuf to a local
 // receiver that accepts and drops them), and, with --code DIR, another checkout (the code before
 // tracing, its node_modules linked) with tracing off, and with --ratio R tracing on with the sampler
-// parentbased_traceidratio at R. With the CPU per booking of each server.
+// parentbased_traceidratio at R; with --code-on, that checkout with tracing on as well (two versions of
+// tracing side by side). With the CPU per booking of each server.
 // Targets: off within noise of the code before (<= 2 %); on <= 15 % slower than off.
-// Usage: npx tsx bench/tracing-cost.ts [seconds=8] [rounds=3] [--code DIR] [--ratio R]
+// Usage: npx tsx bench/tracing-cost.ts [seconds=8] [rounds=3] [--code DIR [--code-on]] [--ratio R]
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,7 +17,10 @@ import { processCpuMs } from './support/process-cpu.js';
 import { profileFlags } from './support/profiling.js';
 import { spawnServer } from './support/spawn-server.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' }, ratio: { type: 'string' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { code: { type: 'string' }, 'code-on': { type: 'boolean' }, ratio: { type: 'string' } },
+});
 const seconds = Number(positionals[0] ?? 8);
 const rounds = Number(positionals[1] ?? 3);
 for (const name of Object.keys(process.env)) if (name.startsWith('OTEL_')) delete process.env[name];
@@ -34,6 +38,16 @@ const variants: Array<{ label: string; dir: string; port: number; env: Record<st
   { label: 'this code, tracing off', dir: path.resolve('.'), port: 3951, env: {} },
   { label: 'this code, tracing on', dir: path.resolve('.'), port: 3952, env: { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl } },
   ...(values.code ? [{ label: `${values.code}, tracing off`, dir: path.resolve(values.code), port: 3953, env: {} }] : []),
+  ...(values.code && values['code-on']
+    ? [
+        {
+          label: `${values.code}, tracing on`,
+          dir: path.resolve(values.code),
+          port: 3955,
+          env: { OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl },
+        },
+      ]
+    : []),
   ...(values.ratio
     ? [
         {
@@ -130,6 +144,11 @@ try {
   if (values.code)
     console.log(
       `tracing off vs ${values.code}: bookings/s ${change(medians[0].perSecond, medians[2].perSecond)}, CPU per booking ${change(medians[0].serverCpu, medians[2].serverCpu)}   (target: within noise, 2 %)`,
+    );
+  const otherOn = variants.findIndex((v) => v.port === 3955);
+  if (otherOn >= 0)
+    console.log(
+      `${values.code}, tracing on vs off: bookings/s ${change(medians[otherOn].perSecond, medians[2].perSecond)}, CPU per booking ${change(medians[otherOn].serverCpu, medians[2].serverCpu)}; this code on vs ${values.code} on: CPU per booking ${change(medians[1].serverCpu, medians[otherOn].serverCpu)}`,
     );
   console.log(`exported to the collector: ${(collector.bytes() / 1e6).toFixed(1)} MB`);
 } finally {
