@@ -80,7 +80,10 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
     text += ')';
   });
   const returned = options.returning ? columns.filter(([key]) => options.returning!.includes(key as K)) : columns;
-  text += `${conflictClause(columns, options)} returning ${returned.map(([, column]) => `"${column.name}"`).join(', ')}`;
+  // Every column as `*`: the rows come back as JSON objects keyed by column name either way, and a
+  // traced statement's text is encoded into each of its spans (a reservation's list is 400 characters).
+  const returnedList = returned.length === columns.length ? '*' : returned.map(([, column]) => `"${column.name}"`).join(', ');
+  text += `${conflictClause(columns, options)} returning ${returnedList}`;
   chunks.push(sql.raw(text));
   const inserted = await runSql<Record<string, unknown>>(conn, sql.join(chunks), { prepare: options.prepare });
   return inserted.map((raw) => decodeJsonRow<Pick<T['$inferSelect'], K>>(returned, raw));

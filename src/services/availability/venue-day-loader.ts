@@ -97,7 +97,9 @@ function configJson(venueId: string): SQL {
  * either side (pacing of the range; tables held across midnight, turn times of up to a day) except
  * cancelled and no_show, plus every seated party (one still at its table past its end keeps it,
  * whenever it started), each with its live table occupancy. The slot holds of those days come as
- * `created` bookings with their expiresAt (the engine ignores them from then on: docs/reservations.md "Slot holds").
+ * `created` bookings with their expiresAt (the engine ignores them from then on: docs/reservations.md "Slot holds"),
+ * locked to their tables (a hold is never moved: it is booked as held). No SQL comment in the
+ * statement: a traced statement's text is compacted only without one (src/lib/sql-summary.ts).
  *
  * Two text values, `;` between items and `,` or `|` between fields (uuids, a date, HH:mm,
  * integers, a status, epoch milliseconds, the table lock as 0 or 1, and for a hold its expiry last: none contains a separator): building and reading them
@@ -120,7 +122,6 @@ function bookingsColumns(venueId: string, from: string, to: string, changed: SQL
         select id, service_date, time, party_size, status, starts_at, ends_at, table_locked, null from reservations
           where venue_id = ${venueId} and status = 'seated' and service_date not between ${from}::date - 1 and ${to}::date + 1
         union all
-        -- A hold is never moved: it is booked as held.
         select id, service_date, time, party_size, 'created', starts_at, ends_at, true, expires_at from availability_holds
           where venue_id = ${venueId} and service_date between ${from}::date - 1 and ${to}::date + 1
       ) r) end as bookings,
