@@ -34,30 +34,17 @@ function statementSpan(text: string): StatementSpan {
 function describeStatement(text: string): StatementSpan {
   const { operation, table } = summariseStatement(text);
   return {
-    name: flatCopy(table ? `${operation} ${table}` : operation),
+    name: table ? `${operation} ${table}` : operation,
     start: {
       kind: 'client',
       attributes: {
         'db.system.name': 'postgresql',
         'db.operation.name': operation,
         'db.collection.name': table,
-        'db.query.text': flatCopy(compactStatement(text)),
+        'db.query.text': compactStatement(text),
       },
     },
   };
-}
-
-/**
- * `text` as one contiguous string. A string built by appending (drizzle's statement texts,
- * compactStatement's) is a rope in V8, and the exporter's protobuf writer reads each span's strings
- * a character at a time, three times per export (its size estimate, its ASCII check, its copy): on
- * a rope every read is slow. Copied once per statement text, a traced booking cost the web process
- * about half as much CPU as with the ropes (docs/benchmarks.md "Tracing"). A string with a lone
- * surrogate, which the copy through UTF-8 would change, is kept as it is.
- */
-function flatCopy(text: string): string {
-  const copy = Buffer.from(text).toString();
-  return copy === text ? copy : text;
 }
 
 /**
