@@ -7,18 +7,23 @@
 // - With --perf: the whole machine under `perf record -g` (on-CPU samples only, the kernel's work for
 //   each process included), the Node processes with --perf-basic-prof; every process is reported,
 //   PostgreSQL's and Redis's too (bench/support/perf-summary.ts). Needs Linux's perf (Debian: linux-perf).
-// Usage: npm run profile -- [--perf] <bench> [the benchmark's own arguments]   e.g. npm run profile -- --perf reservations 10 40
+// - With --heap: what each process allocates, sampled by V8's heap profiler with the freed objects
+//   kept (bench/support/sample-allocations.ts), per package and project folder of the allocating
+//   function: what makes garbage collection run.
+// Usage: npm run profile -- [--perf | --heap] <bench> [the benchmark's own arguments]   e.g. npm run profile -- --perf reservations 10 40
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import { mergeCpuSummaries, summariseCpuProfile, type CpuProfile, type CpuSummary } from './support/cpu-profile-summary.js';
+import { mergeAllocationSummaries, summariseHeapProfile, type HeapProfile } from './support/heap-profile-summary.js';
 import { summarisePerfScript } from './support/perf-summary.js';
 
-const perf = process.argv[2] === '--perf';
-const [name, ...args] = process.argv.slice(perf ? 3 : 2);
+const mode = process.argv[2] === '--perf' || process.argv[2] === '--heap' ? process.argv[2] : null;
+const perf = mode === '--perf';
+const [name, ...args] = process.argv.slice(mode ? 3 : 2);
 if (!name || !existsSync(path.resolve('bench', `${name}.ts`))) {
-  console.error('usage: npm run profile -- [--perf] <bench> [arguments], <bench> one of bench/*.ts (reservations, webhooks…)');
+  console.error('usage: npm run profile -- [--perf | --heap] <bench> [arguments], <bench> one of bench/*.ts (reservations, webhooks…)');
   process.exit(2);
 }
 if (perf && spawnSync('perf', ['--version']).status !== 0) {
@@ -69,6 +74,21 @@ if (perf) {
     print(`${role.role}: ${role.processes} process(es), ${((role.busyMs * 100) / total).toFixed(1)} % of the machine's samples`, role);
   }
   console.log(`\nsamples: ${path.relative(root, data)} (perf report -i …; the JavaScript symbols are in /tmp/perf-<pid>.map)`);
+} else if (mode === '--heap') {
+  process.exitCode = runBench({ BENCH_HEAP_PROF_DIR: dir });
+  const roles = existsSync(dir) ? readdirSync(dir) : [];
+  if (!roles.length) console.log(`\nno profile written: bench/${name}.ts starts no process through bench/support's profileFlags`);
+  for (const role of roles.sort()) {
+    const files = readdirSync(path.join(dir, role)).filter((f) => f.endsWith('.heapprofile'));
+    const summary = mergeAllocationSummaries(
+      files.map((f) => summariseHeapProfile(JSON.parse(readFileSync(path.join(dir, role, f), 'utf8')) as HeapProfile, root)),
+    );
+    console.log(`\n${role}: ${files.length} process(es), ${(summary.bytes / 1e6).toFixed(0)} MB allocated (sampled, start-up included)`);
+    for (const g of summary.groups.filter((g) => g.percent >= 0.5)) {
+      console.log(`  ${g.percent.toFixed(1).padStart(5)} %  ${(g.bytes / 1e6).toFixed(1).padStart(8)} MB  ${g.group}`);
+    }
+  }
+  console.log(`\nprofiles: ${path.relative(root, dir)} (open a .heapprofile in Chrome DevTools' Memory panel)`);
 } else {
   process.exitCode = runBench({ BENCH_CPU_PROF_DIR: dir });
   const roles = existsSync(dir) ? readdirSync(dir) : [];
