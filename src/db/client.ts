@@ -1,4 +1,4 @@
-import { DrizzleQueryError, fillPlaceholders, is, sql as statement, type SQL } from 'drizzle-orm';
+import { DrizzleQueryError, fillPlaceholders, is, Placeholder, sql as statement, StringChunk, type SQL } from 'drizzle-orm';
 import { PgDialect, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -378,16 +378,21 @@ export function prepareSql<T>(built: SQL): (values: Record<string, unknown>) => 
  * drizzle columns read as they read the driver's text (insertRows). `prepare: false`: sent
  * unprepared (a bulk write's many texts would each stay prepared on the connection). Behind a
  * transaction pooler nothing is prepared (createPool). Statements given together (Promise.all) are
- * pipelined on the connection either way.
+ * pipelined on the connection either way. `values`: the values of the statement's named
+ * placeholders (a statement built once: flatStatement).
  */
-export async function runSql<T extends object>(conn: DbOrTx, built: SQL, options: { prepare?: boolean } = {}): Promise<T[]> {
+export async function runSql<T extends object>(
+  conn: DbOrTx,
+  built: SQL,
+  options: { prepare?: boolean; values?: Record<string, unknown> } = {},
+): Promise<T[]> {
   const prepare = options.prepare ?? true;
   if (is(conn, PgTransaction)) {
     const tx = conn as Tx;
     try {
       if (!prepare) return (await tx.execute(built)) as unknown as T[];
       const q = tx.$with('q', rowAsJson).as(built);
-      const rows = await tx.with(q).select(rowAsJson).from(q).prepare('run_sql').execute();
+      const rows = await tx.with(q).select(rowAsJson).from(q).prepare('run_sql').execute(options.values);
       return rows.map((r) => r.row as T);
     } catch (err) {
       // The driver's error, as on the pool (not drizzle's wrapper).
@@ -395,8 +400,33 @@ export async function runSql<T extends object>(conn: DbOrTx, built: SQL, options
     }
   }
   const query = dialect.sqlToQuery(built);
+  const params = options.values ? fillPlaceholders(query.params, options.values) : query.params;
   return traceStatement(
     query.sql,
-    async () => (await (conn as Db).$client.unsafe(query.sql, query.params as never[], { prepare })) as unknown as T[],
+    async () => (await (conn as Db).$client.unsafe(query.sql, params as never[], { prepare })) as unknown as T[],
   );
+}
+
+/**
+ * A hand-written statement whose values are all named placeholders (`sql.placeholder`), flattened
+ * once into its text's pieces and those placeholders: for runSql with `values` on a hot path. drizzle
+ * renders a statement at every call (in a transaction, inside runSql's select builder), walking each
+ * nested `sql` fragment, and the fragments themselves are built again at every call; a flat statement
+ * built once costs one pass over a few pieces. Sampled allocation of the web process while booking:
+ * drizzle's rendering of the statements was a sixth of all of it (docs/benchmarks.md).
+ */
+export function flatStatement(built: SQL): SQL {
+  const { sql: text, params } = dialect.sqlToQuery(built);
+  // drizzle numbers the parameters $1, $2… in the order of the text; nothing else in it has a `$`.
+  const parts = text.split(/\$(\d+)/);
+  // One level of text pieces and placeholders: a piece as its own `sql.raw` would be a nested
+  // statement again, which drizzle renders with a walk (and its allocations) of its own.
+  const chunks: Array<StringChunk | Placeholder> = [];
+  parts.forEach((part, i) => {
+    if (i % 2 === 0) return void chunks.push(new StringChunk(part));
+    const param = params[Number(part) - 1];
+    if (Number(part) !== (i + 1) / 2 || !is(param, Placeholder)) throw new Error(`flatStatement: $${part} is not the next placeholder`);
+    chunks.push(param);
+  });
+  return statement.join(chunks);
 }

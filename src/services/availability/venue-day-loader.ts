@@ -1,5 +1,5 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { runSql, type DbOrTx } from '../../db/client.js';
+import { sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { flatStatement, runSql, type DbOrTx } from '../../db/client.js';
 import { ApiError } from '../../core/errors.js';
 import { DEMAND_HISTORY_DAYS, learnDemandCurve, type DemandCurve, type DemandHistoryRow } from '../../lib/availability/demand-curve.js';
 import type { Booking, ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
@@ -64,7 +64,10 @@ function configStamp(): SQL {
  */
 const onceOnly = sql`offset 0`;
 
-function versionOf(venueId: string): SQL {
+/** A value of the statements below: given as it is, or a named placeholder of a flat statement (flatStatement). */
+type SqlValue = string | Placeholder;
+
+function versionOf(venueId: SqlValue): SQL {
   return sql`coalesce((select version from reservation_versions where venue_id = ${venueId}), 0)::text`;
 }
 
@@ -109,7 +112,7 @@ function configJson(venueId: string): SQL {
  * reservation of the venue). Nothing here depends on the current time: the result only changes
  * with the venue's reservation version.
  */
-function bookingsColumns(venueId: string, from: string, to: string, changed: SQL): SQL {
+function bookingsColumns(venueId: SqlValue, from: SqlValue, to: SqlValue, changed: SQL): SQL {
   // The bounds are computed by PostgreSQL: an ISO string of JavaScript for a day next to
   // 0001-01-01 or 9999-12-31 (years 0 and +010000) is not one PostgreSQL reads.
   return sql`
@@ -244,6 +247,32 @@ function bookingsKey(venueId: string, from: string, to: string): string | null {
   return from === to ? `${venueId} ${from}` : null;
 }
 
+/** The values of the hot statements below, named: each call gives them (runSql's `values`). */
+const at = {
+  venueId: sql.placeholder('venueId'),
+  organisationId: sql.placeholder('organisationId'),
+  from: sql.placeholder('from'),
+  to: sql.placeholder('to'),
+  cachedVersion: sql.placeholder('cachedVersion'),
+};
+
+/**
+ * loadState's statements, built and flattened once (flatStatement): the venue with its stamps, and
+ * with the reservations of the days `from` … `to` unless the cached ones (`cachedVersion`) are current.
+ */
+const stateStatements = {
+  venue: flatStatement(sql`
+    select ${venueColumns}
+    from venues v
+    cross join lateral (select ${versionOf(at.venueId)} as version ${onceOnly}) s
+    where v.id = ${at.venueId} and v.organisation_id = ${at.organisationId}`),
+  day: flatStatement(sql`
+    select ${venueColumns}, s.version, ${bookingsColumns(at.venueId, at.from, at.to, sql`s.version <> ${at.cachedVersion}`)}
+    from venues v
+    cross join lateral (select ${versionOf(at.venueId)} as version ${onceOnly}) s
+    where v.id = ${at.venueId} and v.organisation_id = ${at.organisationId}`),
+};
+
 /**
  * One statement: the venue, its configuration's stamp, and with `range` the reservations of those
  * days unless the cached ones are current; then the configuration, unless the cached one has that
@@ -264,15 +293,15 @@ async function loadState(
   checkAccess(access, venueId);
   const key = range && bookingsKey(venueId, range.from, range.to);
   const cachedBookings = key ? bookingsCache.get(key) : undefined;
-  const [row] = await runSql<StateRow>(
-    conn,
-    sql`
-    select ${venueColumns}
-      ${range ? sql`, s.version, ${bookingsColumns(venueId, range.from, range.to, sql`s.version <> ${cachedBookings?.version ?? ''}`)}` : sql``}
-    from venues v
-    cross join lateral (select ${versionOf(venueId)} as version ${onceOnly}) s
-    where v.id = ${venueId} and v.organisation_id = ${access.organisationId}`,
-  );
+  const [row] = await runSql<StateRow>(conn, range ? stateStatements.day : stateStatements.venue, {
+    values: {
+      venueId,
+      organisationId: access.organisationId,
+      from: range?.from,
+      to: range?.to,
+      cachedVersion: cachedBookings?.version ?? '',
+    },
+  });
   if (!row) throw ApiError.notFound('Venue');
   const venue = venueOf(row);
   const cachedConfig = configCache.get(venueId);
@@ -363,6 +392,11 @@ export function loadVenueDay(conn: DbOrTx, access: Access, venueId: string, from
   return loadState(conn, access, venueId, { from, to }, true);
 }
 
+/** loadBookings' statement, built and flattened once. */
+const bookingsStatement = flatStatement(sql`
+    select s.version, ${bookingsColumns(at.venueId, at.from, at.to, sql`s.version <> ${at.cachedVersion}`)}
+    from (select ${versionOf(at.venueId)} as version ${onceOnly}) s`);
+
 /**
  * The reservations of the serviceDates `from` … `to` alone, for a transaction that read the
  * configuration first and then took its locks: read now, in the transaction, unless the version
@@ -371,11 +405,8 @@ export function loadVenueDay(conn: DbOrTx, access: Access, venueId: string, from
 export async function loadBookings(conn: DbOrTx, venueId: string, from: string, to: string): Promise<Booking[]> {
   const key = bookingsKey(venueId, from, to);
   const cached = key ? bookingsCache.get(key) : undefined;
-  const [row] = await runSql<{ version: string; bookings: string | null; occupancy: string | null }>(
-    conn,
-    sql`
-    select s.version, ${bookingsColumns(venueId, from, to, sql`s.version <> ${cached?.version ?? ''}`)}
-    from (select ${versionOf(venueId)} as version ${onceOnly}) s`,
-  );
+  const [row] = await runSql<{ version: string; bookings: string | null; occupancy: string | null }>(conn, bookingsStatement, {
+    values: { venueId, from, to, cachedVersion: cached?.version ?? '' },
+  });
   return bookingsOf(key, cached, row, false);
 }

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
-import { runSql, type DbOrTx } from '../../db/client.js';
+import { flatStatement, runSql, type DbOrTx } from '../../db/client.js';
 import type { VenueConfig } from '../../lib/availability/types.js';
 
 // The locks a write of a venue day takes, in this order in every transaction: the venue row, the
@@ -15,6 +15,19 @@ export type Access = Pick<AuthContext, 'organisationId' | 'venueIds'>;
 export function checkAccess(access: Access, venueId: string): void {
   if (access.venueIds !== null && !access.venueIds.includes(venueId)) throw ApiError.notFound('Venue');
 }
+
+/**
+ * lockVenue's statement, built and flattened once (flatStatement). The subquery locks the row before
+ * the outer projection takes the pacing lock.
+ */
+const lockVenueStatement = flatStatement(sql`
+    select case when x.pacing and ${sql.placeholder('pacingDay')}::text is not null
+        then pg_advisory_xact_lock(hashtext('pacing'), hashtext(x.id::text || ${sql.placeholder('pacingDay')}::text)) is not null end as pacing_locked
+    from (
+      select v.id, exists (select 1 from pacing_rules p where p.venue_id = v.id and p.is_enabled) as pacing
+      from venues v where v.id = ${sql.placeholder('venueId')} and v.organisation_id = ${sql.placeholder('organisationId')}
+      for share of v
+    ) x`);
 
 /**
  * FOR SHARE on the venue row, so that a floor or configuration change (which takes FOR NO KEY
@@ -32,18 +45,9 @@ export async function lockVenue(
   pacingDay: string | null,
 ): Promise<{ pacingLocked: boolean }> {
   checkAccess(access, venueId);
-  // The subquery locks the row before the outer projection takes the pacing lock.
-  const [row] = await runSql<{ pacing_locked: boolean | null }>(
-    conn,
-    sql`
-    select case when x.pacing and ${pacingDay}::text is not null
-        then pg_advisory_xact_lock(hashtext('pacing'), hashtext(x.id::text || ${pacingDay}::text)) is not null end as pacing_locked
-    from (
-      select v.id, exists (select 1 from pacing_rules p where p.venue_id = v.id and p.is_enabled) as pacing
-      from venues v where v.id = ${venueId} and v.organisation_id = ${access.organisationId}
-      for share of v
-    ) x`,
-  );
+  const [row] = await runSql<{ pacing_locked: boolean | null }>(conn, lockVenueStatement, {
+    values: { pacingDay, venueId, organisationId: access.organisationId },
+  });
   if (!row) throw ApiError.notFound('Venue');
   return { pacingLocked: row.pacing_locked === true };
 }
