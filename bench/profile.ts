@@ -45,6 +45,21 @@ function print(label: string, summary: CpuSummary): void {
   }
 }
 
+/** The profiles each role's processes wrote under `dir` (files ending in `extension`), summarised together per role. */
+function readRoleProfiles<S>(
+  extension: string,
+  summarise: (profile: unknown) => S,
+  merge: (summaries: S[]) => S,
+): Array<{ role: string; processes: number; summary: S }> {
+  const roles = existsSync(dir) ? readdirSync(dir) : [];
+  if (!roles.length) console.log(`\nno profile written: bench/${name}.ts starts no process through bench/support's profileFlags`);
+  return roles.sort().map((role) => {
+    const files = readdirSync(path.join(dir, role)).filter((f) => f.endsWith(extension));
+    const summaries = files.map((f) => summarise(JSON.parse(readFileSync(path.join(dir, role, f), 'utf8'))));
+    return { role, processes: files.length, summary: merge(summaries) };
+  });
+}
+
 function runBench(env: Record<string, string>): number {
   const run = spawnSync(process.execPath, ['--import', 'tsx', path.join('bench', `${name}.ts`), ...args], {
     stdio: 'inherit',
@@ -76,14 +91,9 @@ if (perf) {
   console.log(`\nsamples: ${path.relative(root, data)} (perf report -i …; the JavaScript symbols are in /tmp/perf-<pid>.map)`);
 } else if (mode === '--heap') {
   process.exitCode = runBench({ BENCH_HEAP_PROF_DIR: dir });
-  const roles = existsSync(dir) ? readdirSync(dir) : [];
-  if (!roles.length) console.log(`\nno profile written: bench/${name}.ts starts no process through bench/support's profileFlags`);
-  for (const role of roles.sort()) {
-    const files = readdirSync(path.join(dir, role)).filter((f) => f.endsWith('.heapprofile'));
-    const summary = mergeAllocationSummaries(
-      files.map((f) => summariseHeapProfile(JSON.parse(readFileSync(path.join(dir, role, f), 'utf8')) as HeapProfile, root)),
-    );
-    console.log(`\n${role}: ${files.length} process(es), ${(summary.bytes / 1e6).toFixed(0)} MB allocated (sampled, start-up included)`);
+  const roles = readRoleProfiles('.heapprofile', (p) => summariseHeapProfile(p as HeapProfile, root), mergeAllocationSummaries);
+  for (const { role, processes, summary } of roles) {
+    console.log(`\n${role}: ${processes} process(es), ${(summary.bytes / 1e6).toFixed(0)} MB allocated (sampled, start-up included)`);
     for (const g of summary.groups.filter((g) => g.percent >= 0.5)) {
       console.log(`  ${g.percent.toFixed(1).padStart(5)} %  ${(g.bytes / 1e6).toFixed(1).padStart(8)} MB  ${g.group}`);
     }
@@ -91,14 +101,7 @@ if (perf) {
   console.log(`\nprofiles: ${path.relative(root, dir)} (open a .heapprofile in Chrome DevTools' Memory panel)`);
 } else {
   process.exitCode = runBench({ BENCH_CPU_PROF_DIR: dir });
-  const roles = existsSync(dir) ? readdirSync(dir) : [];
-  if (!roles.length) console.log(`\nno profile written: bench/${name}.ts starts no process through bench/support's profileFlags`);
-  for (const role of roles.sort()) {
-    const files = readdirSync(path.join(dir, role)).filter((f) => f.endsWith('.cpuprofile'));
-    const summary = mergeCpuSummaries(
-      files.map((f) => summariseCpuProfile(JSON.parse(readFileSync(path.join(dir, role, f), 'utf8')) as CpuProfile, root)),
-    );
-    print(`${role}: ${files.length} process(es)`, summary);
-  }
+  const roles = readRoleProfiles('.cpuprofile', (p) => summariseCpuProfile(p as CpuProfile, root), mergeCpuSummaries);
+  for (const { role, processes, summary } of roles) print(`${role}: ${processes} process(es)`, summary);
   console.log(`\nprofiles: ${path.relative(root, dir)} (open a .cpuprofile in Chrome DevTools' Performance panel)`);
 }
