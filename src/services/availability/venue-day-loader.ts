@@ -1,4 +1,4 @@
-import { sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { flatStatement, runSql, type DbOrTx } from '../../db/client.js';
 import { ApiError } from '../../core/errors.js';
 import { DEMAND_HISTORY_DAYS, learnDemandCurve, type DemandCurve, type DemandHistoryRow } from '../../lib/availability/demand-curve.js';
@@ -64,12 +64,20 @@ function configStamp(): SQL {
  */
 const onceOnly = sql`offset 0`;
 
-/** A value of the statements below: given as it is, or a named placeholder of a flat statement (flatStatement). */
-type SqlValue = string | Placeholder;
+/**
+ * The values of the hot statements below (flatStatement), named placeholders: each call gives them
+ * (runSql's `values`).
+ */
+const at = {
+  venueId: sql.placeholder('venueId'),
+  organisationId: sql.placeholder('organisationId'),
+  from: sql.placeholder('from'),
+  to: sql.placeholder('to'),
+  cachedVersion: sql.placeholder('cachedVersion'),
+};
 
-function versionOf(venueId: SqlValue): SQL {
-  return sql`coalesce((select version from reservation_versions where venue_id = ${venueId}), 0)::text`;
-}
+/** The venue's reservation version. */
+const reservationsVersion = sql`coalesce((select version from reservation_versions where venue_id = ${at.venueId}), 0)::text`;
 
 function configJson(venueId: string): SQL {
   return sql`json_build_object(
@@ -110,34 +118,32 @@ function configJson(venueId: string): SQL {
  * scan, without joins over the reservations or ORs, so that the generic plan of the prepared
  * statement stays the obvious one (a join here once made it a nested loop over every
  * reservation of the venue). Nothing here depends on the current time: the result only changes
- * with the venue's reservation version.
+ * with the venue's reservation version (`s.version`), and both are null while it is `cachedVersion`.
+ * The days' bounds are computed by PostgreSQL: an ISO string of JavaScript for a day next to
+ * 0001-01-01 or 9999-12-31 (years 0 and +010000) is not one PostgreSQL reads.
  */
-function bookingsColumns(venueId: SqlValue, from: SqlValue, to: SqlValue, changed: SQL): SQL {
-  // The bounds are computed by PostgreSQL: an ISO string of JavaScript for a day next to
-  // 0001-01-01 or 9999-12-31 (years 0 and +010000) is not one PostgreSQL reads.
-  return sql`
-    case when ${changed} then (select coalesce(string_agg(concat_ws(',', r.id, r.service_date, r.time, r.party_size, r.status,
+const dayBookingsColumns = sql`
+    case when s.version <> ${at.cachedVersion} then (select coalesce(string_agg(concat_ws(',', r.id, r.service_date, r.time, r.party_size, r.status,
         date_part('epoch', r.starts_at) * 1000, date_part('epoch', r.ends_at) * 1000, r.table_locked::int, date_part('epoch', r.expires_at) * 1000), ';'), '')
       from (
         select id, service_date, time, party_size, status, starts_at, ends_at, table_locked, null::timestamptz as expires_at from reservations
-          where venue_id = ${venueId} and service_date between ${from}::date - 1 and ${to}::date + 1 and status not in ('cancelled', 'no_show')
+          where venue_id = ${at.venueId} and service_date between ${at.from}::date - 1 and ${at.to}::date + 1 and status not in ('cancelled', 'no_show')
         union all
         select id, service_date, time, party_size, status, starts_at, ends_at, table_locked, null from reservations
-          where venue_id = ${venueId} and status = 'seated' and service_date not between ${from}::date - 1 and ${to}::date + 1
+          where venue_id = ${at.venueId} and status = 'seated' and service_date not between ${at.from}::date - 1 and ${at.to}::date + 1
         union all
         select id, service_date, time, party_size, 'created', starts_at, ends_at, true, expires_at from availability_holds
-          where venue_id = ${venueId} and service_date between ${from}::date - 1 and ${to}::date + 1
+          where venue_id = ${at.venueId} and service_date between ${at.from}::date - 1 and ${at.to}::date + 1
       ) r) end as bookings,
-    case when ${changed} then (select coalesce(string_agg(o.pair, ';'), '')
+    case when s.version <> ${at.cachedVersion} then (select coalesce(string_agg(o.pair, ';'), '')
       from (
         select coalesce(rt.reservation_id, rt.hold_id) || '|' || rt.table_id as pair from reservation_tables rt
-          where rt.venue_id = ${venueId} and rt.live and rt.during && tstzrange((${from}::date - 2)::timestamp at time zone 'UTC', (${to}::date + 4)::timestamp at time zone 'UTC')
+          where rt.venue_id = ${at.venueId} and rt.live and rt.during && tstzrange((${at.from}::date - 2)::timestamp at time zone 'UTC', (${at.to}::date + 4)::timestamp at time zone 'UTC')
         union
         select rt.reservation_id || '|' || rt.table_id from reservations r
           join reservation_tables rt on rt.reservation_id = r.id and rt.live
-          where r.venue_id = ${venueId} and r.status = 'seated'
+          where r.venue_id = ${at.venueId} and r.status = 'seated'
       ) o) end as occupancy`;
-}
 
 function parseBookings(bookings: string, occupancy: string): Booking[] {
   const tablesOf = new Map<string, string[]>();
@@ -247,30 +253,17 @@ function bookingsKey(venueId: string, from: string, to: string): string | null {
   return from === to ? `${venueId} ${from}` : null;
 }
 
-/** The values of the hot statements below, named: each call gives them (runSql's `values`). */
-const at = {
-  venueId: sql.placeholder('venueId'),
-  organisationId: sql.placeholder('organisationId'),
-  from: sql.placeholder('from'),
-  to: sql.placeholder('to'),
-  cachedVersion: sql.placeholder('cachedVersion'),
-};
-
 /**
  * loadState's statements, built and flattened once (flatStatement): the venue with its stamps, and
  * with the reservations of the days `from` … `to` unless the cached ones (`cachedVersion`) are current.
  */
+const venueWithVersion = sql`
+    from venues v
+    cross join lateral (select ${reservationsVersion} as version ${onceOnly}) s
+    where v.id = ${at.venueId} and v.organisation_id = ${at.organisationId}`;
 const stateStatements = {
-  venue: flatStatement(sql`
-    select ${venueColumns}
-    from venues v
-    cross join lateral (select ${versionOf(at.venueId)} as version ${onceOnly}) s
-    where v.id = ${at.venueId} and v.organisation_id = ${at.organisationId}`),
-  day: flatStatement(sql`
-    select ${venueColumns}, s.version, ${bookingsColumns(at.venueId, at.from, at.to, sql`s.version <> ${at.cachedVersion}`)}
-    from venues v
-    cross join lateral (select ${versionOf(at.venueId)} as version ${onceOnly}) s
-    where v.id = ${at.venueId} and v.organisation_id = ${at.organisationId}`),
+  venue: flatStatement(sql`select ${venueColumns} ${venueWithVersion}`),
+  day: flatStatement(sql`select ${venueColumns}, s.version, ${dayBookingsColumns} ${venueWithVersion}`),
 };
 
 /**
@@ -394,8 +387,8 @@ export function loadVenueDay(conn: DbOrTx, access: Access, venueId: string, from
 
 /** loadBookings' statement, built and flattened once. */
 const bookingsStatement = flatStatement(sql`
-    select s.version, ${bookingsColumns(at.venueId, at.from, at.to, sql`s.version <> ${at.cachedVersion}`)}
-    from (select ${versionOf(at.venueId)} as version ${onceOnly}) s`);
+    select s.version, ${dayBookingsColumns}
+    from (select ${reservationsVersion} as version ${onceOnly}) s`);
 
 /**
  * The reservations of the serviceDates `from` … `to` alone, for a transaction that read the
