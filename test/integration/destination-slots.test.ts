@@ -337,9 +337,10 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
 
   it('a job that finds jobs of its own process waiting for the destination goes behind them without a try of its own: postponed with 1 round trip (its entry in the line), about its turn', async () => {
     const destination = newDestination();
-    // One slot; a worker of concurrency 2: one job may wait in the process.
-    const slots = slotsOf({ limit: 1, workerConcurrency: 2 });
-    const other = slotsOf({ limit: 1, workerConcurrency: 2 });
+    // One slot; a worker of concurrency 1 whose attempts were measured quick: its line may take the
+    // whole concurrency, one job.
+    const slots = slotsOf({ limit: 1, workerConcurrency: 1 });
+    const other = slotsOf({ limit: 1, workerConcurrency: 1 });
     await holdOnce(slots, destination, 100);
     const held = await acquired(other, destination);
     for (let i = 0; i < 5; i++) await other.postpone(destination, `early-${i}`, 0, async () => {});
@@ -376,6 +377,96 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     const taken = await first; // a slot freed by another process is found at the waiting job's next look
     expect(taken?.token).toBeTruthy();
     await slots.release(taken!);
+  });
+
+  it("a line of a destination measured quick may take the worker's whole concurrency; before a measure, 2 jobs a slot", async () => {
+    const unmeasured = newDestination();
+    const quick = newDestination();
+    const slots = slotsOf({ limit: 1, workerConcurrency: 10 });
+    await holdOnce(slots, quick, 20);
+    const held = [await acquired(slots, unmeasured), await acquired(slots, quick)];
+    const lineOf = async (destination: string, jobs: number) => {
+      const acquires = Array.from({ length: jobs }, () => slots.acquire(destination));
+      await settled(slots);
+      await settled(slots);
+      const atOnce = await Promise.all(acquires.map(resolvedAtOnce));
+      return { waiting: atOnce.filter((decided) => !decided).length, acquires };
+    };
+    // Before a measure: at most 2 a slot wait here, the others are postponed at once.
+    const first = await lineOf(unmeasured, 4);
+    expect(first.waiting).toBe(2);
+    // Measured quick: the rest of the concurrency (10, 2 of it taken by the line above).
+    const second = await lineOf(quick, 9);
+    expect(second.waiting).toBe(8);
+    for (const [destination, slot, line] of [
+      [unmeasured, held[0], first],
+      [quick, held[1], second],
+    ] as const) {
+      await slots.release(slot);
+      for (const acquire of line.acquires) {
+        const taken = await acquire;
+        if (taken) await slots.release(taken);
+      }
+      expect(await members(destination)).toEqual([]);
+    }
+  });
+
+  it('an attempt under way for longer than a quick one ends the wait of the jobs in line: they are postponed, and the next ones at once', async () => {
+    const destination = newDestination();
+    const slots = slotsOf({ limit: 1 });
+    await holdOnce(slots, destination, 20);
+    const held = await acquired(slots, destination);
+    const started = performance.now();
+    const waiting = slots.acquire(destination);
+    expect(await waiting).toBeNull();
+    // Dismissed at the first look after the attempt turned slow, before the end of localWaitMs.
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(destinationSlotTuning.quickAttemptMs - 50);
+    expect(waited).toBeLessThan(destinationSlotTuning.localWaitMs);
+    expect(await resolvedAtOnce(slots.acquire(destination, 'next')), 'postponed after its try, without waiting').toBe(false);
+    expect(await slots.acquire(destination, 'next')).toBeNull();
+    await slots.release(held);
+  });
+
+  it('jobs waiting in a process look at Redis for a slot freed elsewhere once every localPollMs for the line, not once each', async () => {
+    const destination = newDestination();
+    const slots = slotsOf({ limit: 1 });
+    const held = await acquired(slotsOf({ limit: 1 }), destination);
+    const line = Array.from({ length: 4 }, () => slots.acquire(destination));
+    await settled(slots);
+    const { commands, watching, seenAll } = await watchCommandsOf(connectionOf.get(slots)!);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 5 * destinationSlotTuning.localPollMs + 50));
+      await seenAll();
+    } finally {
+      watching.stop();
+    }
+    const looks = commands.filter((name) => name === 'evalsha').length;
+    // About 5 looks (a busy machine makes fewer); one per job would be about 20.
+    expect(looks).toBeGreaterThanOrEqual(1);
+    expect(looks).toBeLessThanOrEqual(6);
+    expect(await Promise.all(line)).toEqual([null, null, null, null]);
+    await slots.release(held);
+  });
+
+  it('a listed job that came back on its own leaves the waiter list once it holds a slot, by its own try or from the line', async () => {
+    const destination = newDestination();
+    const slots = slotsOf({ limit: 1, wake: async () => true });
+    const listed = () => redis.zrange(taggedKey(prefix, ['destination', destination], 'waiters'), '0', '-1');
+    for (const id of ['job-1', 'job-2', 'job-3', 'job-4', 'job-5']) await slots.postpone(destination, id, 0, async () => {});
+    // job-1's delay ended: it runs, and its own try takes the free slot.
+    const first = await acquired(slots, destination, 'job-1');
+    expect(await listed()).toEqual(['job-2', 'job-3', 'job-4', 'job-5']);
+    // So did job-5's: it waits in the line and is handed the slot (the hand-over wakes the two oldest,
+    // job-2 and job-3); it leaves the list with the line's next look.
+    const second = slots.acquire(destination, 'job-5');
+    await settled(slots);
+    await slots.release(first);
+    const handed = await second;
+    expect(handed?.token).toBe(first.token);
+    await eventually(async () => ((await listed()).length === 1 ? true : undefined), 2000, 'job-5 unlisted');
+    expect(await listed()).toEqual(['job-4']);
+    await slots.release(handed!);
   });
 
   it('sends nothing of an enqueue at once while jobs wait for a saturated destination: the new ones go behind them, in order', async () => {

@@ -3,7 +3,8 @@
   When every slot is held, the answer says how many postponed jobs are ahead of the job asking in the
   destination's line (its place if it is listed, else the length of the list): its postponement then
   needs no round trip of its own to ask; and the length of the list, the place of the process's next
-  jobs, which go behind the line without a try of their own.
+  jobs, which go behind the line without a try of their own. A job that takes a slot leaves the list:
+  listed, it came back on its own (its delay ended before a release woke it).
 
   KEYS[1] the destination's slots: sorted set of attempt tokens scored by the end of their lease
   KEYS[2] the destination's waiters: sorted set of postponed job ids scored by when they joined
@@ -23,4 +24,5 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if ARGV[4] ~= '' then redis.call('ZREM', KEYS[2], ARGV[4]) end
 return {1}

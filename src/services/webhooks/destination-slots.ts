@@ -68,8 +68,12 @@ async function lineOf(connection: RedisClient, waiters: string, slots: string): 
   }
 }
 
-/** A job waiting in this process, woken with the slot handed over to it, or with null to try for one itself. */
-type Waiter = (handed: DestinationSlot | null) => void;
+/**
+ * A job waiting in this process, woken with the slot handed over to it, with `look` to try for one
+ * itself (a slot freed here after maxHandOvers), or with null: its wait is over (its time is up, or
+ * the destination turned slow).
+ */
+type Waiter = (woken: DestinationSlot | 'look' | null) => void;
 
 interface LocalDestination {
   /** Jobs of this process waiting for a slot, oldest first. */
@@ -80,6 +84,16 @@ interface LocalDestination {
   listedAtLastTry: number;
   /** How many jobs this process has postponed since that try: each joined the list behind them. */
   postponedSinceTry: number;
+  /** When each attempt of this process holding one of the destination's slots took it (performance.now()), by token. */
+  underWay: Map<string, number>;
+  /** Whether this process looks at Redis for a slot freed elsewhere, on behalf of its jobs waiting here. */
+  looking: boolean;
+  /**
+   * Jobs of the line served since the last look. Each leaves the destination's waiter list with the
+   * next look: listed, it came back on its own (its delay ended before a release woke it), and left
+   * there it would hold back the deliveries enqueued after it (holdBack) and cost the wake-ups a take.
+   */
+  served: string[];
 }
 
 /** What holdBack decided for the deliveries of one enqueue. */
@@ -114,6 +128,7 @@ export class DestinationSlots {
   private readonly limit: number;
   private readonly leaseMs: number;
   private readonly wake: (jobId: string) => Promise<boolean>;
+  private readonly workerConcurrency: number;
   private readonly maxLocalWaiters: number;
   private readonly local = new Map<string, LocalDestination>();
   private localWaiters = 0;
@@ -129,6 +144,7 @@ export class DestinationSlots {
     this.limit = options.limit;
     this.leaseMs = options.leaseMs ?? webhookTimeoutMs + tuning.leaseMarginMs;
     this.wake = options.wake;
+    this.workerConcurrency = options.workerConcurrency;
     this.maxLocalWaiters = Math.max(1, Math.floor(options.workerConcurrency * tuning.localWaitersShareOfWorker));
     this.redis = options.redis;
     this.redis.on('error', () => {});
@@ -156,9 +172,12 @@ export class DestinationSlots {
         if (jobId !== undefined) this.aheadAtLastTry.set(jobId, ahead);
         return null;
       }
-      const handed = await this.waitForRelease(destination, Math.min(tuning.localPollMs, left));
-      if (handed) return handed;
-      ahead = null;
+      const woken = await this.waitForRelease(destination, left);
+      if (woken !== null && woken !== 'look') {
+        if (jobId !== undefined) this.localOf(destination).served.push(jobId);
+        return woken;
+      }
+      ahead = woken === 'look' ? null : this.listedNow(destination);
     }
   }
 
@@ -171,6 +190,7 @@ export class DestinationSlots {
     if (slot.token === null) return;
     const { destination, token } = slot;
     const local = this.localOf(destination);
+    local.underWay.delete(token);
     const held = performance.now() - slot.acquiredAt;
     local.holdMs = local.holdMs === undefined ? held : (1 - tuning.holdAverageWeight) * local.holdMs + tuning.holdAverageWeight * held;
     const next = local.waiters[0];
@@ -194,16 +214,9 @@ export class DestinationSlots {
       next(this.held(destination, token, slot.handOvers + 1, leaseFrom));
       taken = wakes ? this.redis.zpopmin(waitersKey(this.prefix, destination), wakes).then(idsOfPopped) : Promise.resolve([]);
     } else {
-      // One round trip frees the slot and takes the waiters to wake. A failure here is harmless: the
-      // lease ends the slot, the delay brings the waiters back.
-      taken = runScript(
-        this.redis,
-        scripts.releaseDestinationSlot,
-        [slotsKey(this.prefix, destination), waitersKey(this.prefix, destination)],
-        [token, wakes],
-      ).catch(() => []);
+      taken = this.free(destination, token, wakes);
       await taken;
-      next?.(null);
+      next?.('look');
     }
     // Not awaited: the attempt's outcome is recorded meanwhile.
     void (async () => {
@@ -282,10 +295,23 @@ export class DestinationSlots {
     };
   }
 
+  /**
+   * One round trip frees the slot and takes up to `wakes` waiters to wake. A failure here is harmless:
+   * the lease ends the slot, the delay brings the waiters back.
+   */
+  private free(destination: string, token: string, wakes: number): Promise<string[]> {
+    return runScript(
+      this.redis,
+      scripts.releaseDestinationSlot,
+      [slotsKey(this.prefix, destination), waitersKey(this.prefix, destination)],
+      [token, wakes],
+    ).catch(() => []);
+  }
+
   private localOf(destination: string): LocalDestination {
     let local = this.local.get(destination);
     if (!local) {
-      local = { waiters: [], listedAtLastTry: 0, postponedSinceTry: 0 };
+      local = { waiters: [], listedAtLastTry: 0, postponedSinceTry: 0, underWay: new Map(), looking: false, served: [] };
       this.local.set(destination, local);
     }
     return local;
@@ -312,17 +338,74 @@ export class DestinationSlots {
   }
 
   /**
-   * Whether a job of this destination may wait for its slot in this process: bounded so that waiting
-   * can never hold the worker's concurrency from other destinations (per destination, in all), and
-   * only for a destination whose attempts end quickly.
+   * Whether this process's attempts at the destination end slowly: on average (measured at their
+   * releases), or one under way now has run longer than a quick attempt (a destination turning slow
+   * shows there first).
+   */
+  private isSlow(local: LocalDestination): boolean {
+    if ((local.holdMs ?? 0) >= tuning.quickAttemptMs) return true;
+    const now = performance.now();
+    for (const acquiredAt of local.underWay.values()) if (now - acquiredAt >= tuning.quickAttemptMs) return true;
+    return false;
+  }
+
+  /**
+   * Whether a job of this destination may wait for its slot in this process: only for a destination
+   * whose attempts end quickly. Once this process has measured them so, its line may take the worker's
+   * whole concurrency: each hand-over ends an attempt within a moment, and the job that takes the
+   * freed place is the first of the queue's fair order, another organisation's before this backlog;
+   * a job that found no place here would be postponed, and under a backlog released at once the
+   * worker would take and postpone job after job (a run each, and another when it comes back).
+   * Before a measure, bounded so that waiting can never hold the worker's concurrency from other
+   * destinations (per destination, in all).
    */
   private mayWaitHere(destination: string): boolean {
-    const local = this.local.get(destination);
-    return (
-      this.localWaiters < this.maxLocalWaiters &&
-      (local?.waiters.length ?? 0) < this.localWaitersPerDestination() &&
-      (local?.holdMs ?? 0) < tuning.quickAttemptMs
-    );
+    const local = this.localOf(destination);
+    if (this.isSlow(local)) return false;
+    if (local.holdMs !== undefined) return this.localWaiters < this.workerConcurrency;
+    return this.localWaiters < this.maxLocalWaiters && local.waiters.length < this.localWaitersPerDestination();
+  }
+
+  /**
+   * While jobs wait here for the destination, looks at Redis every localPollMs for a slot freed by
+   * another process (a release there wakes no one here) and gives it to the oldest of them: one look
+   * for the line, not one per job. Ends the wait of the line once the destination turns slow.
+   */
+  private lookForFreedSlots(destination: string): void {
+    const local = this.localOf(destination);
+    if (local.looking) return;
+    local.looking = true;
+    void (async () => {
+      // The flag is lowered in the same turn as the last look ends (not a promise's turn later), so that
+      // a job joining the line then starts the looks again.
+      try {
+        // After a slot found, the next look comes at once: the other process may have freed several.
+        let found = false;
+        while (local.waiters.length) {
+          if (!found) await new Promise((resolve) => setTimeout(resolve, tuning.localPollMs));
+          if (!local.waiters.length) break;
+          this.unlistServed(destination, local);
+          if (this.isSlow(local)) {
+            for (const waiter of [...local.waiters]) waiter(null);
+            break;
+          }
+          const tried = await this.tryAcquire(destination);
+          found = 'token' in tried;
+          if (!('token' in tried)) this.noteTry(destination, tried.waitersListed);
+          else if (local.waiters.length) local.waiters[0](tried);
+          else if (tried.token !== null) await this.free(destination, tried.token, 0);
+        }
+      } finally {
+        local.looking = false;
+        this.unlistServed(destination, local);
+      }
+    })();
+  }
+
+  /** Takes the jobs of the line served since the last look off the destination's waiter list (LocalDestination.served). */
+  private unlistServed(destination: string, local: LocalDestination): void {
+    if (!local.served.length) return;
+    void this.redis.zrem(waitersKey(this.prefix, destination), ...local.served.splice(0)).catch(() => 0); // left listed, a wake-up finds it running and skips it
   }
 
   /** One try at one of the destination's slots; not taken, how many postponed jobs are ahead of the job and listed in all. */
@@ -345,13 +428,15 @@ export class DestinationSlots {
   }
 
   private held(destination: string, token: string, handOvers: number, leaseFrom: number): DestinationSlot {
-    return { destination, token, handOvers, acquiredAt: performance.now(), leaseFrom };
+    const acquiredAt = performance.now();
+    this.localOf(destination).underWay.set(token, acquiredAt);
+    return { destination, token, handOvers, acquiredAt, leaseFrom };
   }
 
-  /** Resolves with a slot handed over by a release of this process, or null after `ms` (to try itself). */
-  private waitForRelease(destination: string, ms: number): Promise<DestinationSlot | null> {
+  /** Resolves with what wakes the job in line (Waiter), null after `ms`. */
+  private waitForRelease(destination: string, ms: number): Promise<DestinationSlot | 'look' | null> {
     const local = this.localOf(destination);
-    return new Promise((resolve) => {
+    const woken = new Promise<DestinationSlot | 'look' | null>((resolve) => {
       const wake: Waiter = (handed) => {
         clearTimeout(timer);
         const i = local.waiters.indexOf(wake);
@@ -365,6 +450,8 @@ export class DestinationSlots {
       local.waiters.push(wake);
       this.localWaiters++;
     });
+    this.lookForFreedSlots(destination);
+    return woken;
   }
 
   /** Wakes the oldest waiter still postponed, in up to `tries` takes (entries of jobs that came back on their own are skipped). */
