@@ -16,7 +16,9 @@ const { parseConfig, useProcessConfig } = await load('src/config.ts');
 useProcessConfig?.(parseConfig(process.env));
 const { transactionWithEvents, systemActor, settleEnqueuedEvents } = await load('src/services/outbox/outbox.ts');
 const { closeQueues } = await load('src/queues/queues.ts');
-const { sql } = await load('src/db/client.ts');
+const client = await load('src/db/client.ts');
+// The pool is pool() since modules do nothing at import; older code (--code) exports it as `sql`.
+const sql = client.pool ? client.pool() : client.sql;
 
 await sql`select 1`;
 process.stdout.write('ready\n');
