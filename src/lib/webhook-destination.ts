@@ -48,16 +48,24 @@ export const destinationSlotTuning = {
    * worker's concurrency from other destinations.
    */
   localWaitMs: 2000,
-  /** A job waiting in the process looks at Redis again this often (a release by another process wakes no one here). */
+  /** A process with jobs waiting for a destination looks at Redis this often for a slot freed elsewhere (a release by another process wakes no one here). */
   localPollMs: 100,
   /**
    * Jobs wait in the process only for a destination whose attempts (measured here) end within this:
    * a slow or timing-out destination holds its slots for seconds, its jobs are postponed at once.
    */
   quickAttemptMs: 1000,
-  /** At most slots × this jobs wait in the process per destination (8 for 4 slots): two releases' worth each. */
+  /**
+   * Before the process has measured a destination's attempts, at most slots × this jobs wait for it
+   * in the process (8 for 4 slots): two releases' worth each. Also the length of line that the
+   * releases refill by waking postponed jobs.
+   */
   localWaitersPerSlot: 2,
-  /** Jobs waiting in the process hold at most this share of the worker's concurrency, so that other destinations keep the rest. */
+  /**
+   * Before that measure, jobs waiting in the process hold at most this share of the worker's
+   * concurrency, so that other destinations keep the rest while it is unknown whether this one is
+   * quick. Measured quick, its line may take the whole concurrency (DestinationSlots.mayWaitHere).
+   */
   localWaitersShareOfWorker: 0.5,
   /**
    * A slot handed over keeps its lease while at least three quarters of it are left (15 s of 20 s: the
