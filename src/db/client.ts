@@ -116,9 +116,14 @@ interface CancellationScope {
 }
 interface TransactionSession {
   pid: number;
+  /**
+   * When its transaction started, in microseconds since the epoch (text): exact, where a timestamp
+   * sent back as a parameter may come back cut to milliseconds (the driver encodes a parameter the
+   * server describes as timestamptz through a JavaScript Date) and then never equals xact_start.
+   */
   started: string;
-  /** The pool of the transaction's database, which sends the cancel. */
-  pool: ReturnType<typeof createPool>;
+  /** The connection of the transaction's database that sends the cancel (Database's, apart from its pool). */
+  cancels: () => ReturnType<typeof createPool>;
 }
 
 /** The error a request's transaction fails with once its client has left. */
@@ -179,10 +184,12 @@ export function runCancellable<T>(work: () => T): { result: T; cancel: () => voi
 async function cancelUntilEnded(scope: CancellationScope, session: Promise<TransactionSession | null>): Promise<void> {
   const s = await session;
   while (s && scope.transactions.has(session)) {
-    await s.pool.unsafe('select pg_cancel_backend(pid) from pg_stat_activity where pid = $1 and xact_start = $2::timestamptz', [
-      s.pid,
-      s.started,
-    ]);
+    await s
+      .cancels()
+      .unsafe(
+        'select pg_cancel_backend(pid) from pg_stat_activity where pid = $1 and (extract(epoch from xact_start) * 1000000)::bigint = $2::bigint',
+        [s.pid, s.started],
+      );
     await new Promise((resolve) => setTimeout(resolve, cancelRepeatMs));
   }
 }
@@ -206,6 +213,8 @@ export interface Database {
   sql: ReturnType<typeof createPool>;
   db: Db;
   transaction: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
+  /** Ends its connections (the pool's, and the one that cancels): running statements get `timeoutSeconds`. */
+  end: (timeoutSeconds: number) => Promise<void>;
 }
 
 /**
@@ -218,6 +227,12 @@ export interface Database {
 export function createDatabase(options: DatabaseOptions): Database {
   const sql = createPool(options);
   const db = createDrizzle(sql);
+  // The cancels of requests whose clients left go on a connection of their own, opened at the first:
+  // sent on the pool, they waited for a free connection while the transactions they were to cancel
+  // held every one, waiting on a lock (until the statement timeout, or for good under a lock held
+  // by a session outside the pool).
+  let cancelPool: ReturnType<typeof createPool> | undefined;
+  const cancels = () => (cancelPool ??= createPool({ ...options, poolSize: 1, onStatement: undefined }));
   const settings =
     options.pooler === 'transaction'
       ? statement.raw(
@@ -236,7 +251,7 @@ export function createDatabase(options: DatabaseOptions): Database {
         // Queued ahead of the work's first statement on the connection, pipelined with it (no round
         // trip of its own). Should it fail, the transaction is aborted and the work's statements fail.
         if (settings) void tx.execute(settings).then(undefined, () => {});
-        const session = scope && trackSession(scope, tx, sql);
+        const session = scope && trackSession(scope, tx, cancels);
         try {
           const result = await work(tx);
           if (scope?.signal.aborted) throw clientGone();
@@ -252,17 +267,24 @@ export function createDatabase(options: DatabaseOptions): Database {
   }
   // While tracing is on, a span from BEGIN to COMMIT around the transaction's statement spans.
   const traced = <T>(work: (tx: Tx) => Promise<T>) => inSpan('transaction', transactionSpan, () => transaction(work));
-  return { sql, db, transaction: isTracing() ? traced : transaction };
+  const end = async (timeoutSeconds: number) => {
+    await Promise.all([sql.end({ timeout: timeoutSeconds }), cancelPool?.end({ timeout: timeoutSeconds })]);
+  };
+  return { sql, db, transaction: isTracing() ? traced : transaction, end };
 }
 
 const transactionSpan = { kind: 'client', attributes: { 'db.system.name': 'postgresql' } } as const;
 
 /** Which backend runs `tx` (one statement, pipelined before the work's own), for cancelUntilEnded. */
-function trackSession(scope: CancellationScope, tx: Tx, pool: ReturnType<typeof createPool>): Promise<TransactionSession | null> {
-  const session = tx.execute<{ pid: number; started: string }>(statement`select pg_backend_pid() as pid, now()::text as started`).then(
-    (rows) => ({ ...rows[0], pool }),
-    () => null,
-  );
+function trackSession(scope: CancellationScope, tx: Tx, cancels: TransactionSession['cancels']): Promise<TransactionSession | null> {
+  const session = tx
+    .execute<{ pid: number; started: string }>(
+      statement`select pg_backend_pid() as pid, ((extract(epoch from now()) * 1000000)::bigint)::text as started`,
+    )
+    .then(
+      (rows) => ({ ...rows[0], cancels }),
+      () => null,
+    );
   scope.transactions.add(session);
   return session;
 }
@@ -336,7 +358,7 @@ export function sessionSql(): ReturnType<typeof postgres> {
  * is closed whether PostgreSQL answers or not (a hung server or pooler cannot hold the stop).
  */
 export async function closeConnections(timeoutSeconds: number): Promise<void> {
-  await Promise.all([processDatabase?.sql.end({ timeout: timeoutSeconds }), sessionPool?.end({ timeout: timeoutSeconds })]);
+  await Promise.all([processDatabase?.end(timeoutSeconds), sessionPool?.end({ timeout: timeoutSeconds })]);
 }
 
 const dialect = new PgDialect();

@@ -1,8 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { db, runCancellable, transaction } from '../../src/db/client.js';
+import { createDatabase, db, pool, runCancellable, transaction } from '../../src/db/client.js';
+import { processConfig } from '../../src/config.js';
 import { client, createTenant, useTestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
+import { countBlockedBy } from '../support/lock-waits.js';
 
 /**
  * The two points where a request whose client has gone is refused (src/db/client.ts `transaction`):
@@ -60,6 +62,43 @@ describe('a transaction of a request whose client has gone', () => {
     const id = crypto.randomUUID();
     await asRequest(() => transaction((tx) => tx.execute(sql`insert into ${sql.raw(probe)} (id) values (${id})`)));
     expect(await stored(id)).toBe(true);
+  });
+});
+
+describe('transactions whose clients have gone, holding every connection of the pool', () => {
+  it('are cancelled while they wait on a lock: the cancel does not queue behind them for a connection', async () => {
+    // A pool of two connections, both taken by transactions that wait for a row the test holds.
+    const small = createDatabase({ url: processConfig().DATABASE_URL, pooler: 'none', poolSize: 2, statementTimeoutMs: 0 });
+    const id = crypto.randomUUID();
+    await db().execute(sql`insert into ${sql.raw(probe)} (id) values (${id})`);
+    const holder = await pool().reserve();
+    try {
+      const [{ pid: holderPid }] = await holder<Array<{ pid: number }>>`select pg_backend_pid() as pid`;
+      await holder`begin`;
+      await holder`select id from ${holder(probe)} where id = ${id} for update`;
+      const requests = [0, 1].map(() =>
+        runCancellable(() => small.transaction((tx) => tx.execute(sql`select id from ${sql.raw(probe)} where id = ${id} for update`))),
+      );
+      const waiting = () => countBlockedBy(holderPid, pool());
+      for (let tries = 0; (await waiting()) < 2; tries++) {
+        if (tries > 250) throw new Error('the two transactions never waited on the lock');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const left = performance.now();
+      for (const request of requests) request.cancel();
+      // Both end while the lock is still held: the cancels reached PostgreSQL.
+      const outcomes = await Promise.race([
+        Promise.allSettled(requests.map((r) => r.result)),
+        new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 3000)),
+      ]);
+      expect(outcomes === 'still waiting' ? outcomes : outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+      expect(performance.now() - left).toBeLessThan(2000);
+      expect(await waiting()).toBe(0);
+    } finally {
+      await holder`rollback`;
+      holder.release();
+      await small.end(1);
+    }
   });
 });
 
