@@ -291,7 +291,7 @@ export async function attemptDelivery(
 
 /**
  * Step 3: the outcome recorded (delivery row, attempt log, destination health in one statement), a
- * line in the job's log, the next delivery of an ordered recovery woken, the destination disabled if
+ * failed attempt's line in the job's log, the next delivery of an ordered recovery woken, the destination disabled if
  * due; then what the job does next.
  */
 export async function concludeDelivery(
@@ -319,23 +319,24 @@ export async function concludeDelivery(
       traceparent,
     },
   };
-  // One line per attempt in the job's log (Bull Board); the row is the truth, so a line Redis
-  // refuses is not worth failing the attempt for.
-  const logged = job
-    .log(`attempt ${attempt} of ${maxDeliveryAttempts}: ${sent.summary}${'error' in destination ? '' : ` in ${sent.durationMs} ms`}`)
-    .catch(() => 0);
   // The next delivery of a recovery sent in order waits for this outcome (best effort: it also
   // comes back on its own).
   const wakeNext = () => {
     if (next && attempt === 1) void promoteDeliveryJob(next).catch(() => false);
   };
   if (sent.ok) {
-    await Promise.all([recordDelivered(record), logged]);
+    // No line in the job's log: a delivered job is removed on completion, its log with it.
+    await recordDelivered(record);
     wakeNext();
     countWebhookDelivered(context.event.createdAt);
     return { kind: 'delivered' };
   }
 
+  // One line per failed attempt in the job's log (Bull Board); the row is the truth, so a line Redis
+  // refuses is not worth failing the attempt for.
+  const logged = job
+    .log(`attempt ${attempt} of ${maxDeliveryAttempts}: ${sent.summary}${'error' in destination ? '' : ` in ${sent.durationMs} ms`}`)
+    .catch(() => 0);
   const delay = retryDelayMs(attempt, worker.retry.backoffScale);
   const nextAttemptAt = delay < 0 ? null : new Date(Date.now() + delay);
   const [recorded] = await Promise.all([recordFailure(record, nextAttemptAt, worker.health), logged]);
