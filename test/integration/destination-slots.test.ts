@@ -86,11 +86,12 @@ async function holdOnce(slots: DestinationSlots, destination: string, ms: number
 /** The names of the commands Redis receives from `connection` from now on (MONITOR), until `watching.stop()`. */
 async function watchCommandsOf(
   connection: RedisClient,
+  ignore: (line: string) => boolean = () => false,
 ): Promise<{ commands: string[]; watching: { stop: () => void }; seenAll: () => Promise<void> }> {
   const address = /addr=(\S+)/.exec(String(await connection.client('INFO')))?.[1];
   const commands: string[] = [];
-  const watching = await watchRedisCommands(processConfig().REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name }) => {
-    if (source === address) commands.push(name);
+  const watching = await watchRedisCommands(processConfig().REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name, line }) => {
+    if (source === address && !ignore(line)) commands.push(name);
   });
   // A PING sent last, then seen on the monitor: the monitor shows a connection's commands in order,
   // but its socket may be read after the PING's answer on the connection's own.
@@ -345,12 +346,17 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     const held = await acquired(other, destination);
     for (let i = 0; i < 5; i++) await other.postpone(destination, `early-${i}`, 0, async () => {});
     const connection = connectionOf.get(slots)!;
-    const { commands, watching, seenAll } = await watchCommandsOf(connection);
+    // Not counted: the looks of the process's line (the first job waits in it) for a slot freed
+    // elsewhere, every localPollMs; an acquire script without a job id.
+    const { commands, watching, seenAll } = await watchCommandsOf(connection, (line) => /^\S+ \[[^\]]+\] "evalsha" .*""$/.test(line));
     let first: Promise<DestinationSlot | null>;
     let delay = 0;
     try {
       first = slots.acquire(destination, 'first'); // tries, finds 5 listed, waits in the process
       await settled(slots);
+      // The monitor shows commands later than they are answered: once it has shown a ping sent now,
+      // the first job's try is counted, and left out from here.
+      await seenAll();
       commands.length = 0;
       const second = slots.acquire(destination, 'second'); // no room left to wait here: postponed at once
       expect(await resolvedAtOnce(second), 'decided without a round trip').toBe(true);
