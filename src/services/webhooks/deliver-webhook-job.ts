@@ -291,8 +291,8 @@ export async function attemptDelivery(
 
 /**
  * Step 3: the outcome recorded (delivery row, attempt log, destination health in one statement), a
- * failed attempt's line in the job's log, the next delivery of an ordered recovery woken, the destination disabled if
- * due; then what the job does next.
+ * failed attempt's line in the job's log, the next delivery of an ordered recovery woken, the
+ * destination disabled if due; then what the job does next.
  */
 export async function concludeDelivery(
   job: DeliveryJobControl,
