@@ -63,6 +63,21 @@ describe('instantToLocal and date arithmetic', () => {
     expect(instantToLocal(zone, Date.parse(iso))).toEqual({ date, minutes });
   });
 
+  it('reads the offset of each second, one after another across a DST change (the offset is kept per second)', () => {
+    // Europe/Rome moves from +01:00 to +02:00 at 2026-03-29T01:00:00Z; the same zone is read in turn
+    // on either side of it, within one second and in the next.
+    const sequence: Array<[string, string, number]> = [
+      ['2026-03-29T00:59:59.000Z', '2026-03-29', 119],
+      ['2026-03-29T00:59:59.999Z', '2026-03-29', 119],
+      ['2026-03-29T01:00:00.000Z', '2026-03-29', 180],
+      ['2026-03-29T00:59:59.500Z', '2026-03-29', 119],
+      ['2026-03-29T01:00:00.999Z', '2026-03-29', 180],
+      ['2026-10-25T00:59:59.999Z', '2026-10-25', 179],
+      ['2026-10-25T01:00:00.000Z', '2026-10-25', 120],
+    ];
+    for (const [iso, date, minutes] of sequence) expect([iso, instantToLocal('Europe/Rome', Date.parse(iso))]).toEqual([iso, { date, minutes }]);
+  });
+
   it('adds days and counts them across month, year and DST boundaries', () => {
     expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
     expect(addDays('2026-03-01', -1)).toBe('2026-02-28');
