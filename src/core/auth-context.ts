@@ -29,6 +29,14 @@ export interface AuthContext {
   allowedOrigins: readonly string[];
   rateLimitPerMinute: number | null;
   revoked: boolean;
+  /**
+   * The caller's presence, for one request: aborted once its client has gone before the answer was
+   * complete. Services pass it to the transactions they open for the request (transaction,
+   * transactionWithEvents), which then begin and commit nothing more and have their running statement
+   * cancelled. Absent on what must happen whether or not the caller stays (a key's cached context,
+   * background work).
+   */
+  signal?: AbortSignal;
 }
 
 export function isPublishable(auth: AuthContext): boolean {

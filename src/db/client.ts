@@ -1,7 +1,6 @@
 import { DrizzleQueryError, fillPlaceholders, is, Placeholder, sql as statement, StringChunk, type SQL } from 'drizzle-orm';
 import { PgDialect, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres from 'postgres';
 import { processConfig, type Config } from '../config.js';
 import { statementLogger, traceStatement } from '../tracing/statement-spans.js';
@@ -104,16 +103,14 @@ async function dropConnectionsOf(sql: postgres.Sql, applicationName: string): Pr
 }
 
 /**
- * The transactions a request has open, each known by its PostgreSQL backend and start, to cancel if
- * its client leaves. Cancellation goes through PostgreSQL (pg_cancel_backend on that backend, while it
- * is still in that transaction), never through the driver's per-query cancel: that one, on statements
- * waiting in a connection's pipeline or opening one, left queries unsettled for good and the pool
- * stuck (measured under load; see docs/operations.md "Statement timeout and clients that leave").
+ * The transactions open under a caller's signal (AuthContext.signal: a request's), each known by its
+ * PostgreSQL backend and start, to cancel once the signal aborts (its client left). Cancellation goes
+ * through PostgreSQL (pg_cancel_backend on that backend, while it is still in that transaction), never
+ * through the driver's per-query cancel: that one, on statements waiting in a connection's pipeline or
+ * opening one, left queries unsettled for good and the pool stuck (measured under load; see
+ * docs/operations.md "Statement timeout and clients that leave").
  */
-interface CancellationScope {
-  signal: AbortSignal;
-  transactions: Set<Promise<TransactionSession | null>>;
-}
+type OpenTransactions = Set<Promise<TransactionSession | null>>;
 interface TransactionSession {
   pid: number;
   /**
@@ -141,38 +138,28 @@ function commitNotConfirmed(cause: unknown): Error {
   });
 }
 
-/** The running request's cancellation scope (Node's AsyncLocalStorage: follows its async calls). */
-const requests = new AsyncLocalStorage<CancellationScope>();
-
 /**
- * Runs `work` outside any request's cancellation scope: what must happen whether or not the client
- * stays (recording an idempotent request's outcome, numbering committed events, a stream feed that
- * serves every client of an organisation).
+ * The signal's open transactions, noted at its first transaction: its abort then cancels the statement
+ * each of them is running. The signal is passed down explicitly (not held in an AsyncLocalStorage):
+ * on Node 20 and 22 a store makes every promise of the process run its async hooks, about 85 ns each,
+ * some 250 promises per booking (docs/operations.md, "Statement timeout and clients that leave").
  */
-export function runDetached<T>(work: () => T): T {
-  return requests.exit(work);
-}
+const openTransactions = new WeakMap<AbortSignal, OpenTransactions>();
 
-/**
- * Runs `work` (a request) so that `cancel()` stops the statement each of its open transactions is
- * running and refuses to begin or commit its transactions from then on: a request whose client has
- * gone stops using the database at once, and none of its changes commits after it left. The check
- * that the backend is still in that transaction and the cancel are one statement, so another
- * request's statement on the same connection later is never touched. Statements outside a
- * transaction (reads) run to their end, bounded by the statement timeout.
- */
-export function runCancellable<T>(work: () => T): { result: T; cancel: () => void } {
-  const controller = new AbortController();
-  const scope: CancellationScope = { signal: controller.signal, transactions: new Set() };
-  const result = requests.run(scope, work);
-  return {
-    result,
-    cancel: () => {
-      if (controller.signal.aborted) return;
-      controller.abort();
-      for (const session of scope.transactions) void cancelUntilEnded(scope, session).catch(() => {});
-    },
-  };
+function openTransactionsOf(signal: AbortSignal): OpenTransactions {
+  let open = openTransactions.get(signal);
+  if (!open) {
+    const transactions: OpenTransactions = (open = new Set());
+    openTransactions.set(signal, transactions);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const session of transactions) void cancelUntilEnded(transactions, session).catch(() => {});
+      },
+      { once: true },
+    );
+  }
+  return open;
 }
 
 /**
@@ -181,9 +168,9 @@ export function runCancellable<T>(work: () => T): { result: T; cancel: () => voi
  * then wait on a lock for nobody. So the cancel is sent again until the transaction has ended, which
  * the first cancel that meets a statement brings about (or the check before COMMIT).
  */
-async function cancelUntilEnded(scope: CancellationScope, session: Promise<TransactionSession | null>): Promise<void> {
+async function cancelUntilEnded(transactions: OpenTransactions, session: Promise<TransactionSession | null>): Promise<void> {
   const s = await session;
-  while (s && scope.transactions.has(session)) {
+  while (s && transactions.has(session)) {
     await s
       .cancels()
       .unsafe(
@@ -212,7 +199,8 @@ export interface Database {
   /** The driver's pool: statements outside transactions, LISTEN-free. */
   sql: ReturnType<typeof createPool>;
   db: Db;
-  transaction: <T>(work: (tx: Tx) => Promise<T>) => Promise<T>;
+  /** `signal`: the caller's (AuthContext.signal); once it aborts the transaction is cancelled (createDatabase). */
+  transaction: <T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal) => Promise<T>;
   /** Ends its connections (the pool's, and the one that cancels): running statements get `timeoutSeconds`. */
   end: (timeoutSeconds: number) => Promise<void>;
 }
@@ -220,9 +208,10 @@ export interface Database {
 /**
  * The database a process uses, from configuration values: the driver's pool, drizzle over it, and
  * `transaction`, the one way the project opens a transaction (drizzle's own `transaction`, with:
- * the statement timeout set inside it behind a transaction pooler; the request's cancellation
- * checked before BEGIN and again before COMMIT, while every lock the work took is still held; a
- * COMMIT that fails or whose outcome is unknown reported as such, never as success).
+ * the statement timeout set inside it behind a transaction pooler; the caller's signal, when given,
+ * checked before BEGIN and again before COMMIT, while every lock the work took is still held, and
+ * its abort cancelling the statement the transaction is running; a COMMIT that fails or whose
+ * outcome is unknown reported as such, never as success).
  */
 export function createDatabase(options: DatabaseOptions): Database {
   const sql = createPool(options);
@@ -240,25 +229,25 @@ export function createDatabase(options: DatabaseOptions): Database {
         )
       : null;
 
-  async function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const scope = requests.getStore();
-    if (scope?.signal.aborted) throw clientGone();
+  async function transaction<T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) throw clientGone();
     let committing = false;
     try {
       return await db.transaction(async (tx) => {
         // The request may have waited for a connection, and its client left meanwhile.
-        if (scope?.signal.aborted) throw clientGone();
+        if (signal?.aborted) throw clientGone();
         // Queued ahead of the work's first statement on the connection, pipelined with it (no round
         // trip of its own). Should it fail, the transaction is aborted and the work's statements fail.
         if (settings) void tx.execute(settings).then(undefined, () => {});
-        const session = scope && trackSession(scope, tx, cancels);
+        const open = signal && openTransactionsOf(signal);
+        const session = open && trackSession(open, tx, cancels);
         try {
           const result = await work(tx);
-          if (scope?.signal.aborted) throw clientGone();
+          if (signal?.aborted) throw clientGone();
           committing = true;
           return result;
         } finally {
-          if (session) scope.transactions.delete(session);
+          if (session) open.delete(session);
         }
       });
     } catch (err) {
@@ -266,7 +255,8 @@ export function createDatabase(options: DatabaseOptions): Database {
     }
   }
   // While tracing is on, a span from BEGIN to COMMIT around the transaction's statement spans.
-  const traced = <T>(work: (tx: Tx) => Promise<T>) => inSpan('transaction', transactionSpan, () => transaction(work));
+  const traced = <T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal) =>
+    inSpan('transaction', transactionSpan, () => transaction(work, signal));
   const end = async (timeoutSeconds: number) => {
     await Promise.all([sql.end({ timeout: timeoutSeconds }), cancelPool?.end({ timeout: timeoutSeconds })]);
   };
@@ -276,7 +266,7 @@ export function createDatabase(options: DatabaseOptions): Database {
 const transactionSpan = { kind: 'client', attributes: { 'db.system.name': 'postgresql' } } as const;
 
 /** Which backend runs `tx` (one statement, pipelined before the work's own), for cancelUntilEnded. */
-function trackSession(scope: CancellationScope, tx: Tx, cancels: TransactionSession['cancels']): Promise<TransactionSession | null> {
+function trackSession(open: OpenTransactions, tx: Tx, cancels: TransactionSession['cancels']): Promise<TransactionSession | null> {
   const session = tx
     .execute<{ pid: number; started: string }>(
       statement`select pg_backend_pid() as pid, ((extract(epoch from now()) * 1000000)::bigint)::text as started`,
@@ -285,7 +275,7 @@ function trackSession(scope: CancellationScope, tx: Tx, cancels: TransactionSess
       (rows) => ({ ...rows[0], cancels }),
       () => null,
     );
-  scope.transactions.add(session);
+  open.add(session);
   return session;
 }
 
@@ -326,9 +316,9 @@ export function db(): Db {
 export function pool(): ReturnType<typeof createPool> {
   return database().sql;
 }
-/** Opens a transaction on this process's database: see createDatabase. */
-export function transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-  return database().transaction(work);
+/** Opens a transaction on this process's database: see createDatabase (`signal`: the caller's, AuthContext.signal). */
+export function transaction<T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  return database().transaction(work, signal);
 }
 
 /**

@@ -1,7 +1,6 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { logger } from '../logger.js';
-import { runCancellable } from '../db/client.js';
 import { isStatementCancelled } from '../lib/connection-errors.js';
 import { z } from 'zod';
 import { canonicalJson, hashCanonical, nestsDeeperThan } from '../lib/canonical-json.js';
@@ -215,13 +214,14 @@ export function toHandler(def: AnyRoute, services: RouteServices): RequestHandle
   }
 
   const pattern = `${apiBasePath}${def.path}`;
-  const handle = async (req: Request, res: Response): Promise<void> => {
+  const handle = async (req: Request, res: Response, signal: AbortSignal): Promise<void> => {
     req.routePattern = pattern;
     let auth: AuthContext | undefined;
     let rendered: RenderedResponse | null;
     try {
-      // Public routes (documentation) answer everyone alike and ignore any key sent with them.
-      if (!def.public) auth = await authoriseRequest(def, services, req, res);
+      // Public routes (documentation) answer everyone alike and ignore any key sent with them. The
+      // request's own copy of the key's context carries its signal down to the transactions it opens.
+      if (!def.public) auth = { ...(await authoriseRequest(def, services, req, res)), signal };
       // The body is read before the idempotency check, which hashes it.
       if (bodySchema) await readJsonBody(req, res, def.bodyLimit ?? '1mb');
       const idempotencyKey = req.headers['idempotency-key'];
@@ -247,13 +247,19 @@ export function toHandler(def: AnyRoute, services: RouteServices): RequestHandle
 }
 
 /**
- * Runs the handler so that a client that leaves before its answer is complete cancels what the
- * request still has running in PostgreSQL (docs/operations.md, "Statement timeout and clients that leave").
+ * Runs the handler with a signal that aborts when the client leaves before its answer is complete:
+ * the request's transactions, which are given it (AuthContext.signal), then commit nothing and have
+ * what they still run in PostgreSQL cancelled (docs/operations.md, "Statement timeout and clients that leave").
  */
-function cancelledIfClientLeaves(req: Request, res: Response, handle: (req: Request, res: Response) => Promise<void>): Promise<void> {
-  const { result, cancel } = runCancellable(() => handle(req, res));
+function cancelledIfClientLeaves(
+  req: Request,
+  res: Response,
+  handle: (req: Request, res: Response, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
+  const controller = new AbortController();
+  const result = handle(req, res, controller.signal);
   const leave = () => {
-    if (!res.writableFinished) cancel();
+    if (!res.writableFinished) controller.abort();
   };
   res.once('close', leave);
   // A client that left while its body was being read is gone before this handler runs: its 'close'

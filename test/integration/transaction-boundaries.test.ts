@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, db, pool, runCancellable, transaction } from '../../src/db/client.js';
+import { createDatabase, db, pool, transaction } from '../../src/db/client.js';
 import { processConfig } from '../../src/config.js';
 import { client, createTenant, useTestServer } from '../support/harness.js';
 import { configureVenue, localDate } from '../support/venue-fixtures.js';
@@ -22,25 +22,21 @@ async function stored(id: string): Promise<boolean> {
   return rows.length === 1;
 }
 
-/** Runs `work` as a request would, with `leave` (its client leaving) callable from inside it. */
-function asRequest<T>(work: (leave: () => void) => Promise<T>): Promise<T> {
-  let leave: () => void = () => {};
-  const { result, cancel } = runCancellable(async () => {
-    await Promise.resolve();
-    return work(() => leave());
-  });
-  leave = cancel;
-  return result;
+/** Runs `work` as a request would, given its signal, with `leave` (its client leaving) callable from inside it. */
+async function asRequest<T>(work: (signal: AbortSignal, leave: () => void) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  await Promise.resolve();
+  return work(controller.signal, () => controller.abort());
 }
 
 describe('a transaction of a request whose client has gone', () => {
   it('does not begin when the client left before BEGIN', async () => {
     let began = false;
-    const outcome = asRequest(async (leave) => {
+    const outcome = asRequest(async (signal, leave) => {
       leave();
       return transaction(async () => {
         began = true;
-      });
+      }, signal);
     });
     await expect(outcome).rejects.toMatchObject({ code: '57014' });
     expect(began).toBe(false);
@@ -48,11 +44,11 @@ describe('a transaction of a request whose client has gone', () => {
 
   it('does not commit when the client left after its last statement, before COMMIT', async () => {
     const id = crypto.randomUUID();
-    const outcome = asRequest((leave) =>
+    const outcome = asRequest((signal, leave) =>
       transaction(async (tx) => {
         await tx.execute(sql`insert into ${sql.raw(probe)} (id) values (${id})`);
         leave();
-      }),
+      }, signal),
     );
     await expect(outcome).rejects.toMatchObject({ code: '57014' });
     expect(await stored(id)).toBe(false);
@@ -60,7 +56,7 @@ describe('a transaction of a request whose client has gone', () => {
 
   it('commits when the client stays', async () => {
     const id = crypto.randomUUID();
-    await asRequest(() => transaction((tx) => tx.execute(sql`insert into ${sql.raw(probe)} (id) values (${id})`)));
+    await asRequest((signal) => transaction((tx) => tx.execute(sql`insert into ${sql.raw(probe)} (id) values (${id})`), signal));
     expect(await stored(id)).toBe(true);
   });
 });
@@ -76,9 +72,14 @@ describe('transactions whose clients have gone, holding every connection of the 
       const [{ pid: holderPid }] = await holder<Array<{ pid: number }>>`select pg_backend_pid() as pid`;
       await holder`begin`;
       await holder`select id from ${holder(probe)} where id = ${id} for update`;
-      const requests = [0, 1].map(() =>
-        runCancellable(() => small.transaction((tx) => tx.execute(sql`select id from ${sql.raw(probe)} where id = ${id} for update`))),
-      );
+      const requests = [0, 1].map(() => {
+        const controller = new AbortController();
+        const result = small.transaction(
+          (tx) => tx.execute(sql`select id from ${sql.raw(probe)} where id = ${id} for update`),
+          controller.signal,
+        );
+        return { result, cancel: () => controller.abort() };
+      });
       const waiting = () => countBlockedBy(holderPid, pool());
       for (let tries = 0; (await waiting()) < 2; tries++) {
         if (tries > 250) throw new Error('the two transactions never waited on the lock');

@@ -103,6 +103,10 @@ describe('dependency rules of src/', () => {
   it('gives services their settings: none reads the process configuration', () => {
     expect(servicesReadingTheConfiguration(readSources('src/services'))).toEqual([]);
   });
+
+  it("passes a request's signal down instead of holding it in an AsyncLocalStorage: no module of src/ uses node:async_hooks (one store makes every promise of the process run async hooks, some 250 per booking)", () => {
+    expect([...readSources('src')].filter(([, text]) => /from\s+['"](node:)?async_hooks['"]/.test(text)).map(([file]) => file)).toEqual([]);
+  });
 });
 
 /** The text of every module under `dir` (relative to the repository), by path. */

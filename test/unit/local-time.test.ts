@@ -75,7 +75,8 @@ describe('instantToLocal and date arithmetic', () => {
       ['2026-10-25T00:59:59.999Z', '2026-10-25', 179],
       ['2026-10-25T01:00:00.000Z', '2026-10-25', 120],
     ];
-    for (const [iso, date, minutes] of sequence) expect([iso, instantToLocal('Europe/Rome', Date.parse(iso))]).toEqual([iso, { date, minutes }]);
+    for (const [iso, date, minutes] of sequence)
+      expect([iso, instantToLocal('Europe/Rome', Date.parse(iso))]).toEqual([iso, { date, minutes }]);
   });
 
   it('adds days and counts them across month, year and DST boundaries', () => {

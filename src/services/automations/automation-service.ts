@@ -126,7 +126,7 @@ async function changeAutomation(
       .returning();
     const leavesActive = current.status === 'active' && row.status !== 'active';
     return { row, annulled: leavesActive ? await annulPendingDeliveries({ automationId: id }, tx) : [] };
-  });
+  }, auth.signal);
   dropAnnulledJobs(annulled, log);
   return row;
 }

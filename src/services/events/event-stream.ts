@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { and, asc, eq, getTableColumns, gt } from 'drizzle-orm';
-import { db, runDetached, sessionSql } from '../../db/client.js';
+import { db, sessionSql } from '../../db/client.js';
 import { eventPositions, events } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
@@ -128,15 +128,13 @@ export class EventStreams {
 
   /** Starts the LISTEN on first use; on every (re)connect all feeds read what they may have missed. */
   private listen(): Promise<unknown> {
-    // Detached from the request that opens it: the connection and the feeds' reads serve every client.
-    this.listening ??= runDetached(() =>
-      sessionSql().listen(
-        eventStreamChannel,
-        (organisationId) => this.feeds.get(organisationId)?.pull(),
-        () => {
-          for (const feed of this.feeds.values()) feed.pull();
-        },
-      ),
+    // The connection and the feeds' reads serve every client, whichever request opened them.
+    this.listening ??= sessionSql().listen(
+      eventStreamChannel,
+      (organisationId) => this.feeds.get(organisationId)?.pull(),
+      () => {
+        for (const feed of this.feeds.values()) feed.pull();
+      },
     );
     this.listening.catch(() => (this.listening = null));
     return this.listening;
@@ -263,7 +261,7 @@ export class EventStreams {
     const clients = [...this.clients];
     let states;
     try {
-      states = await runDetached(() => findKeyStates([...new Set(clients.map((c) => c.grant.keyId))]));
+      states = await findKeyStates([...new Set(clients.map((c) => c.grant.keyId))]);
     } catch (err) {
       // Kept open meanwhile: the lifetime still bounds them, and the next check tries again.
       logger.warn({ err: (err as Error).message }, 'event stream key check failed; retrying');

@@ -190,6 +190,7 @@ export async function createFloorPlan(
       return floorPlanView(tx, plan);
     },
     log,
+    access.signal,
   );
 }
 
@@ -227,6 +228,7 @@ export async function replaceFloorPlan(
       return floorPlanView(tx, plan);
     },
     log,
+    access.signal,
   );
 }
 
@@ -261,6 +263,7 @@ export async function activateFloorPlan(access: VenueAccess, actor: Actor, venue
       return floorPlanView(tx, plan);
     },
     log,
+    access.signal,
   );
 }
 
@@ -302,5 +305,6 @@ export async function setTableBlocked(
       return tableJson(table, combinationIdsByTable(combinations).get(table.id) ?? []);
     },
     log,
+    access.signal,
   );
 }

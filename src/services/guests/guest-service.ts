@@ -242,6 +242,7 @@ export async function createGuest(
         return row;
       },
       log,
+      auth.signal,
     ),
   );
 }
@@ -274,6 +275,7 @@ export async function updateGuest(auth: AuthContext, id: string, patch: GuestFie
         return row;
       },
       log,
+      auth.signal,
     ),
   );
 }
@@ -301,7 +303,7 @@ export async function restoreGuest(auth: AuthContext, id: string): Promise<Guest
         .where(eq(guests.id, id))
         .returning();
       return row;
-    }),
+    }, auth.signal),
   );
 }
 

@@ -119,7 +119,7 @@ export async function renameServiceTag(auth: AuthContext, id: string, name: stri
         })
         .where(and(eq(guests.venueId, tag.venueId), sql`${tag.name}::text = any(${guests.serviceTags})`));
       return row;
-    });
+    }, auth.signal);
   } catch (err) {
     if (violatedUniqueIndex(err) === 'service_tags_venue_name_idx') throw nameTaken(name);
     throw err;
@@ -135,5 +135,5 @@ export async function deleteServiceTag(auth: AuthContext, id: string): Promise<v
       .update(guests)
       .set({ serviceTags: sql`array_remove(${guests.serviceTags}, ${tag.name}::text)`, updatedAt: nextUpdatedAt(guests.updatedAt) })
       .where(and(eq(guests.venueId, tag.venueId), sql`${tag.name}::text = any(${guests.serviceTags})`));
-  });
+  }, auth.signal);
 }

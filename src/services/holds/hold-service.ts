@@ -14,6 +14,7 @@ import { noAvailability, occupyFirstFree, occupySeating, seatingColumns } from '
 import { applyTableMoves, evaluateInTurn, retryBookingTransaction, StaleMovesError } from '../reservations/table-moves.js';
 import { actorOf, transactionWithEvents } from '../outbox/outbox.js';
 import { newId } from '../../lib/uuid-v7.js';
+import { logger } from '../../logger.js';
 
 /** docs/reservations.md "Slot holds" */
 export const HOLD_TTL_SECONDS = { min: 60, max: 900, default: 300 } as const;
@@ -120,60 +121,70 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
   checkPermissions(auth, input);
   const ttlSeconds = input.ttlSeconds ?? HOLD_TTL_SECONDS.default;
   return retryBookingTransaction(() =>
-    transactionWithEvents(actorOf(auth), async (tx, emit) => {
-      const { venue, config, bookings, reservationsKey, demand } = await lockAndLoadBookingDay(tx, auth, input.venueId, input.serviceDate);
-      if (input.tableId !== undefined && seatingOf(config, input.tableId)?.kind !== 'table') {
-        throw ApiError.invalid(['tableId'], 'No table of the active floor plan has this id.');
-      }
-      const now = Date.now();
-      if (isPublishable(auth)) await checkCallerLimit(tx, auth.keyId, callerIp ?? 'unknown', now);
-      const { day, evaluation } = await evaluateInTurn(
-        tx,
-        config,
-        venue.id,
-        new VenueDay(config, input.serviceDate, bookings, now, { reservationsKey, demand }),
-        (d) => d.evaluate(input.time, input.partySize, { requestedSeatingId: input.tableId, allSeatings: true }),
-        demand,
-      );
-      if (!evaluation.available) throw noAvailability(evaluation.reason, day.alternatives(input.time, input.partySize));
-      const { timing, seatings, moves } = evaluation;
-      const startsAt = new Date(timing.startsAt);
-      const endsAt = new Date(timing.endsAt);
-      await applyTableMoves(tx, emit, venue.id, moves, auth.livemode, now);
-      const expiresAt = new Date(now + ttlSeconds * 1000);
-      const id = newId();
-      const owner = { holdId: id, expiresAt };
-      // Pipelined like a booking: the row, then its first seating's occupancy, in one round trip.
-      let [row, tookFirst] = await Promise.all([
-        insertRow(tx, availabilityHolds, {
-          id,
-          organisationId: venue.organisationId,
-          venueId: venue.id,
-          apiKeyId: auth.keyId,
-          callerIp: isPublishable(auth) ? (callerIp ?? 'unknown') : null,
-          serviceDate: input.serviceDate,
-          time: formatMinutes(timing.minuteOfService),
-          partySize: input.partySize,
-          startsAt,
-          endsAt,
-          turnTimeMinutes: timing.turnTimeMinutes,
-          ...seatingOfHold(seatings[0]),
-          overflowsShift: timing.overflowsShift,
-          expiresAt,
-        }),
-        occupySeating(tx, owner, venue.id, seatings[0], startsAt, endsAt),
-      ]);
-      if (!tookFirst) {
-        // Lost to a concurrent booking or hold: an explicit table is a conflict, an automatic choice moves on.
-        const explicit = input.tableId !== undefined;
-        if (explicit) throw noAvailability('conflict', []);
-        if (moves.length) throw new StaleMovesError();
-        const seating = await occupyFirstFree(tx, owner, venue.id, seatings.slice(1), startsAt, endsAt, false);
-        if (!seating) throw noAvailability('no_table', day.alternatives(input.time, input.partySize));
-        [row] = await tx.update(availabilityHolds).set(seatingOfHold(seating)).where(eq(availabilityHolds.id, id)).returning();
-      }
-      return row;
-    }),
+    transactionWithEvents(
+      actorOf(auth),
+      async (tx, emit) => {
+        const { venue, config, bookings, reservationsKey, demand } = await lockAndLoadBookingDay(
+          tx,
+          auth,
+          input.venueId,
+          input.serviceDate,
+        );
+        if (input.tableId !== undefined && seatingOf(config, input.tableId)?.kind !== 'table') {
+          throw ApiError.invalid(['tableId'], 'No table of the active floor plan has this id.');
+        }
+        const now = Date.now();
+        if (isPublishable(auth)) await checkCallerLimit(tx, auth.keyId, callerIp ?? 'unknown', now);
+        const { day, evaluation } = await evaluateInTurn(
+          tx,
+          config,
+          venue.id,
+          new VenueDay(config, input.serviceDate, bookings, now, { reservationsKey, demand }),
+          (d) => d.evaluate(input.time, input.partySize, { requestedSeatingId: input.tableId, allSeatings: true }),
+          demand,
+        );
+        if (!evaluation.available) throw noAvailability(evaluation.reason, day.alternatives(input.time, input.partySize));
+        const { timing, seatings, moves } = evaluation;
+        const startsAt = new Date(timing.startsAt);
+        const endsAt = new Date(timing.endsAt);
+        await applyTableMoves(tx, emit, venue.id, moves, auth.livemode, now);
+        const expiresAt = new Date(now + ttlSeconds * 1000);
+        const id = newId();
+        const owner = { holdId: id, expiresAt };
+        // Pipelined like a booking: the row, then its first seating's occupancy, in one round trip.
+        let [row, tookFirst] = await Promise.all([
+          insertRow(tx, availabilityHolds, {
+            id,
+            organisationId: venue.organisationId,
+            venueId: venue.id,
+            apiKeyId: auth.keyId,
+            callerIp: isPublishable(auth) ? (callerIp ?? 'unknown') : null,
+            serviceDate: input.serviceDate,
+            time: formatMinutes(timing.minuteOfService),
+            partySize: input.partySize,
+            startsAt,
+            endsAt,
+            turnTimeMinutes: timing.turnTimeMinutes,
+            ...seatingOfHold(seatings[0]),
+            overflowsShift: timing.overflowsShift,
+            expiresAt,
+          }),
+          occupySeating(tx, owner, venue.id, seatings[0], startsAt, endsAt),
+        ]);
+        if (!tookFirst) {
+          // Lost to a concurrent booking or hold: an explicit table is a conflict, an automatic choice moves on.
+          const explicit = input.tableId !== undefined;
+          if (explicit) throw noAvailability('conflict', []);
+          if (moves.length) throw new StaleMovesError();
+          const seating = await occupyFirstFree(tx, owner, venue.id, seatings.slice(1), startsAt, endsAt, false);
+          if (!seating) throw noAvailability('no_table', day.alternatives(input.time, input.partySize));
+          [row] = await tx.update(availabilityHolds).set(seatingOfHold(seating)).where(eq(availabilityHolds.id, id)).returning();
+        }
+        return row;
+      },
+      logger,
+      auth.signal,
+    ),
   );
 }
 

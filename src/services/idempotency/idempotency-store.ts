@@ -1,5 +1,5 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
-import { db, runDetached } from '../../db/client.js';
+import { db } from '../../db/client.js';
 import { idempotencyKeys } from '../../db/schema/index.js';
 import { ApiError } from '../../core/errors.js';
 
@@ -67,19 +67,17 @@ export async function startIdempotentRequest(claim: Claim): Promise<IdempotencyS
 
 /** Stores the outcome for replay, or frees the key when the outcome must not be remembered. */
 /**
- * Records the outcome, even when the request's client has gone (outside its cancellation scope): a
- * change that committed must be replayed, never run again, when the client retries with the key.
+ * Records the outcome, even when the request's client has gone (it is given no signal): a change that
+ * committed must be replayed, never run again, when the client retries with the key.
  */
-export function finishIdempotentRequest(apiKeyId: string, key: string, status: number, body: string): Promise<void> {
-  return runDetached(async () => {
-    const where = and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key));
-    const remember = status < 500 && status !== 409 && status !== 429;
-    if (remember) {
-      await db().update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(where);
-    } else {
-      await db().delete(idempotencyKeys).where(where);
-    }
-  });
+export async function finishIdempotentRequest(apiKeyId: string, key: string, status: number, body: string): Promise<void> {
+  const where = and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key));
+  const remember = status < 500 && status !== 409 && status !== 429;
+  if (remember) {
+    await db().update(idempotencyKeys).set({ state: 'done', responseStatus: status, responseBody: body }).where(where);
+  } else {
+    await db().delete(idempotencyKeys).where(where);
+  }
 }
 
 /** Keys older than their 24 h (idempotency_keys_created_idx reads only these). */

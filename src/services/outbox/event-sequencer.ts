@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { lt, max, eq, sql } from 'drizzle-orm';
-import { db, runDetached, pool } from '../../db/client.js';
+import { db, pool } from '../../db/client.js';
 import { eventPositions, unsequencedEvents } from '../../db/schema/index.js';
 import { logger } from '../../logger.js';
 
@@ -139,8 +139,8 @@ let loop: Promise<void> | null = null;
 export function sequenceEventsSoon(organisationIds: Iterable<string>): void {
   for (const organisationId of organisationIds) pending.add(organisationId);
   if (loop || !pending.size) return;
-  // Detached: numbering what committed must not stop because the request's client left.
-  loop = runDetached(runPendingLoop);
+  // Given no signal: numbering what committed must not stop because the request's client left.
+  loop = runPendingLoop();
 }
 
 /**

@@ -48,9 +48,15 @@ export type Emit = (event: NewEvent) => void;
 /**
  * Runs a change in one transaction together with the events it emits (the outbox), then
  * enqueues those events. `actor` is recorded in every event row (reservation history). Enqueueing is best effort: the sweeper of worker-timers picks up
- * whatever Redis did not take, so a request never fails or waits because Redis is down.
+ * whatever Redis did not take, so a request never fails or waits because Redis is down. `signal`:
+ * the request's (AuthContext.signal), which cancels the transaction once its client has gone.
  */
-export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit: Emit) => Promise<T>, log: Logger = logger): Promise<T> {
+export async function transactionWithEvents<T>(
+  actor: Actor,
+  work: (tx: Tx, emit: Emit) => Promise<T>,
+  log: Logger = logger,
+  signal?: AbortSignal,
+): Promise<T> {
   const pending: NewEvent[] = [];
   // The outbox write's span, which the events' jobs continue (undefined while tracing is off).
   let trace: TraceCarrier | undefined;
@@ -66,7 +72,7 @@ export async function transactionWithEvents<T>(actor: Actor, work: (tx: Tx, emit
       );
     });
     return { result, ids: inserted.filter((r) => r.published) };
-  });
+  }, signal);
   if (ids.length) {
     sequenceEventsSoon(new Set(ids.map((e) => e.organisationId)));
     enqueueEvents(trace ? ids.map((e) => ({ ...e, trace })) : ids, log);

@@ -179,6 +179,7 @@ export async function updateReservation(
       return writeChange(tx, emit, auth, change, plan);
     },
     log,
+    auth.signal,
   );
 }
 
@@ -433,5 +434,6 @@ export async function cancelReservation(
       return parts;
     },
     log,
+    auth.signal,
   );
 }

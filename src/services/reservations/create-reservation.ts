@@ -112,7 +112,9 @@ function walkInSlot(config: VenueConfig, now: number): Slot {
  * planned went stale; 409 no_availability when the engine refuses.
  */
 export async function createReservation(auth: AuthContext, input: CreateReservationInput, log: Logger = logger): Promise<ReservationParts> {
-  return retryBookingTransaction(() => transactionWithEvents(actorOf(auth), (tx, emit) => createReservationIn(tx, emit, auth, input), log));
+  return retryBookingTransaction(() =>
+    transactionWithEvents(actorOf(auth), (tx, emit) => createReservationIn(tx, emit, auth, input), log, auth.signal),
+  );
 }
 
 /**

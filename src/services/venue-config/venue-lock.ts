@@ -6,7 +6,7 @@ import { ApiError } from '../../core/errors.js';
 import type { VenueRow } from '../venues/venue-json.js';
 
 /** Who may change a venue: an API key, or the command line acting for an organisation. */
-export type VenueAccess = Pick<AuthContext, 'organisationId' | 'venueIds'>;
+export type VenueAccess = Pick<AuthContext, 'organisationId' | 'venueIds' | 'signal'>;
 
 /**
  * Locks the venue row for the rest of the transaction, or 404 if the access may not see it.

@@ -98,7 +98,7 @@ export async function createRule<Row extends RuleRow, Fields extends object>(
       .values({ ...fields, venueId } as never)
       .returning()) as unknown as Row[];
     return row;
-  });
+  }, access.signal);
 }
 
 /** Applies a partial change; the rule as it would become is what gets checked. */
@@ -120,7 +120,7 @@ export async function updateRule<Row extends RuleRow & Fields, Fields extends ob
       .where(eq(kind.table.id, ruleId))
       .returning()) as unknown as Row[];
     return row;
-  });
+  }, access.signal);
 }
 
 export async function deleteRule<Row extends RuleRow, Fields extends object>(
@@ -134,5 +134,5 @@ export async function deleteRule<Row extends RuleRow, Fields extends object>(
     const row = await findRule(tx, kind as RuleKind<Row, object>, venueId, ruleId, true);
     await kind.beforeDelete?.(tx, row);
     await tx.delete(kind.table).where(eq(kind.table.id, ruleId));
-  });
+  }, access.signal);
 }

@@ -145,6 +145,7 @@ export async function createWaitlistEntry(auth: AuthContext, input: CreateEntryI
       return entry;
     },
     log,
+    auth.signal,
   );
 }
 
@@ -216,6 +217,7 @@ async function changeEntry(
       return updated;
     },
     log,
+    auth.signal,
   );
 }
 
@@ -313,6 +315,7 @@ export async function convertWaitlistEntry(
         return { entry: converted, reservation };
       },
       log,
+      auth.signal,
     ),
   );
 }

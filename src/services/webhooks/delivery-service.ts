@@ -167,7 +167,7 @@ export async function recoverDeliveries(
       })
       .returning();
     return { recovery, reopened: rows };
-  });
+  }, auth.signal);
   const rank = new Map(free.map((id, i) => [id, i]));
   await enqueueNewCycles(
     reopened.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!),

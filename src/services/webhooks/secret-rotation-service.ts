@@ -90,7 +90,7 @@ async function rotate(
       previousSecretExpiresAt: next.previousExpiresAt,
     });
     return { secret, secretVersion: next.version, previousSecretExpiresAt: next.previousExpiresAt.toISOString() };
-  });
+  }, auth.signal);
 }
 
 /**

@@ -79,7 +79,7 @@ export async function createEndpoint(
           previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
         });
         return { endpoint, secret };
-      }),
+      }, auth.signal),
     async (record) => {
       const [endpoint] = await db()
         .select()
@@ -138,6 +138,7 @@ export async function updateEndpoint(
       return (patch.isActive && (await enableDisabledEndpoint(tx, emit, endpoint.id))) || endpoint;
     },
     log,
+    auth.signal,
   );
 }
 
