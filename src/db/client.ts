@@ -147,18 +147,17 @@ function commitNotConfirmed(cause: unknown): Error {
 const openTransactions = new WeakMap<AbortSignal, OpenTransactions>();
 
 function openTransactionsOf(signal: AbortSignal): OpenTransactions {
-  let open = openTransactions.get(signal);
-  if (!open) {
-    const transactions: OpenTransactions = (open = new Set());
-    openTransactions.set(signal, transactions);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const session of transactions) void cancelUntilEnded(transactions, session).catch(() => {});
-      },
-      { once: true },
-    );
-  }
+  const known = openTransactions.get(signal);
+  if (known) return known;
+  const open: OpenTransactions = new Set();
+  openTransactions.set(signal, open);
+  signal.addEventListener(
+    'abort',
+    () => {
+      for (const session of open) void cancelUntilEnded(open, session).catch(() => {});
+    },
+    { once: true },
+  );
   return open;
 }
 

@@ -23,9 +23,8 @@ async function stored(id: string): Promise<boolean> {
 }
 
 /** Runs `work` as a request would, given its signal, with `leave` (its client leaving) callable from inside it. */
-async function asRequest<T>(work: (signal: AbortSignal, leave: () => void) => Promise<T>): Promise<T> {
+function asRequest<T>(work: (signal: AbortSignal, leave: () => void) => Promise<T>): Promise<T> {
   const controller = new AbortController();
-  await Promise.resolve();
   return work(controller.signal, () => controller.abort());
 }
 

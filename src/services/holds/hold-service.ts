@@ -14,6 +14,7 @@ import { noAvailability, occupyFirstFree, occupySeating, seatingColumns } from '
 import { applyTableMoves, evaluateInTurn, retryBookingTransaction, StaleMovesError } from '../reservations/table-moves.js';
 import { actorOf, transactionWithEvents } from '../outbox/outbox.js';
 import { newId } from '../../lib/uuid-v7.js';
+import type { Logger } from 'pino';
 import { logger } from '../../logger.js';
 
 /** docs/reservations.md "Slot holds" */
@@ -117,7 +118,12 @@ async function checkCallerLimit(tx: Tx, keyId: string, callerIp: string, now: nu
  * Holds emit no events; the parties a hold moves (docs/reservations.md "Table optimisation") get
  * their history rows, as for a booking.
  */
-export async function createHold(auth: AuthContext, input: CreateHoldInput, callerIp: string | null): Promise<HoldRow> {
+export async function createHold(
+  auth: AuthContext,
+  input: CreateHoldInput,
+  callerIp: string | null,
+  log: Logger = logger,
+): Promise<HoldRow> {
   checkPermissions(auth, input);
   const ttlSeconds = input.ttlSeconds ?? HOLD_TTL_SECONDS.default;
   return retryBookingTransaction(() =>
@@ -182,7 +188,7 @@ export async function createHold(auth: AuthContext, input: CreateHoldInput, call
         }
         return row;
       },
-      logger,
+      log,
       auth.signal,
     ),
   );

@@ -65,9 +65,9 @@ export async function startIdempotentRequest(claim: Claim): Promise<IdempotencyS
   throw new ApiError('idempotency_in_progress');
 }
 
-/** Stores the outcome for replay, or frees the key when the outcome must not be remembered. */
 /**
- * Records the outcome, even when the request's client has gone (it is given no signal): a change that
+ * Stores the outcome for replay, or frees the key when the outcome must not be remembered. Records
+ * the outcome even when the request's client has gone (it is given no signal): a change that
  * committed must be replayed, never run again, when the client retries with the key.
  */
 export async function finishIdempotentRequest(apiKeyId: string, key: string, status: number, body: string): Promise<void> {
