@@ -434,6 +434,43 @@ describe('DestinationSlots (the per-destination limit, docs/webhooks.md "Isolati
     await slots.release(held);
   });
 
+  it('a slot a look finds once its line has been served is freed, and the destination stays quick: the next saturated job waits in the process', async () => {
+    const destination = newDestination();
+    const here = slotsOf({ limit: 2 });
+    const elsewhere = slotsOf({ limit: 2 });
+    const ownSlot = await acquired(here, destination);
+    const otherSlot = await acquired(elsewhere, destination);
+    const waiter = here.acquire(destination);
+    await settled(here); // in line; the line's first look comes after localPollMs
+    // The look's try waits in Redis behind a command blocking this process's connection (a slow round
+    // trip); meanwhile a slot is freed elsewhere and the line is served by a hand-over here.
+    const connection = connectionOf.get(here)!;
+    const blocked = connection.blpop(`${prefix}:nothing-${destination}`, 1);
+    await elsewhere.release(otherSlot);
+    await new Promise((resolve) => setTimeout(resolve, 4 * destinationSlotTuning.localPollMs));
+    await here.release(ownSlot);
+    const served = await waiter;
+    expect(served?.token).toBe(ownSlot.token);
+    await blocked;
+    // The look took the freed slot and, with no one left in line, gave it back.
+    await eventually(async () => (await members(destination)).length === 1, 2000, 'the slot the look found to be freed');
+    expect(await members(destination)).toEqual([ownSlot.token]);
+    await here.release(served!);
+
+    // Past a quick attempt's time, nothing of this process is under way for the destination: a job
+    // that finds its slots taken waits here for one (a slot it still counted as under way would mark
+    // the destination slow, and every such job would be postponed at once).
+    await new Promise((resolve) => setTimeout(resolve, destinationSlotTuning.quickAttemptMs + 50));
+    const taken = [await acquired(elsewhere, destination), await acquired(elsewhere, destination)];
+    const next = here.acquire(destination, 'next');
+    await new Promise((resolve) => setTimeout(resolve, 2 * destinationSlotTuning.localPollMs));
+    await elsewhere.release(taken[0]);
+    const got = await next;
+    expect(got?.token, 'waited in the process for the slot freed elsewhere, not postponed').toBeTruthy();
+    await here.release(got!);
+    await elsewhere.release(taken[1]);
+  });
+
   it('jobs waiting in a process look at Redis for a slot freed elsewhere once every localPollMs for the line, not once each', async () => {
     const destination = newDestination();
     const slots = slotsOf({ limit: 1 });

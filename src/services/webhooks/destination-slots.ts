@@ -393,7 +393,13 @@ export class DestinationSlots {
           found = 'token' in tried;
           if (!('token' in tried)) this.noteTry(destination, tried.waitersListed);
           else if (local.waiters.length) local.waiters[0](tried);
-          else if (tried.token !== null) await this.free(destination, tried.token, 0);
+          else if (tried.token !== null) {
+            // The line was served while the look was under way: the slot is given back, and is no longer
+            // under way here (left counted, it would pass for an attempt running past quickAttemptMs,
+            // and every job of the destination that finds its slots taken would be postponed at once).
+            local.underWay.delete(tried.token);
+            await this.free(destination, tried.token, 0);
+          }
         }
       } finally {
         local.looking = false;
