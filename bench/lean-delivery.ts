@@ -1,0 +1,100 @@
+// What a webhook delivery costs with none of the platform's code: the floor under bench/webhooks.ts's
+// throughput phase on the same machine. Two worker processes (bench/support/lean-delivery-worker.ts),
+// BullMQ at concurrency 50 each with completed jobs removed, each job three prepared statements on a
+// one-index table (the row read, the attempt claimed, the outcome written) and one HMAC-signed
+// keep-alive POST of a 1 KB body to a local receiver. N jobs are queued while the queue is paused,
+// N more run first as a warm-up; then the released backlog: jobs/s and the CPU per job of the
+// workers, PostgreSQL's backends and Redis (all of the Redis server: run it alone).
+// Usage: npx tsx bench/lean-delivery.ts [jobs=3000]
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg } from 'node:os';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
+import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
+
+const jobs = Number(process.argv[2] ?? 3000);
+const adminUrl = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const databaseName = 'floorline_bench_lean';
+const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+await admin.unsafe(`drop database if exists "${databaseName}" with (force)`);
+await admin.unsafe(`create database "${databaseName}"`);
+await admin.end();
+const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${databaseName}` }).toString();
+const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+await sql.unsafe(`create table lean_deliveries (id text primary key, payload text not null, status text not null default 'pending',
+  attempts int not null default 0, last_attempt_at timestamptz, last_status int)`);
+const payload = JSON.stringify({ type: 'reservation_created', data: { notes: 'x'.repeat(1000) } });
+await sql.unsafe(`insert into lean_deliveries (id, payload) select 'd' || g, $1 from generate_series(1, ${2 * jobs}) g`, [payload]);
+
+let arrived = 0;
+const receiver = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    arrived++;
+    res.writeHead(204).end();
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+const prefix = `lean-bench-${process.pid}`;
+const queue = new Queue<{ id: string }>('lean-delivery', { connection, prefix });
+const workers = [0, 1].map(() =>
+  spawn(process.execPath, ['--import', 'tsx', 'bench/support/lean-delivery-worker.ts', databaseUrl, prefix, receiverUrl], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  }),
+);
+
+async function enqueue(from: number): Promise<void> {
+  for (let i = from; i < from + jobs; i += 500) {
+    const ids = Array.from({ length: Math.min(500, from + jobs - i) }, (_, k) => `d${i + k + 1}`);
+    await queue.addBulk(ids.map((id) => ({ name: 'deliver', data: { id }, opts: { jobId: id, removeOnComplete: true } })));
+  }
+}
+async function waitForArrivals(count: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (arrived < count) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} deliveries (${arrived} arrived)`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+async function redisCpuMs(): Promise<number> {
+  const info = await connection.info('cpu');
+  return (
+    ['used_cpu_user', 'used_cpu_sys'].reduce((sum, field) => sum + Number(new RegExp(`^${field}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0), 0) *
+    1000
+  );
+}
+
+try {
+  await enqueue(0); // the warm-up
+  await waitForArrivals(jobs);
+  await queue.pause();
+  await enqueue(jobs);
+  const before = { workers: workers.map((w) => processCpuMs(w.pid!)), postgres: await postgresCpuSnapshot(sql), redis: await redisCpuMs() };
+  const started = performance.now();
+  await queue.resume();
+  await waitForArrivals(2 * jobs);
+  const seconds = (performance.now() - started) / 1000;
+  const perJob = (ms: number) => (ms / jobs).toFixed(2);
+  const workersMs = workers.reduce((sum, w, i) => sum + processCpuMs(w.pid!) - before.workers[i], 0);
+  const postgresMs = cpuUsedSince(before.postgres, await postgresCpuSnapshot(sql));
+  const redisMs = (await redisCpuMs()) - before.redis;
+  console.log(`lean delivery: ${jobs} jobs in ${seconds.toFixed(2)} s = ${(jobs / seconds).toFixed(0)} jobs/s with 2 worker processes`);
+  console.log(
+    `CPU per job: workers ${perJob(workersMs)} ms, PostgreSQL ${perJob(postgresMs)}, Redis ${perJob(redisMs)}; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
+  );
+} finally {
+  for (const worker of workers) worker.kill('SIGTERM');
+  await Promise.all(workers.map((w) => new Promise((resolve) => (w.exitCode !== null ? resolve(null) : w.once('exit', resolve)))));
+  await queue.obliterate({ force: true }).catch(() => {});
+  await queue.close();
+  connection.disconnect();
+  await sql.end();
+  receiver.close();
+}

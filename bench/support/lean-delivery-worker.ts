@@ -1,0 +1,71 @@
+// One process of bench/lean-delivery.ts: a BullMQ worker whose job is a webhook delivery with none of
+// the platform's code: the row read, the attempt claimed, a signed keep-alive POST, the outcome written.
+// Arguments: <database url> <queue prefix> <receiver url>.
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
+
+const [databaseUrl, prefix, receiverUrl] = process.argv.slice(2);
+const sql = postgres(databaseUrl, { max: 4, onnotice: () => {} });
+const connection = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+const agent = new http.Agent({ keepAlive: true });
+const secret = 'lean-bench-secret';
+const target = new URL(receiverUrl);
+
+function post(body: Buffer, id: string): Promise<number> {
+  const signature = createHmac('sha256', secret).update(`${id}.`).update(body).digest('base64');
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent,
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': body.length,
+          'Webhook-Id': id,
+          'Webhook-Signature': `v1,${signature}`,
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+const worker = new Worker<{ id: string }>(
+  'lean-delivery',
+  async (job) => {
+    const { id } = job.data;
+    const [row] = await sql.unsafe('select id, payload, attempts, status from lean_deliveries where id = $1', [id], { prepare: true });
+    if (!row || row.status !== 'pending') return;
+    await sql.unsafe(
+      'update lean_deliveries set attempts = attempts + 1, last_attempt_at = clock_timestamp() where id = $1 and status = $2',
+      [id, 'pending'],
+      { prepare: true },
+    );
+    const status = await post(Buffer.from(row.payload as string), id);
+    await sql.unsafe(
+      'update lean_deliveries set status = $2, last_status = $3 where id = $1',
+      [id, status < 300 ? 'delivered' : 'pending', status],
+      { prepare: true },
+    );
+  },
+  { connection, prefix, concurrency: 50 },
+);
+process.on('SIGTERM', () => {
+  void (async () => {
+    await worker.close();
+    await sql.end();
+    connection.disconnect();
+    process.exit(0);
+  })();
+});
