@@ -5,7 +5,9 @@
 // keep-alive POST of a 1 KB body to a local receiver. N jobs are queued while the queue is paused,
 // N more run first as a warm-up; then the released backlog: jobs/s and the CPU per job of the
 // workers, PostgreSQL's backends and Redis (all of the Redis server: run it alone).
-// Usage: npx tsx bench/lean-delivery.ts [jobs=3000]
+// --indexed: the table has the indexes of webhook_deliveries (src/db/schema/webhook-deliveries.ts) and
+// both updates bump an indexed updated_at, as the delivery row's do: what its index upkeep costs.
+// Usage: npx tsx bench/lean-delivery.ts [jobs=3000] [--indexed]
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +17,8 @@ import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
 
-const jobs = Number(process.argv[2] ?? 3000);
+const indexed = process.argv.includes('--indexed');
+const jobs = Number(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 3000);
 const adminUrl = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const databaseName = 'floorline_bench_lean';
 const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
@@ -25,7 +28,27 @@ await admin.end();
 const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${databaseName}` }).toString();
 const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
 await sql.unsafe(`create table lean_deliveries (id text primary key, payload text not null, status text not null default 'pending',
-  attempts int not null default 0, last_attempt_at timestamptz, last_status int)`);
+  attempts int not null default 0, last_attempt_at timestamptz, last_status int, next_attempt_at timestamptz,
+  organisation_id uuid not null default gen_random_uuid(), venue_id uuid not null default gen_random_uuid(),
+  automation_id uuid not null default gen_random_uuid(), endpoint_id uuid default gen_random_uuid(),
+  run_id uuid not null default gen_random_uuid(), idempotency_key text not null default gen_random_uuid()::text,
+  created_at timestamptz not null default clock_timestamp(), updated_at timestamptz not null default clock_timestamp())`);
+// The eleven indexes webhook_deliveries has besides its primary key.
+const deliveryIndexes = [
+  '(automation_id, created_at, id)',
+  "(automation_id) where status = 'pending'",
+  "(updated_at) where status in ('delivered', 'discarded')",
+  '(endpoint_id, created_at)',
+  "(endpoint_id) where status = 'pending'",
+  '(organisation_id, created_at, id)',
+  '(organisation_id, updated_at, id)',
+  "(next_attempt_at) where status = 'pending'",
+  '(venue_id, created_at, id)',
+];
+if (indexed) {
+  for (const columns of deliveryIndexes) await sql.unsafe(`create index on lean_deliveries ${columns}`);
+  for (const column of ['idempotency_key', 'run_id']) await sql.unsafe(`create unique index on lean_deliveries (${column})`);
+}
 const payload = JSON.stringify({ type: 'reservation_created', data: { notes: 'x'.repeat(1000) } });
 await sql.unsafe(`insert into lean_deliveries (id, payload) select 'd' || g, $1 from generate_series(1, ${2 * jobs}) g`, [payload]);
 
@@ -45,7 +68,7 @@ const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
 const prefix = `lean-bench-${process.pid}`;
 const queue = new Queue<{ id: string }>('lean-delivery', { connection, prefix });
 const workers = [0, 1].map(() =>
-  spawn(process.execPath, ['--import', 'tsx', 'bench/support/lean-delivery-worker.ts', databaseUrl, prefix, receiverUrl], {
+  spawn(process.execPath, ['--import', 'tsx', 'bench/support/lean-delivery-worker.ts', databaseUrl, prefix, receiverUrl, String(indexed)], {
     stdio: ['ignore', 'ignore', 'inherit'],
   }),
 );
@@ -85,7 +108,9 @@ try {
   const workersMs = workers.reduce((sum, w, i) => sum + processCpuMs(w.pid!) - before.workers[i], 0);
   const postgresMs = cpuUsedSince(before.postgres, await postgresCpuSnapshot(sql));
   const redisMs = (await redisCpuMs()) - before.redis;
-  console.log(`lean delivery: ${jobs} jobs in ${seconds.toFixed(2)} s = ${(jobs / seconds).toFixed(0)} jobs/s with 2 worker processes`);
+  console.log(
+    `lean delivery${indexed ? " (the delivery row's indexes)" : ''}: ${jobs} jobs in ${seconds.toFixed(2)} s = ${(jobs / seconds).toFixed(0)} jobs/s with 2 worker processes`,
+  );
   console.log(
     `CPU per job: workers ${perJob(workersMs)} ms, PostgreSQL ${perJob(postgresMs)}, Redis ${perJob(redisMs)}; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
   );

@@ -1,13 +1,14 @@
 // One process of bench/lean-delivery.ts: a BullMQ worker whose job is a webhook delivery with none of
 // the platform's code: the row read, the attempt claimed, a signed keep-alive POST, the outcome written.
-// Arguments: <database url> <queue prefix> <receiver url>.
+// Arguments: <database url> <queue prefix> <receiver url> <true: both updates bump updated_at>.
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 
-const [databaseUrl, prefix, receiverUrl] = process.argv.slice(2);
+const [databaseUrl, prefix, receiverUrl, bumps] = process.argv.slice(2);
+const bump = bumps === 'true' ? ', updated_at = clock_timestamp()' : '';
 const sql = postgres(databaseUrl, { max: 4, onnotice: () => {} });
 const connection = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
 const agent = new http.Agent({ keepAlive: true });
@@ -48,13 +49,13 @@ const worker = new Worker<{ id: string }>(
     const [row] = await sql.unsafe('select id, payload, attempts, status from lean_deliveries where id = $1', [id], { prepare: true });
     if (!row || row.status !== 'pending') return;
     await sql.unsafe(
-      'update lean_deliveries set attempts = attempts + 1, last_attempt_at = clock_timestamp() where id = $1 and status = $2',
+      `update lean_deliveries set attempts = attempts + 1, last_attempt_at = clock_timestamp()${bump} where id = $1 and status = $2`,
       [id, 'pending'],
       { prepare: true },
     );
     const status = await post(Buffer.from(row.payload as string), id);
     await sql.unsafe(
-      'update lean_deliveries set status = $2, last_status = $3 where id = $1',
+      `update lean_deliveries set status = $2, last_status = $3${bump} where id = $1`,
       [id, status < 300 ? 'delivered' : 'pending', status],
       { prepare: true },
     );
