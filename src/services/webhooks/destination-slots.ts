@@ -190,7 +190,6 @@ export class DestinationSlots {
     if (slot.token === null) return;
     const { destination, token } = slot;
     const local = this.localOf(destination);
-    local.underWay.delete(token);
     const held = performance.now() - slot.acquiredAt;
     local.holdMs = local.holdMs === undefined ? held : (1 - tuning.holdAverageWeight) * local.holdMs + tuning.holdAverageWeight * held;
     const next = local.waiters[0];
@@ -297,9 +296,13 @@ export class DestinationSlots {
 
   /**
    * One round trip frees the slot and takes up to `wakes` waiters to wake. A failure here is harmless:
-   * the lease ends the slot, the delay brings the waiters back.
+   * the lease ends the slot, the delay brings the waiters back. A slot is under way in this process
+   * from held() (its take, or a hand-over) to here, whoever frees it: a slot freed without leaving
+   * `underWay` would pass for an attempt running past quickAttemptMs, and every job of the destination
+   * that found its slots taken would be postponed at once, for as long as the process lives.
    */
   private free(destination: string, token: string, wakes: number): Promise<string[]> {
+    this.localOf(destination).underWay.delete(token);
     return runScript(
       this.redis,
       scripts.releaseDestinationSlot,
@@ -393,13 +396,7 @@ export class DestinationSlots {
           found = 'token' in tried;
           if (!('token' in tried)) this.noteTry(destination, tried.waitersListed);
           else if (local.waiters.length) local.waiters[0](tried);
-          else if (tried.token !== null) {
-            // The line was served while the look was under way: the slot is given back, and is no longer
-            // under way here (left counted, it would pass for an attempt running past quickAttemptMs,
-            // and every job of the destination that finds its slots taken would be postponed at once).
-            local.underWay.delete(tried.token);
-            await this.free(destination, tried.token, 0);
-          }
+          else if (tried.token !== null) await this.free(destination, tried.token, 0); // the line was served meanwhile
         }
       } finally {
         local.looking = false;
