@@ -15,7 +15,7 @@ import { cpus, loadavg } from 'node:os';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
-import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
+import { cpuUsedSince, postgresCpuSnapshot, processCpuMs, redisCpuMs } from './support/process-cpu.js';
 
 const indexed = process.argv.includes('--indexed');
 const jobs = Number(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 3000);
@@ -86,20 +86,16 @@ async function waitForArrivals(count: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
-async function redisCpuMs(): Promise<number> {
-  const info = await connection.info('cpu');
-  return (
-    ['used_cpu_user', 'used_cpu_sys'].reduce((sum, field) => sum + Number(new RegExp(`^${field}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0), 0) *
-    1000
-  );
-}
-
 try {
   await enqueue(0); // the warm-up
   await waitForArrivals(jobs);
   await queue.pause();
   await enqueue(jobs);
-  const before = { workers: workers.map((w) => processCpuMs(w.pid!)), postgres: await postgresCpuSnapshot(sql), redis: await redisCpuMs() };
+  const before = {
+    workers: workers.map((w) => processCpuMs(w.pid!)),
+    postgres: await postgresCpuSnapshot(sql),
+    redis: await redisCpuMs(connection),
+  };
   const started = performance.now();
   await queue.resume();
   await waitForArrivals(2 * jobs);
@@ -107,7 +103,7 @@ try {
   const perJob = (ms: number) => (ms / jobs).toFixed(2);
   const workersMs = workers.reduce((sum, w, i) => sum + processCpuMs(w.pid!) - before.workers[i], 0);
   const postgresMs = cpuUsedSince(before.postgres, await postgresCpuSnapshot(sql));
-  const redisMs = (await redisCpuMs()) - before.redis;
+  const redisMs = (await redisCpuMs(connection)) - before.redis;
   console.log(
     `lean delivery${indexed ? " (the delivery row's indexes)" : ''}: ${jobs} jobs in ${seconds.toFixed(2)} s = ${(jobs / seconds).toFixed(0)} jobs/s with 2 worker processes`,
   );

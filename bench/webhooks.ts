@@ -19,7 +19,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
-import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
+import { cpuUsedSince, postgresCpuSnapshot, processCpuMs, redisCpuMs } from './support/process-cpu.js';
 import { profileFlags } from './support/profiling.js';
 import { startDropCollector } from './support/drop-collector.js';
 import { freePort } from '../test/support/free-port.js';
@@ -196,14 +196,9 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: n
  */
 async function cpuSnapshot() {
   const own = process.cpuUsage();
-  const redisInfo = await queueConnection.info('cpu');
-  const redisSeconds = ['used_cpu_user', 'used_cpu_sys'].reduce(
-    (sum, field) => sum + Number(new RegExp(`^${field}:([0-9.]+)`, 'm').exec(redisInfo)?.[1] ?? 0),
-    0,
-  );
   return {
     jobRuns: await deliveryJobRuns(),
-    redis: redisSeconds * 1000,
+    redis: await redisCpuMs(queueConnection),
     workers: children.reduce((sum, c) => sum + processCpuMs(c.pid!), 0),
     // The event-processing step (outbox event → events job → its deliveries enqueued) on its own.
     eventsWorker: processCpuMs(children[0].pid!),

@@ -35,3 +35,16 @@ export function cpuUsedSince(before: Map<number, number>, after: Map<number, num
   for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? 0);
   return sum;
 }
+
+/**
+ * CPU milliseconds the Redis server `redis` is connected to has used so far (INFO cpu): all of it,
+ * other users of the same server included, so on a shared machine an upper bound.
+ */
+export async function redisCpuMs(redis: { info(section: 'cpu'): Promise<string> }): Promise<number> {
+  const info = await redis.info('cpu');
+  const seconds = ['used_cpu_user', 'used_cpu_sys'].reduce(
+    (sum, field) => sum + Number(new RegExp(`^${field}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0),
+    0,
+  );
+  return seconds * 1000;
+}
