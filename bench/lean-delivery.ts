@@ -15,17 +15,13 @@ import { cpus, loadavg } from 'node:os';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import { recreateDatabase } from './support/bench-database.js';
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs, redisCpuMs } from './support/process-cpu.js';
 
 const indexed = process.argv.includes('--indexed');
 const jobs = Number(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 3000);
-const adminUrl = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const databaseName = 'floorline_bench_lean';
-const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-await admin.unsafe(`drop database if exists "${databaseName}" with (force)`);
-await admin.unsafe(`create database "${databaseName}"`);
-await admin.end();
-const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${databaseName}` }).toString();
+// A database without the platform's schema: only the table below.
+const databaseUrl = await recreateDatabase('floorline_bench_lean');
 const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
 await sql.unsafe(`create table lean_deliveries (id text primary key, payload text not null, status text not null default 'pending',
   attempts int not null default 0, last_attempt_at timestamptz, last_status int, next_attempt_at timestamptz,

@@ -4,28 +4,34 @@ import { useFileSettings } from '../../test/support/file-settings.js';
 
 const adminUrl = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-/**
- * A database of its own for a benchmark run (dropped and re-created), migrated; sets DATABASE_URL
- * and a Redis prefix in this process's environment and configuration, so that the app modules use
- * them (and the processes it spawns, benchServerEnv).
- */
-export async function prepareBenchDatabase(name: string): Promise<string> {
+/** An empty database `name` on the benchmark server (dropped first if it exists); returns its URL. */
+export async function recreateDatabase(name: string): Promise<string> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists "${name}" with (force)`);
   await admin.unsafe(`create database "${name}"`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * A database of its own for a benchmark run (dropped and re-created), migrated; sets DATABASE_URL
+ * and a Redis prefix in this process's environment and configuration, so that the app modules use
+ * them (and the processes it spawns, benchServerEnv).
+ */
+export async function prepareBenchDatabase(name: string): Promise<string> {
+  const url = await recreateDatabase(name);
   useFileSettings({
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: url,
     QUEUE_PREFIX: `{${name}}`,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     ADMIN_PASSWORD: process.env.ADMIN_PASSWORD ?? 'bench',
   });
   const { runMigrations } = await import('../../src/db/migrate.js');
-  await runMigrations(url.toString());
+  await runMigrations(url);
   await dropRedisKeys(process.env.QUEUE_PREFIX!);
-  return url.toString();
+  return url;
 }
 
 export interface BenchTenant {
