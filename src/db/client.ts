@@ -1,5 +1,6 @@
-import { DrizzleQueryError, fillPlaceholders, is, Placeholder, sql as statement, StringChunk, type SQL } from 'drizzle-orm';
-import { PgDialect, PgTransaction } from 'drizzle-orm/pg-core';
+import { fillPlaceholders, is, Placeholder, sql as statement, StringChunk, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { drizzle as drizzleOverCallback } from 'drizzle-orm/pg-proxy';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { processConfig, type Config } from '../config.js';
@@ -187,10 +188,15 @@ export function createDrizzle(pool: ReturnType<typeof createPool>) {
   // relational queries (`db.query.<table>`), whose builders drizzle would otherwise make for every
   // table at every transaction it opens. While tracing is on, a span per statement drizzle issues
   // (src/tracing/statement-spans.ts).
-  return drizzle({ client: pool, ...(isTracing() ? { logger: statementLogger } : {}) });
+  return drizzle({ client: pool, ...sessionOptions() });
+}
+/** drizzle's session options: the statement logger while tracing is on. */
+function sessionOptions() {
+  return isTracing() ? { logger: statementLogger } : {};
 }
 export type Db = ReturnType<typeof createDrizzle>;
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** drizzle over an open transaction's connection (transactionOver). */
+export type Tx = ReturnType<typeof drizzleOverCallback>;
 /** Either the pool or an open transaction: services take this so callers choose the boundary. */
 export type DbOrTx = Db | Tx;
 
@@ -206,7 +212,8 @@ export interface Database {
 
 /**
  * The database a process uses, from configuration values: the driver's pool, drizzle over it, and
- * `transaction`, the one way the project opens a transaction (drizzle's own `transaction`, with:
+ * `transaction`, the one way the project opens a transaction (the driver's `begin`, with drizzle over
+ * its connection (transactionOver), and:
  * the statement timeout set inside it behind a transaction pooler; the caller's signal, when given,
  * checked before BEGIN and again before COMMIT, while every lock the work took is still held, and
  * its abort cancelling the statement the transaction is running; a COMMIT that fails or whose
@@ -232,7 +239,8 @@ export function createDatabase(options: DatabaseOptions): Database {
     if (signal?.aborted) throw clientGone();
     let committing = false;
     try {
-      return await db.transaction(async (tx) => {
+      return (await sql.begin(async (connection) => {
+        const tx = transactionOver(connection);
         // The request may have waited for a connection, and its client left meanwhile.
         if (signal?.aborted) throw clientGone();
         // Queued ahead of the work's first statement on the connection, pipelined with it (no round
@@ -248,7 +256,7 @@ export function createDatabase(options: DatabaseOptions): Database {
         } finally {
           if (session) open.delete(session);
         }
-      });
+      })) as T;
     } catch (err) {
       throw committing ? commitNotConfirmed(err) : err;
     }
@@ -263,6 +271,40 @@ export function createDatabase(options: DatabaseOptions): Database {
 }
 
 const transactionSpan = { kind: 'client', attributes: { 'db.system.name': 'postgresql' } } as const;
+
+/**
+ * Each open transaction's (and savepoint's) own connection: the driver's transaction `sql`, on which
+ * runSql sends hand-written statements prepared, without drizzle's builders.
+ */
+const connectionOf = new WeakMap<Tx, postgres.TransactionSql>();
+
+/**
+ * drizzle over a transaction the driver opened (`sql.begin`, `savepoint`), through drizzle's
+ * documented proxy driver (`drizzle-orm/pg-proxy`): drizzle renders each builder's statement and maps
+ * its rows, and the callback runs it on the transaction's connection as drizzle's own postgres.js
+ * driver would (unprepared; rows as arrays for a selection). drizzle's own `transaction` keeps the
+ * driver's connection to itself, so runSql then had to wrap each hand-written statement in drizzle's
+ * select builder to prepare it, which cost a booking more of the web process's CPU than any other
+ * single piece; knowing the connection, runSql sends it straight to the driver, prepared
+ * (docs/architecture.md "Hot statements prepared").
+ */
+function transactionOver(connection: postgres.TransactionSql): Tx {
+  const tx = drizzleOverCallback(async (text, params, method) => {
+    const query = connection.unsafe(text, params as never[], { prepare: false });
+    return { rows: method === 'all' ? await query.values() : await query };
+  }, sessionOptions());
+  connectionOf.set(tx, connection);
+  return tx;
+}
+
+/**
+ * Runs `work` in a savepoint of `tx`: its statements are undone alone when it throws (a row that
+ * breaks a constraint, in a chunk that goes on). The one way to nest a transaction: runSql needs to
+ * know the savepoint's connection (drizzle's own `tx.transaction` would hide it).
+ */
+export function savepoint<T>(tx: Tx, work: (sp: Tx) => Promise<T>): Promise<T> {
+  return connectionOf.get(tx)!.savepoint((connection) => work(transactionOver(connection))) as Promise<T>;
+}
 
 /** Which backend runs `tx` (one statement, pipelined before the work's own), for cancelUntilEnded. */
 function trackSession(open: OpenTransactions, tx: Tx, cancels: TransactionSession['cancels']): Promise<TransactionSession | null> {
@@ -352,9 +394,6 @@ export async function closeConnections(timeoutSeconds: number): Promise<void> {
 
 const dialect = new PgDialect();
 
-/** runSql's one selected field in a transaction: the common table expression's row as JSON. */
-const rowAsJson = { row: statement<unknown>`to_json(q)` };
-
 /**
  * A hand-written statement built once, its values left as placeholders (`sql.placeholder`), run on
  * the pool as a prepared statement with the values of each call: for a statement on a hot path,
@@ -373,55 +412,35 @@ export function prepareSql<T>(built: SQL): (values: Record<string, unknown>) => 
 
 /**
  * Runs a hand-written statement (the engine's loads, its lock statements, the hot path's inserts:
- * insertRows) and returns its rows, prepared on the connection: planned once per connection (for
- * the engine's venue-day load, with eight configuration subqueries and the day's bookings, that
- * halved the cost of a booking against a statement parsed and planned every time; for a booking's
- * three inserts, see docs/architecture.md "Hot statements prepared"). On the pool: straight on the
- * driver (`db.$client.unsafe(…, { prepare: true })`). In a transaction, whose driver connection
- * drizzle does not expose: as drizzle's own prepared select over the statement made a common table
- * expression that returns each row as one JSON value (`with q as (<statement>) select to_json(q)
- * from q`, documented `$with(alias, selection).as(sql)`, `with(…).select(…)` and `.prepare()`),
- * which takes a data-modifying statement (`insert … returning`) as well as a select. One selected
- * field, not one per column: drizzle's select builder costs about 20 µs of CPU per selected field
- * at every call, and a reservation's insert returns thirty (docs/architecture.md "Hot statements
- * prepared"). Inside a transaction the values are therefore JSON's: numbers, booleans, objects and
- * arrays as on the pool, instants as ISO text (`2026-12-01T18:30:00+00:00`), which a table's
- * drizzle columns read as they read the driver's text (insertRows). `prepare: false`: sent
- * unprepared (a bulk write's many texts would each stay prepared on the connection). Behind a
+ * insertRows) and returns its rows, straight on the driver (`unsafe`), prepared on the connection:
+ * planned once per connection (for the engine's venue-day load, with eight configuration subqueries
+ * and the day's bookings, that halved the cost of a booking against a statement parsed and planned
+ * every time; for a booking's three inserts, see docs/architecture.md "Hot statements prepared").
+ * On the pool or on a transaction's own connection (transactionOver), the rows come back alike, as
+ * the driver reads them with drizzle's parsers (instants as PostgreSQL's text). `prepare: false`:
+ * sent unprepared (a bulk write's many texts would each stay prepared on the connection). Behind a
  * transaction pooler nothing is prepared (createPool). Statements given together (Promise.all) are
- * pipelined on the connection either way. `values`: the values of the statement's named
- * placeholders (a statement built once: flatStatement).
+ * pipelined on the connection. `values`: the values of the statement's named placeholders (a
+ * statement built once: flatStatement).
  */
 export async function runSql<T extends object>(
   conn: DbOrTx,
   built: SQL,
   options: { prepare?: boolean; values?: Record<string, unknown> } = {},
 ): Promise<T[]> {
-  const prepare = options.prepare ?? true;
-  if (is(conn, PgTransaction)) {
-    const tx = conn as Tx;
-    try {
-      if (!prepare) return (await tx.execute(built)) as unknown as T[];
-      const q = tx.$with('q', rowAsJson).as(built);
-      const rows = await tx.with(q).select(rowAsJson).from(q).prepare('run_sql').execute(options.values);
-      return rows.map((r) => r.row as T);
-    } catch (err) {
-      // The driver's error, as on the pool (not drizzle's wrapper).
-      throw err instanceof DrizzleQueryError && err.cause ? err.cause : err;
-    }
-  }
+  const client = connectionOf.get(conn as Tx) ?? (conn as Db).$client;
   const query = dialect.sqlToQuery(built);
   const params = options.values ? fillPlaceholders(query.params, options.values) : query.params;
   return traceStatement(
     query.sql,
-    async () => (await (conn as Db).$client.unsafe(query.sql, params as never[], { prepare })) as unknown as T[],
+    async () => (await client.unsafe(query.sql, params as never[], { prepare: options.prepare ?? true })) as unknown as T[],
   );
 }
 
 /**
  * A hand-written statement whose values are all named placeholders (`sql.placeholder`), flattened
  * once into its text's pieces and those placeholders: for runSql with `values` on a hot path. drizzle
- * renders a statement at every call (in a transaction, inside runSql's select builder), walking each
+ * renders a statement at every call, walking each
  * nested `sql` fragment, and the fragments themselves are built again at every call; a flat statement
  * built once costs one pass over a few pieces. Sampled allocation of the web process while booking:
  * drizzle's rendering of the statements was a sixth of all of it (docs/benchmarks.md).

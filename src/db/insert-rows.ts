@@ -80,7 +80,7 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
     text += ')';
   });
   const returned = options.returning ? columns.filter(([key]) => options.returning!.includes(key as K)) : columns;
-  // Every column as `*`: the rows come back as JSON objects keyed by column name either way, and a
+  // Every column as `*`: the rows come back as objects keyed by column name either way, and a
   // traced statement's text is encoded into each of its spans (a reservation's list is 400 characters).
   const returnedList = returned.length === columns.length ? '*' : returned.map(([, column]) => `"${column.name}"`).join(', ');
   text += `${conflictClause(columns, options)} returning ${returnedList}`;

@@ -14,9 +14,10 @@ export function columnsOf(table: PgTable): Array<[string, Column]> {
 }
 
 /**
- * A row as PostgreSQL's `to_json` gives it (keyed by column name; instants as ISO text, arrays and
- * jsonb as JSON), decoded by the table's own columns into the row drizzle would return: what a
- * statement that selects a row as one JSON value gives back.
+ * A row keyed by column name, as the driver reads a statement's columns or as PostgreSQL's `to_json`
+ * gives a row (instants as ISO text, arrays and jsonb as JSON), decoded by the table's own columns
+ * into the row drizzle would return: what insertRows and a statement that selects a row as one JSON
+ * value give back.
  */
 export function decodeJsonRow<T>(columns: ReadonlyArray<[string, Column]>, raw: Record<string, unknown>): T {
   const row: Record<string, unknown> = {};

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { db, runSql, transaction } from '../../src/db/client.js';
+import { db, runSql, savepoint, transaction } from '../../src/db/client.js';
 import { createTenant } from '../support/harness.js';
 
 type Row = { name: string; seats: number; open: boolean; config: { a: number[] } | null; missing: string | null };
@@ -43,9 +43,26 @@ describe('runSql', () => {
     const prepared = await transaction(async (tx) => {
       await runSql<Row>(tx, statement(t.venueId));
       return tx.execute<{ n: number }>(
-        sql`select count(*)::int as n from pg_prepared_statements where statement like 'with "q" as (%from venues v%) select to_json(q) from "q"'`,
+        sql`select count(*)::int as n from pg_prepared_statements where statement like 'select v.name, 4::int as seats%from venues v%'`,
       );
     });
     expect(prepared[0].n).toBe(1);
+  });
+
+  it("runs in a savepoint on the savepoint's connection; drizzle's own nested transaction, which would hide it, is refused", async () => {
+    const t = await createTenant();
+    const rolledBack = new Error('roll back the savepoint');
+    const names = await transaction(async (tx) => {
+      await expect(
+        savepoint(tx, async (sp) => {
+          await sp.execute(sql`update venues set name = 'In the savepoint' where id = ${t.venueId}`);
+          expect((await runSql<Row>(sp, statement(t.venueId)))[0].name).toBe('In the savepoint');
+          throw rolledBack;
+        }),
+      ).rejects.toBe(rolledBack);
+      await expect(tx.transaction(async () => {})).rejects.toThrow(/not supported/);
+      return runSql<Row>(tx, statement(t.venueId));
+    });
+    expect(names[0].name).not.toBe('In the savepoint');
   });
 });

@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Tx } from '../../db/client.js';
+import { savepoint, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { guests } from '../../db/schema/index.js';
 import { ApiError } from '../../core/errors.js';
@@ -88,7 +88,7 @@ export async function prepareGuestImport(record: ImportRow): Promise<PreparedImp
       if ('rejected' in check) return check.rejected;
       try {
         // A savepoint per row: a row that breaks a constraint is rejected without undoing its chunk.
-        return await tx.transaction((sp) => upsertGuest(sp, check));
+        return await savepoint(tx, (sp) => upsertGuest(sp, check));
       } catch (err) {
         if (err instanceof ApiError && err.code === 'invalid_request') {
           return { outcome: 'rejected', code: 'invalid_field', message: err.message, fields: err.details.fields ?? [] };

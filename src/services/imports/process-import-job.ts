@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { db, transaction, type Tx } from '../../db/client.js';
+import { db, savepoint, transaction, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { imports, type ImportRejection } from '../../db/schema/index.js';
 import type { ImportRow } from './import-json.js';
@@ -99,7 +99,7 @@ export async function planImport(record: ImportRow): Promise<ChunkTally> {
     await transaction(async (tx) => {
       for (let start = 0; start < record.totalRows; start += importChunkSize) {
         const end = Math.min(start + importChunkSize, record.totalRows);
-        const chunk = await tx.transaction((savepoint) => processRows(savepoint, prepared, start, end));
+        const chunk = await savepoint(tx, (sp) => processRows(sp, prepared, start, end));
         total.created += chunk.created;
         total.updated += chunk.updated;
         total.rejections.push(...chunk.rejections);

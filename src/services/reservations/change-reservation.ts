@@ -1,6 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Tx } from '../../db/client.js';
-import { db } from '../../db/client.js';
+import { db, savepoint, type Tx } from '../../db/client.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import { reservations, reservationTables } from '../../db/schema/index.js';
 import { hasScope, type AuthContext } from '../../core/auth-context.js';
@@ -138,7 +137,7 @@ async function retakeTables(tx: Tx, config: VenueConfig, row: ReservationRow): P
   const seating = seatingOf(config, seatingId);
   if (seating && !seating.isBlocked) {
     try {
-      await tx.transaction(async (sp) => {
+      await savepoint(tx, async (sp) => {
         await sp.update(reservationTables).set({ live: true }).where(eq(reservationTables.reservationId, row.id));
       });
       return true;
