@@ -1,4 +1,4 @@
-import { fillPlaceholders, is, Placeholder, sql as statement, StringChunk, type SQL } from 'drizzle-orm';
+import { fillPlaceholders, is, SQL, sql as statement, type Query } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzleOverCallback } from 'drizzle-orm/pg-proxy';
 import { drizzle } from 'drizzle-orm/postgres-js';
@@ -400,14 +400,9 @@ const dialect = new PgDialect();
  * where building its text with drizzle at every call would cost more than running it. Values go to
  * the driver as given (write instants as ISO strings, and cast the placeholders in the SQL).
  */
-export function prepareSql<T>(built: SQL): (values: Record<string, unknown>) => Promise<T[]> {
-  const query = dialect.sqlToQuery(built);
-  return async (values) =>
-    traceStatement(
-      query.sql,
-      async () =>
-        (await db().$client.unsafe(query.sql, fillPlaceholders(query.params, values) as never[], { prepare: true })) as unknown as T[],
-    );
+export function prepareSql<T extends object>(built: SQL): (values: Record<string, unknown>) => Promise<T[]> {
+  const query = renderOnce(built);
+  return (values) => runSql<T>(db(), query, { values });
 }
 
 /**
@@ -420,16 +415,17 @@ export function prepareSql<T>(built: SQL): (values: Record<string, unknown>) => 
  * the driver reads them with drizzle's parsers (instants as PostgreSQL's text). `prepare: false`:
  * sent unprepared (a bulk write's many texts would each stay prepared on the connection). Behind a
  * transaction pooler nothing is prepared (createPool). Statements given together (Promise.all) are
- * pipelined on the connection. `values`: the values of the statement's named placeholders (a
- * statement built once: flatStatement).
+ * pipelined on the connection. `built`: drizzle's `sql`, rendered at each call, or a statement's
+ * text and parameters (a statement rendered once: renderOnce; insertRows' own). `values`: the
+ * values of the statement's named placeholders.
  */
 export async function runSql<T extends object>(
   conn: DbOrTx,
-  built: SQL,
+  built: SQL | Query,
   options: { prepare?: boolean; values?: Record<string, unknown> } = {},
 ): Promise<T[]> {
   const client = connectionOf.get(conn as Tx) ?? (conn as Db).$client;
-  const query = dialect.sqlToQuery(built);
+  const query = is(built, SQL) ? dialect.sqlToQuery(built) : built;
   const params = options.values ? fillPlaceholders(query.params, options.values) : query.params;
   return traceStatement(
     query.sql,
@@ -438,25 +434,13 @@ export async function runSql<T extends object>(
 }
 
 /**
- * A hand-written statement whose values are all named placeholders (`sql.placeholder`), flattened
- * once into its text's pieces and those placeholders: for runSql with `values` on a hot path. drizzle
- * renders a statement at every call, walking each
- * nested `sql` fragment, and the fragments themselves are built again at every call; a flat statement
- * built once costs one pass over a few pieces. Sampled allocation of the web process while booking:
- * drizzle's rendering of the statements was a sixth of all of it (docs/benchmarks.md).
+ * A hand-written statement built once, rendered once into its text and parameters, its values of
+ * each call left as named placeholders (`sql.placeholder`): for runSql with `values` on a hot path. drizzle renders
+ * a statement at every call, walking each nested `sql` fragment with entity checks (`is()`) on
+ * each: about 4 % of the web process's CPU while booking, for the venue lock and the venue-day
+ * reads. Sampled allocation of the web process while booking: drizzle's rendering of the
+ * statements was a sixth of all of it (docs/benchmarks.md).
  */
-export function flatStatement(built: SQL): SQL {
-  const { sql: text, params } = dialect.sqlToQuery(built);
-  // drizzle numbers the parameters $1, $2… in the order of the text; nothing else in it has a `$`.
-  const parts = text.split(/\$(\d+)/);
-  // One level of text pieces and placeholders: a piece as its own `sql.raw` would be a nested
-  // statement again, which drizzle renders with a walk (and its allocations) of its own.
-  const chunks: Array<StringChunk | Placeholder> = [];
-  parts.forEach((part, i) => {
-    if (i % 2 === 0) return void chunks.push(new StringChunk(part));
-    const param = params[Number(part) - 1];
-    if (Number(part) !== (i + 1) / 2 || !is(param, Placeholder)) throw new Error(`flatStatement: $${part} is not the next placeholder`);
-    chunks.push(param);
-  });
-  return statement.join(chunks);
+export function renderOnce(built: SQL): Query {
+  return dialect.sqlToQuery(built);
 }

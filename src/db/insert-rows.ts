@@ -1,4 +1,4 @@
-import { getTableName, sql, type Column, type SQLChunk } from 'drizzle-orm';
+import { getTableName, type Column } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { runSql, type DbOrTx } from './client.js';
 import { columnsOf, decodeJsonRow } from './json-rows.js';
@@ -46,15 +46,15 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
     ([key, column]) => column.defaultFn || computed[key] || rows.some((row) => (row as Record<string, unknown>)[key] !== undefined),
   );
   // A few rows (the hot path's): every value goes in one parameter, a text array, and each place
-  // casts its element to the column's type: drizzle renders a statement chunk by chunk with type
-  // checks on each, and a reservation's thirty values as thirty parameters cost more to render than
-  // the rest of the booking's statements (docs/architecture.md "Hot statements prepared"). The
-  // parameter is given once, at its first place ($1); the others name it in the text. Many rows (a
-  // bulk write's chunk): a parameter per value, since PostgreSQL reads the whole array again at
-  // each place, which grows with the square of the values.
+  // casts its element to the column's type: one parameter for the driver to encode, whatever the
+  // columns (chosen when drizzle still rendered these statements, chunk by chunk with type checks on
+  // each: a reservation's thirty values as thirty parameters cost more to render than the rest of
+  // the booking's statements; docs/architecture.md "Hot statements prepared"). Many rows (a bulk
+  // write's chunk): a parameter per value, since PostgreSQL reads the whole array again at each
+  // place, which grows with the square of the values.
   const asOneArray = rows.length <= oneArrayRows;
   const values: Array<string | null> = [];
-  const chunks: SQLChunk[] = [];
+  const params: unknown[] = [];
   let text = `insert into "${getTableName(table)}" (${given.map(([, column]) => `"${column.name}"`).join(', ')}) values `;
   rows.forEach((row, index) => {
     text += index ? ', (' : '(';
@@ -66,16 +66,12 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
       if (value === undefined && column.defaultFn) value = column.defaultFn();
       if (value === undefined) return void (text += 'default');
       if (!asOneArray) {
-        chunks.push(sql.raw(text), sql.param(value === null ? null : column.mapToDriverValue(value)));
-        text = '';
+        params.push(value === null ? null : column.mapToDriverValue(value));
+        text += `$${params.length}`;
         return;
       }
       values.push(value === null ? null : textOf(column.mapToDriverValue(value)));
-      if (values.length === 1) {
-        chunks.push(sql.raw(`${text}(`), sql.param(values));
-        text = '';
-      } else text += '($1';
-      text += `::text[])[${values.length}]::${column.getSQLType()}`;
+      text += `($1::text[])[${values.length}]::${column.getSQLType()}`;
     });
     text += ')';
   });
@@ -84,8 +80,9 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
   // traced statement's text is encoded into each of its spans (a reservation's list is 400 characters).
   const returnedList = returned.length === columns.length ? '*' : returned.map(([, column]) => `"${column.name}"`).join(', ');
   text += `${conflictClause(columns, options)} returning ${returnedList}`;
-  chunks.push(sql.raw(text));
-  const inserted = await runSql<Record<string, unknown>>(conn, sql.join(chunks), { prepare: options.prepare });
+  // Its own text and parameters, straight to the driver: nothing for drizzle to render.
+  if (values.length) params.push(values);
+  const inserted = await runSql<Record<string, unknown>>(conn, { sql: text, params }, { prepare: options.prepare });
   return inserted.map((raw) => decodeJsonRow<Pick<T['$inferSelect'], K>>(returned, raw));
 }
 

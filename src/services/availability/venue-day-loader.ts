@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { flatStatement, runSql, type DbOrTx } from '../../db/client.js';
+import { renderOnce, runSql, type DbOrTx } from '../../db/client.js';
 import { ApiError } from '../../core/errors.js';
 import { DEMAND_HISTORY_DAYS, learnDemandCurve, type DemandCurve, type DemandHistoryRow } from '../../lib/availability/demand-curve.js';
 import type { Booking, ReservationStatus, VenueConfig } from '../../lib/availability/types.js';
@@ -65,7 +65,7 @@ function configStamp(): SQL {
 const onceOnly = sql`offset 0`;
 
 /**
- * The values of the hot statements below (flatStatement), named placeholders: each call gives them
+ * The values of the hot statements below (renderOnce), named placeholders: each call gives them
  * (runSql's `values`).
  */
 const at = {
@@ -254,7 +254,7 @@ function bookingsKey(venueId: string, from: string, to: string): string | null {
 }
 
 /**
- * loadState's statements, built and flattened once (flatStatement): the venue with its stamps, and
+ * loadState's statements, rendered once (renderOnce): the venue with its stamps, and
  * with the reservations of the days `from` … `to` unless the cached ones (`cachedVersion`) are current.
  */
 const venueWithVersion = sql`
@@ -262,8 +262,8 @@ const venueWithVersion = sql`
     cross join lateral (select ${reservationsVersion} as version ${onceOnly}) s
     where v.id = ${at.venueId} and v.organisation_id = ${at.organisationId}`;
 const stateStatements = {
-  venue: flatStatement(sql`select ${venueColumns} ${venueWithVersion}`),
-  day: flatStatement(sql`select ${venueColumns}, s.version, ${dayBookingsColumns} ${venueWithVersion}`),
+  venue: renderOnce(sql`select ${venueColumns} ${venueWithVersion}`),
+  day: renderOnce(sql`select ${venueColumns}, s.version, ${dayBookingsColumns} ${venueWithVersion}`),
 };
 
 /**
@@ -385,8 +385,8 @@ export function loadVenueDay(conn: DbOrTx, access: Access, venueId: string, from
   return loadState(conn, access, venueId, { from, to }, true);
 }
 
-/** loadBookings' statement, built and flattened once. */
-const bookingsStatement = flatStatement(sql`
+/** loadBookings' statement, rendered once. */
+const bookingsStatement = renderOnce(sql`
     select s.version, ${dayBookingsColumns}
     from (select ${reservationsVersion} as version ${onceOnly}) s`);
 

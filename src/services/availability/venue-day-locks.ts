@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AuthContext } from '../../core/auth-context.js';
 import { ApiError } from '../../core/errors.js';
-import { flatStatement, runSql, type DbOrTx } from '../../db/client.js';
+import { renderOnce, runSql, type DbOrTx } from '../../db/client.js';
 import type { VenueConfig } from '../../lib/availability/types.js';
 
 // The locks a write of a venue day takes, in this order in every transaction: the venue row, the
@@ -17,10 +17,10 @@ export function checkAccess(access: Access, venueId: string): void {
 }
 
 /**
- * lockVenue's statement, built and flattened once (flatStatement). The subquery locks the row before
+ * lockVenue's statement, rendered once (renderOnce). The subquery locks the row before
  * the outer projection takes the pacing lock.
  */
-const lockVenueStatement = flatStatement(sql`
+const lockVenueStatement = renderOnce(sql`
     select case when x.pacing and ${sql.placeholder('pacingDay')}::text is not null
         then pg_advisory_xact_lock(hashtext('pacing'), hashtext(x.id::text || ${sql.placeholder('pacingDay')}::text)) is not null end as pacing_locked
     from (
