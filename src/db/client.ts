@@ -308,17 +308,18 @@ export function savepoint<T>(tx: Tx, work: (sp: Tx) => Promise<T>): Promise<T> {
 
 /** Which backend runs `tx` (one statement, pipelined before the work's own), for cancelUntilEnded. */
 function trackSession(open: OpenTransactions, tx: Tx, cancels: TransactionSession['cancels']): Promise<TransactionSession | null> {
-  const session = tx
-    .execute<{ pid: number; started: string }>(
-      statement`select pg_backend_pid() as pid, ((extract(epoch from now()) * 1000000)::bigint)::text as started`,
-    )
-    .then(
-      (rows) => ({ ...rows[0], cancels }),
-      () => null,
-    );
+  const session = runSql<{ pid: number; started: string }>(tx, sessionStatement).then(
+    (rows) => ({ ...rows[0], cancels }),
+    () => null,
+  );
   open.add(session);
   return session;
 }
+// Its text as the driver takes it: nothing for drizzle to render in every request's transaction.
+const sessionStatement: Query = {
+  sql: 'select pg_backend_pid() as pid, ((extract(epoch from now()) * 1000000)::bigint)::text as started',
+  params: [],
+};
 
 /** The options of the database `config` describes (DATABASE_URL, DATABASE_POOLER, …). */
 export function databaseOptionsOf(config: Config): DatabaseOptions {
