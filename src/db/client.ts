@@ -303,7 +303,9 @@ function transactionOver(connection: postgres.TransactionSql): Tx {
  * know the savepoint's connection (drizzle's own `tx.transaction` would hide it).
  */
 export function savepoint<T>(tx: Tx, work: (sp: Tx) => Promise<T>): Promise<T> {
-  return connectionOf.get(tx)!.savepoint((connection) => work(transactionOver(connection))) as Promise<T>;
+  const connection = connectionOf.get(tx);
+  if (!connection) throw new Error('savepoint: not in a transaction opened by transaction() or savepoint()');
+  return connection.savepoint((sp) => work(transactionOver(sp))) as Promise<T>;
 }
 
 /** Which backend runs `tx` (one statement, pipelined before the work's own), for cancelUntilEnded. */
@@ -436,11 +438,10 @@ export async function runSql<T extends object>(
 
 /**
  * A hand-written statement built once, rendered once into its text and parameters, its values of
- * each call left as named placeholders (`sql.placeholder`): for runSql with `values` on a hot path. drizzle renders
- * a statement at every call, walking each nested `sql` fragment with entity checks (`is()`) on
- * each: about 4 % of the web process's CPU while booking, for the venue lock and the venue-day
- * reads. Sampled allocation of the web process while booking: drizzle's rendering of the
- * statements was a sixth of all of it (docs/benchmarks.md).
+ * each call left as named placeholders (`sql.placeholder`): for runSql with `values` on a hot path.
+ * drizzle renders a statement at every call, walking each nested `sql` fragment with entity checks
+ * (`is()`) on each: runSql's rendering of a booking's statements was about 4 % of the web process's
+ * samples while booking, and a sixth of what it allocated (docs/benchmarks.md).
  */
 export function renderOnce(built: SQL): Query {
   return dialect.sqlToQuery(built);
