@@ -46,12 +46,10 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
     ([key, column]) => column.defaultFn || computed[key] || rows.some((row) => (row as Record<string, unknown>)[key] !== undefined),
   );
   // A few rows (the hot path's): every value goes in one parameter, a text array, and each place
-  // casts its element to the column's type: one parameter for the driver to encode, whatever the
-  // columns (chosen when drizzle still rendered these statements, chunk by chunk with type checks on
-  // each: a reservation's thirty values as thirty parameters cost more to render than the rest of
-  // the booking's statements; docs/architecture.md "Hot statements prepared"). Many rows (a bulk
-  // write's chunk): a parameter per value, since PostgreSQL reads the whole array again at each
-  // place, which grows with the square of the values.
+  // casts its element to the column's type: one parameter for the driver to describe and encode,
+  // whatever the columns (a reservation has thirty; docs/architecture.md "Hot statements prepared").
+  // Many rows (a bulk write's chunk): a parameter per value, since PostgreSQL reads the whole array
+  // again at each place, which grows with the square of the values.
   const asOneArray = rows.length <= oneArrayRows;
   const values: Array<string | null> = [];
   const params: unknown[] = [];
