@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { eventJob } from '../../src/jobs/event-job.js';
+import { closeQueues, getQueue, getQueueConnection } from '../../src/queues/queues.js';
+import { enqueueEvents, settleEnqueuedEvents } from '../../src/services/outbox/outbox.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
+import { watchRedisCommands, type MonitoredCommand } from '../support/redis-monitor.js';
+
+/**
+ * How a process sends its committed events to Redis (docs/architecture.md "Write path"): each batch
+ * costs a fair turn per organisation and BullMQ's client work, so a busy process sends what commits
+ * within 50 ms of a batch together, while a commit after a quiet moment goes at once.
+ */
+const config = useOwnQueuePrefix('obatch');
+const namespace = config.QUEUE_PREFIX.replace(/[{}]/g, '');
+afterAll(closeQueues);
+
+const organisationId = randomUUID();
+const commit = () => [{ id: randomUUID(), organisationId, venueId: organisationId, type: 'reservation_created' }];
+
+/** The commands of this file's queue connection that `work` made Redis run, up to a marker sent after it. */
+async function commandsOf(work: () => Promise<void>): Promise<MonitoredCommand[]> {
+  const connection = getQueueConnection();
+  await getQueue(eventJob.queueName).waitUntilReady();
+  const ownAddress = /addr=(\S+)/.exec(String(await connection.client('INFO')))?.[1];
+  const marker = `${namespace}:marker:${randomUUID()}`;
+  const commands: MonitoredCommand[] = [];
+  let markerSeen!: () => void;
+  const seen = new Promise<void>((resolve) => (markerSeen = resolve));
+  const watching = await watchRedisCommands(config.REDIS_URL ?? 'redis://127.0.0.1:6379', (command) => {
+    if (command.line.includes(marker)) markerSeen();
+    else if (command.source === ownAddress && command.line.includes(namespace)) commands.push(command);
+  });
+  try {
+    await work();
+    await connection.echo(marker);
+    await seen;
+  } finally {
+    watching.stop();
+  }
+  return commands;
+}
+
+/** A fair turn's script names the queue's fair count (src/queues/fair-share.ts), a job's script does not. */
+const fairTurns = (commands: MonitoredCommand[]) => commands.filter((c) => c.line.includes(`:fair:${eventJob.queueName}}`)).length;
+
+describe("a process's committed events sent to Redis", () => {
+  it('after a quiet moment, a commit is sent in the same turn of the event loop (no wait for a batch)', async () => {
+    await sleep(120); // past any batch spacing of earlier enqueues
+    const commands = await commandsOf(async () => {
+      enqueueEvents(commit());
+      // The marker goes on the same connection one turn later: the fair turn is ahead of it unless it waits.
+      await new Promise((resolve) => setImmediate(resolve));
+    });
+    expect(fairTurns(commands), commands.map((c) => c.name).join(', ')).toBe(1);
+    await settleEnqueuedEvents();
+  });
+
+  it('a busy process (several commits in one turn) sends what commits within 50 ms in one batch: 10 commits, 2 fair turns', async () => {
+    await sleep(120);
+    const ids: string[] = [];
+    const commands = await commandsOf(async () => {
+      // Two commits end in one turn: the process is busy.
+      for (const rows of [commit(), commit()]) {
+        ids.push(rows[0].id);
+        enqueueEvents(rows);
+      }
+      // Eight more, each in a turn of its own, a few milliseconds apart.
+      for (let i = 0; i < 8; i++) {
+        await sleep(2);
+        const rows = commit();
+        ids.push(rows[0].id);
+        enqueueEvents(rows);
+      }
+      await settleEnqueuedEvents();
+    });
+    expect(fairTurns(commands), commands.map((c) => c.name).join(', ')).toBe(2);
+    const queue = getQueue(eventJob.queueName);
+    for (const id of ids) expect(await queue.getJob(id), id).toBeDefined();
+  });
+
+  it('each commit of a process that is not busy goes in a batch of its own', async () => {
+    await sleep(120);
+    const commands = await commandsOf(async () => {
+      for (let i = 0; i < 3; i++) {
+        enqueueEvents(commit());
+        await sleep(5);
+      }
+      await settleEnqueuedEvents();
+    });
+    expect(fairTurns(commands), commands.map((c) => c.name).join(', ')).toBe(3);
+  });
+});
