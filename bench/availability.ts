@@ -3,7 +3,8 @@
 // full, so most questions find no free table and the optimiser searches (issue 21).
 // Targets: GET /availability p50 < 5 ms at 1 connection and >= 1,500 requests/s at 32 connections;
 // GET /availability/days over 62 days < 150 ms; with optimisation on, unchanged within noise. Also the
-// p50 of a booking (POST /reservations, 1 connection) on the same venues, on the days after the full one.
+// p50 of a booking (POST /reservations, 1 connection) on the same venues, on the days after the full
+// one, with the web process's CPU per booking there.
 // With an earlier commit, that commit is served too (same database) and measured side by side, in turn.
 // Usage: npx tsx bench/availability.ts [seconds=10] [earlier-commit]
 import autocannon from 'autocannon';
@@ -11,6 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
 import { extractCommit } from './support/earlier-commit.js';
+import { processCpuMs } from './support/process-cpu.js';
 import { spawnServer } from './support/spawn-server.js';
 
 const seconds = Number(process.argv[2] ?? 10);
@@ -83,7 +85,10 @@ try {
   // Bookings one after another, each version in its turn on the same venue, spread over the 60 days
   // after the full one and over the grid: every version books into the same kind of night.
   let booked = 0;
+  // With the web process's CPU per booking: at one connection a booking's latency is mostly that.
   const bookingP50 = async ({ venueId, key }: { venueId: string; key: string }, at = port) => {
+    const server = servers[at === port ? 0 : 1];
+    const cpuBefore = processCpuMs(server.pid!);
     const durations: number[] = [];
     for (let i = 0; i < 40; i++, booked++) {
       const body = { venueId, serviceDate: addDays(day, 1 + (booked % 60)), time: grid[booked % grid.length], partySize: 2 + (booked % 3) };
@@ -97,7 +102,7 @@ try {
       if (res.status !== 201) throw new Error(`booking: ${res.status}`);
       durations.push(performance.now() - started);
     }
-    return durations.sort((a, b) => a - b)[20];
+    return { p50: durations.sort((a, b) => a - b)[20], webCpuMs: (processCpuMs(server.pid!) - cpuBefore) / durations.length };
   };
   const versions = earlier
     ? [
@@ -115,7 +120,7 @@ try {
       const booking = await bookingP50(venues[setting], at);
       console.log(
         `${name}tableOptimisation ${setting.padEnd(3)}  GET /availability 1 connection: ${c1.requests.average.toFixed(0)} req/s p50 ${c1.latency.p50} ms p99 ${c1.latency.p99} ms` +
-          `   32 connections: ${c32.requests.average.toFixed(0)} req/s p50 ${c32.latency.p50} ms   /days (62 days) p50 ${days.toFixed(1)} ms   booking p50 ${booking.toFixed(1)} ms`,
+          `   32 connections: ${c32.requests.average.toFixed(0)} req/s p50 ${c32.latency.p50} ms   /days (62 days) p50 ${days.toFixed(1)} ms   booking p50 ${booking.p50.toFixed(1)} ms (web CPU ${booking.webCpuMs.toFixed(1)} ms a booking)`,
       );
     }
   }
