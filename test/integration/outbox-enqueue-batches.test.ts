@@ -3,9 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventJob } from '../../src/jobs/event-job.js';
 import { closeQueues, getQueue, getQueueConnection } from '../../src/queues/queues.js';
+import { namespaceOf } from '../../src/redis/key-layout.js';
 import { enqueueEvents, settleEnqueuedEvents } from '../../src/services/outbox/outbox.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
-import { watchRedisCommands, type MonitoredCommand } from '../support/redis-monitor.js';
+import { commandsSentDuring, type MonitoredCommand } from '../support/redis-monitor.js';
 
 /**
  * How a process sends its committed events to Redis (docs/architecture.md "Write path"): each batch
@@ -13,33 +14,16 @@ import { watchRedisCommands, type MonitoredCommand } from '../support/redis-moni
  * within 50 ms of a batch together, while a commit after a quiet moment goes at once.
  */
 const config = useOwnQueuePrefix('obatch');
-const namespace = config.QUEUE_PREFIX.replace(/[{}]/g, '');
+const namespace = namespaceOf(config.QUEUE_PREFIX);
 afterAll(closeQueues);
 
 const organisationId = randomUUID();
 const commit = () => [{ id: randomUUID(), organisationId, venueId: organisationId, type: 'reservation_created' }];
 
-/** The commands of this file's queue connection that `work` made Redis run, up to a marker sent after it. */
+/** The commands of this file's queue connection (keys of its prefix) that `work` made Redis run. */
 async function commandsOf(work: () => Promise<void>): Promise<MonitoredCommand[]> {
-  const connection = getQueueConnection();
   await getQueue(eventJob.queueName).waitUntilReady();
-  const ownAddress = /addr=(\S+)/.exec(String(await connection.client('INFO')))?.[1];
-  const marker = `${namespace}:marker:${randomUUID()}`;
-  const commands: MonitoredCommand[] = [];
-  let markerSeen!: () => void;
-  const seen = new Promise<void>((resolve) => (markerSeen = resolve));
-  const watching = await watchRedisCommands(config.REDIS_URL ?? 'redis://127.0.0.1:6379', (command) => {
-    if (command.line.includes(marker)) markerSeen();
-    else if (command.source === ownAddress && command.line.includes(namespace)) commands.push(command);
-  });
-  try {
-    await work();
-    await connection.echo(marker);
-    await seen;
-  } finally {
-    watching.stop();
-  }
-  return commands;
+  return commandsSentDuring(config.REDIS_URL ?? 'redis://127.0.0.1:6379', getQueueConnection(), work, (c) => c.line.includes(namespace));
 }
 
 /** A fair turn's script names the queue's fair count (src/queues/fair-share.ts), a job's script does not. */

@@ -3,13 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, databaseOptionsOf, useDatabase } from '../../src/db/client.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { closeQueues, getQueue, getQueueConnection } from '../../src/queues/queues.js';
+import { namespaceOf } from '../../src/redis/key-layout.js';
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import { processEvents } from '../../src/services/event-processing/process-event.js';
 import { settleEventNumbering } from '../../src/services/outbox/event-sequencer.js';
 import { settleEnqueuedEvents } from '../../src/services/outbox/outbox.js';
 import { configureDemoVenue } from '../../src/services/venue-config/demo-venue.js';
 import { eventually } from '../support/eventually.js';
-import { watchRedisCommands } from '../support/redis-monitor.js';
+import { commandsSentDuring, watchRedisCommands } from '../support/redis-monitor.js';
 import { useFileSettings, useOwnQueuePrefix } from '../support/file-settings.js';
 import { createOwnDatabase } from '../support/own-database.js';
 import { client, createTenant, testConfig, useTestServer, type Client } from '../support/harness.js';
@@ -106,29 +107,18 @@ describe('round trips of a booking', () => {
   it("a booking's event is enqueued with 2 Redis commands (its fair turn, paced, in one script; its job)", async () => {
     // The API runs in this process: its queue connection is this file's. The booking's rate count is
     // sent on a timer, 50 ms after the request, and left out.
-    const ownAddress = /addr=(\S+)/.exec(String(await getQueueConnection().client('INFO')))?.[1];
-    const ofThisFile = config.QUEUE_PREFIX.replace(/[{}]/g, '');
-    const commands: string[] = [];
-    // MONITOR reports commands in the order the server ran them: once the marker sent after the
-    // enqueue is seen, every command of the booking has been.
-    const marker = `${ofThisFile}:end-of-booking`;
-    let markerSeen!: () => void;
-    const seen = new Promise<void>((resolve) => (markerSeen = resolve));
-    const watching = await watchRedisCommands(config.REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name, line }) => {
-      if (line.includes(marker)) markerSeen();
-      else if (source !== ownAddress) return;
+    const ofThisFile = namespaceOf(config.QUEUE_PREFIX);
+    const sentForBooking = await commandsSentDuring(
+      config.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      getQueueConnection(),
+      async () => {
+        await book();
+        await settleEnqueuedEvents();
+      },
       // A MULTI and its EXEC name no key.
-      else if (name === 'multi' || name === 'exec' || (line.includes(ofThisFile) && !line.includes(`${ofThisFile}:rl:`)))
-        commands.push(name);
-    });
-    try {
-      await book();
-      await settleEnqueuedEvents();
-      await getQueueConnection().echo(marker);
-      await seen;
-    } finally {
-      watching.stop();
-    }
+      ({ name, line }) => name === 'multi' || name === 'exec' || (line.includes(ofThisFile) && !line.includes(`${ofThisFile}:rl:`)),
+    );
+    const commands = sentForBooking.map((c) => c.name);
     expect(commands, commands.join(', ')).toEqual(['evalsha', 'evalsha']);
   });
 });
@@ -146,7 +136,7 @@ describe('round trips of a webhook delivery', () => {
     // move), not those a script runs inside the server, nor the test's own, nor the worker's blocking
     // wait for the next job (what it does when idle, not per delivery), nor the booking's rate count,
     // which the API sends 50 ms after the request on a timer and so may fall inside the window.
-    const ofThisFile = config.QUEUE_PREFIX.replace(/[{}]/g, '');
+    const ofThisFile = namespaceOf(config.QUEUE_PREFIX);
     const commands: string[] = [];
     const watching = await watchRedisCommands(config.REDIS_URL ?? 'redis://127.0.0.1:6379', ({ source, name, line }) => {
       if (source === 'lua' || source === ownAddress || name === 'bzpopmin' || line.includes(`${ofThisFile}:rl:`)) return;

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import net from 'node:net';
+import type { RedisClient } from '../../src/redis/connections.js';
 
 /** One command the server received, as MONITOR reports it. */
 export interface MonitoredCommand {
@@ -36,4 +38,34 @@ export async function watchRedisCommands(url: string, onCommand: (command: Monit
   socket.write('MONITOR\r\n');
   await monitoring;
   return { stop: () => socket.destroy() };
+}
+
+/**
+ * The commands `connection` made Redis run while `work` ran that `keep` keeps (MONITOR on `url`).
+ * MONITOR reports commands in the order the server ran them: once a marker echoed on the connection
+ * after `work` is seen, every command `work` sent on it has been.
+ */
+export async function commandsSentDuring(
+  url: string,
+  connection: RedisClient,
+  work: () => Promise<unknown>,
+  keep: (command: MonitoredCommand) => boolean,
+): Promise<MonitoredCommand[]> {
+  const ownAddress = /addr=(\S+)/.exec(String(await connection.client('INFO')))?.[1];
+  const marker = `end-of-work:${randomUUID()}`;
+  const commands: MonitoredCommand[] = [];
+  let markerSeen!: () => void;
+  const seen = new Promise<void>((resolve) => (markerSeen = resolve));
+  const watching = await watchRedisCommands(url, (command) => {
+    if (command.line.includes(marker)) markerSeen();
+    else if (command.source === ownAddress && keep(command)) commands.push(command);
+  });
+  try {
+    await work();
+    await connection.echo(marker);
+    await seen;
+  } finally {
+    watching.stop();
+  }
+  return commands;
 }
