@@ -75,9 +75,14 @@ export const destinationSlotTuning = {
   renewAfterLeaseShare: 0.25,
   /**
    * A released slot passes straight to a job waiting in the same process at most this many times in
-   * a row, then is freed, so that the jobs of other processes get their share.
+   * a row, then is freed, so that the jobs of other processes get their chance at it (their look at
+   * Redis, every localPollMs, against the look of this process's next job). Many: a destination's
+   * slots spread over two processes cost each of them a turn of its event loop per answer, claim and
+   * outcome, and the delivery more CPU than the same slots passing within one process (about a
+   * tenth, docs/benchmarks.md "Hand-overs: 200 in a row"). Freeing more often shares little: the
+   * process that frees a slot looks at once for its next job.
    */
-  maxHandOvers: 20,
+  maxHandOvers: 200,
   /** A release wakes the oldest waiter still postponed; entries of jobs that came back on their own are skipped, at most this many per wake-up. */
   wakeTries: 5,
   /**
