@@ -248,11 +248,15 @@ try {
   await emit(50);
   // (up to 2 minutes: on a loaded machine three processes loading tsx and the tracing SDK took over 30 s)
   await waitFor(() => arrived >= 50, 120_000, 'warm-up deliveries');
-  // then as many deliveries as are measured, so that the measured phases run code the JIT has
-  // optimised, as a worker does after its first minutes: after 50 only, compiling was about a fifth
-  // of the workers' CPU in the throughput phase (perf, on-CPU samples).
-  for (let i = 0; i < deliveries; i += 250) await emit(Math.min(250, deliveries - i));
-  await waitFor(() => arrived >= 50 + deliveries, 120_000, 'warm-up deliveries');
+  // then three times as many deliveries as are measured, so that the measured phases run code the JIT
+  // has optimised, as a worker does after its first minutes: after 50 only, compiling was about a
+  // fifth of the workers' CPU in the throughput phase (perf, on-CPU samples); after as many as are
+  // measured (about 1,500 per process), each process still optimised 80 to 120 functions there, most
+  // for the first time: those run once per delivery, which V8 tiers up only after a few thousand
+  // calls (docs/benchmarks.md "What a delivery's workers spend, looked at again").
+  const warmUp = 3 * deliveries;
+  for (let i = 0; i < warmUp; i += 250) await emit(Math.min(250, warmUp - i));
+  await waitFor(() => arrived >= 50 + warmUp, 240_000, 'warm-up deliveries');
 
   // 1. Throughput: a backlog of N deliveries, released at once.
   await queue.pause();
