@@ -5,7 +5,7 @@ import { logger } from '../logger.js';
 import { jobOutcomeOf, observeJob } from '../metrics/counters.js';
 import { createQueueConnection, queuePrefix } from '../redis.js';
 import { closeConnection } from '../redis/connections.js';
-import { advanceVirtualTime, restartVirtualTimeIfHigh } from './fair-share.js';
+import { coalesceVirtualTimeMoves, restartVirtualTimeIfHigh } from './fair-share.js';
 import type { JobDefinition, JobHandler } from './job-definition.js';
 import { enterSpan, forgetJobSpan, rememberJobSpan, type TraceCarrier } from '../tracing/tracing.js';
 
@@ -49,6 +49,7 @@ async function postponeWhileUnavailable(job: Job, token: string | undefined, err
  * queue's virtual time; records the job's duration and outcome (job_duration_seconds).
  */
 function instrument<T>({ queueName: name, schema, fair }: JobDefinition<T>, handler: JobHandler<T>): Processor<T> {
+  const advanceVirtualTime = fair ? coalesceVirtualTimeMoves(name) : null;
   return (job, token) =>
     enterSpan(
       `process ${name}`,
@@ -60,7 +61,7 @@ function instrument<T>({ queueName: name, schema, fair }: JobDefinition<T>, hand
         const log = logger.child({ queue: name, jobId: job.id });
         rememberJobSpan(name, job.id!, span);
         try {
-          if (fair) await advanceVirtualTime(name, job);
+          if (advanceVirtualTime) await advanceVirtualTime(job);
           const result = await handler(schema.parse(job.data), job, log, token);
           observeJob(name, 'completed', seconds());
           span.setAttributes({ 'floorline.job.outcome': 'completed' });

@@ -3,12 +3,13 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { addEventJobs, eventJob } from '../../src/jobs/event-job.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { destinationSlotTuning } from '../../src/lib/webhook-destination.js';
-import { advanceVirtualTime, restartVirtualTimeIfHigh, takeFairTurns } from '../../src/queues/fair-share.js';
+import { advanceVirtualTime, coalesceVirtualTimeMoves, restartVirtualTimeIfHigh, takeFairTurns } from '../../src/queues/fair-share.js';
 import { closeQueues, getQueue, getQueueConnection } from '../../src/queues/queues.js';
 import { redisKey } from '../../src/redis.js';
 import { startJobWorker } from '../../src/queues/start-worker.js';
 import { enqueueDeliveries } from '../../src/services/webhooks/enqueue-deliveries.js';
 import { eventually } from '../support/eventually.js';
+import { commandsSentDuring } from '../support/redis-monitor.js';
 import { useFileSettings } from '../support/file-settings.js';
 import { processConfig } from '../../src/config.js';
 
@@ -217,6 +218,36 @@ describe('fair queues (start-time fair queuing on BullMQ priorities)', () => {
     const laterJob = (await events().getJob(later.id))!;
     expect(laterJob.opts.priority).toBeGreaterThan(lastOfBulk.opts.priority!);
   });
+  it("moves the virtual time of a worker's jobs that start together in one round trip per move under way, to the highest of their priorities", async () => {
+    const queue = `coalesced-${randomUUID()}`;
+    const virtualTime = redisKey(['fair', queue], 'virtual-time');
+    const advance = coalesceVirtualTimeMoves(queue);
+    await deliveries().waitUntilReady();
+    const job = (priority: number) => ({ priority, opts: {} }) as Parameters<typeof advance>[0];
+    const moved: number[] = [];
+    const sent = await commandsSentDuring(
+      config.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      getQueueConnection(),
+      // The first starts a move alone; the four started while it is on its way share the next one.
+      () =>
+        Promise.all(
+          [5, 40, 12, 30, 7].map(async (priority) => {
+            await advance(job(priority));
+            // A job runs only once the virtual time holds its priority.
+            moved.push(Number(await getQueueConnection().get(virtualTime)) - priority);
+          }),
+        ),
+      ({ line }) => line.includes(virtualTime),
+    );
+    // EVAL the first time this connection runs the script, EVALSHA after.
+    expect(sent.filter((c) => c.name.startsWith('eval'))).toHaveLength(2);
+    expect(moved.every((ahead) => ahead >= 0)).toBe(true);
+    expect(Number(await getQueueConnection().get(virtualTime))).toBe(40);
+    // Behind the line (or untagged): no move, no round trip.
+    await advance(job(0));
+    expect(Number(await getQueueConnection().get(virtualTime))).toBe(40);
+  });
+
   describe('the pace holds back only in company', () => {
     // A queue name of each test's own: its keys start empty, with no organisation seen before.
     const pace = (companyMs?: number) => ({ perSecond: 100, burst: 50, companyMs });
