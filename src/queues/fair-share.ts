@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import { groupBy } from '../lib/group-by.js';
+import { createMicroBatcher } from '../lib/micro-batch.js';
 import { redisKey } from '../redis.js';
 import type { RedisClient } from '../redis/connections.js';
 import { defineScripts, runScript, scripts } from '../redis/scripts.js';
@@ -189,41 +190,24 @@ export async function advanceVirtualTime(queue: string, job: Job): Promise<void>
 }
 
 /**
- * advanceVirtualTime for the jobs of one worker, whose moves share round trips: a job that starts
- * while a move is on its way waits for the next one, which carries the highest priority of the jobs
- * waiting for it. The script keeps the larger of the two values, so that one move leaves the count
- * as a move per job would have; each job still runs only once its priority is in Redis (or fails
- * with the move's error, as it did alone). Under a backlog a worker starts a job at each completion,
- * and about one in several of them then moves the virtual time rather than every one.
+ * advanceVirtualTime for the jobs of one worker, whose moves share round trips: the jobs that start
+ * in the same moment (lingerMs 0: the next turn of the event loop's timers) make one move, to the
+ * highest of their priorities. The script keeps the larger of the two values, so that one move
+ * leaves the count as a move per job would have; each job still runs only once its priority is in
+ * Redis (or fails with the move's error, as it did alone). worker-events starts a batch's worth of
+ * jobs at once when the batch before it completes.
  */
 export function coalesceVirtualTimeMoves(queue: string): (job: Job) => Promise<void> {
-  let sending = false;
-  let next: { priority: number; done: Promise<void>; settle: (err?: unknown) => void } | undefined;
-  const send = () => {
-    const batch = next!;
-    next = undefined;
-    sending = true;
-    moveVirtualTime(queue, batch.priority)
-      .then(
-        () => batch.settle(),
-        (err: unknown) => batch.settle(err ?? new Error('virtual time not moved')),
-      )
-      .finally(() => {
-        sending = false;
-        if (next) send();
-      });
-  };
-  return (job) => {
+  const moves = createMicroBatcher(
+    async (priorities: number[]) => {
+      await moveVirtualTime(queue, Math.max(...priorities));
+      return new Map();
+    },
+    { maxSize: Number.POSITIVE_INFINITY, lingerMs: 0 },
+  );
+  return async (job) => {
     const priority = virtualTimeOf(job);
-    if (priority === null) return Promise.resolve();
-    if (!next) {
-      let settle!: (err?: unknown) => void;
-      const done = new Promise<void>((resolve, reject) => (settle = (err) => (err === undefined ? resolve() : reject(err))));
-      next = { priority, done, settle };
-    } else next.priority = Math.max(next.priority, priority);
-    const { done } = next;
-    if (!sending) send();
-    return done;
+    if (priority !== null) await moves.submit(priority);
   };
 }
 

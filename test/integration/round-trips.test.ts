@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, databaseOptionsOf, useDatabase } from '../../src/db/client.js';
@@ -7,6 +8,7 @@ import { namespaceOf } from '../../src/redis/key-layout.js';
 import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import { processEvents } from '../../src/services/event-processing/process-event.js';
 import { settleEventNumbering } from '../../src/services/outbox/event-sequencer.js';
+import { batchDeliveredRecords, type AttemptRecord } from '../../src/services/webhooks/delivery-state.js';
 import { settleEnqueuedEvents } from '../../src/services/outbox/outbox.js';
 import { configureDemoVenue } from '../../src/services/venue-config/demo-venue.js';
 import { eventually } from '../support/eventually.js';
@@ -173,5 +175,74 @@ describe('round trips of a webhook delivery', () => {
       fewest,
       counted.map((c) => `${c.statements.length} statements, ${c.commands.length} commands: ${c.commands.join(', ')}`).join('\n'),
     ).toEqual({ statements: 3, redisCommands: 6 });
+  });
+});
+
+describe('round trips of delivered records', () => {
+  it('deliveries concluded together are recorded in 1 statement (their rows, their attempt log, their destination’s health), and a record that cannot be written fails alone', async () => {
+    const queue = getQueue(webhookDeliveryJob.queueName);
+    // Pending deliveries whose jobs wait in the paused queue: this test concludes them itself.
+    await queue.pause();
+    const eventIds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const reservationId = await book();
+      const [{ id }] = await checks<Array<{ id: string }>>`select id::text from events where subject_id = ${reservationId}`;
+      eventIds.push(id);
+    }
+    await processEvents(eventIds, config);
+    const pending = await checks<Array<{ id: string; endpointId: string; url: string }>>`
+      select d.id::text, d.endpoint_id::text as "endpointId", w.url from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+      where d.event_id = any(${eventIds}::uuid[])`;
+    expect(pending).toHaveLength(3);
+    const recordOf = (deliveryId: string, endpointId: string, url: string): AttemptRecord => ({
+      deliveryId,
+      outcome: { status: 200, error: null, endpointId, url },
+      reachedEndpointId: endpointId,
+      log: {
+        attempt: 1,
+        startedAt: new Date(),
+        durationMs: 3,
+        responseStatus: 200,
+        error: null,
+        responseBodyExcerpt: 'ok',
+        traceparent: null,
+      },
+    });
+    const record = batchDeliveredRecords(50);
+    sent.length = 0;
+    const outcomes = await Promise.allSettled([
+      ...pending.map((d) => record(recordOf(d.id, d.endpointId, d.url))),
+      // Its delivery is gone (the attempt log's foreign key refuses it): the batch is written again one by one.
+      record(recordOf(randomUUID(), pending[0].endpointId, pending[0].url)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    // The batch, then each record alone (a connection the pool opens for them first reads the server's types).
+    const statements = () => sent.filter((text) => !text.includes('pg_catalog.pg_type'));
+    expect(statements(), statements().join('\n')).toHaveLength(1 + 4);
+    const stored = await checks<Array<{ status: string; attempts: number }>>`
+      select d.status, (select count(*)::int from webhook_delivery_attempts a where a.delivery_id = d.id) as attempts
+      from webhook_deliveries d where d.id = any(${pending.map((d) => d.id)}::uuid[])`;
+    expect(stored).toEqual(pending.map(() => ({ status: 'delivered', attempts: 1 })));
+
+    // Without a record that fails: one statement for all.
+    await checks`update webhook_deliveries set status = 'pending' where id = any(${pending.map((d) => d.id)}::uuid[])`;
+    sent.length = 0;
+    await Promise.all(
+      pending.map((d) =>
+        record({ ...recordOf(d.id, d.endpointId, d.url), log: { ...recordOf(d.id, d.endpointId, d.url).log, attempt: 2 } }),
+      ),
+    );
+    expect(statements()).toHaveLength(1);
+    expect(
+      (await checks`select 1 from webhook_deliveries where id = any(${pending.map((d) => d.id)}::uuid[]) and status = 'delivered'`).length,
+    ).toBe(3);
+    // Their jobs run, find nothing to send, and complete.
+    await queue.resume();
+    await eventually(
+      async () =>
+        Object.values(await queue.getJobCounts('active', 'wait', 'prioritized', 'delayed')).every((n) => n === 0) ? true : undefined,
+      20_000,
+      'their jobs completed',
+    );
   });
 });

@@ -12,7 +12,6 @@ import {
   hasAttemptOutcome,
   readAttemptTraceparent,
   readDeliveryContext,
-  recordDelivered,
   recordFailure,
   reopenDeliveries,
   type AttemptRecord,
@@ -42,13 +41,16 @@ export type DeliveryOutcome =
 
 /**
  * What a worker-webhooks process delivers with besides its slots: how it schedules retries, when it
- * disables a destination that keeps failing, its signing secrets and where it may send.
+ * disables a destination that keeps failing, its signing secrets, where it may send and how it
+ * records a delivered attempt.
  */
 export interface DeliveryWorker {
   retry: RetrySchedule;
   health: EndpointHealthThresholds;
   secrets: SigningSecretBox;
   targets: WebhookTargetSettings;
+  /** Records a 2xx answer: recordDelivered, or the process's batch of them (batchDeliveredRecords). */
+  recordDelivered: (record: AttemptRecord) => Promise<void>;
 }
 
 /** What the steps may do to the job that carries the delivery (a BullMQ job, behind the adapter). */
@@ -326,7 +328,7 @@ export async function concludeDelivery(
   };
   if (sent.ok) {
     // No line in the job's log: a delivered job is removed on completion, its log with it.
-    await recordDelivered(record);
+    await worker.recordDelivered(record);
     wakeNext();
     countWebhookDelivered(context.event.createdAt);
     return { kind: 'delivered' };
