@@ -213,12 +213,22 @@ const param = (name: string, type: `${'uuid' | 'int' | 'text' | 'timestamptz'}${
 /** The attempt's destination and answer, kept on the delivery row ("same destination" for a redelivery). */
 const outcomeColumns = { lastResponseStatus: param('status', 'int'), endpointId: param('endpointId', 'uuid'), url: param('url', 'text') };
 
+/**
+ * In a record's statement, the delivery's row is changed after its destination's (the `health`
+ * CTE's), as disableFailingEndpoint changes them: the destination, then its pending deliveries. In
+ * the other order a record held its delivery and waited for the destination that a disabling held
+ * while it waited for that delivery, a deadlock PostgreSQL broke after a second, failing one side (a
+ * destination failing under load was disabled seconds late, its deliveries exhausted their attempts
+ * meanwhile). A CTE runs when a statement first reads it: this condition reads `health`.
+ */
+const afterHealth = sql`(select count(*) from health) >= 0`;
+
 /** A 2xx answer is the truth, even if the delivery was annulled while the request was under way. */
 const concludeDelivered = () =>
   db()
     .update(webhookDeliveries)
     .set({ status: 'delivered', ...outcomeColumns, lastError: null, nextAttemptAt: null, discardReason: null, ...bump() })
-    .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), ne(webhookDeliveries.status, 'delivered')))
+    .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), ne(webhookDeliveries.status, 'delivered'), afterHealth))
     .returning({ id: webhookDeliveries.id });
 
 /** A failed attempt: pending with its next moment, or discarded when no attempt follows; only while pending. */
@@ -234,7 +244,7 @@ const concludeFailed = () =>
       discardReason: sql`case when ${lastAttempt} then 'max_attempts' else ${webhookDeliveries.discardReason} end`,
       ...bump(),
     })
-    .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), eq(webhookDeliveries.status, 'pending')))
+    .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), eq(webhookDeliveries.status, 'pending'), afterHealth))
     .returning({ id: webhookDeliveries.id });
 
 /**
@@ -299,7 +309,7 @@ const logAttempt = () =>
 function prepareRecord(conclude: SQLWrapper, ok: boolean) {
   // drizzle puts an embedded query builder in parentheses itself.
   return prepareSql<{ applied: boolean; disableDue: boolean }>(
-    sql`with concluded as ${conclude}, logged as ${logAttempt()}, health as ${endpointHealthUpdate(ok)}
+    sql`with health as ${endpointHealthUpdate(ok)}, concluded as ${conclude}, logged as ${logAttempt()}
       select exists (select from concluded) as applied, coalesce((select bool_or(disable_due) from health), false) as "disableDue"`,
   );
 }
@@ -355,6 +365,7 @@ const recordRows = sql`select * from unnest(${param('deliveryIds', 'uuid[]')}, $
 const prepareDeliveredRows = () =>
   prepareSql<{ recorded: number }>(
     sql`with i as (${recordRows}),
+      health as ${endpointHealthUpdate(true, sql`${webhookEndpoints.id} in (select reached_endpoint_id from i)`)},
       concluded as ${db()
         .update(webhookDeliveries)
         .set({
@@ -368,12 +379,11 @@ const prepareDeliveredRows = () =>
           ...bump(),
         })
         .from(sql`i`)
-        .where(and(eq(webhookDeliveries.id, sql`i.delivery_id`), ne(webhookDeliveries.status, 'delivered')))
+        .where(and(eq(webhookDeliveries.id, sql`i.delivery_id`), ne(webhookDeliveries.status, 'delivered'), afterHealth))
         .returning({ id: webhookDeliveries.id })},
       logged as ${db()
         .insert(webhookDeliveryAttempts)
-        .select(sql`select delivery_id, attempt, started_at, duration_ms, status, null::text, excerpt, traceparent from i`)},
-      health as ${endpointHealthUpdate(true, sql`${webhookEndpoints.id} in (select reached_endpoint_id from i)`)}
+        .select(sql`select delivery_id, attempt, started_at, duration_ms, status, null::text, excerpt, traceparent from i`)}
       select count(*)::int as recorded from concluded`,
   );
 let deliveredRowsStatement: ReturnType<typeof prepareDeliveredRows> | undefined;
