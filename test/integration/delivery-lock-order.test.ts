@@ -4,7 +4,7 @@ import { recordFailure, type AttemptRecord } from '../../src/services/webhooks/d
 import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
 import { client, createTenant } from '../support/harness.js';
-import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import { emitReservationEvent, subscribePartner, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 
 // A delivery's record and the disabling of its destination take their rows in the same order (the
 // destination, then the delivery): against the real PostgreSQL, the disabling's two steps taken by
@@ -17,16 +17,7 @@ describe('the lock order of a delivery’s record', () => {
   it('a record waits for its destination before it takes its delivery, as a disabling does, so the two cannot deadlock', async () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
-    const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
-    expect(created.status).toBe(201);
-    const endpointId: string = created.body.webhookEndpoint.id;
-    const automation = await api.post('/automations', {
-      venueId: tenant.venueId,
-      name: 'Partner',
-      eventTypes: ['reservation_created'],
-      action: { type: 'partner_notification' },
-    });
-    expect(automation.status).toBe(201);
+    const endpointId = await subscribePartner(api, tenant.venueId, pipeline.receiver.url);
     const { eventId } = await emitReservationEvent(tenant);
     const delivery = await waitForDelivery(eventId, (d) => d.status === 'pending');
     const failed: AttemptRecord = {

@@ -7,7 +7,14 @@ import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
 import { scrapeMetrics } from '../../src/monitoring/scrape-time-gauges.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, testConfig, type Client } from '../support/harness.js';
-import { emitReservationEvent, eventIdOf, sendSentinel, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
+import {
+  emitReservationEvent,
+  eventIdOf,
+  sendSentinel,
+  subscribePartner,
+  useWebhookPipeline,
+  waitForDelivery,
+} from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import type { ReceivedWebhook } from '../support/webhook-receiver.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
@@ -35,25 +42,11 @@ describe('endpoint health', () => {
   it('a destination failing 3 times in a row is disabled once, its pending deliveries discarded; turning it on resets its health; a recovery sends the discarded deliveries of the window again, once each, in event order', async () => {
     const tenant = await createTenant();
     const api = client(pipeline.url, tenant.key);
-    const created = await api.post('/webhook-endpoints', { venueId: tenant.venueId, url: pipeline.receiver.url });
-    const endpointId: string = created.body.webhookEndpoint.id;
-    const automation = await api.post('/automations', {
-      venueId: tenant.venueId,
-      name: 'Partner',
-      eventTypes: ['reservation_created'],
-      action: { type: 'partner_notification' },
-    });
-    expect(automation.status).toBe(201);
+    const endpointId = await subscribePartner(api, tenant.venueId, pipeline.receiver.url);
     const sentinels = await createTenant();
     sentinelVenueId = sentinels.venueId;
     const sentinelApi = client(pipeline.url, sentinels.key);
-    await sentinelApi.post('/webhook-endpoints', { venueId: sentinels.venueId, url: pipeline.receiver.url });
-    await sentinelApi.post('/automations', {
-      venueId: sentinels.venueId,
-      name: 'Sentinel',
-      eventTypes: ['reservation_created'],
-      action: { type: 'partner_notification' },
-    });
+    await subscribePartner(sentinelApi, sentinels.venueId, pipeline.receiver.url, 'Sentinel');
     /** The requests of the partner's own destination, the sentinels left out. */
     const toPartner = () => pipeline.receiver.received.filter((r) => venueIdOf(r) === tenant.venueId);
 

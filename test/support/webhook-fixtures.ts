@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { db } from '../../src/db/client.js';
 import { automations, events, organisations, webhookDeliveries } from '../../src/db/schema/index.js';
@@ -11,7 +11,7 @@ import { startWebhooksRole } from '../../src/roles/webhooks.js';
 import type { EventType } from '../../src/lib/event-catalogue.js';
 import type { RetrySchedule } from '../../src/lib/webhook-backoff.js';
 import { systemActor, transactionWithEvents } from '../../src/services/outbox/outbox.js';
-import { client, createKey, startTestServer, testConfig, type TestServer } from './harness.js';
+import { client, createKey, startTestServer, testConfig, type Client, type TestServer } from './harness.js';
 import { eventually } from './eventually.js';
 import { startWebhookReceiver, type ReceivedWebhook, type ReceiverPolicy, type WebhookReceiver } from './webhook-receiver.js';
 
@@ -111,6 +111,23 @@ export async function archiveAutomations(apiUrl: string, automationIds: readonly
     if (archived.status !== 200)
       throw new Error(`archiving automation ${id} at the end of the file answered ${archived.status}: ${archived.text}`);
   }
+}
+
+/**
+ * A venue's partner, through the API: its webhook endpoint at `url` and an automation (`name`)
+ * sending it every `reservation_created`. Returns the endpoint's id.
+ */
+export async function subscribePartner(api: Client, venueId: string, url: string, name = 'Partner'): Promise<string> {
+  const created = await api.post('/webhook-endpoints', { venueId, url });
+  expect(created.status, created.text).toBe(201);
+  const automation = await api.post('/automations', {
+    venueId,
+    name,
+    eventTypes: ['reservation_created'],
+    action: { type: 'partner_notification' },
+  });
+  expect(automation.status, automation.text).toBe(201);
+  return created.body.webhookEndpoint.id as string;
 }
 
 /** A reservation in the v1 response shape, as the reservation engine will emit it. */
