@@ -249,10 +249,10 @@ const concludeFailed = () =>
 
 /**
  * The destination's health after an attempt made to it (none when `reachedEndpointId` is null;
- * `reached`: the destinations of several attempts instead). A
- * disabled destination's health stays as it was disabled (an attempt under way then still finishes)
- * until it is enabled again. A success rewrites a healthy row at most once a second: every delivery
- * to a busy partner would otherwise queue on this one row's lock.
+ * `reached`: the destinations of several attempts instead). A disabled destination's health stays
+ * as it was disabled (an attempt under way then still finishes) until it is enabled again. A
+ * success rewrites a healthy row at most once a second: every delivery to a busy partner would
+ * otherwise queue on this one row's lock.
  */
 function endpointHealthUpdate(ok: boolean, reached: SQL = eq(webhookEndpoints.id, param('reachedEndpointId', 'uuid'))) {
   const endpoint = and(reached, isNull(webhookEndpoints.disabledAt));
