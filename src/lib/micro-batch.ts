@@ -53,3 +53,18 @@ export function createMicroBatcher<K>(
       }),
   };
 }
+
+/**
+ * The keys of a batch whose run failed as a whole, run again one by one with `runOne`, so that a key
+ * the batch could not take fails its own caller only: an outcome for each key, its own error or none.
+ */
+export async function runEachAlone<K>(keys: readonly K[], runOne: (key: K) => Promise<unknown>): Promise<BatchOutcomes<K>> {
+  const outcomes: BatchOutcomes<K> = new Map();
+  for (const key of keys) {
+    await runOne(key).then(
+      () => outcomes.set(key, undefined),
+      (err: unknown) => outcomes.set(key, err instanceof Error ? err : new Error(String(err))),
+    );
+  }
+  return outcomes;
+}

@@ -1,4 +1,7 @@
+import { eq } from 'drizzle-orm';
 import postgres from 'postgres';
+import { db } from '../../src/db/client.js';
+import { webhookDeliveryAttempts } from '../../src/db/schema/index.js';
 import { describe, expect, it } from 'vitest';
 import { recordFailure, type AttemptRecord } from '../../src/services/webhooks/delivery-state.js';
 import { eventually } from '../support/eventually.js';
@@ -62,7 +65,8 @@ describe('the lock order of a delivery’s record', () => {
     } finally {
       await disabling.end();
     }
-    const [row] = await waitForDelivery(eventId, () => true).then((d) => [d]);
-    expect(row.discardReason).toBe('endpoint_disabled');
+    expect((await waitForDelivery(eventId, () => true)).discardReason).toBe('endpoint_disabled');
+    const logged = await db().select().from(webhookDeliveryAttempts).where(eq(webhookDeliveryAttempts.deliveryId, delivery.id));
+    expect(logged.map((a) => a.responseStatus)).toEqual([500]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMicroBatcher, type BatchOutcomes } from '../../src/lib/micro-batch.js';
+import { createMicroBatcher, runEachAlone, type BatchOutcomes } from '../../src/lib/micro-batch.js';
 
 const settle = (p: Promise<void>) =>
   p.then(
@@ -38,5 +38,22 @@ describe('micro-batches of concurrent submissions', () => {
       [4, 5],
     ]);
     expect(outcomes).toEqual(['ok', 'ok', 'ok', 'database unreachable', 'database unreachable']);
+  });
+
+  it('runs the keys of a failed batch again one by one: each gets its own outcome, a thrown non-Error as an Error', async () => {
+    const ran: string[] = [];
+    const outcomes = await runEachAlone(['a', 'bad', 'odd', 'b'], async (key) => {
+      ran.push(key);
+      if (key === 'bad') throw new Error('bad row');
+      if (key === 'odd') throw 'not an error';
+    });
+    expect(ran).toEqual(['a', 'bad', 'odd', 'b']);
+    expect([...outcomes].map(([key, err]) => [key, err?.message])).toEqual([
+      ['a', undefined],
+      ['bad', 'bad row'],
+      ['odd', 'not an error'],
+      ['b', undefined],
+    ]);
+    expect(outcomes.get('odd')).toBeInstanceOf(Error);
   });
 });

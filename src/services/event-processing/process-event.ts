@@ -3,7 +3,7 @@ import { inArray, sql } from 'drizzle-orm';
 import { db } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { isConnectionError } from '../../lib/connection-errors.js';
-import { createMicroBatcher, type BatchOutcomes, type MicroBatcher } from '../../lib/micro-batch.js';
+import { createMicroBatcher, runEachAlone, type BatchOutcomes, type MicroBatcher } from '../../lib/micro-batch.js';
 import { eventBatchSize, eventJob, type EventJob } from '../../jobs/event-job.js';
 import { isQueueConnectionReady } from '../../queues/queues.js';
 import { runAutomations } from '../automations/run-automations.js';
@@ -71,14 +71,10 @@ async function processBatch(ids: string[], settings: DeliveryQueueSettings): Pro
     return await processEvents(ids, settings);
   } catch (err) {
     if (ids.length === 1 || isConnectionError(err) || !isQueueConnectionReady()) throw err;
-    const outcomes: BatchOutcomes<string> = new Map();
-    for (const id of ids) {
-      await processEvents([id], settings).then(
-        (alone) => outcomes.set(id, alone.get(id)),
-        (e: unknown) => outcomes.set(id, e instanceof Error ? e : new Error(String(e))),
-      );
-    }
-    return outcomes;
+    return runEachAlone(ids, async (id) => {
+      const failed = (await processEvents([id], settings)).get(id);
+      if (failed) throw failed;
+    });
   }
 }
 

@@ -1,7 +1,8 @@
 import { and, eq, gt, inArray, isNull, lt, ne, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { db, prepareSql, type DbOrTx } from '../../db/client.js';
-import { createMicroBatcher, type BatchOutcomes } from '../../lib/micro-batch.js';
+import { isConnectionError } from '../../lib/connection-errors.js';
+import { createMicroBatcher, runEachAlone, type BatchOutcomes } from '../../lib/micro-batch.js';
 import { nextUpdatedAt } from '../../db/schema/columns.js';
 import {
   automations,
@@ -393,7 +394,8 @@ let deliveredRowsStatement: ReturnType<typeof prepareDeliveredRows> | undefined;
  * them all, where a statement per delivery cost PostgreSQL about three times the CPU per record at
  * four a statement (docs/benchmarks.md). A record the statement cannot take (its delivery deleted
  * meanwhile: the attempt log's foreign key) would fail the others with it: when the statement
- * fails, each record is written again alone, and only its own call fails.
+ * fails, each record is written again alone, and only its own call fails (not when the database is
+ * unreachable: then every call fails with that).
  */
 export async function recordDeliveredAttempts(records: readonly AttemptRecord[]): Promise<BatchOutcomes<AttemptRecord>> {
   if (records.length === 1) {
@@ -414,13 +416,12 @@ export async function recordDeliveredAttempts(records: readonly AttemptRecord[])
       reachedEndpointIds: records.map((r) => r.reachedEndpointId),
     });
     return new Map();
-  } catch {
-    const alone = await Promise.allSettled(records.map((record) => recordDelivered(record)));
-    return new Map(records.map((record, i) => [record, alone[i].status === 'rejected' ? toError(alone[i].reason) : undefined]));
+  } catch (err) {
+    // An unreachable database fails them all at once, as it would each alone.
+    if (isConnectionError(err)) throw err;
+    return runEachAlone(records, recordDelivered);
   }
 }
-
-const toError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
 
 /**
  * recordDelivered as worker-webhooks calls it: the deliveries of a process that conclude within
