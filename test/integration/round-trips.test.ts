@@ -237,7 +237,9 @@ describe('round trips of delivered records', () => {
     expect(
       (await checks`select 1 from webhook_deliveries where id = any(${pending.map((d) => d.id)}::uuid[]) and status = 'delivered'`).length,
     ).toBe(3);
-    // Their jobs run, find nothing to send, and complete.
+    // Their jobs run, find nothing to send, and complete (the delivery test above started the worker,
+    // unless this test runs alone).
+    stopWebhooks ??= await startWebhooksRole(testConfig());
     await queue.resume();
     await eventually(
       async () =>
