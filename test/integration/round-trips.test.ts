@@ -194,12 +194,12 @@ describe('round trips of delivered records', () => {
       select d.id::text, d.endpoint_id::text as "endpointId", w.url from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
       where d.event_id = any(${eventIds}::uuid[])`;
     expect(pending).toHaveLength(3);
-    const recordOf = (deliveryId: string, endpointId: string, url: string): AttemptRecord => ({
+    const recordOf = (deliveryId: string, endpointId: string, url: string, attempt = 1): AttemptRecord => ({
       deliveryId,
       outcome: { status: 200, error: null, endpointId, url },
       reachedEndpointId: endpointId,
       log: {
-        attempt: 1,
+        attempt,
         startedAt: new Date(),
         durationMs: 3,
         responseStatus: 200,
@@ -228,11 +228,7 @@ describe('round trips of delivered records', () => {
     // Without a record that fails: one statement for all.
     await checks`update webhook_deliveries set status = 'pending' where id = any(${pending.map((d) => d.id)}::uuid[])`;
     sent.length = 0;
-    await Promise.all(
-      pending.map((d) =>
-        record({ ...recordOf(d.id, d.endpointId, d.url), log: { ...recordOf(d.id, d.endpointId, d.url).log, attempt: 2 } }),
-      ),
-    );
+    await Promise.all(pending.map((d) => record(recordOf(d.id, d.endpointId, d.url, 2))));
     expect(statements()).toHaveLength(1);
     expect(
       (await checks`select 1 from webhook_deliveries where id = any(${pending.map((d) => d.id)}::uuid[]) and status = 'delivered'`).length,

@@ -224,13 +224,20 @@ const outcomeColumns = { lastResponseStatus: param('status', 'int'), endpointId:
  */
 const afterHealth = sql`(select count(*) from health) >= 0`;
 
-/** A 2xx answer is the truth, even if the delivery was annulled while the request was under way. */
-const concludeDelivered = () =>
-  db()
-    .update(webhookDeliveries)
-    .set({ status: 'delivered', ...outcomeColumns, lastError: null, nextAttemptAt: null, discardReason: null, ...bump() })
-    .where(and(eq(webhookDeliveries.id, param('deliveryId', 'uuid')), ne(webhookDeliveries.status, 'delivered'), afterHealth))
-    .returning({ id: webhookDeliveries.id });
+/**
+ * A 2xx answer is the truth, even if the delivery was annulled while the request was under way: the
+ * row `id` names becomes delivered with the attempt's destination and answer (`outcome`, its values
+ * in SQL), unless it is delivered already.
+ */
+const deliveredChange = (outcome: Record<keyof typeof outcomeColumns, SQL>, id: SQL) => ({
+  set: { status: 'delivered' as const, ...outcome, lastError: null, nextAttemptAt: null, discardReason: null, ...bump() },
+  where: and(eq(webhookDeliveries.id, id), ne(webhookDeliveries.status, 'delivered'), afterHealth),
+});
+
+const concludeDelivered = () => {
+  const { set, where } = deliveredChange(outcomeColumns, param('deliveryId', 'uuid'));
+  return db().update(webhookDeliveries).set(set).where(where).returning({ id: webhookDeliveries.id });
+};
 
 /** A failed attempt: pending with its next moment, or discarded when no attempt follows; only while pending. */
 const lastAttempt = sql`${param('nextAttemptAt', 'timestamptz')} is null`;
@@ -363,30 +370,26 @@ const recordRows = sql`select * from unnest(${param('deliveryIds', 'uuid[]')}, $
   as i(delivery_id, status, endpoint_id, url, attempt, started_at, duration_ms, excerpt, traceparent, reached_endpoint_id)`;
 
 /** recordDelivered for several deliveries in one statement (the rows of `i`). */
-const prepareDeliveredRows = () =>
-  prepareSql<{ recorded: number }>(
+const prepareDeliveredRows = () => {
+  const deliveredRow = deliveredChange(
+    { lastResponseStatus: sql`i.status`, endpointId: sql`i.endpoint_id`, url: sql`i.url` },
+    sql`i.delivery_id`,
+  );
+  return prepareSql<{ recorded: number }>(
     sql`with i as (${recordRows}),
       health as ${endpointHealthUpdate(true, sql`${webhookEndpoints.id} in (select reached_endpoint_id from i)`)},
       concluded as ${db()
         .update(webhookDeliveries)
-        .set({
-          status: 'delivered',
-          lastResponseStatus: sql`i.status`,
-          endpointId: sql`i.endpoint_id`,
-          url: sql`i.url`,
-          lastError: null,
-          nextAttemptAt: null,
-          discardReason: null,
-          ...bump(),
-        })
+        .set(deliveredRow.set)
         .from(sql`i`)
-        .where(and(eq(webhookDeliveries.id, sql`i.delivery_id`), ne(webhookDeliveries.status, 'delivered'), afterHealth))
+        .where(deliveredRow.where)
         .returning({ id: webhookDeliveries.id })},
       logged as ${db()
         .insert(webhookDeliveryAttempts)
         .select(sql`select delivery_id, attempt, started_at, duration_ms, status, null::text, excerpt, traceparent from i`)}
       select count(*)::int as recorded from concluded`,
   );
+};
 let deliveredRowsStatement: ReturnType<typeof prepareDeliveredRows> | undefined;
 
 /**
