@@ -2,44 +2,30 @@
 // the platform's code: the row read, the attempt claimed, a signed keep-alive POST, the outcome written.
 // Arguments: <database url> <queue prefix> <receiver url> <true: both updates bump updated_at>.
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import { Pool } from 'undici';
 
 const [databaseUrl, prefix, receiverUrl, bumps] = process.argv.slice(2);
 const bump = bumps === 'true' ? ', updated_at = clock_timestamp()' : '';
 const sql = postgres(databaseUrl, { max: 4, onnotice: () => {} });
 const connection = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-const agent = new http.Agent({ keepAlive: true });
 const secret = 'lean-bench-secret';
 const target = new URL(receiverUrl);
+// The HTTP client the platform's deliveries use (src/services/webhooks/destination-connections.ts).
+const connections = new Pool(target.origin);
 
-function post(body: Buffer, id: string): Promise<number> {
+async function post(body: Buffer, id: string): Promise<number> {
   const signature = createHmac('sha256', secret).update(`${id}.`).update(body).digest('base64');
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        agent,
-        headers: {
-          'Content-Type': 'application/json',
-          'Content-Length': body.length,
-          'Webhook-Id': id,
-          'Webhook-Signature': `v1,${signature}`,
-        },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
+  const answer = await connections.request({
+    path: target.pathname,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Webhook-Id': id, 'Webhook-Signature': `v1,${signature}` },
+    body,
   });
+  await answer.body.dump();
+  return answer.statusCode;
 }
 
 const worker = new Worker<{ id: string }>(

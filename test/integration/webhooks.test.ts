@@ -485,6 +485,57 @@ describe('HTTP client', () => {
     }
   });
 
+  it('keeps a connection after a short answer, closes it after a long one, and does not resend on a connection that never answered', async () => {
+    // Each request's path says how to answer: `short`, `long` (2 KB), `close` (ends the connection without an answer).
+    const requests: Array<{ connection: number; path: string }> = [];
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      const connection = ++connections;
+      socket.on('data', (data) => {
+        // A request's body may come in a chunk of its own: only a request line starts one.
+        const path = /^POST (\S+)/.exec(data.toString('latin1'))?.[1];
+        if (!path) return;
+        requests.push({ connection, path });
+        if (path === '/close') socket.end();
+        else {
+          const body = path === '/long' ? 'x'.repeat(2048) : 'ok';
+          socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n${body}`);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const post = (path: string) =>
+      postWebhook({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+        headers: {},
+        body: Buffer.from('{}'),
+        allowPrivate: true,
+      });
+    try {
+      const short = [await post('/short'), await post('/short')];
+      expect(short.map((o) => [o.status, o.bodyExcerpt])).toEqual([
+        [200, 'ok'],
+        [200, 'ok'],
+      ]);
+      const long = await post('/long');
+      expect([long.status, long.bodyExcerpt?.length]).toEqual([200, 1024]);
+      // The next request opens a new connection, which ends without an answer: a failed attempt, not
+      // sent again (only a reused connection may have been closed just before the request reached it).
+      const closed = await post('/close');
+      expect(closed).toMatchObject({ ok: false, status: null, error: 'connection failed (ECONNRESET)' });
+      expect((await post('/short')).status).toBe(200);
+      expect(requests).toEqual([
+        { connection: 1, path: '/short' },
+        { connection: 1, path: '/short' },
+        { connection: 1, path: '/long' },
+        { connection: 2, path: '/close' },
+        { connection: 3, path: '/short' },
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
   it('gives up after 10 s without an answer', async () => {
     const r = await pipeline.startReceiver(() => 'hold');
     const outcome = await postWebhook({ url: r.url, headers: {}, body: Buffer.from('{}'), allowPrivate: true, timeoutMs: 300 });

@@ -1,10 +1,16 @@
 import { lookup } from 'node:dns/promises';
-import http from 'node:http';
-import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import type { Dispatcher } from 'undici';
 import type { Config } from '../../config.js';
 import { checkAddress } from '../../lib/ip-address-check.js';
 import { logger } from '../../logger.js';
+import {
+  giveBackConnection,
+  openConnection,
+  takeConnection,
+  type CheckedAddress,
+  type DestinationConnection,
+} from './destination-connections.js';
 
 export const webhookTimeoutMs = 10_000;
 export const webhookUserAgent = 'service-webhook/1';
@@ -63,24 +69,15 @@ export const destinationNotAllowed = 'destination_not_allowed: the destination m
 class RefusedTarget extends Error {}
 
 /**
- * Connections are kept alive between deliveries (a new TCP and TLS handshake per webhook is most of
- * its cost). This keeps the address check intact: every attempt resolves and checks the host first,
- * and a pooled connection leads to an address that passed the check when it was opened. Idle
- * connections close after 4 s, before the usual 5 s keep-alive of servers.
+ * Errors of a kept-alive connection the server had just closed: the request never reached it. undici
+ * says `other side closed` (UND_ERR_SOCKET) when the connection ended without an answer.
  */
-const idleSocketMs = 4000;
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, timeout: idleSocketMs, scheduling: 'lifo' }),
-  'https:': new https.Agent({ keepAlive: true, timeout: idleSocketMs, scheduling: 'lifo' }),
-};
-
-/** Errors of a kept-alive connection the server had just closed: the request never reached it. */
-const staleConnectionCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+const staleConnectionCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
 
 /** Resolves the host once and checks every address it has; the checked address is the one connected to. */
-async function resolveTarget(host: string, allowPrivate: boolean): Promise<{ address: string; family: number }> {
+async function resolveTarget(host: string, allowPrivate: boolean): Promise<CheckedAddress> {
   const literal = isIP(host);
-  let addresses: { address: string; family: number }[];
+  let addresses: CheckedAddress[];
   try {
     addresses = literal ? [{ address: host, family: literal }] : await lookup(host, { all: true, verbatim: true });
   } catch (err) {
@@ -97,18 +94,23 @@ async function resolveTarget(host: string, allowPrivate: boolean): Promise<{ add
   return addresses[0];
 }
 
+/** The code of a failed request: a connection closed without an answer is `ECONNRESET`, as Node's own sockets say. */
+function codeOf(err: unknown): string | undefined {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'UND_ERR_SOCKET' ? 'ECONNRESET' : code;
+}
+
 /**
  * A failed connection, said without the address connected to (Node's messages name it, e.g.
  * `connect ECONNREFUSED 10.1.2.3:443`, and TLS ones the host's addresses): the code alone.
  */
 function describeError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
+  const code = codeOf(err);
   return code ? `connection failed (${code})` : 'connection failed';
 }
 
 function summariseError(err: unknown, host: string): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  return code === 'ECONNREFUSED' ? `connection refused by ${host}` : `${describeError(err)} to ${host}`;
+  return codeOf(err) === 'ECONNREFUSED' ? `connection refused by ${host}` : `${describeError(err)} to ${host}`;
 }
 
 /**
@@ -147,57 +149,49 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
       resolveTarget(host, allowPrivate),
       new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(new Error('timeout')))),
     ]);
-    const fixedLookup: LookupFunction = (_hostname, options, callback) => {
-      if (options.all) (callback as (err: null, addresses: Array<{ address: string; family: number }>) => void)(null, [target]);
-      else callback(null, target.address, target.family);
-    };
-    const protocol = url.protocol as 'http:' | 'https:';
-    const send = (pooled: boolean) =>
-      new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
-        const request = (protocol === 'https:' ? https : http).request(
-          {
-            method: 'POST',
-            hostname: host,
-            port: url.port || undefined,
-            path: `${url.pathname}${url.search}`,
-            lookup: fixedLookup,
-            agent: pooled ? agents[protocol] : false,
-            signal: controller.signal,
-            headers: {
-              'Content-Type': 'application/json',
-              'User-Agent': webhookUserAgent,
-              ...post.headers,
-              'Content-Length': String(post.body.length),
-            },
-          },
-          (response) => {
-            // The status decides; the body is read for its first 1,024 bytes only. A short body is read
-            // to its end, so the connection is reused; a longer one is not read further (nor buffered):
-            // the connection is closed instead.
-            const chunks: Buffer[] = [];
-            let size = 0;
-            const answer = () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) });
-            response.on('data', (chunk: Buffer) => {
-              chunks.push(chunk);
-              size += chunk.length;
-              if (size >= bodyExcerptBytes) response.destroy();
-            });
-            response.on('error', () => {});
-            response.on('close', () => {
-              clearTimeout(timer);
-              answer();
-            });
-          },
-        );
-        request.on('error', (err: NodeJS.ErrnoException) => {
-          // A kept-alive connection closed by the server as we wrote: once more on a new connection.
-          if (pooled && request.reusedSocket && staleConnectionCodes.has(err.code ?? '') && !controller.signal.aborted)
-            resolve(send(false));
-          else reject(err);
+    const origin = `${url.protocol}//${url.host}`;
+    const send = async (connection: DestinationConnection): Promise<{ status: number; body: Buffer }> => {
+      let answer: Dispatcher.ResponseData;
+      try {
+        answer = await connection.client.request({
+          method: 'POST',
+          path: `${url.pathname}${url.search}`,
+          signal: controller.signal,
+          headers: { 'Content-Type': 'application/json', 'User-Agent': webhookUserAgent, ...post.headers },
+          body: post.body,
         });
-        request.end(post.body);
-      });
-    const { status, body } = await send(true);
+      } catch (err) {
+        connection.close();
+        throw err;
+      }
+      // The status decides; the body is read for its first 1,024 bytes only. A short body is read to
+      // its end, so the connection is reused; a longer one is not read further (nor buffered): the
+      // connection is closed instead. A body cut short (the timeout, a reset) keeps what arrived.
+      const chunks: Buffer[] = [];
+      let size = 0;
+      try {
+        for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= bodyExcerptBytes) break;
+        }
+      } catch {
+        // What arrived is the excerpt.
+      }
+      if (answer.body.readableEnded) {
+        connection.answered++;
+        giveBackConnection(origin, connection);
+      } else connection.close();
+      return { status: answer.statusCode, body: Buffer.concat(chunks) };
+    };
+    const connection = takeConnection(origin, target);
+    const { status, body } = await send(connection).catch((err: NodeJS.ErrnoException) => {
+      // A kept-alive connection closed by the server as we wrote: once more on a new connection.
+      if (connection.answered && staleConnectionCodes.has(err.code ?? '') && !controller.signal.aborted)
+        return send(openConnection(origin, target));
+      throw err;
+    });
+    clearTimeout(timer);
     if (status >= 200 && status < 300) return answered(status, body, null);
     if (status >= 300 && status < 400) return answered(status, body, `redirect (HTTP ${status}) not followed`);
     return answered(status, body, `HTTP ${status}`);
