@@ -141,27 +141,38 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const answered = (status: number, body: Buffer, error: string | null) => done(status, error, `HTTP ${status} from ${url.host}`, body);
 
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  // The 10 s cover the lookup, the request and the excerpt: when they run out, a lookup still under
+  // way is given up, and the connection in use is closed, which ends its request or the reading of
+  // its answer. (A connection is one request's at a time: closing it is this request's abort, without
+  // an AbortSignal, which costs more than the rest of the request's setup.)
+  let timedOut = false;
+  let connection: DestinationConnection | undefined;
+  let giveUpLookup: (() => void) | undefined;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    giveUpLookup?.();
+    connection?.close();
+  }, timeoutMs);
   timer.unref();
   try {
     const target = await Promise.race([
       resolveTarget(host, allowPrivate),
-      new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(new Error('timeout')))),
+      new Promise<never>((_, reject) => (giveUpLookup = () => reject(new Error('timeout')))),
     ]);
     const origin = `${url.protocol}//${url.host}`;
-    const send = async (connection: DestinationConnection): Promise<{ status: number; body: Buffer }> => {
+    const send = async (sending: DestinationConnection): Promise<{ status: number; body: Buffer }> => {
+      connection = sending;
+      if (timedOut) sending.close();
       let answer: Dispatcher.ResponseData;
       try {
-        answer = await connection.client.request({
+        answer = await sending.client.request({
           method: 'POST',
           path: `${url.pathname}${url.search}`,
-          signal: controller.signal,
           headers: { 'Content-Type': 'application/json', 'User-Agent': webhookUserAgent, ...post.headers },
           body: post.body,
         });
       } catch (err) {
-        connection.close();
+        sending.close();
         throw err;
       }
       // The status decides; the body is read for its first 1,024 bytes only. A short body is read to
@@ -178,17 +189,16 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
       } catch {
         // What arrived is the excerpt.
       }
-      if (answer.body.readableEnded) {
-        connection.answered++;
-        giveBackConnection(origin, connection);
-      } else connection.close();
+      if (answer.body.readableEnded && !timedOut) {
+        sending.answered++;
+        giveBackConnection(origin, sending);
+      } else sending.close();
       return { status: answer.statusCode, body: Buffer.concat(chunks) };
     };
-    const connection = takeConnection(origin, target);
-    const { status, body } = await send(connection).catch((err: NodeJS.ErrnoException) => {
+    const first = takeConnection(origin, target);
+    const { status, body } = await send(first).catch((err: NodeJS.ErrnoException) => {
       // A kept-alive connection closed by the server as we wrote: once more on a new connection.
-      if (connection.answered && staleConnectionCodes.has(err.code ?? '') && !controller.signal.aborted)
-        return send(openConnection(origin, target));
+      if (first.answered && staleConnectionCodes.has(err.code ?? '') && !timedOut) return send(openConnection(origin, target));
       throw err;
     });
     clearTimeout(timer);
@@ -197,8 +207,7 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
     return answered(status, body, `HTTP ${status}`);
   } catch (err) {
     clearTimeout(timer);
-    if (controller.signal.aborted)
-      return done(null, `no answer within ${timeoutMs / 1000} s`, `timeout after ${timeoutMs} ms from ${url.host}`);
+    if (timedOut) return done(null, `no answer within ${timeoutMs / 1000} s`, `timeout after ${timeoutMs} ms from ${url.host}`);
     if (err instanceof RefusedTarget) {
       logger.warn({ host, detail: err.message }, 'webhook destination refused');
       return done(null, destinationNotAllowed, `address refused: ${url.host} must resolve to public addresses only`);
