@@ -25,6 +25,8 @@ const receiver = spawn(
   ],
   { stdio: ['ignore', 'pipe', 'inherit'] },
 );
+// Ended with this process however it ends (an output pipe closed early included).
+process.on('exit', () => receiver.kill());
 await once(receiver.stdout!, 'data');
 const url = `http://127.0.0.1:${port}/hooks`;
 
@@ -95,5 +97,4 @@ for (const [name, figures] of Object.entries(results)) {
 }
 await client.close();
 agent.destroy();
-receiver.kill();
 process.exit(0);
