@@ -1,6 +1,5 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { Dispatcher } from 'undici';
 import type { Config } from '../../config.js';
 import { checkAddress } from '../../lib/ip-address-check.js';
 import { logger } from '../../logger.js';
@@ -68,11 +67,8 @@ export const destinationNotAllowed = 'destination_not_allowed: the destination m
 /** A destination refused before any connection; the message is the detail for the server log. */
 class RefusedTarget extends Error {}
 
-/**
- * Errors of a kept-alive connection the server had just closed: the request never reached it. undici
- * says `other side closed` (UND_ERR_SOCKET) when the connection ended without an answer.
- */
-const staleConnectionCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
+/** Errors (as codeOf says them) of a kept-alive connection the server had just closed: the request never reached it. */
+const staleConnectionCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 /** Resolves the host once and checks every address it has; the checked address is the one connected to. */
 async function resolveTarget(host: string, allowPrivate: boolean): Promise<CheckedAddress> {
@@ -162,19 +158,17 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
     const origin = `${url.protocol}//${url.host}`;
     const send = async (sending: DestinationConnection): Promise<{ status: number; body: Buffer }> => {
       connection = sending;
-      if (timedOut) sending.close();
-      let answer: Dispatcher.ResponseData;
-      try {
-        answer = await sending.client.request({
+      const answer = await sending.client
+        .request({
           method: 'POST',
           path: `${url.pathname}${url.search}`,
           headers: { 'Content-Type': 'application/json', 'User-Agent': webhookUserAgent, ...post.headers },
           body: post.body,
+        })
+        .catch((err: unknown) => {
+          sending.close();
+          throw err;
         });
-      } catch (err) {
-        sending.close();
-        throw err;
-      }
       // The status decides; the body is read for its first 1,024 bytes only. A short body is read to
       // its end, so the connection is reused; a longer one is not read further (nor buffered): the
       // connection is closed instead. A body cut short (the timeout, a reset) keeps what arrived.
@@ -189,16 +183,16 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
       } catch {
         // What arrived is the excerpt.
       }
-      if (answer.body.readableEnded && !timedOut) {
+      if (answer.body.readableEnded) {
         sending.answered++;
         giveBackConnection(origin, sending);
       } else sending.close();
       return { status: answer.statusCode, body: Buffer.concat(chunks) };
     };
     const first = takeConnection(origin, target);
-    const { status, body } = await send(first).catch((err: NodeJS.ErrnoException) => {
+    const { status, body } = await send(first).catch((err: unknown) => {
       // A kept-alive connection closed by the server as we wrote: once more on a new connection.
-      if (first.answered && staleConnectionCodes.has(err.code ?? '') && !timedOut) return send(openConnection(origin, target));
+      if (first.answered && staleConnectionCodes.has(codeOf(err) ?? '') && !timedOut) return send(openConnection(origin, target));
       throw err;
     });
     clearTimeout(timer);
