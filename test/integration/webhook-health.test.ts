@@ -58,9 +58,24 @@ describe('endpoint health', () => {
     expect(healthy.health.lastSuccessAt).not.toBeNull();
 
     // Five events at once: their first attempts fail side by side, three of them or more see the
-    // destination due for disabling, one disables it.
+    // destination due for disabling, one disables it. The failures are answered once the five
+    // deliveries exist: under load worker-events may create one after the disabling, and a delivery
+    // created for a destination already off fails its attempts instead (docs/webhooks.md), which is
+    // not what this test is about.
+    let allCreated!: () => void;
+    const created = new Promise<void>((resolve) => (allCreated = resolve));
+    partnerAnswers = async () => {
+      await created;
+      return 500;
+    };
     const failing = await Promise.all(Array.from({ length: 5 }, () => emitReservationEvent(tenant)));
     const failingIds = failing.map((f) => f.eventId);
+    await eventually(
+      async () => (await db().select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, failingIds))).length === 5,
+      20_000,
+      'the five deliveries created',
+    );
+    allCreated();
     const deliveries = await eventually(
       async () => {
         const rows = await db().select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, failingIds));
