@@ -10,7 +10,7 @@ import { commandsSentDuring, type MonitoredCommand } from '../support/redis-moni
 
 /**
  * How a process sends its committed events to Redis (docs/architecture.md "Write path"): each batch
- * costs a fair turn per organisation and BullMQ's client work, so a busy process sends what commits
+ * costs a fair turn per organisation and BullMQ's client work, so a process sends what commits
  * within 50 ms of a batch together, while a commit after a quiet moment goes at once.
  */
 const config = useOwnQueuePrefix('obatch');
@@ -64,13 +64,17 @@ describe("a process's committed events sent to Redis", () => {
     for (const id of ids) expect(await queue.getJob(id), id).toBeDefined();
   });
 
-  it('each commit of a process that is not busy goes in a batch of its own', async () => {
+  it('commits one at a time within 50 ms of a batch wait for the next one; after a quiet moment, at once: 4 commits, 3 fair turns', async () => {
     await sleep(120);
     const commands = await commandsOf(async () => {
+      // The first goes at once; the next two, 5 ms apart, leave together 50 ms after it.
       for (let i = 0; i < 3; i++) {
         enqueueEvents(commit());
         await sleep(5);
       }
+      // A quiet moment after their batch: the fourth goes at once again.
+      await sleep(120);
+      enqueueEvents(commit());
       await settleEnqueuedEvents();
     });
     expect(fairTurns(commands), commands.map((c) => c.name).join(', ')).toBe(3);
