@@ -110,6 +110,8 @@ describe('round trips of a booking', () => {
     // The API runs in this process: its queue connection is this file's. The booking's rate count is
     // sent on a timer, 50 ms after the request, and left out.
     const ofThisFile = namespaceOf(config.QUEUE_PREFIX);
+    // The earlier bookings' events may still wait for their batch (50 ms after the one before): sent now, not counted.
+    await settleEnqueuedEvents();
     const sentForBooking = await commandsSentDuring(
       config.REDIS_URL ?? 'redis://127.0.0.1:6379',
       getQueueConnection(),
