@@ -33,7 +33,7 @@ const idleConnections = new Map<string, DestinationConnection[]>();
 
 function forget(origin: string, connection: DestinationConnection): void {
   const idle = idleConnections.get(origin);
-  const at = idle?.indexOf(connection) ?? -1;
+  const at = idle?.lastIndexOf(connection) ?? -1;
   if (at < 0) return;
   idle!.splice(at, 1);
   if (!idle!.length) idleConnections.delete(origin);
@@ -64,10 +64,10 @@ export function openConnection(origin: string, target: CheckedAddress): Destinat
 
 /** An idle connection to `origin` if there is one, else a new one to `target`. */
 export function takeConnection(origin: string, target: CheckedAddress): DestinationConnection {
-  const idle = idleConnections.get(origin);
-  const connection = idle?.pop();
-  if (idle && !idle.length) idleConnections.delete(origin);
-  return connection ?? openConnection(origin, target);
+  const connection = idleConnections.get(origin)?.at(-1);
+  if (!connection) return openConnection(origin, target);
+  forget(origin, connection);
+  return connection;
 }
 
 /** Back to the idle connections after an answer read to its end; a closed one is dropped. */

@@ -195,12 +195,10 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
       if (first.answered && staleConnectionCodes.has(codeOf(err) ?? '') && !timedOut) return send(openConnection(origin, target));
       throw err;
     });
-    clearTimeout(timer);
     if (status >= 200 && status < 300) return answered(status, body, null);
     if (status >= 300 && status < 400) return answered(status, body, `redirect (HTTP ${status}) not followed`);
     return answered(status, body, `HTTP ${status}`);
   } catch (err) {
-    clearTimeout(timer);
     if (timedOut) return done(null, `no answer within ${timeoutMs / 1000} s`, `timeout after ${timeoutMs} ms from ${url.host}`);
     if (err instanceof RefusedTarget) {
       logger.warn({ host, detail: err.message }, 'webhook destination refused');
@@ -208,5 +206,7 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookOutcome> {
     }
     logger.info({ host, err }, 'webhook connection failed');
     return done(null, describeError(err), summariseError(err, url.host));
+  } finally {
+    clearTimeout(timer);
   }
 }
