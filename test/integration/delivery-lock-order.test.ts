@@ -4,9 +4,9 @@ import { db } from '../../src/db/client.js';
 import { webhookDeliveryAttempts } from '../../src/db/schema/index.js';
 import { describe, expect, it } from 'vitest';
 import { recordFailure, type AttemptRecord } from '../../src/services/webhooks/delivery-state.js';
-import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
 import { client, createTenant } from '../support/harness.js';
+import { untilBlockedBy } from '../support/lock-waits.js';
 import { emitReservationEvent, subscribePartner, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 
 // A delivery's record and the disabling of its destination take their rows in the same order (the
@@ -44,16 +44,12 @@ describe('the lock order of a delivery’s record', () => {
       await disabling.begin(async (tx) => {
         // The disabling's first step: the destination's row.
         await tx`update webhook_endpoints set is_active = false where id = ${endpointId}`;
+        const [{ holderPid }] = await tx<{ holderPid: number }[]>`select pg_backend_pid() as "holderPid"`;
         // A failed attempt's record starts meanwhile and waits for that row.
         recorded = recordFailure(failed, new Date(Date.now() + 60_000), { failures: 3, minutes: 0 });
         recorded.catch(() => {});
-        await eventually(
-          async () =>
-            (await tx`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%health as (update%'`).length > 0 ||
-            undefined,
-          10_000,
-          'the record waiting for the destination',
-        );
+        // Asked on another connection: this transaction's reads of pg_stat_activity keep their first snapshot.
+        await untilBlockedBy(holderPid, 10_000);
         // The second step: the destination's pending deliveries. Were the record holding its delivery
         // while it waits, this would wait for it in turn, and PostgreSQL would fail one of the two.
         const annulled = await tx`update webhook_deliveries set status = 'discarded', discard_reason = 'endpoint_disabled'
