@@ -10,12 +10,12 @@ import { startJobWorker } from '../../src/queues/start-worker.js';
 import { enqueueDeliveries } from '../../src/services/webhooks/enqueue-deliveries.js';
 import { eventually } from '../support/eventually.js';
 import { commandsSentDuring } from '../support/redis-monitor.js';
-import { useFileSettings } from '../support/file-settings.js';
+import { useFileSettings, useOwnQueuePrefix } from '../support/file-settings.js';
 import { processConfig } from '../../src/config.js';
 
+// A queue prefix of this file alone: its workers must not take the jobs of other files, nor theirs.
+useOwnQueuePrefix('fair');
 const config = useFileSettings({
-  // A queue prefix of this file alone: its workers must not take the jobs of other files, nor theirs.
-  QUEUE_PREFIX: `{fair-${process.pid}-${Date.now()}}`,
   // A pace small enough to see: 50 events of an organisation at once, then 100 a second.
   EVENT_PACING_RATE: '100',
   EVENT_PACING_BURST: '50',

@@ -6,11 +6,12 @@ import { closeQueues } from '../../src/queues/queues.js';
 import { sequenceEvents } from '../../src/services/outbox/event-sequencer.js';
 import { sweepOutbox } from '../../src/services/outbox/sweep-outbox.js';
 import { eventually } from '../support/eventually.js';
-import { useFileSettings } from '../support/file-settings.js';
+import { useFileSettings, useOwnQueuePrefix } from '../support/file-settings.js';
 import { useOwnDatabase } from '../support/own-database.js';
 
 // A queue prefix of this file alone, and a statement timeout short enough to run into.
-useFileSettings({ QUEUE_PREFIX: `{sweep-vacuum-${process.pid}-${Date.now()}}`, DATABASE_STATEMENT_TIMEOUT_MS: '3000' });
+useOwnQueuePrefix('sweep-vacuum');
+useFileSettings({ DATABASE_STATEMENT_TIMEOUT_MS: '3000' });
 // A database of its own: the sweep numbers every organisation of its database, and another file's
 // sweeper (a timers role) numbering this test's organisation held its lock, so that this sweep left
 // it to that run and resolved instead of running into the timeout.

@@ -7,12 +7,12 @@ import { closeQueues, getQueue } from '../../src/queues/queues.js';
 import { startJobWorker } from '../../src/queues/start-worker.js';
 import { runsWithoutAttemptOf } from '../../src/roles/webhook-delivery-handler.js';
 import { eventually } from '../support/eventually.js';
-import { useFileSettings } from '../support/file-settings.js';
+import { useOwnQueuePrefix } from '../support/file-settings.js';
 
 // A postponed delivery job doubles its fallback delay with each postponement, counted from BullMQ's
 // own counts of its runs rather than written into its data (one round trip fewer per postponement).
 // Against a real queue: the counts after postponements and after a failed attempt.
-useFileSettings({ QUEUE_PREFIX: `{runs-${process.pid}-${Date.now()}}` });
+useOwnQueuePrefix('runs');
 
 afterAll(async () => {
   await getQueue(webhookDeliveryJob.queueName).obliterate({ force: true });
