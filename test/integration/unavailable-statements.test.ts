@@ -59,7 +59,12 @@ async function meetShutdown<T>(table: string, started: () => Promise<T>): Promis
     await tx.unsafe(`lock table ${table} in access exclusive mode`);
     const pending = started();
     await eventually(
-      async () => (await tx.unsafe<{ n: number }[]>(`select count(*)::int as n ${waitingFor(table)}`))[0].n > 0,
+      async () => {
+        // Inside a transaction pg_stat_activity keeps the snapshot of its first read: a backend the app
+        // opened after it would never be seen.
+        await tx.unsafe('select pg_stat_clear_snapshot()');
+        return (await tx.unsafe<{ n: number }[]>(`select count(*)::int as n ${waitingFor(table)}`))[0].n > 0;
+      },
       10_000,
       `a statement of the app waiting on ${table}`,
     );
