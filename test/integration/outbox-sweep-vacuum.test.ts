@@ -29,14 +29,22 @@ afterAll(async () => {
 /** How many times the numbering queue was vacuumed by hand (the sweep's VACUUM; autovacuum's counts apart). */
 const vacuums = async () =>
   (await sql<Array<{ n: number }>>`select vacuum_count::int as n from pg_stat_user_tables where relname = 'unsequenced_events'`)[0].n;
-/** Statistics reach pg_stat_user_tables within about a second. */
-const vacuumedSince = (before: number) => eventually(async () => (await vacuums()) > before, 10_000, 'the vacuum counted');
+/** The vacuum count once it has grown past `before` (statistics reach pg_stat_user_tables within about a second). */
+const vacuumedSince = (before: number) =>
+  eventually(
+    async () => {
+      const n = await vacuums();
+      return n > before && n;
+    },
+    10_000,
+    'the vacuum counted',
+  );
 
 describe('outbox sweep', () => {
   it('vacuums the numbering queue, which autovacuum may never reach', async () => {
     const before = await vacuums();
     await sweepOutbox();
-    await vacuumedSince(before);
+    expect(await vacuumedSince(before)).toBeGreaterThan(before);
   });
 
   it(
@@ -68,7 +76,7 @@ describe('outbox sweep', () => {
         unlock();
       }
       await released;
-      await vacuumedSince(before);
+      expect(await vacuumedSince(before)).toBeGreaterThan(before);
       // Once the lock is gone the event is numbered.
       await sequenceEvents(organisationId);
       const [{ left }] = await sql<
