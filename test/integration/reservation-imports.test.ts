@@ -6,7 +6,7 @@ import { db } from '../../src/db/client.js';
 import { events, guests, imports, reservations, reservationTables } from '../../src/db/schema/index.js';
 import { closeQueues } from '../../src/queues/queues.js';
 import { handleImportJob } from '../../src/roles/import-handler.js';
-import { importJob, type ImportJob } from '../../src/jobs/import-job.js';
+import { importJob, importWorkerOptions, type ImportJob } from '../../src/jobs/import-job.js';
 import { startJobWorker, type RunningWorker } from '../../src/queues/start-worker.js';
 import { importChunkSize } from '../../src/services/imports/import-contract.js';
 import { client, createKey, createTenant, useTestServer } from '../support/harness.js';
@@ -76,10 +76,18 @@ async function importedReservations(venueId: string) {
     .where(and(eq(reservations.venueId, venueId), eq(reservations.source, 'import')));
 }
 
+/**
+ * The imports workers' lock in this file: short, so that a killed worker's job is handed over within
+ * seconds. Every worker of the file's queue takes it, the one in this process too: BullMQ runs a
+ * queue's stalled-job check at most once per interval of whichever worker ran it last, so a worker
+ * left at the default 30 s held the killed worker's job for up to 30 s more.
+ */
+const lockMs = 2000;
+
 describe('POST /imports/reservations with worker-imports running', () => {
   let worker: RunningWorker<ImportJob>;
   beforeAll(() => {
-    worker = startJobWorker(importJob, handleImportJob, { concurrency: 2 });
+    worker = startJobWorker(importJob, handleImportJob, { concurrency: 2, ...importWorkerOptions({ IMPORT_WORKER_LOCK_MS: lockMs }) });
   });
   afterAll(async () => worker.close());
 
@@ -265,8 +273,7 @@ describe('worker-imports killed in the middle of an import', () => {
 
   /** worker-imports (compiled) as its own process. */
   function spawnImportsWorker(): ChildProcess {
-    // A short BullMQ lock, so that the dead worker's job is handed over within seconds.
-    const env = { ...process.env, LOG_LEVEL: 'silent', IMPORT_WORKER_LOCK_MS: '2000' };
+    const env = { ...process.env, LOG_LEVEL: 'silent', IMPORT_WORKER_LOCK_MS: String(lockMs) };
     const child = spawn(process.execPath, [compiledEntry('workers/imports.ts')], { env, stdio: 'ignore' });
     children.push(child);
     return child;
