@@ -299,6 +299,7 @@ try {
   // 2. Lag: one event per transaction at a steady rate.
   const committed = new Map<string, number>();
   const interval = 1000 / lagRate;
+  const lagCpuBefore = await cpuSnapshot();
   const start = performance.now();
   for (let i = 0; i < lagRate * lagSeconds; i++) {
     const wait = start + i * interval - performance.now();
@@ -310,9 +311,16 @@ try {
     30_000,
     'lag deliveries',
   );
+  const lagCpu = cpuSince(lagCpuBefore, await cpuSnapshot());
   const lags = [...committed].map(([id, at]) => arrivals.get(id)! - at).sort((a, b) => a - b);
   console.log(
     `lag commit → webhook at ${lagRate} events/s for ${lagSeconds} s: p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms, max ${lags[lags.length - 1].toFixed(0)} ms (target p99 < 1000 ms)`,
+  );
+  // One event per transaction: what each event and its delivery cost at this rate, against the
+  // batches of the phases above (this process commits the events and receives the webhooks).
+  const perLagEvent = (ms: number) => (ms / lags.length).toFixed(2);
+  console.log(
+    `lag phase CPU per event: worker-events ${perLagEvent(lagCpu.eventsWorker)} ms, worker-webhooks ${perLagEvent(lagCpu.workers - lagCpu.eventsWorker)}, PostgreSQL ${perLagEvent(lagCpu.postgres)} (this process's inserts included), Redis ${perLagEvent(lagCpu.redis)}, this process ${perLagEvent(lagCpu.receiver)}; load average ${loadavg()[0].toFixed(1)}`,
   );
 } finally {
   for (const child of children) child.kill('SIGTERM');

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { processConfig } from '../config.js';
 import { takeFairTurnsOf } from '../queues/fair-share.js';
 import type { JobDefinition } from '../queues/job-definition.js';
-import { defaultJobOptions, getQueue } from '../queues/queues.js';
+import { addJobs, defaultJobOptions, getQueue } from '../queues/queues.js';
 import type { TraceCarrier } from '../tracing/tracing.js';
 
 /** worker-events: one outbox event (src/services/event-processing/process-event.ts). */
@@ -69,11 +69,7 @@ export async function addEventJobs(rows: EventToEnqueue[]): Promise<void> {
       data: { eventId: e.id, organisationId: e.organisationId, venueId: e.venueId, trace: e.trace } satisfies EventJob,
       opts: { ...eventJob.jobOptions, jobId: e.id, ...turns[i] },
     }));
-    // One job (a booking's commit, most often): added by its script alone, without the MULTI and
-    // the client-side batch object that addBulk makes for any number of jobs.
-    const queue = getQueue(eventJob.queueName);
-    if (jobs.length === 1) await queue.add(jobs[0].name, jobs[0].data, jobs[0].opts);
-    else await queue.addBulk(jobs);
+    await addJobs(getQueue(eventJob.queueName), jobs);
     pause = 3 * (Date.now() - startedAt);
   }
 }

@@ -49,6 +49,16 @@ export function getQueue(name: string): Queue {
   return queue;
 }
 
+/**
+ * Adds jobs to `queue` in one round trip. One job (a booking's event, an event's delivery, most
+ * often) goes by its script alone: addBulk makes an ioredis pipeline for any number of jobs, and
+ * ioredis copies every script the connection defines onto each new pipeline.
+ */
+export async function addJobs(queue: Queue, jobs: Parameters<Queue['addBulk']>[0]): Promise<void> {
+  if (jobs.length === 1) await queue.add(jobs[0].name, jobs[0].data, jobs[0].opts);
+  else if (jobs.length) await queue.addBulk(jobs);
+}
+
 export async function closeQueues(): Promise<void> {
   await Promise.all([...queues.values()].map((q) => q.close().catch(() => {})));
   queues.clear();

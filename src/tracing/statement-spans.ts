@@ -59,7 +59,7 @@ export const statementLogger = {
   },
 };
 
-/** Runs a statement the project sends to the driver itself (src/db/client.ts runSql, prepareSql) in its span, from sending to its rows. */
+/** Runs a statement the project sends to the driver itself (src/db/client.ts runSql, prepareSql; prepareSelectAll) in its span, from sending to its rows. */
 export function traceStatement<T>(text: string, run: () => Promise<T>): Promise<T> {
   if (!isTracing()) return run();
   const { name, start } = statementSpan(text);

@@ -127,6 +127,53 @@ describe('round trips of a booking', () => {
   });
 });
 
+describe('round trips of an event processed alone', () => {
+  /** The statements and the Redis commands (of this file's keys) worker-events' step sends for one event, processed alone. */
+  async function processedAlone(eventId: string): Promise<{ statements: string[]; commands: string[] }> {
+    await settleEnqueuedEvents();
+    await settleEventNumbering();
+    const ofThisFile = namespaceOf(config.QUEUE_PREFIX);
+    sent.length = 0;
+    const commands = await commandsSentDuring(
+      config.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      getQueueConnection(),
+      () => processEvents([eventId], config),
+      ({ name, line }) => name === 'multi' || name === 'exec' || (line.includes(ofThisFile) && !line.includes(`${ofThisFile}:rl:`)),
+    );
+    expect((await checks`select 1 from events where id = ${eventId} and dispatched_at is not null`).length).toBe(1);
+    return { statements: [...sent], commands: commands.map((c) => c.name) };
+  }
+  const eventOf = async (reservationId: string, type: string) =>
+    (await checks<Array<{ id: string }>>`select id::text from events where subject_id = ${reservationId} and type = ${type}`)[0].id;
+
+  it("an event its automation acts on is processed with 8 statements (the events read, with whether their venues' automations and queues have anything to do; begin, the automations locked, the run, the endpoints, the delivery, commit; the mark) and 6 Redis commands (the destination's line looked at: a MULTI of two counts; the fair turn; the job)", async () => {
+    const queue = getQueue(webhookDeliveryJob.queueName);
+    // The delivery's job waits in the paused queue: only the step before it is counted.
+    await queue.pause();
+    try {
+      // The first on this connection loads the scripts (EVAL, not EVALSHA): not counted.
+      await processedAlone(await eventOf(await book(), 'reservation_created'));
+      const eventId = await eventOf(await book(), 'reservation_created');
+      const { statements, commands } = await processedAlone(eventId);
+      expect(await checks`select status from webhook_deliveries where event_id = ${eventId}`).toEqual([{ status: 'pending' }]);
+      expect(statements, statements.join('\n')).toHaveLength(8);
+      expect(commands, commands.join(', ')).toEqual(['multi', 'zcard', 'zcard', 'exec', 'evalsha', 'evalsha']);
+    } finally {
+      await queue.resume();
+    }
+  });
+
+  it('an event no automation acts on, at a venue nobody waits at, is processed with 2 statements (the events read, the mark) and no Redis command: a cancellation, whose freed table has nobody to go to', async () => {
+    const reservationId = await book();
+    expect((await api.delete(`/reservations/${reservationId}`)).status).toBe(200);
+    const eventId = await eventOf(reservationId, 'reservation_cancelled');
+    const { statements, commands } = await processedAlone(eventId);
+    expect(statements, statements.join('\n')).toHaveLength(2);
+    expect(commands).toEqual([]);
+    expect(await checks`select 1 from webhook_deliveries where event_id = ${eventId}`).toEqual([]);
+  });
+});
+
 describe('round trips of a webhook delivery', () => {
   /** Deliveries measured one at a time; the median is taken, so that what BullMQ's worker does now and then (its stalled-jobs check) does not count. */
   const deliveries = 7;

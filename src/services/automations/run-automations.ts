@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
-import { db, transaction, type DbOrTx } from '../../db/client.js';
+import { and, asc, eq, inArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { transaction, type Tx } from '../../db/client.js';
 import { insertRows } from '../../db/insert-rows.js';
 import { automationRuns, automations, events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { conditionsMatch } from '../../lib/automation-conditions.js';
@@ -8,8 +8,19 @@ import { isAutomationTrigger } from '../../lib/event-catalogue.js';
 import { enqueueDeliveries, type DeliveryQueueSettings } from '../webhooks/enqueue-deliveries.js';
 import { deliveryKey } from '../webhooks/envelope.js';
 
-type EventRow = typeof events.$inferSelect;
+/** An event as worker-events read it: `mayRunAutomations`, whether one of its venue's active automations was on its type then. */
+type EventRow = typeof events.$inferSelect & { mayRunAutomations: boolean };
 type AutomationRow = typeof automations.$inferSelect;
+
+/**
+ * SQL, read with a batch's events (process-event.ts): whether the event's venue has an active
+ * automation on the event's type. Most events have none, and the others mostly match: only these are
+ * matched against the venue's automations (their conditions and age too), under their lock; the
+ * others open no transaction and send no statement of their own.
+ */
+export function mayRunAutomations(event: { venueId: SQLWrapper; type: SQLWrapper }): SQL<boolean> {
+  return sql<boolean>`exists (select 1 from automations a where a.venue_id = ${event.venueId} and a.status = 'active' and ${event.type} = any(a.event_types))`;
+}
 
 /**
  * Up to this many rows a batch's inserts are prepared statements, planned once per connection (a
@@ -21,15 +32,17 @@ const preparedBatchRows = 8;
 /** The one action of an automation for now: index 0 of the delivery key `automation:<runId>:<n>`. */
 const actionIndex = 0;
 
-/** The active automations of these events' venues; `for share` when about to act on them. */
-async function activeAutomations(venueIds: string[], conn: DbOrTx, lock: boolean): Promise<AutomationRow[]> {
-  const query = conn
+/**
+ * The active automations of these events' venues, `for share`: an automation being deactivated waits
+ * for this transaction, so it annuls what it creates.
+ */
+async function lockActiveAutomations(venueIds: string[], tx: Tx): Promise<AutomationRow[]> {
+  return tx
     .select()
     .from(automations)
     .where(and(inArray(automations.venueId, venueIds), eq(automations.status, 'active')))
-    .orderBy(asc(automations.id));
-  // `for share`: an automation being deactivated waits for this transaction, so it annuls what it creates.
-  return lock ? await query.for('share') : await query;
+    .orderBy(asc(automations.id))
+    .for('share');
 }
 
 /**
@@ -63,12 +76,13 @@ function matchingPairs(liveEvents: EventRow[], candidates: AutomationRow[]): Arr
 export async function runAutomations(batch: EventRow[], settings: DeliveryQueueSettings): Promise<void> {
   // Test organisations send nothing (docs/api.md "Keys, limits"); most events match no automation;
   // operator events run none, even for an automation row that names them.
-  const liveEvents = [...new Map(batch.filter((e) => e.livemode && isAutomationTrigger(e.type)).map((e) => [e.id, e])).values()];
+  const liveEvents = [
+    ...new Map(batch.filter((e) => e.livemode && e.mayRunAutomations && isAutomationTrigger(e.type)).map((e) => [e.id, e])).values(),
+  ];
   if (!liveEvents.length) return;
   const venueIds = [...new Set(liveEvents.map((e) => e.venueId))];
-  if (!matchingPairs(liveEvents, await activeAutomations(venueIds, db(), false)).length) return;
   const pending = await transaction(async (tx) => {
-    const pairs = matchingPairs(liveEvents, await activeAutomations(venueIds, tx, true));
+    const pairs = matchingPairs(liveEvents, await lockActiveAutomations(venueIds, tx));
     if (!pairs.length) return [];
     pairs.sort((a, b) => a.event.id.localeCompare(b.event.id) || a.automation.id.localeCompare(b.automation.id));
     // A no-op update on conflict returns the rows a previous run of the event created.

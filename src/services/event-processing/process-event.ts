@@ -1,16 +1,32 @@
 import { logger } from '../../logger.js';
-import { inArray, sql } from 'drizzle-orm';
-import { db } from '../../db/client.js';
+import { sql } from 'drizzle-orm';
+import { prepareSql } from '../../db/client.js';
+import { prepareSelectAll } from '../../db/prepared-select.js';
 import { events } from '../../db/schema/index.js';
 import { isConnectionError } from '../../lib/connection-errors.js';
 import { createMicroBatcher, runEachAlone, type BatchOutcomes, type MicroBatcher } from '../../lib/micro-batch.js';
 import { eventBatchSize, eventJob, type EventJob } from '../../jobs/event-job.js';
 import { isQueueConnectionReady } from '../../queues/queues.js';
-import { runAutomations } from '../automations/run-automations.js';
+import { mayRunAutomations, runAutomations } from '../automations/run-automations.js';
 import type { DeliveryQueueSettings } from '../webhooks/enqueue-deliveries.js';
 import { offerFreedTable } from '../waitlist/offer-freed-table.js';
-import { refreshEstimatesAfter } from '../waitlist/wait-quotes.js';
+import { refreshEstimatesAfter, someoneWaitsAt } from '../waitlist/wait-quotes.js';
 import { enqueueEventsWhenRedisIsBack } from '../outbox/outbox.js';
+
+/**
+ * A batch's events, each with whether its automations and its venue's queue have anything to do: an
+ * event that runs none and changes no estimate sends no statement of its own for either. One text
+ * for any number of events, prepared: planned once per connection.
+ */
+const selectEvents = prepareSelectAll(events, sql`${events.id} = any(${sql.placeholder('ids')}::uuid[])`, {
+  mayRunAutomations: mayRunAutomations(events),
+  someoneWaits: someoneWaitsAt(events.venueId),
+});
+
+/** Marks events dispatched, so that the outbox sweeper leaves them alone; prepared as selectEvents is. */
+const markDispatched = prepareSql(
+  sql`update events set dispatched_at = clock_timestamp() where id = any(${sql.placeholder('ids')}::uuid[])`,
+);
 
 /**
  * Processes outbox events together: their automations in one transaction and one enqueue, the
@@ -22,7 +38,7 @@ import { enqueueEventsWhenRedisIsBack } from '../outbox/outbox.js';
  */
 export async function processEvents(ids: string[], settings: DeliveryQueueSettings): Promise<BatchOutcomes<string>> {
   const outcomes: BatchOutcomes<string> = new Map();
-  const rows = (await db().select().from(events).where(inArray(events.id, ids))).filter((e) => !e.dispatchedAt);
+  const rows = (await selectEvents({ ids })).filter((e) => !e.dispatchedAt);
   if (!rows.length) return outcomes;
   try {
     await runAutomations(rows, settings);
@@ -47,17 +63,7 @@ export async function processEvents(ids: string[], settings: DeliveryQueueSettin
     if (estimateFailure && result.status === 'fulfilled') outcomes.set(event.id, estimateFailure);
     return result.status === 'fulfilled' && !estimateFailure;
   });
-  if (done.length) {
-    await db()
-      .update(events)
-      .set({ dispatchedAt: sql`clock_timestamp()` })
-      .where(
-        inArray(
-          events.id,
-          done.map((e) => e.id),
-        ),
-      );
-  }
+  if (done.length) await markDispatched({ ids: done.map((e) => e.id) });
   return outcomes;
 }
 

@@ -13,7 +13,8 @@ import { loadBookings, loadVenueConfig } from '../availability/venue-day-loader.
 import { systemActor, transactionWithEvents, type Emit } from '../outbox/outbox.js';
 import { emitWaitlistEvent } from './waitlist-service.js';
 
-type EventRow = typeof events.$inferSelect;
+/** An event as worker-events read it: `someoneWaits`, someoneWaitsAt its venue then (wait-quotes.ts). */
+type EventRow = typeof events.$inferSelect & { someoneWaits: boolean };
 
 /**
  * The reservation events after which its tables are free: a release (or a completion straight from
@@ -60,10 +61,11 @@ async function findWaitingParty(
  * worker-events, for a reservation event that freed its tables: the tables are offered to the
  * queue of the reservation's serviceDate from now — or from the reservation's start when that is
  * later, as for a cancellation ahead of time. The offer row is keyed by the freeing event, so a
- * replayed event job emits nothing more.
+ * replayed event job emits nothing more. Nobody waiting at the venue when the event was read (the
+ * queues of days already over have expired): nothing to offer, and not a statement sent.
  */
 export async function offerFreedTable(event: EventRow, log: Logger = logger): Promise<void> {
-  if (event.subjectType !== 'reservation' || !event.subjectId || !tableFreeingEvents.has(event.type)) return;
+  if (!event.someoneWaits || event.subjectType !== 'reservation' || !event.subjectId || !tableFreeingEvents.has(event.type)) return;
   const [reservation] = await db().select().from(reservations).where(eq(reservations.id, event.subjectId));
   if (!reservation) return;
   const freedTableIds = (

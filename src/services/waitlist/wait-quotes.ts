@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { z } from 'zod';
 import { db, runSql, type DbOrTx } from '../../db/client.js';
 import { waitlistEntries } from '../../db/schema/index.js';
@@ -141,16 +141,8 @@ export async function quoteWaits(auth: AuthContext, venueId: string, partySizes:
  * current service's queue, written where it changed (docs/reservations.md "Turn times and wait
  * quotes"). An estimate is derived data: its change leaves updatedAt alone. Returns the entries changed.
  */
-export async function refreshWaitEstimates(venueId: string, now = Date.now()): Promise<number> {
-  // Most floor changes happen with nobody waiting: one look at the queue (the partial index of active entries) ends those.
-  const [venue] = await runSql<{ organisation_id: string }>(
-    db(),
-    sql`select v.organisation_id from venues v where v.id = ${venueId}
-      and exists (select 1 from waitlist_entries w where w.venue_id = v.id and w.status in ('waiting', 'notified')
-        and w.service_date >= (clock_timestamp() at time zone v.timezone)::date - 1)`,
-  );
-  if (!venue) return 0;
-  const { floor, queue } = await loadFloor(db(), { organisationId: venue.organisation_id, venueIds: null }, venueId, now);
+async function refreshWaitEstimates(venue: { id: string; organisationId: string }, now = Date.now()): Promise<number> {
+  const { floor, queue } = await loadFloor(db(), { organisationId: venue.organisationId, venueIds: null }, venue.id, now);
   if (!queue.length || !floor) return 0;
   const estimates = estimateSeatTimes(
     floor,
@@ -173,7 +165,24 @@ export async function refreshWaitEstimates(venueId: string, now = Date.now()): P
   return changed.length;
 }
 
-type EventRow = { id: string; type: string; venueId: string | null };
+/**
+ * SQL: whether anybody waits at the venue `venueId` names (an entry waiting or notified, of its
+ * current service day or the day before: the queues of days over expire). Most floor changes happen
+ * with nobody waiting; worker-events reads this with a batch's events (process-event.ts), so that the
+ * events of such a venue send no statement for the estimates nor for a freed table's offer. An entry
+ * that joins the queue after that read has an event of its own, processed after it, which estimates
+ * the queue again.
+ */
+export function someoneWaitsAt(venueId: SQLWrapper): SQL<boolean> {
+  // The active entries' partial index holds only today's queues (the daily expiry ends the rest): the
+  // check stays a few index entries however long the venue's history.
+  return sql<boolean>`exists (select 1 from venues waiting_venue join waitlist_entries waiting on waiting.venue_id = waiting_venue.id
+      and waiting.service_date >= (now() at time zone waiting_venue.timezone)::date - 1
+    where waiting_venue.id = ${venueId} and waiting.status in ('waiting', 'notified'))`;
+}
+
+/** An event as worker-events read it: `someoneWaits`, someoneWaitsAt its venue then. */
+type EventRow = { id: string; type: string; organisationId: string; venueId: string | null; someoneWaits: boolean };
 
 /** The events after which a venue's floor or queue is not what the estimates were made from. */
 const floorChangingEvents: ReadonlySet<string> = new Set([
@@ -189,18 +198,21 @@ const floorChangingEvents: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * worker-events: the estimates of each venue a batch of events changed, once per venue. Returns the
- * failure of each event whose venue could not be estimated again, so that its job is retried.
+ * worker-events: the estimates of each venue a batch of events changed and somebody waited at,
+ * once per venue. Returns the failure of each event whose venue could not be estimated again, so
+ * that its job is retried.
  */
 export async function refreshEstimatesAfter(rows: readonly EventRow[]): Promise<Map<string, Error>> {
   const byVenue = new Map<string, string[]>();
+  const organisationOf = new Map<string, string>();
   for (const e of rows) {
-    if (!e.venueId || !floorChangingEvents.has(e.type)) continue;
+    if (!e.venueId || !e.someoneWaits || !floorChangingEvents.has(e.type)) continue;
     byVenue.set(e.venueId, [...(byVenue.get(e.venueId) ?? []), e.id]);
+    organisationOf.set(e.venueId, e.organisationId);
   }
   const failed = new Map<string, Error>();
   const venueIds = [...byVenue.keys()];
-  const results = await Promise.allSettled(venueIds.map((id) => refreshWaitEstimates(id)));
+  const results = await Promise.allSettled(venueIds.map((id) => refreshWaitEstimates({ id, organisationId: organisationOf.get(id)! })));
   results.forEach((result, i) => {
     if (result.status === 'fulfilled') return;
     const error = result.reason instanceof Error ? result.reason : new Error(String(result.reason));

@@ -5,7 +5,7 @@ import { eventJob } from '../../jobs/event-job.js';
 import { webhookDeliveryJob, type WebhookDeliveryJob } from '../../jobs/webhook-delivery-job.js';
 import { runningJobSpan } from '../../tracing/tracing.js';
 import { behindTheLine, takeFairPrioritiesOf } from '../../queues/fair-share.js';
-import { getQueue, getQueueConnection } from '../../queues/queues.js';
+import { addJobs, getQueue, getQueueConnection } from '../../queues/queues.js';
 import { DestinationSlots } from './destination-slots.js';
 
 // The producer's side of the webhook-delivery queue (the job definition, src/jobs/webhook-delivery-job.ts,
@@ -76,7 +76,8 @@ export async function enqueueDeliveries(deliveries: DeliveryToEnqueue[], setting
   const inLine = deliveries.filter((d) => !heldBack.delays.has(d.id) && dueIn(d) === 0);
   const tags = await takeFairPrioritiesOf(webhookDeliveryJob.queueName, inLine, (d) => d.organisationId);
   const priorities = new Map(inLine.map((d, i) => [d.id, tags[i]]));
-  await getQueue(webhookDeliveryJob.queueName).addBulk(
+  await addJobs(
+    getQueue(webhookDeliveryJob.queueName),
     deliveries.map((d) => {
       const destination = destinationOfDelivery.get(d.id);
       const ids = {
