@@ -8,7 +8,7 @@
 // reservation_created: one automation of the venue acts on each (a run, a delivery, its job);
 // reservation_cancelled: nothing acts on them and nobody waits at the venue (the table it frees has
 // nobody to go to). Run the same command on two trees one after the other to compare them.
-import { createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
+import { addBenchAutomation, createBenchTenant, endBenchConnections, prepareBenchDatabase } from './support/bench-database.js';
 import { cpuUsedSince, postgresCpuSnapshot, redisCpuMs } from './support/process-cpu.js';
 
 const count = Number(process.argv[2] ?? 1000);
@@ -17,35 +17,18 @@ const rounds = 4;
 
 await prepareBenchDatabase('floorline_bench_lone_events');
 Object.assign(process.env, { LOG_LEVEL: 'warn' });
-const { db: openDb, pool } = await import('../src/db/client.js');
-const db = openDb();
+const { pool } = await import('../src/db/client.js');
 const sql = pool();
-const { automations, webhookEndpoints } = await import('../src/db/schema/index.js');
 const { systemActor, transactionWithEvents, settleEnqueuedEvents } = await import('../src/services/outbox/outbox.js');
-const { getQueue, getQueueConnection, closeQueues } = await import('../src/queues/queues.js');
+const { getQueue, getQueueConnection } = await import('../src/queues/queues.js');
 const { eventJob } = await import('../src/jobs/event-job.js');
 const { webhookDeliveryJob } = await import('../src/jobs/webhook-delivery-job.js');
 const { processEvents } = await import('../src/services/event-processing/process-event.js');
 const { processConfig } = await import('../src/config.js');
-const { closeRedis } = await import('../src/redis.js');
 
 const { organisationId, venueId } = await createBenchTenant({ tableCount: 4 });
 // Nothing is delivered: the secret is never opened, the address never called.
-await db.insert(webhookEndpoints).values({
-  organisationId,
-  venueId,
-  url: 'http://127.0.0.1:9/hooks',
-  currentSecret: 'unused',
-  previousSecretExpiresAt: new Date(),
-});
-await db.insert(automations).values({
-  organisationId,
-  venueId,
-  name: 'Bench',
-  eventTypes: ['reservation_created'],
-  conditions: { partySizeMin: null, partySizeMax: null, sources: null },
-  action: { type: 'partner_notification', url: null, endpointId: null, delayMinutes: 0 },
-});
+await addBenchAutomation({ organisationId, venueId }, 'http://127.0.0.1:9/hooks', 'unused');
 
 /** Commits `n` events of `type` in one transaction; returns their ids in the order they were emitted. */
 async function emit(n: number): Promise<string[]> {
@@ -93,11 +76,5 @@ try {
     );
   }
 } finally {
-  await deliveryQueue.obliterate({ force: true }).catch(() => {});
-  await getQueue(eventJob.queueName)
-    .obliterate({ force: true })
-    .catch(() => {});
-  await closeQueues();
-  await closeRedis();
-  await sql.end();
+  await endBenchConnections([webhookDeliveryJob.queueName, eventJob.queueName]);
 }

@@ -18,7 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
-import { createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
+import { addBenchAutomation, createBenchTenant, endBenchConnections, prepareBenchDatabase } from './support/bench-database.js';
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs, redisCpuMs } from './support/process-cpu.js';
 import { profileFlags } from './support/profiling.js';
 import { startDropCollector } from './support/drop-collector.js';
@@ -34,12 +34,11 @@ const { eq } = await import('drizzle-orm');
 const { db: openDb, pool } = await import('../src/db/client.js');
 const db = openDb();
 const sql = pool();
-const { automations, floorTables, guests, reservations, reservationTables, webhookEndpoints } = await import('../src/db/schema/index.js');
+const { floorTables, guests, reservations, reservationTables } = await import('../src/db/schema/index.js');
 const { systemActor, transactionWithEvents } = await import('../src/services/outbox/outbox.js');
-const { getQueue, getQueueConnection, closeQueues } = await import('../src/queues/queues.js');
+const { getQueue, getQueueConnection } = await import('../src/queues/queues.js');
 const { eventJob } = await import('../src/jobs/event-job.js');
 const { webhookDeliveryJob } = await import('../src/jobs/webhook-delivery-job.js');
-const { closeRedis } = await import('../src/redis.js');
 
 // The receiver: records when each reservation's webhook arrives.
 const arrivals = new Map<string, number>();
@@ -61,21 +60,7 @@ const { organisationId, venueId } = await createBenchTenant({ tableCount: 24 });
 const { processConfig } = await import('../src/config.js');
 const signingSecrets = new (await import('../src/services/webhooks/signing-secrets.js')).SigningSecretBox(processConfig().secretsKey);
 const tableIds = (await db.select({ id: floorTables.id }).from(floorTables).where(eq(floorTables.venueId, venueId))).map((t) => t.id);
-await db.insert(webhookEndpoints).values({
-  organisationId,
-  venueId,
-  url: receiverUrl,
-  currentSecret: signingSecrets.sealNew().sealed,
-  previousSecretExpiresAt: new Date(),
-});
-await db.insert(automations).values({
-  organisationId,
-  venueId,
-  name: 'Bench',
-  eventTypes: ['reservation_created'],
-  conditions: { partySizeMin: null, partySizeMax: null, sources: null },
-  action: { type: 'partner_notification', url: null, endpointId: null, delayMinutes: 0 },
-});
+await addBenchAutomation({ organisationId, venueId }, receiverUrl, signingSecrets.sealNew().sealed);
 
 // Tracing is the workers' only: this process commits the events, untraced, so each events job starts
 // a trace of its own and its delivery continues it (docs/operations.md "Tracing").
@@ -325,13 +310,7 @@ try {
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
-  await queue.obliterate({ force: true }).catch(() => {});
-  await getQueue(eventJob.queueName)
-    .obliterate({ force: true })
-    .catch(() => {});
-  await closeQueues();
-  await closeRedis();
-  await sql.end();
+  await endBenchConnections([webhookDeliveryJob.queueName, eventJob.queueName]);
   receiver.closeAllConnections();
   receiver.close();
   if (collector) console.log(`exported to the collector: ${(collector.bytes() / 1e6).toFixed(1)} MB`);

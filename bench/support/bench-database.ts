@@ -54,6 +54,41 @@ export async function createBenchTenant(options: { tableCount?: number } = {}): 
 }
 
 /**
+ * The venue's webhook endpoint at `url` (its secret sealed already) and one automation that sends
+ * each `reservation_created` event of the venue to it, at once and whatever the party.
+ */
+export async function addBenchAutomation(tenant: Pick<BenchTenant, 'organisationId' | 'venueId'>, url: string, sealedSecret: string) {
+  const { db } = await import('../../src/db/client.js');
+  const { automations, webhookEndpoints } = await import('../../src/db/schema/index.js');
+  await db()
+    .insert(webhookEndpoints)
+    .values({ ...tenant, url, currentSecret: sealedSecret, previousSecretExpiresAt: new Date() });
+  await db()
+    .insert(automations)
+    .values({
+      ...tenant,
+      name: 'Bench',
+      eventTypes: ['reservation_created'],
+      conditions: { partySizeMin: null, partySizeMax: null, sources: null },
+      action: { type: 'partner_notification', url: null, endpointId: null, delayMinutes: 0 },
+    });
+}
+
+/** Empties the benchmark's queues in Redis, then closes its queue, Redis and database connections. */
+export async function endBenchConnections(queueNames: string[]): Promise<void> {
+  const { closeQueues, getQueue } = await import('../../src/queues/queues.js');
+  const { closeRedis } = await import('../../src/redis.js');
+  const { pool } = await import('../../src/db/client.js');
+  for (const name of queueNames)
+    await getQueue(name)
+      .obliterate({ force: true })
+      .catch(() => {});
+  await closeQueues();
+  await closeRedis();
+  await pool().end();
+}
+
+/**
  * The environment of the server and worker processes a benchmark spawns. Metrics are recorded, but no
  * metrics port is opened (METRICS_PORT=0): several processes of one role would otherwise want the same.
  */
