@@ -19,13 +19,14 @@ export function prepareSelectAll<T extends PgTable, E extends Record<string, SQL
   condition: SQL,
   extra?: E,
 ): (values: Record<string, unknown>) => Promise<Array<T['$inferSelect'] & ExtraValues<E>>> {
+  const tableColumns = getTableColumns(table);
   // In the order of the select list drizzle writes: the table's columns, then the extra expressions.
-  const columns = Object.entries(getTableColumns(table));
+  const columns = Object.entries(tableColumns);
   const extraNames = Object.keys(extra ?? {});
   // drizzle's standalone query builder: the statement is built without a database (this runs when
   // the calling module is loaded).
   const query = new QueryBuilder()
-    .select({ ...getTableColumns(table), ...extra })
+    .select({ ...tableColumns, ...extra })
     .from(table as PgTable)
     .where(condition)
     .toSQL();

@@ -8,6 +8,7 @@ import { isLapsedHold } from '../../lib/availability/occupancy.js';
 import { orderedSeatings } from '../../lib/availability/seatings.js';
 import { resolveTurnTime } from '../../lib/availability/venue-day.js';
 import type { VenueConfig } from '../../lib/availability/types.js';
+import { groupBy } from '../../lib/group-by.js';
 import { addDays, instantToLocal, serviceDayClock } from '../../lib/local-time.js';
 import { MINUTES_PER_DAY, shiftWindow, shiftsOn } from '../../lib/shift-schedule.js';
 import { estimateSeatTimes, type FloorNow, type SeatEstimate } from '../../lib/wait-quotes.js';
@@ -203,20 +204,21 @@ const floorChangingEvents: ReadonlySet<string> = new Set([
  * that its job is retried.
  */
 export async function refreshEstimatesAfter(rows: readonly EventRow[]): Promise<Map<string, Error>> {
-  const byVenue = new Map<string, string[]>();
-  const organisationOf = new Map<string, string>();
-  for (const e of rows) {
-    if (!e.venueId || !e.someoneWaits || !floorChangingEvents.has(e.type)) continue;
-    byVenue.set(e.venueId, [...(byVenue.get(e.venueId) ?? []), e.id]);
-    organisationOf.set(e.venueId, e.organisationId);
-  }
+  // Each venue's events; the first names the venue and its organisation.
+  const byVenue = [
+    ...groupBy(
+      rows.filter((e) => e.venueId && e.someoneWaits && floorChangingEvents.has(e.type)),
+      (e) => e.venueId!,
+    ).values(),
+  ];
   const failed = new Map<string, Error>();
-  const venueIds = [...byVenue.keys()];
-  const results = await Promise.allSettled(venueIds.map((id) => refreshWaitEstimates({ id, organisationId: organisationOf.get(id)! })));
+  const results = await Promise.allSettled(
+    byVenue.map(([first]) => refreshWaitEstimates({ id: first.venueId!, organisationId: first.organisationId })),
+  );
   results.forEach((result, i) => {
     if (result.status === 'fulfilled') return;
     const error = result.reason instanceof Error ? result.reason : new Error(String(result.reason));
-    for (const eventId of byVenue.get(venueIds[i])!) failed.set(eventId, error);
+    for (const event of byVenue[i]) failed.set(event.id, error);
   });
   return failed;
 }
