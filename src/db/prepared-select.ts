@@ -1,4 +1,4 @@
-import { getTableColumns, is, Placeholder, type SQL } from 'drizzle-orm';
+import { getTableColumns, getTableName, is, Placeholder, sql, type Column, type SQL } from 'drizzle-orm';
 import { QueryBuilder, type PgTable } from 'drizzle-orm/pg-core';
 import { traceStatement } from '../tracing/statement-spans.js';
 import { pool } from './client.js';
@@ -7,12 +7,24 @@ import { pool } from './client.js';
 type ExtraValues<E extends Record<string, SQL>> = { [K in keyof E]: E[K] extends SQL<infer V> ? V : unknown };
 
 /**
+ * `column` named with its table ("events"."venue_id") wherever it is written. In the select list of a
+ * query of one table drizzle writes a column bare ("venue_id"), also inside an expression: in a
+ * subquery, a bare name is the subquery's own column when one of its tables has it (an `exists`
+ * about the event's venue asked about every venue). An expression of `extra` that reads the
+ * table's row in a subquery names its columns with this.
+ */
+export function qualifiedColumn(column: Column): SQL {
+  return sql`${sql.identifier(getTableName(column.table))}.${sql.identifier(column.name)}`;
+}
+
+/**
  * `select * from <table> where <condition>` built by drizzle once, run as a prepared statement
  * straight on the driver, its rows decoded by the table's own columns: the rows drizzle returns.
  * For the reads on nearly every request. Drizzle's own prepared query runs each execution through
  * four nested async functions, a tracing wrapper and a cache check, and decodes each column with a
  * type test and an iterator: a tenth of a simple request's CPU. `extra`: expressions selected after
- * the columns, each under its name, as the driver reads it (a boolean, a number).
+ * the columns, each under its name, as the driver reads it (a boolean, a number); a column of the
+ * table in a subquery of theirs is written with qualifiedColumn.
  */
 export function prepareSelectAll<T extends PgTable, E extends Record<string, SQL> = Record<never, SQL>>(
   table: T,

@@ -2,6 +2,7 @@ import { and, asc, between, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/core/auth-context.js';
 import { createDatabase, db, type Database } from '../../src/db/client.js';
+import { qualifiedColumn } from '../../src/db/prepared-select.js';
 import {
   eventPositions,
   events,
@@ -16,6 +17,7 @@ import { reservationListFilters, type ReservationListQuery } from '../../src/ser
 import { deliveryListFilters } from '../../src/services/webhooks/delivery-service.js';
 import { selectDueLate, selectDueNoShows } from '../../src/services/timers/late-reservations.js';
 import { concludedLongAgo } from '../../src/services/timers/purge-deliveries.js';
+import { someoneWaitsAt } from '../../src/services/waitlist/wait-quotes.js';
 import { createOwnDatabase, type OwnDatabase } from '../support/own-database.js';
 
 /** The tables that grow with history: no request or timer statement may read them whole. */
@@ -224,6 +226,18 @@ describe('statements of the request and timer paths read large tables by index',
       .limit(51);
     const nodes = nodesOf(await planOf(page));
     expect(nodes.some((node) => node['Index Cond']?.includes(column))).toBe(true);
+  });
+
+  // Keyed by serviceDate alone, the waiting entries of every venue were read for each event (a
+  // hashed subplan of all of them in the read's generic plan): a number that grows with the platform.
+  it("worker-events' read of whether anybody waits at an event's venue reads that venue's waiting entries only", async () => {
+    const read = db()
+      .select({ someoneWaits: someoneWaitsAt(qualifiedColumn(events.venueId)) })
+      .from(events)
+      .where(eq(events.id, someId));
+    const entries = nodesOf(await planOf(read)).filter((node) => node['Relation Name'] === 'waitlist_entries');
+    expect(entries.length).toBeGreaterThan(0);
+    for (const node of entries) expect(node['Index Cond'], JSON.stringify(node)).toMatch(/venue_id = /);
   });
 
   it('detects a statement no index serves', async () => {

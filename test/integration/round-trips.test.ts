@@ -163,7 +163,24 @@ describe('round trips of an event processed alone', () => {
     }
   });
 
-  it('an event no automation acts on, at a venue nobody waits at, is processed with 2 statements (the events read, the mark) and no Redis command: a cancellation, whose freed table has nobody to go to', async () => {
+  it("an event no automation acts on, at a venue nobody waits at, is processed with 2 statements (the events read, the mark) and no Redis command: a cancellation, whose freed table has nobody to go to, while another venue's automation is on cancellations and a party waits there", async () => {
+    // What the events' read tells is about the event's own venue, not the platform's others.
+    const other = await createTenant();
+    const otherApi = client(server.url, other.key);
+    const elsewhere = {
+      venueId: other.venueId,
+      name: 'Elsewhere',
+      eventTypes: ['reservation_cancelled'],
+      action: { type: 'partner_notification' },
+    };
+    expect((await otherApi.post('/automations', elsewhere)).status).toBe(201);
+    const waiting = await otherApi.post('/waitlist', {
+      venueId: other.venueId,
+      serviceDate: localDate(1),
+      partySize: 2,
+      name: 'Ada Lovelace',
+    });
+    expect(waiting.status, waiting.text).toBe(201);
     const reservationId = await book();
     expect((await api.delete(`/reservations/${reservationId}`)).status).toBe(200);
     const eventId = await eventOf(reservationId, 'reservation_cancelled');

@@ -46,9 +46,12 @@ export const waitlistEntries = pgTable(
     uniqueIndex('waitlist_entries_venue_day_position_idx').on(t.venueId, t.serviceDate, t.position),
     index('waitlist_entries_org_created_idx').on(t.organisationId, t.createdAt, t.id),
     index('waitlist_entries_org_updated_idx').on(t.organisationId, t.updatedAt, t.id),
-    // The expiry timer and compatible_table_freed look at the entries still in the queue.
+    // The entries still in the queue, by venue: a venue's queue, whether anybody waits there (read with
+    // every batch of events) and compatible_table_freed read that venue's entries alone, whatever the
+    // queues of the platform's other venues hold; the expiry timer reads the index whole (it holds
+    // only the queues not yet over).
     index('waitlist_entries_active_idx')
-      .on(t.serviceDate)
+      .on(t.venueId, t.serviceDate)
       .where(sql`${t.status} in ('waiting', 'notified')`),
   ],
 );

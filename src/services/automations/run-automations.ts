@@ -16,7 +16,8 @@ type AutomationRow = typeof automations.$inferSelect;
  * SQL, read with a batch's events (process-event.ts): whether the event's venue has an active
  * automation on the event's type. Most events have none, and the others mostly match: only these are
  * matched against the venue's automations (their conditions and age too), under their lock; the
- * others open no transaction and send no statement of their own.
+ * others open no transaction and send no statement of their own. Columns as `event`'s are named with
+ * their table (qualifiedColumn): a bare venue_id here is the automation's own.
  */
 export function mayRunAutomations(event: { venueId: SQLWrapper; type: SQLWrapper }): SQL<boolean> {
   return sql<boolean>`exists (select 1 from automations a where a.venue_id = ${event.venueId} and a.status = 'active' and ${event.type} = any(a.event_types))`;

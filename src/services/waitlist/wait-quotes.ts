@@ -172,11 +172,13 @@ async function refreshWaitEstimates(venue: { id: string; organisationId: string 
  * with nobody waiting; worker-events reads this with a batch's events (process-event.ts), so that the
  * events of such a venue send no statement for the estimates nor for a freed table's offer. An entry
  * that joins the queue after that read has an event of its own, processed after it, which estimates
- * the queue again.
+ * the queue again. A column as `venueId` is named with its table (qualifiedColumn): a bare venue_id
+ * here is the waiting entry's own.
  */
 export function someoneWaitsAt(venueId: SQLWrapper): SQL<boolean> {
-  // The active entries' partial index holds only today's queues (the daily expiry ends the rest): the
-  // check stays a few index entries however long the venue's history.
+  // The active entries' partial index, keyed by venue, holds only the queues not yet over (the daily
+  // expiry ends the rest): the check reads a few entries of this venue's, however long its history
+  // and however many the platform's other venues.
   return sql<boolean>`exists (select 1 from venues waiting_venue join waitlist_entries waiting on waiting.venue_id = waiting_venue.id
       and waiting.service_date >= (now() at time zone waiting_venue.timezone)::date - 1
     where waiting_venue.id = ${venueId} and waiting.status in ('waiting', 'notified'))`;
