@@ -8,11 +8,15 @@
 // reservation_created: one automation of the venue acts on each (a run, a delivery, its job);
 // reservation_cancelled: nothing acts on them and nobody waits at the venue (the table it frees has
 // nobody to go to). Run the same command on two trees one after the other to compare them.
+// --busy-neighbour: another venue of the platform has an automation on `type` and a party waiting
+// today, which should change nothing of what this venue's events cost.
 import { addBenchAutomation, createBenchTenant, endBenchConnections, prepareBenchDatabase } from './support/bench-database.js';
 import { cpuUsedSince, postgresCpuSnapshot, redisCpuMs } from './support/process-cpu.js';
 
-const count = Number(process.argv[2] ?? 1000);
-const type = process.argv[3] ?? 'reservation_created';
+const busyNeighbour = process.argv.includes('--busy-neighbour');
+const [countArg, typeArg] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const count = Number(countArg ?? 1000);
+const type = typeArg ?? 'reservation_created';
 const rounds = 4;
 
 await prepareBenchDatabase('floorline_bench_lone_events');
@@ -29,6 +33,22 @@ const { processConfig } = await import('../src/config.js');
 const { organisationId, venueId } = await createBenchTenant({ tableCount: 4 });
 // Nothing is delivered: the secret is never opened, the address never called.
 await addBenchAutomation({ organisationId, venueId }, 'http://127.0.0.1:9/hooks', 'unused');
+if (busyNeighbour) {
+  const neighbour = await createBenchTenant({ tableCount: 4 });
+  await addBenchAutomation(neighbour, 'http://127.0.0.1:9/hooks', 'unused', [type]);
+  const { db } = await import('../src/db/client.js');
+  const { waitlistEntries } = await import('../src/db/schema/index.js');
+  // The bench venues' zone (createBenchTenant): today there.
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Rome' }).format(new Date());
+  await db().insert(waitlistEntries).values({
+    organisationId: neighbour.organisationId,
+    venueId: neighbour.venueId,
+    serviceDate: today,
+    partySize: 2,
+    name: 'Neighbour',
+    position: 1,
+  });
+}
 
 /** Commits `n` events of `type` in one transaction; returns their ids in the order they were emitted. */
 async function emit(n: number): Promise<string[]> {

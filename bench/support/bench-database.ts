@@ -55,9 +55,14 @@ export async function createBenchTenant(options: { tableCount?: number } = {}): 
 
 /**
  * The venue's webhook endpoint at `url` (its secret sealed already) and one automation that sends
- * each `reservation_created` event of the venue to it, at once and whatever the party.
+ * each event of `eventTypes` (`reservation_created`) of the venue to it, at once and whatever the party.
  */
-export async function addBenchAutomation(tenant: Pick<BenchTenant, 'organisationId' | 'venueId'>, url: string, sealedSecret: string) {
+export async function addBenchAutomation(
+  tenant: Pick<BenchTenant, 'organisationId' | 'venueId'>,
+  url: string,
+  sealedSecret: string,
+  eventTypes = ['reservation_created'],
+) {
   const { db } = await import('../../src/db/client.js');
   const { automations, webhookEndpoints } = await import('../../src/db/schema/index.js');
   await db()
@@ -68,7 +73,7 @@ export async function addBenchAutomation(tenant: Pick<BenchTenant, 'organisation
     .values({
       ...tenant,
       name: 'Bench',
-      eventTypes: ['reservation_created'],
+      eventTypes,
       conditions: { partySizeMin: null, partySizeMax: null, sources: null },
       action: { type: 'partner_notification', url: null, endpointId: null, delayMinutes: 0 },
     });
