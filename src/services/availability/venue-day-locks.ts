@@ -18,11 +18,17 @@ export function checkAccess(access: Access, venueId: string): void {
 
 /**
  * lockVenue's statement, rendered once (renderOnce). The subquery locks the row before
- * the outer projection takes the pacing lock.
+ * the outer projection takes the pacing lock. It also makes the rest of the transaction plan its
+ * prepared statements once (`plan_cache_mode`, local to the transaction): on a long history
+ * PostgreSQL's estimates for a future day are small enough that it planned the venue day's read anew
+ * at every booking rather than use its generic plan, which reads the same index as fast (0.4 ms of
+ * planning a booking at two years: docs/benchmarks.md "The venue day planned at every booking").
+ * The statements after it, pipelined with it, are bound once it has run.
  */
 const lockVenueStatement = renderOnce(sql`
     select case when x.pacing and ${sql.placeholder('pacingDay')}::text is not null
-        then pg_advisory_xact_lock(hashtext('pacing'), hashtext(x.id::text || ${sql.placeholder('pacingDay')}::text)) is not null end as pacing_locked
+        then pg_advisory_xact_lock(hashtext('pacing'), hashtext(x.id::text || ${sql.placeholder('pacingDay')}::text)) is not null end as pacing_locked,
+      set_config('plan_cache_mode', 'force_generic_plan', true) as plan_cache_mode
     from (
       select v.id, exists (select 1 from pacing_rules p where p.venue_id = v.id and p.is_enabled) as pacing
       from venues v where v.id = ${sql.placeholder('venueId')} and v.organisation_id = ${sql.placeholder('organisationId')}
