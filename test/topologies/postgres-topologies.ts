@@ -275,7 +275,8 @@ async function main(): Promise<void> {
   );
   kit.check(ready === '503 unreachable', `/readyz while PostgreSQL behind PgBouncer does not answer: ${ready} after ${Date.now() - r0} ms`);
   const s0 = Date.now();
-  const exited = new Promise((resolve) => stopped.child.once('exit', resolve));
+  let exitCode: number | null = null;
+  const exited = new Promise((resolve) => stopped.child.once('exit', (code) => resolve((exitCode = code))));
   process.kill(stopped.child.pid!, 'SIGTERM');
   const stopMs = await Promise.race([
     exited.then(() => Date.now() - s0),
@@ -284,7 +285,10 @@ async function main(): Promise<void> {
   const [cc, ca] = asPostgres('kill', ['-CONT', ...frozenPids.map(String)]);
   await run(cc, ca);
   await inFlight;
-  kit.check(stopMs >= 0, `SIGTERM with every PostgreSQL process frozen (SIGSTOP): exited after ${stopMs} ms`);
+  kit.check(
+    stopMs >= 0 && exitCode === 0,
+    `SIGTERM with every PostgreSQL process frozen (SIGSTOP): exited after ${stopMs} ms with code ${exitCode}`,
+  );
   await endProcess(stopped.child, 'SIGKILL');
   await endProcess(pooled.child, 'SIGKILL');
 
