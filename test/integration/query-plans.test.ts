@@ -2,7 +2,6 @@ import { and, asc, between, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/core/auth-context.js';
 import { createDatabase, db, type Database } from '../../src/db/client.js';
-import { qualifiedColumn } from '../../src/db/prepared-select.js';
 import {
   eventPositions,
   events,
@@ -232,7 +231,7 @@ describe('statements of the request and timer paths read large tables by index',
   // hashed subplan of all of them in the read's generic plan): a number that grows with the platform.
   it("worker-events' read of whether anybody waits at an event's venue reads that venue's waiting entries only", async () => {
     const read = db()
-      .select({ someoneWaits: someoneWaitsAt(qualifiedColumn(events.venueId)) })
+      .select({ someoneWaits: someoneWaitsAt(events.venueId) })
       .from(events)
       .where(eq(events.id, someId));
     const entries = nodesOf(await planOf(read)).filter((node) => node['Relation Name'] === 'waitlist_entries');

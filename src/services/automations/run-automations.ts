@@ -1,6 +1,7 @@
-import { and, asc, eq, inArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type Column, type SQL } from 'drizzle-orm';
 import { transaction, type Tx } from '../../db/client.js';
 import { insertRows } from '../../db/insert-rows.js';
+import { qualifiedColumn } from '../../db/prepared-select.js';
 import { automationRuns, automations, events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { conditionsMatch } from '../../lib/automation-conditions.js';
 import { groupBy } from '../../lib/group-by.js';
@@ -16,11 +17,11 @@ type AutomationRow = typeof automations.$inferSelect;
  * SQL, read with a batch's events (process-event.ts): whether the event's venue has an active
  * automation on the event's type. Most events have none, and the others mostly match: only these are
  * matched against the venue's automations (their conditions and age too), under their lock; the
- * others open no transaction and send no statement of their own. Columns as `event`'s are named with
- * their table (qualifiedColumn): a bare venue_id here is the automation's own.
+ * others open no transaction and send no statement of their own. The event's columns are named with
+ * their table (qualifiedColumn): a bare venue_id here would be the automation's own.
  */
-export function mayRunAutomations(event: { venueId: SQLWrapper; type: SQLWrapper }): SQL<boolean> {
-  return sql<boolean>`exists (select 1 from automations a where a.venue_id = ${event.venueId} and a.status = 'active' and ${event.type} = any(a.event_types))`;
+export function mayRunAutomations(event: { venueId: Column; type: Column }): SQL<boolean> {
+  return sql<boolean>`exists (select 1 from automations a where a.venue_id = ${qualifiedColumn(event.venueId)} and a.status = 'active' and ${qualifiedColumn(event.type)} = any(a.event_types))`;
 }
 
 /**

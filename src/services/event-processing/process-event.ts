@@ -1,7 +1,7 @@
 import { logger } from '../../logger.js';
 import { sql } from 'drizzle-orm';
 import { prepareSql } from '../../db/client.js';
-import { prepareSelectAll, qualifiedColumn } from '../../db/prepared-select.js';
+import { prepareSelectAll } from '../../db/prepared-select.js';
 import { events } from '../../db/schema/index.js';
 import { isConnectionError } from '../../lib/connection-errors.js';
 import { createMicroBatcher, runEachAlone, type BatchOutcomes, type MicroBatcher } from '../../lib/micro-batch.js';
@@ -18,10 +18,9 @@ import { enqueueEventsWhenRedisIsBack } from '../outbox/outbox.js';
  * event that runs none and changes no estimate sends no statement of its own for either. One text
  * for any number of events, prepared: planned once per connection.
  */
-const eventVenue = qualifiedColumn(events.venueId);
 const selectEvents = prepareSelectAll(events, sql`${events.id} = any(${sql.placeholder('ids')}::uuid[])`, {
-  mayRunAutomations: mayRunAutomations({ venueId: eventVenue, type: qualifiedColumn(events.type) }),
-  someoneWaits: someoneWaitsAt(eventVenue),
+  mayRunAutomations: mayRunAutomations(events),
+  someoneWaits: someoneWaitsAt(events.venueId),
 });
 
 /** Marks events dispatched, so that the outbox sweeper leaves them alone; prepared as selectEvents is. */

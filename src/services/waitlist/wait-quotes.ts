@@ -1,6 +1,7 @@
-import { and, asc, eq, inArray, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type Column, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { db, runSql, type DbOrTx } from '../../db/client.js';
+import { qualifiedColumn } from '../../db/prepared-select.js';
 import { waitlistEntries } from '../../db/schema/index.js';
 import type { AuthContext } from '../../core/auth-context.js';
 import { component, instant, uuid } from '../../core/response-schemas.js';
@@ -167,21 +168,21 @@ async function refreshWaitEstimates(venue: { id: string; organisationId: string 
 }
 
 /**
- * SQL: whether anybody waits at the venue `venueId` names (an entry waiting or notified, of its
+ * SQL: whether anybody waits at the venue the column `venueId` holds (an entry waiting or notified, of its
  * current service day or the day before: the queues of days over expire). Most floor changes happen
  * with nobody waiting; worker-events reads this with a batch's events (process-event.ts), so that the
  * events of such a venue send no statement for the estimates nor for a freed table's offer. An entry
  * that joins the queue after that read has an event of its own, processed after it, which estimates
- * the queue again. A column as `venueId` is named with its table (qualifiedColumn): a bare venue_id
- * here is the waiting entry's own.
+ * the queue again. The column is named with its table (qualifiedColumn): a bare venue_id here would
+ * be the waiting entry's own.
  */
-export function someoneWaitsAt(venueId: SQLWrapper): SQL<boolean> {
+export function someoneWaitsAt(venueId: Column): SQL<boolean> {
   // The active entries' partial index, keyed by venue, holds only the queues not yet over (the daily
   // expiry ends the rest): the check reads a few entries of this venue's, however long its history
   // and however many the platform's other venues.
   return sql<boolean>`exists (select 1 from venues waiting_venue join waitlist_entries waiting on waiting.venue_id = waiting_venue.id
       and waiting.service_date >= (now() at time zone waiting_venue.timezone)::date - 1
-    where waiting_venue.id = ${venueId} and waiting.status in ('waiting', 'notified'))`;
+    where waiting_venue.id = ${qualifiedColumn(venueId)} and waiting.status in ('waiting', 'notified'))`;
 }
 
 /** An event as worker-events read it: `someoneWaits`, someoneWaitsAt its venue then. */
