@@ -8,7 +8,27 @@ import { activeTraceIds } from '../tracing/tracing.js';
  * PostgreSQL when scraped join it from src/monitoring/scrape-time-gauges.ts, which the metrics port loads.
  */
 export const metricsRegistry = new Registry();
-collectDefaultMetrics({ register: metricsRegistry });
+
+/**
+ * How often the event loop's delay is sampled for `nodejs_eventloop_lag_*`, in ms. prom-client's
+ * default of 10 ms wakes an idle process 100 times a second, which was nearly all of an idle
+ * worker's CPU and a tenth of what a webhook delivered alone cost the workers (docs/benchmarks.md
+ * "The event-loop monitor's wake-ups"); every 100 ms still sees each stall of 100 ms or more.
+ */
+const eventLoopSamplingMs = 100;
+
+let collectingProcessMetrics = false;
+
+/**
+ * Starts prom-client's default process metrics (CPU, memory, heap, event-loop lag, GC, handles) in
+ * this registry: once per process, by the entry point (src/roles/start-process.ts), since sampling
+ * the event loop keeps a timer running.
+ */
+export function collectProcessMetrics(): void {
+  if (collectingProcessMetrics) return;
+  collectingProcessMetrics = true;
+  collectDefaultMetrics({ register: metricsRegistry, eventLoopMonitoringPrecision: eventLoopSamplingMs });
+}
 
 /** The exemplar of an observation: the active trace, while tracing is on. */
 function exemplarLabels(): Record<string, string> | undefined {

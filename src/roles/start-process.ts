@@ -1,6 +1,7 @@
 import { ConfigError, parseConfig, type Config } from '../config.js';
 import { runMigrations } from '../db/migrate.js';
 import { logger } from '../logger.js';
+import { collectProcessMetrics } from '../metrics/counters.js';
 import { defaultServiceName, isTracingWanted } from '../lib/tracing-settings.js';
 import { explainUnreachable } from '../preflight.js';
 import { setUpProcess } from '../set-up-process.js';
@@ -40,6 +41,7 @@ export async function startProcess(env: NodeJS.ProcessEnv, roles: RoleName[], op
   // The process's configuration and database, built here from what was parsed; the modules that are
   // not given them as parameters reach them through processConfig() and db().
   setUpProcess(config);
+  collectProcessMetrics();
   try {
     if (options.migrate) await runMigrations(config.DATABASE_DIRECT_URL ?? config.DATABASE_URL);
     const running = runRoles(config, roles);

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { eq, sql } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
+import { collectProcessMetrics } from '../../src/metrics/counters.js';
 import { startMetricsServer } from '../../src/monitoring/metrics-server.js';
 import { markProcessState } from '../../src/core/process-state.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
@@ -49,8 +52,10 @@ const delta = (before: Map<string, number>, after: Map<string, number>, key: str
 
 describe('metrics (docs/operations.md "Metrics and health")', () => {
   it('count the requests, jobs, deliveries, queue depths and outbox age that really happened', async () => {
-    // The roles of this file run in-process (useWebhookPipeline): this process serves, as runRoles would mark it.
+    // The roles of this file run in-process (useWebhookPipeline): this process serves, as runRoles would
+    // mark it, with the process metrics the entry point starts.
     markProcessState('serving');
+    collectProcessMetrics();
     const metrics = await startMetricsServer(config, 0);
     const metricsUrl = `http://127.0.0.1:${metrics.port}/metrics`;
     try {
@@ -172,7 +177,8 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
     }
   });
 
-  it('a worker role run as its own process answers /healthz and /metrics on its metrics port', async () => {
+  /** worker-webhooks as its own process (the compiled entry point) serving its metrics port, until `use` ends. */
+  async function withWorkerProcess(use: (port: number, pid: number) => Promise<void>): Promise<void> {
     const port = await freePort();
     const child = spawn(process.execPath, [compiledEntry('workers/webhooks.ts')], {
       env: { ...process.env, LOG_LEVEL: 'silent', METRICS_PORT: String(port), METRICS_TOKEN: metricsToken },
@@ -189,15 +195,41 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
         'worker-webhooks /healthz',
       );
       expect(health).toEqual({ status: 'ok', database: 'ok', redis: 'ok' });
-      const samples = await scrape(`http://127.0.0.1:${port}/metrics`);
-      expect(samples.get('queue_jobs{queue="webhook-delivery",state="waiting"}')).toBeGreaterThanOrEqual(0);
-      expect(samples.has('outbox_oldest_undispatched_seconds')).toBe(true);
-      expect(samples.get('process_resident_memory_bytes')).toBeGreaterThan(0);
-      expect((await fetch(`http://127.0.0.1:${port}/anything`)).status).toBe(404);
+      await use(port, child.pid!);
     } finally {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
     }
+  }
+
+  it('a worker role run as its own process answers /healthz and /metrics on its metrics port', async () => {
+    await withWorkerProcess(async (port) => {
+      const samples = await scrape(`http://127.0.0.1:${port}/metrics`);
+      expect(samples.get('queue_jobs{queue="webhook-delivery",state="waiting"}')).toBeGreaterThanOrEqual(0);
+      expect(samples.has('outbox_oldest_undispatched_seconds')).toBe(true);
+      expect(samples.get('process_resident_memory_bytes')).toBeGreaterThan(0);
+      expect(samples.has('nodejs_eventloop_lag_p99_seconds')).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${port}/anything`)).status).toBe(404);
+    });
+  }, 90_000);
+
+  // The event loop's delay sampled every 10 ms (prom-client's default) woke an idle process 100 times
+  // a second. A thread that blocks in the kernel (its event loop waiting for the next timer or
+  // socket) and is woken again counts one voluntary context switch: Linux's count for the main
+  // thread, over three idle seconds, is how often it woke.
+  it('an idle worker process wakes its main thread fewer than 25 times a second (the event loop sampled every 100 ms)', async () => {
+    await withWorkerProcess(async (_port, pid) => {
+      const wakeUps = async () => {
+        const status = await readFile(`/proc/${pid}/task/${pid}/status`, 'utf8');
+        return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)![1]);
+      };
+      // Its start-up's last steps (the first blocking waits for jobs) settle first.
+      await sleep(1000);
+      const before = await wakeUps();
+      await sleep(3000);
+      const perSecond = ((await wakeUps()) - before) / 3;
+      expect(perSecond).toBeLessThan(25);
+    });
   }, 90_000);
 });
