@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { getQueue } from '../../src/queues/queues.js';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery-job.js';
+import { eventJob } from '../../src/jobs/event-job.js';
 import { webhookBackoffStrategy } from '../../src/lib/webhook-backoff.js';
 import { destinationNotAllowed, postWebhook } from '../../src/services/webhooks/post-webhook.js';
 import { sweepDeliveries } from '../../src/services/webhooks/sweep-deliveries.js';
@@ -398,6 +399,43 @@ describe('exactly once', () => {
     expect(await sweepDeliveries(pipeline.config)).toBeGreaterThanOrEqual(1);
     await r.waitFor(1);
     expect((await waitForDelivery(eventId, (d) => d.status === 'delivered')).attempts).toBe(1);
+  });
+});
+
+describe('destinations', () => {
+  it("a delivery goes to the endpoint its automation names, else to its venue's first registered endpoint, never to another venue's: events of two venues processed in one batch", async () => {
+    const [first, second, elsewhere] = await Promise.all([pipeline.startReceiver(), pipeline.startReceiver(), pipeline.startReceiver()]);
+    const main = await setUp({ receiverUrl: first.url });
+    const added = await main.api.post('/webhook-endpoints', { venueId: main.tenant.venueId, url: second.url });
+    expect(added.status).toBe(201);
+    const named = await main.api.post('/automations', {
+      venueId: main.tenant.venueId,
+      name: 'Notify the second',
+      eventTypes: ['reservation_created'],
+      action: { type: 'partner_notification', endpointId: added.body.webhookEndpoint.id },
+    });
+    expect(named.status).toBe(201);
+    const other = await setUp({ receiverUrl: elsewhere.url });
+    // The workers leave these events alone: they are processed together here, in one batch.
+    const queue = getQueue(eventJob.queueName);
+    await queue.pause();
+    let ids: string[];
+    try {
+      ids = (await Promise.all([emitReservationEvent(main.tenant), emitReservationEvent(other.tenant)])).map((e) => e.eventId);
+      expect((await processEvents(ids, pipeline.config)).size).toBe(0);
+    } finally {
+      await queue.resume();
+    }
+    const endpointOf = async (eventId: string) =>
+      Object.fromEntries((await deliveriesOfEvent(eventId)).map((d) => [d.automationId, d.endpointId]));
+    expect(await endpointOf(ids[0])).toEqual({
+      [main.automation.id]: main.endpoint.id,
+      [named.body.automation.id]: added.body.webhookEndpoint.id,
+    });
+    expect(await endpointOf(ids[1])).toEqual({ [other.automation.id]: other.endpoint.id });
+    expect((await first.waitFor(1)).map(eventIdOf)).toEqual([ids[0]]);
+    expect((await second.waitFor(1)).map(eventIdOf)).toEqual([ids[0]]);
+    expect((await elsewhere.waitFor(1)).map(eventIdOf)).toEqual([ids[1]]);
   });
 });
 

@@ -1,8 +1,9 @@
-import { and, asc, eq, inArray, sql, type Column, type SQL } from 'drizzle-orm';
-import { transaction, type Tx } from '../../db/client.js';
+import { sql, type Column, type SQL } from 'drizzle-orm';
+import { renderOnce, runSql, transaction, type Tx } from '../../db/client.js';
 import { insertRows } from '../../db/insert-rows.js';
+import { columnsOf, decodeJsonRow } from '../../db/json-rows.js';
 import { qualifiedColumn } from '../../db/prepared-select.js';
-import { automationRuns, automations, events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
+import { automationRuns, automations, events, webhookDeliveries } from '../../db/schema/index.js';
 import { conditionsMatch } from '../../lib/automation-conditions.js';
 import { groupBy } from '../../lib/group-by.js';
 import { isAutomationTrigger } from '../../lib/event-catalogue.js';
@@ -34,17 +35,38 @@ const preparedBatchRows = 8;
 /** The one action of an automation for now: index 0 of the delivery key `automation:<runId>:<n>`. */
 const actionIndex = 0;
 
+/** A venue's webhook endpoint as a delivery names it. */
+interface VenueEndpoint {
+  id: string;
+  url: string;
+}
+
 /**
- * The active automations of these events' venues, `for share`: an automation being deactivated waits
- * for this transaction, so it annuls what it creates.
+ * The active automations of these venues, `for share` (an automation being deactivated waits for
+ * this transaction, so it annuls what it creates), each with its venue's webhook endpoints in the
+ * order they were registered (the first is the venue's main one): one statement, prepared, for any
+ * number of venues. The endpoints were a second statement, built by drizzle and planned at each
+ * batch, one round trip more for an event processed alone (docs/benchmarks.md "The automations and
+ * their endpoints in one statement").
  */
-async function lockActiveAutomations(venueIds: string[], tx: Tx): Promise<AutomationRow[]> {
-  return tx
-    .select()
-    .from(automations)
-    .where(and(inArray(automations.venueId, venueIds), eq(automations.status, 'active')))
-    .orderBy(asc(automations.id))
-    .for('share');
+const lockAutomationsStatement = renderOnce(sql`
+  select a.*, (select coalesce(json_agg(json_build_object('id', w.id, 'url', w.url) order by w.created_at, w.id), '[]')
+      from webhook_endpoints w where w.venue_id = a.venue_id) as endpoints
+    from automations a
+    where a.venue_id = any(${sql.placeholder('venueIds')}::uuid[]) and a.status = 'active'
+    order by a.id
+    for share of a`);
+
+async function lockActiveAutomations(
+  venueIds: string[],
+  tx: Tx,
+): Promise<{ candidates: AutomationRow[]; endpointsOf: Map<string, VenueEndpoint[]> }> {
+  const rows = await runSql<Record<string, unknown> & { endpoints: VenueEndpoint[] }>(tx, lockAutomationsStatement, {
+    values: { venueIds },
+  });
+  const candidates = rows.map((raw) => decodeJsonRow<AutomationRow>(columnsOf(automations), raw));
+  // Every automation of a venue carries the venue's endpoints.
+  return { candidates, endpointsOf: new Map(candidates.map((a, i) => [a.venueId, rows[i].endpoints])) };
 }
 
 /**
@@ -84,7 +106,8 @@ export async function runAutomations(batch: EventRow[], settings: DeliveryQueueS
   if (!liveEvents.length) return;
   const venueIds = [...new Set(liveEvents.map((e) => e.venueId))];
   const pending = await transaction(async (tx) => {
-    const pairs = matchingPairs(liveEvents, await lockActiveAutomations(venueIds, tx));
+    const { candidates, endpointsOf } = await lockActiveAutomations(venueIds, tx);
+    const pairs = matchingPairs(liveEvents, candidates);
     if (!pairs.length) return [];
     pairs.sort((a, b) => a.event.id.localeCompare(b.event.id) || a.automation.id.localeCompare(b.automation.id));
     // A no-op update on conflict returns the rows a previous run of the event created.
@@ -96,13 +119,6 @@ export async function runAutomations(batch: EventRow[], settings: DeliveryQueueS
       pairs.map(({ event, automation }) => ({ automationId: automation.id, eventId: event.id })),
       { onConflictKeep: ['automationId', 'eventId'], prepare: pairs.length <= preparedBatchRows },
     );
-    const endpoints = await tx
-      .select({ id: webhookEndpoints.id, url: webhookEndpoints.url, venueId: webhookEndpoints.venueId })
-      .from(webhookEndpoints)
-      .where(inArray(webhookEndpoints.venueId, venueIds))
-      .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
-    const endpointsOf = groupBy(endpoints, (e) => e.venueId);
-
     const pairOf = new Map(pairs.map((p) => [`${p.automation.id}:${p.event.id}`, p]));
     const rows = runs
       .map((run) => {
