@@ -6,7 +6,7 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../support/free-port.js';
+import { freePort, freePorts } from '../support/free-port.js';
 
 const projectRoot = path.resolve(import.meta.dirname, '../..');
 const started = new Set<ChildProcess>();
@@ -125,8 +125,10 @@ export async function startRole(role: Role | 'all', env: Record<string, string>,
   const logFile = path.join(makeTempDir(role), 'out.log');
   const fd = openSync(logFile, 'a');
   const serves = role === 'web' || role === 'all';
-  const port = serves ? (options.port ?? (await freePort())) : 0;
-  const metricsPort = await freePort();
+  // Chosen together: two ports asked for one after the other were once the same one (web then failed to listen).
+  const [first, second] = await freePorts(2);
+  const port = serves ? (options.port ?? first) : 0;
+  const metricsPort = second !== port ? second : first;
   // CHAOS_CPU_PROF_DIR: each role process writes a V8 CPU profile there when it exits (SIGTERM), for
   // finding where a scenario's time goes (`node --cpu-prof`; open it in Chrome DevTools).
   const profileDir = process.env.CHAOS_CPU_PROF_DIR;

@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import postgres from 'postgres';
 import type { Destination, Tally } from '../chaos/chaos-world.js';
 import { endProcess, isRunning, startOwnRedis, startRole, track, type RoleProcess } from '../chaos/own-processes.js';
-import { freePort } from '../support/free-port.js';
+import { freePort, freePorts } from '../support/free-port.js';
 import { openSse } from '../support/sse-client.js';
 import { useFileSettings } from '../support/file-settings.js';
 import * as kit from './postgres-kit.js';
@@ -66,7 +66,7 @@ function startDaemon(command: string, args: string[], log: string, asOwner = fal
 
 async function startEtcd(): Promise<number> {
   const dir = kit.ownedDir('etcd');
-  const [client, peer] = [await freePort(), await freePort()];
+  const [client, peer] = await freePorts(2);
   startDaemon(
     'etcd',
     [
@@ -383,10 +383,9 @@ async function main(): Promise<void> {
   await kit.findPostgresUser();
   const etcdPort = await startEtcd();
   const scope = `floorline-${randomBytes(3).toString('hex')}`;
-  const nodes = [
-    createNode('node1', scope, etcdPort, await freePort(), await freePort()),
-    createNode('node2', scope, etcdPort, await freePort(), await freePort()),
-  ];
+  // Chosen together: ports asked for one after the other, before anything listens, may repeat.
+  const [pg1, rest1, pg2, rest2] = await freePorts(4);
+  const nodes = [createNode('node1', scope, etcdPort, pg1, rest1), createNode('node2', scope, etcdPort, pg2, rest2)];
   nodes[0].start();
   await primaryOf([nodes[0]]);
   nodes[1].start();
