@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
 import { createTenant, type Tenant } from '../support/harness.js';
-import { freePort } from '../support/free-port.js';
+import { freePorts } from '../support/free-port.js';
 import { collectLogLines } from '../support/log-lines.js';
 import { eventually } from '../support/eventually.js';
 
@@ -16,7 +16,8 @@ let redis: ChildProcess;
 let app: ChildProcess;
 let tenant: Tenant | undefined;
 let lines: Array<Record<string, unknown>> = [];
-const port = await freePort();
+// Chosen together: the app's port is not listened on yet when redis-server takes its own.
+const [port, redisPort] = await freePorts(2);
 const url = `http://127.0.0.1:${port}`;
 
 const accepts = (p: number) =>
@@ -26,7 +27,6 @@ const accepts = (p: number) =>
   });
 
 beforeAll(async () => {
-  const redisPort = await freePort();
   redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
   });

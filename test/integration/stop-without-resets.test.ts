@@ -7,7 +7,7 @@ import { and, eq, like } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
 import { guests } from '../../src/db/schema/index.js';
 import { createTenant } from '../support/harness.js';
-import { freePort } from '../support/free-port.js';
+import { freePorts } from '../support/free-port.js';
 import { useWebhookPipeline } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
@@ -43,7 +43,7 @@ interface WebProcess {
 }
 
 async function spawnWeb(): Promise<WebProcess> {
-  const [port, metricsPort] = [await freePort(), await freePort()];
+  const [port, metricsPort] = await freePorts(2);
   const child = spawn(process.execPath, [compiledEntry('src/main.ts'), '--role', 'web'], {
     env: {
       ...process.env,
