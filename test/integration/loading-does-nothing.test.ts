@@ -16,15 +16,13 @@ describe('loading a module does nothing (docs/architecture.md "Composition root"
     const modules = await libraryModules();
     expect(modules.length).toBeGreaterThan(100);
     // Then a second of nothing: a timer that does not keep the process alive (unref'd, or libuv's own,
-    // as prom-client's event-loop monitor was) still wakes its main thread, which Linux counts as
-    // voluntary context switches.
+    // as prom-client's event-loop monitor was) still wakes its main thread.
     const program = [
       ...modules.map((m) => `await import(${JSON.stringify(`./${m}`)});`),
-      "const { readFileSync } = await import('node:fs');",
-      'const wakeUps = () => Number(/^voluntary_ctxt_switches:\\s+(\\d+)/m.exec(readFileSync(`/proc/self/task/${process.pid}/status`, "utf8"))[1]);',
-      'const before = wakeUps();',
+      "const { mainThreadWakeUps } = await import('./test/support/wake-ups.ts');",
+      'const before = mainThreadWakeUps(process.pid);',
       'await new Promise((resolve) => setTimeout(resolve, 1000));',
-      'console.log(`loaded, woken ${wakeUps() - before} times in a second`);',
+      'console.log(`loaded, woken ${mainThreadWakeUps(process.pid) - before} times in a second`);',
     ].join('\n');
     // No database, Redis or queue is created, no configuration parsed, no timer started: the process,
     // its modules loaded, has nothing left to do and ends by itself, with a code of 0.

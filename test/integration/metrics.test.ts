@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq, sql } from 'drizzle-orm';
 import { db } from '../../src/db/client.js';
@@ -15,6 +14,7 @@ import { importJob } from '../../src/jobs/import-job.js';
 import { getQueue } from '../../src/queues/queues.js';
 import { client, createTenant, testConfig } from '../support/harness.js';
 import { freePort } from '../support/free-port.js';
+import { mainThreadWakeUps } from '../support/wake-ups.js';
 import { emitReservationEvent, useWebhookPipeline, waitForDelivery } from '../support/webhook-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { useOwnQueuePrefix } from '../support/file-settings.js';
@@ -215,20 +215,14 @@ describe('metrics (docs/operations.md "Metrics and health")', () => {
   }, 90_000);
 
   // The event loop's delay sampled every 10 ms (prom-client's default) woke an idle process 100 times
-  // a second. A thread that blocks in the kernel (its event loop waiting for the next timer or
-  // socket) and is woken again counts one voluntary context switch: Linux's count for the main
-  // thread, over three idle seconds, is how often it woke.
+  // a second: the main thread's wake-ups over three idle seconds tell.
   it('an idle worker process wakes its main thread fewer than 25 times a second (the event loop sampled every 100 ms)', async () => {
     await withWorkerProcess(async (_port, pid) => {
-      const wakeUps = async () => {
-        const status = await readFile(`/proc/${pid}/task/${pid}/status`, 'utf8');
-        return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)![1]);
-      };
       // Its start-up's last steps (the first blocking waits for jobs) settle first.
       await sleep(1000);
-      const before = await wakeUps();
+      const before = mainThreadWakeUps(pid);
       await sleep(3000);
-      const perSecond = ((await wakeUps()) - before) / 3;
+      const perSecond = (mainThreadWakeUps(pid) - before) / 3;
       expect(perSecond).toBeLessThan(25);
     });
   }, 90_000);
