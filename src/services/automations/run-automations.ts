@@ -44,10 +44,9 @@ interface VenueEndpoint {
 /**
  * The active automations of these venues, `for share` (an automation being deactivated waits for
  * this transaction, so it annuls what it creates), each with its venue's webhook endpoints in the
- * order they were registered (the first is the venue's main one): one statement, prepared, for any
- * number of venues. The endpoints were a second statement, built by drizzle and planned at each
- * batch, one round trip more for an event processed alone (docs/benchmarks.md "The automations and
- * their endpoints in one statement").
+ * order they were registered (the first is the venue's main one): one prepared statement for any
+ * number of venues, planned once per connection, and no round trip of the endpoints' own for an
+ * event processed alone (docs/benchmarks.md "The automations and their endpoints in one statement").
  */
 const lockAutomationsStatement = renderOnce(sql`
   select a.*, (select coalesce(json_agg(json_build_object('id', w.id, 'url', w.url) order by w.created_at, w.id), '[]')
