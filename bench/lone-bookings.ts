@@ -1,0 +1,101 @@
+// A booking's latency at one connection once the server is warm: bookings one after another
+// (POST /reservations, each answered before the next is sent) on a 60-table venue, spread over the
+// next 88 days (the default horizon is 90) and twelve times of the day, with the CPU per booking of
+// the web process and of PostgreSQL. First `bookings` bookings of warm-up per server, not counted (at one connection a
+// server runs a booking's code only a few hundred times a second: V8 optimises it after thousands,
+// and bench/availability.ts's 40 bookings after 25 are measured mostly before that); then `rounds`
+// rounds of `bookings` each.
+// With --code DIR another checkout (a worktree of an earlier commit, its node_modules linked) is
+// served against the same database, each server booking a venue of its own in the same sequence,
+// the two measured in turn in every round (the earlier first): compare the medians of one run.
+// Target: none of its own (the p50 of this code against an earlier one is the figure).
+// Usage: npx tsx bench/lone-bookings.ts [bookings=1000] [rounds=3] [--code DIR]
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchServerEnv, createBenchTenant, prepareBenchDatabase, type BenchTenant } from './support/bench-database.js';
+import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
+import { spawnServer } from './support/spawn-server.js';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' } } });
+const bookings = Number(positionals[0] ?? 1000);
+const rounds = Number(positionals[1] ?? 3);
+await prepareBenchDatabase('floorline_bench_lone_bookings');
+const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
+const sql = (await import('../src/db/client.js')).pool();
+
+// The earlier checkout first in each round: a drift of the machine during a round favours this code.
+const codes = [
+  ...(values.code ? [{ label: values.code, dir: path.resolve(values.code), port: 3948 }] : []),
+  { label: 'this code', dir: path.resolve('.'), port: 3949 },
+];
+const servers: ChildProcess[] = [];
+try {
+  for (const code of codes) servers.push(await spawnServer(path.join(code.dir, 'src/server.ts'), benchServerEnv(), code.port));
+} catch (err) {
+  for (const server of servers) server.kill('SIGTERM');
+  throw err;
+}
+const sides = await Promise.all(
+  codes.map(async (code, i) => ({ ...code, server: servers[i], tenant: await createBenchTenant({ tableCount: 60 }), booked: 0 })),
+);
+const firstDay = addDays(instantToLocal('Europe/Rome', Date.now()).date, 1);
+const days = 88;
+const times = ['12:00', '12:30', '13:00', '13:30', '14:00', '19:00', '19:30', '20:00', '20:30', '21:00', '21:30', '22:00'];
+
+/** The n-th booking of a venue: the days in turn, a time of the grid per pass over them. */
+function bookingBody({ venueId }: BenchTenant, n: number) {
+  return { venueId, serviceDate: addDays(firstDay, n % days), time: times[Math.floor(n / days) % times.length], partySize: 2 + (n % 3) };
+}
+
+/** `count` bookings one after another; each one's milliseconds from request to the end of its answer. */
+async function bookInTurn(side: (typeof sides)[number], count: number): Promise<number[]> {
+  const durations: number[] = [];
+  const headers = { authorization: `Bearer ${side.tenant.key}`, 'content-type': 'application/json' };
+  for (let i = 0; i < count; i++) {
+    const body = JSON.stringify(bookingBody(side.tenant, side.booked++));
+    const started = performance.now();
+    const res = await fetch(`http://127.0.0.1:${side.port}/api/v1/reservations`, { method: 'POST', headers, body });
+    const text = await res.text();
+    durations.push(performance.now() - started);
+    if (res.status !== 201) throw new Error(`${side.label}: booking ${res.status} ${text}`);
+  }
+  return durations;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const results = new Map(sides.map((s) => [s.label, [] as Array<{ p50: number; p90: number; web: number; postgres: number }>]));
+
+try {
+  for (const side of sides) await bookInTurn(side, bookings);
+  for (let round = 1; round <= rounds; round++) {
+    for (const side of sides) {
+      const web = processCpuMs(side.server.pid!);
+      const postgres = await postgresCpuSnapshot(sql);
+      const durations = (await bookInTurn(side, bookings)).sort((a, b) => a - b);
+      const result = {
+        p50: percentile(durations, 50),
+        p90: percentile(durations, 90),
+        web: (processCpuMs(side.server.pid!) - web) / bookings,
+        postgres: cpuUsedSince(postgres, await postgresCpuSnapshot(sql)) / bookings,
+      };
+      results.get(side.label)!.push(result);
+      console.log(
+        `round ${round} ${side.label}: p50 ${result.p50.toFixed(2)} ms, p90 ${result.p90.toFixed(2)} ms; CPU per booking: web ${result.web.toFixed(2)} ms, PostgreSQL ${result.postgres.toFixed(2)} ms`,
+      );
+    }
+  }
+  for (const [label, rows] of results)
+    console.log(
+      `${label}, medians of ${rounds} rounds of ${bookings} bookings at 1 connection: p50 ${median(rows.map((r) => r.p50)).toFixed(2)} ms, p90 ${median(rows.map((r) => r.p90)).toFixed(2)} ms; CPU per booking: web ${median(rows.map((r) => r.web)).toFixed(2)} ms, PostgreSQL ${median(rows.map((r) => r.postgres)).toFixed(2)} ms`,
+    );
+  if (sides.length === 2) {
+    const [earlier, ours] = [...results.values()];
+    const ratios = ours.map((r, i) => (r.p50 / earlier[i].p50).toFixed(2));
+    console.log(`p50 this code / ${sides[0].label}, per round: ${ratios.join(', ')}`);
+  }
+} finally {
+  for (const server of servers) server.kill('SIGTERM');
+  await sql.end();
+}
