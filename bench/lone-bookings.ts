@@ -8,16 +8,23 @@
 // With --code DIR another checkout (a worktree of an earlier commit, its node_modules linked) is
 // served against the same database, each server booking a venue of its own in the same sequence,
 // the two measured in turn in every round (the earlier first): compare the medians of one run.
+// With --all-roles each server is `npm start`'s process (src/main.ts: every role in one process, each
+// code with its own Redis prefix, so that each one's workers process its own bookings' events): its
+// CPU is then the web's and the workers' together.
 // Target: none of its own (the p50 of this code against an earlier one is the figure).
-// Usage: npx tsx bench/lone-bookings.ts [bookings=1000] [rounds=3] [--code DIR]
+// Usage: npx tsx bench/lone-bookings.ts [bookings=1000] [rounds=3] [--code DIR] [--all-roles]
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchServerEnv, createBenchTenant, prepareBenchDatabase, type BenchTenant } from './support/bench-database.js';
+import { benchServerEnv, createBenchTenant, dropRedisKeys, prepareBenchDatabase, type BenchTenant } from './support/bench-database.js';
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
 import { spawnServer } from './support/spawn-server.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { code: { type: 'string' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { code: { type: 'string' }, 'all-roles': { type: 'boolean' } },
+});
+const allRoles = values['all-roles'] === true;
 const bookings = Number(positionals[0] ?? 1000);
 const rounds = Number(positionals[1] ?? 3);
 await prepareBenchDatabase('floorline_bench_lone_bookings');
@@ -31,7 +38,14 @@ const codes = [
 ];
 const servers: ChildProcess[] = [];
 try {
-  for (const code of codes) servers.push(await spawnServer(path.join(code.dir, 'src/server.ts'), benchServerEnv(), code.port));
+  for (const [i, code] of codes.entries()) {
+    const env = benchServerEnv();
+    if (allRoles) {
+      env.QUEUE_PREFIX = `{floorline_bench_lone_bookings_${i}}`;
+      await dropRedisKeys(env.QUEUE_PREFIX);
+    }
+    servers.push(await spawnServer(path.join(code.dir, allRoles ? 'src/main.ts' : 'src/server.ts'), env, code.port));
+  }
 } catch (err) {
   for (const server of servers) server.kill('SIGTERM');
   throw err;
@@ -63,6 +77,7 @@ async function bookInTurn(side: (typeof sides)[number], count: number): Promise<
   return durations;
 }
 
+const processLabel = allRoles ? 'the process (every role)' : 'web';
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const results = new Map(sides.map((s) => [s.label, [] as Array<{ p50: number; p90: number; web: number; postgres: number }>]));
@@ -82,13 +97,13 @@ try {
       };
       results.get(side.label)!.push(result);
       console.log(
-        `round ${round} ${side.label}: p50 ${result.p50.toFixed(2)} ms, p90 ${result.p90.toFixed(2)} ms; CPU per booking: web ${result.web.toFixed(2)} ms, PostgreSQL ${result.postgres.toFixed(2)} ms`,
+        `round ${round} ${side.label}: p50 ${result.p50.toFixed(2)} ms, p90 ${result.p90.toFixed(2)} ms; CPU per booking: ${processLabel} ${result.web.toFixed(2)} ms, PostgreSQL ${result.postgres.toFixed(2)} ms`,
       );
     }
   }
   for (const [label, rows] of results)
     console.log(
-      `${label}, medians of ${rounds} rounds of ${bookings} bookings at 1 connection: p50 ${median(rows.map((r) => r.p50)).toFixed(2)} ms, p90 ${median(rows.map((r) => r.p90)).toFixed(2)} ms; CPU per booking: web ${median(rows.map((r) => r.web)).toFixed(2)} ms, PostgreSQL ${median(rows.map((r) => r.postgres)).toFixed(2)} ms`,
+      `${label}, medians of ${rounds} rounds of ${bookings} bookings at 1 connection: p50 ${median(rows.map((r) => r.p50)).toFixed(2)} ms, p90 ${median(rows.map((r) => r.p90)).toFixed(2)} ms; CPU per booking: ${processLabel} ${median(rows.map((r) => r.web)).toFixed(2)} ms, PostgreSQL ${median(rows.map((r) => r.postgres)).toFixed(2)} ms`,
     );
   if (sides.length === 2) {
     const [earlier, ours] = [...results.values()];

@@ -111,7 +111,7 @@ export function benchServerEnv(logLevel = 'warn'): Record<string, string> {
  * The keys an earlier run left under this prefix (jobs of the dropped database, fair-queue counts):
  * a run's queues start empty, as its database does.
  */
-async function dropRedisKeys(prefix: string): Promise<void> {
+export async function dropRedisKeys(prefix: string): Promise<void> {
   const { Redis } = await import('ioredis');
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
   try {
