@@ -7,7 +7,8 @@
 // rounds of `bookings` each.
 // With --code DIR another checkout (a worktree of an earlier commit, its node_modules linked) is
 // served against the same database, each server booking a venue of its own in the same sequence,
-// the two measured in turn in every round (the earlier first): compare the medians of one run.
+// the two measured in turn in every round (each first in every other round): compare the medians of
+// one run.
 // With --all-roles each server is `npm start`'s process (src/main.ts: every role in one process, each
 // code with its own Redis prefix, so that each one's workers process its own bookings' events): its
 // CPU is then the web's and the workers' together.
@@ -30,8 +31,8 @@ const rounds = Number(positionals[1] ?? 3);
 await prepareBenchDatabase('floorline_bench_lone_bookings');
 const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
 const sql = (await import('../src/db/client.js')).pool();
+const { analyzeChangedTables } = await import('../src/services/timers/analyze-tables.js');
 
-// The earlier checkout first in each round: a drift of the machine during a round favours this code.
 const codes = [
   ...(values.code ? [{ label: values.code, dir: path.resolve(values.code), port: 3948 }] : []),
   { label: 'this code', dir: path.resolve('.'), port: 3949 },
@@ -83,9 +84,17 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const results = new Map(sides.map((s) => [s.label, [] as Array<{ p50: number; p90: number; web: number; postgres: number }>]));
 
 try {
-  for (const side of sides) await bookInTurn(side, bookings);
+  // The warm-up in turns of one booking, so that the servers' connections prepare their statements
+  // with as many reservations in the tables.
+  for (let i = 0; i < bookings; i++) for (const side of sides) await bookInTurn(side, 1);
   for (let round = 1; round <= rounds; round++) {
-    for (const side of sides) {
+    // The grown tables analysed before each round, as worker-timers does every minute on a server
+    // without autovacuum (this machine's), so that each server's prepared statements are replanned
+    // for them: without it a server kept plans made on nearly empty tables, its venue day's read cost
+    // twice the other's, and two servers of one tree differed by a fifth.
+    await analyzeChangedTables(sql);
+    // Each server goes first in every other round.
+    for (const side of round % 2 ? sides : [...sides].reverse()) {
       const web = processCpuMs(side.server.pid!);
       const postgres = await postgresCpuSnapshot(sql);
       const durations = (await bookInTurn(side, bookings)).sort((a, b) => a - b);

@@ -32,9 +32,15 @@ useOwnQueuePrefix('rt');
 const own = await createOwnDatabase('rt');
 const config = useFileSettings({ DATABASE_URL: own.url });
 const sent: string[] = [];
+/** Every statement's first words with when it was sent (never cleared: a test reads from its own start). */
+const sentAt: Array<{ text: string; at: number }> = [];
 const database = createDatabase({
   ...databaseOptionsOf(config),
-  onStatement: (text) => sent.push(text.trim().split(/\s+/).slice(0, 8).join(' ')),
+  onStatement: (text) => {
+    const head = text.trim().split(/\s+/).slice(0, 8).join(' ');
+    sent.push(head);
+    sentAt.push({ text: head, at: performance.now() });
+  },
 });
 useDatabase(database);
 const server = useTestServer();
@@ -98,6 +104,22 @@ describe('round trips of a booking', () => {
   it('a booking sends 13 statements: 8 in its transaction (begin, its backend, the venue lock, the venue day, its row, its table, its event, commit), 5 numbering its event', async () => {
     const statements = await statementsOf(() => book());
     expect(statements).toHaveLength(13);
+  });
+
+  it('bookings one after another share numbering runs: a run starts 50 ms after the one before at the earliest, with what committed meanwhile', async () => {
+    await settleEventNumbering();
+    const from = sentAt.length;
+    const bookings = 6;
+    for (let i = 0; i < bookings; i++) await book();
+    await settleEventNumbering();
+    // A run's try-lock, one per organisation with commits pending: this file's bookings are one organisation's.
+    const runs = sentAt.slice(from).filter((s) => s.text.startsWith("select pg_try_advisory_xact_lock(hashtext('event-sequencer'),"));
+    expect(runs.length).toBeGreaterThan(0);
+    // Timers may fire a few milliseconds before their time as performance.now() counts it.
+    for (let i = 1; i < runs.length; i++) expect(runs[i].at - runs[i - 1].at).toBeGreaterThan(40);
+    const [{ unnumbered }] = await checks<Array<{ unnumbered: number }>>`
+      select count(*)::int as unnumbered from unsequenced_events where organisation_id = ${tenant.organisationId}`;
+    expect(unnumbered).toBe(0);
   });
 
   it('a booking with a new guest sends 2 statements more than one without: the guest found or created', async () => {

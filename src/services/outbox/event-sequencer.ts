@@ -119,9 +119,11 @@ const maxFailures = 5;
  * A run follows the previous run of this process by at least this long: under load commits follow
  * each other closely, and a run per commit cost PostgreSQL a transaction (and a WAL flush) each; what
  * commits meanwhile is numbered together, well within the stream's second (docs/architecture.md
- * "Write path"). After a quiet moment a run starts at once.
+ * "Write path"). After a quiet moment (no run started for this long) a run starts at once.
  */
 const runSpacingMs = 50;
+/** When this process's last run started (performance.now()): a new loop keeps the spacing too. */
+let lastRunStartedAt = -Infinity;
 
 /** Organisations in one run's transaction at most (a statement pair each); the rest go in the next run at once. */
 const organisationsPerRun = 100;
@@ -154,8 +156,13 @@ export async function settleEventNumbering(): Promise<void> {
 
 async function runPendingLoop(): Promise<void> {
   try {
+    // Bookings one after another (one connection) end a loop before the next commit: without this
+    // wait each had a run, a transaction and a WAL flush of its own.
+    const sinceLastRun = performance.now() - lastRunStartedAt;
+    if (sinceLastRun < runSpacingMs) await sleep(runSpacingMs - sinceLastRun);
     for (let failures = 0; pending.size;) {
-      const started = Date.now();
+      const started = performance.now();
+      lastRunStartedAt = started;
       const batch = [...pending].slice(0, organisationsPerRun);
       for (const id of batch) pending.delete(id);
       // Organisations beyond this run's limit were waiting already: the next run takes them at once.
@@ -167,7 +174,7 @@ async function runPendingLoop(): Promise<void> {
         const again = [...more, ...(await withUnsequenced(numbered.filter((id) => !pending.has(id))))];
         for (const id of again) pending.add(id);
         failures = 0;
-        if (!more.length && !waiting && pending.size) await sleep(Math.max(0, runSpacingMs - (Date.now() - started)));
+        if (!more.length && !waiting && pending.size) await sleep(Math.max(0, runSpacingMs - (performance.now() - started)));
       } catch (err) {
         for (const id of batch) pending.add(id);
         if (++failures >= maxFailures) {
