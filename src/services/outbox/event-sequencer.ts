@@ -156,13 +156,13 @@ export async function settleEventNumbering(): Promise<void> {
 
 async function runPendingLoop(): Promise<void> {
   try {
-    // Bookings one after another (one connection) end a loop before the next commit: without this
-    // wait each had a run, a transaction and a WAL flush of its own.
-    const sinceLastRun = performance.now() - lastRunStartedAt;
-    if (sinceLastRun < runSpacingMs) await sleep(runSpacingMs - sinceLastRun);
-    for (let failures = 0; pending.size;) {
-      const started = performance.now();
-      lastRunStartedAt = started;
+    // A run starts runSpacingMs after the previous one at the earliest, also the first run of a loop:
+    // bookings one after another (one connection) end a loop before the next commit, and each had a
+    // run, a transaction and a WAL flush of its own. A backlog's next run, and a retry, go at once.
+    for (let failures = 0, atOnce = false; pending.size;) {
+      const sinceLastRun = performance.now() - lastRunStartedAt;
+      if (!atOnce && sinceLastRun < runSpacingMs) await sleep(runSpacingMs - sinceLastRun);
+      lastRunStartedAt = performance.now();
       const batch = [...pending].slice(0, organisationsPerRun);
       for (const id of batch) pending.delete(id);
       // Organisations beyond this run's limit were waiting already: the next run takes them at once.
@@ -174,7 +174,7 @@ async function runPendingLoop(): Promise<void> {
         const again = [...more, ...(await withUnsequenced(numbered.filter((id) => !pending.has(id))))];
         for (const id of again) pending.add(id);
         failures = 0;
-        if (!more.length && !waiting && pending.size) await sleep(Math.max(0, runSpacingMs - (performance.now() - started)));
+        atOnce = more.length > 0 || waiting;
       } catch (err) {
         for (const id of batch) pending.add(id);
         if (++failures >= maxFailures) {
@@ -185,6 +185,7 @@ async function runPendingLoop(): Promise<void> {
           pending.clear();
           failures = 0;
         } else await sleep(100 * failures);
+        atOnce = true;
       }
     }
   } finally {
