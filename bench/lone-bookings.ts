@@ -1,10 +1,10 @@
 // A booking's latency at one connection once the server is warm: bookings one after another
 // (POST /reservations, each answered before the next is sent) on a 60-table venue, spread over the
 // next 88 days (the default horizon is 90) and twelve times of the day, with the CPU per booking of
-// the web process and of PostgreSQL. First `bookings` bookings of warm-up per server, not counted (at one connection a
-// server runs a booking's code only a few hundred times a second: V8 optimises it after thousands,
-// and bench/availability.ts's 40 bookings after 25 are measured mostly before that); then `rounds`
-// rounds of `bookings` each.
+// the web process and of PostgreSQL. First `bookings` bookings of warm-up per server, not counted
+// (at one connection a server runs a booking's code only a few hundred times a second: V8 optimises
+// it after thousands, and bench/availability.ts's 40 bookings after 25 are measured mostly before
+// that); then `rounds` rounds of `bookings` each.
 // With --code DIR another checkout (a worktree of an earlier commit, its node_modules linked) is
 // served against the same database, each server booking a venue of its own in the same sequence,
 // the two measured in turn in every round (each first in every other round): compare the medians of
@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { benchServerEnv, createBenchTenant, dropRedisKeys, prepareBenchDatabase, type BenchTenant } from './support/bench-database.js';
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
 import { spawnServer } from './support/spawn-server.js';
+import { median, percentile } from './support/statistics.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -79,8 +80,6 @@ async function bookInTurn(side: (typeof sides)[number], count: number): Promise<
 }
 
 const processLabel = allRoles ? 'the process (every role)' : 'web';
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const results = new Map(sides.map((s) => [s.label, [] as Array<{ p50: number; p90: number; web: number; postgres: number }>]));
 
 try {

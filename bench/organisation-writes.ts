@@ -13,6 +13,7 @@ import { prepareBenchDatabase } from './support/bench-database.js';
 import { mealTimes, runBookingLoad } from './support/booking-load.js';
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs } from './support/process-cpu.js';
 import { spawnServer } from './support/spawn-server.js';
+import { median } from './support/statistics.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -127,7 +128,6 @@ try {
       figures[i].twelve.push(await book(code.port, servers[i], tenants[i].twelve));
     }
   }
-  const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
   const rates = (phases: Phase[]) => phases.map((p) => p.perSecond.toFixed(0)).join(' ');
   const cpu = (phases: Phase[]) =>
     `server ${median(phases.map((p) => p.serverCpu)).toFixed(2)} ms, PostgreSQL ${median(phases.map((p) => p.postgresCpu)).toFixed(2)} ms`;

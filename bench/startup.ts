@@ -6,6 +6,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { benchServerEnv, createBenchTenant, prepareBenchDatabase } from './support/bench-database.js';
+import { median } from './support/statistics.js';
 
 const runs = Number(process.argv[2] ?? 5);
 execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { stdio: 'inherit' });
@@ -49,8 +50,6 @@ function stop(child: ChildProcess): Promise<void> {
     child.kill('SIGTERM');
   });
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 for (const variant of variants) {
   const times: number[] = [];

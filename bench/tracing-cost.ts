@@ -16,6 +16,7 @@ import { startDropCollector } from './support/drop-collector.js';
 import { processCpuMs } from './support/process-cpu.js';
 import { profileFlags } from './support/profiling.js';
 import { spawnServer } from './support/spawn-server.js';
+import { median } from './support/statistics.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -121,7 +122,6 @@ try {
     const order = [...variants.keys()].map((_, k) => (k + round) % variants.length);
     for (const i of order) figures[i].push(await book(i, seconds));
   }
-  const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
   const medians = figures.map((phases) => ({
     perSecond: median(phases.map((p) => p.perSecond)),
     p50: median(phases.map((p) => p.p50)),

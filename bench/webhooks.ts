@@ -22,6 +22,7 @@ import { addBenchAutomation, createBenchTenant, endBenchConnections, prepareBenc
 import { cpuUsedSince, postgresCpuSnapshot, processCpuMs, redisCpuMs } from './support/process-cpu.js';
 import { profileFlags } from './support/profiling.js';
 import { startDropCollector } from './support/drop-collector.js';
+import { percentile } from './support/statistics.js';
 import { freePort } from '../test/support/free-port.js';
 
 const deliveries = Number(process.argv[2] ?? 3000);
@@ -220,8 +221,6 @@ function cpuSince(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaite
     redis: after.redis - before.redis,
   };
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** CPU milliseconds per event, or per delivery: each event of the backlog makes one delivery. */
 const perEach = (ms: number) => (ms / deliveries).toFixed(2);
