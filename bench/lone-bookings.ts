@@ -6,15 +6,19 @@
 // it after thousands, and bench/availability.ts's 40 bookings after 25 are measured mostly before
 // that); then `rounds` rounds of `bookings` each.
 // With --code DIR another checkout (a worktree of an earlier commit, its node_modules linked) is
-// served against the same database, each server booking a venue of its own in the same sequence,
-// the two measured in turn in every round (each first in every other round): compare the medians of
-// one run.
+// served against the same database, each server booking a venue of its own in the same sequence.
+// Within a round the two book in turns of --turn bookings (50 by default), the first of each turn
+// alternating: a machine whose speed drifts from one minute to the next (a shared host's) slows both
+// alike. The same code against itself: 0.95–1.04 per round in turns of 50, 0.83–1.16 in whole rounds
+// (--turn 1000, as this bench first measured). Compare the medians of one run.
 // With --all-roles each server is `npm start`'s process (src/main.ts: every role in one process, each
 // code with its own Redis prefix, so that each one's workers process its own bookings' events): its
 // CPU is then the web's and the workers' together.
+// With --built each code is served from its compiled build (dist/, made first when stale), by Node
+// alone, as `npm start` serves it; otherwise both run their sources through tsx.
 // Target: none of its own (the p50 of this code against an earlier one is the figure).
-// Usage: npx tsx bench/lone-bookings.ts [bookings=1000] [rounds=3] [--code DIR] [--all-roles]
-import type { ChildProcess } from 'node:child_process';
+// Usage: npx tsx bench/lone-bookings.ts [bookings=1000] [rounds=3] [--code DIR] [--all-roles] [--built] [--turn N]
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchServerEnv, createBenchTenant, dropRedisKeys, prepareBenchDatabase, type BenchTenant } from './support/bench-database.js';
@@ -24,9 +28,11 @@ import { median, percentile } from './support/statistics.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { code: { type: 'string' }, 'all-roles': { type: 'boolean' } },
+  options: { code: { type: 'string' }, 'all-roles': { type: 'boolean' }, built: { type: 'boolean' }, turn: { type: 'string' } },
 });
 const allRoles = values['all-roles'] === true;
+const built = values.built === true;
+const turn = Number(values.turn ?? 50);
 const bookings = Number(positionals[0] ?? 1000);
 const rounds = Number(positionals[1] ?? 3);
 await prepareBenchDatabase('floorline_bench_lone_bookings');
@@ -46,7 +52,9 @@ try {
       env.QUEUE_PREFIX = `{floorline_bench_lone_bookings_${i}}`;
       await dropRedisKeys(env.QUEUE_PREFIX);
     }
-    servers.push(await spawnServer(path.join(code.dir, allRoles ? 'src/main.ts' : 'src/server.ts'), env, code.port));
+    const script = allRoles ? 'main' : 'server';
+    if (built) execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: code.dir, stdio: 'inherit' });
+    servers.push(await spawnServer(path.join(code.dir, built ? `dist/src/${script}.js` : `src/${script}.ts`), env, code.port));
   }
 } catch (err) {
   for (const server of servers) server.kill('SIGTERM');
@@ -92,16 +100,27 @@ try {
     // for them: without it a server kept plans made on nearly empty tables, its venue day's read cost
     // twice the other's, and two servers of one tree differed by a fifth.
     await analyzeChangedTables(sql);
-    // Each server goes first in every other round.
-    for (const side of round % 2 ? sides : [...sides].reverse()) {
-      const web = processCpuMs(side.server.pid!);
-      const postgres = await postgresCpuSnapshot(sql);
-      const durations = (await bookInTurn(side, bookings)).sort((a, b) => a - b);
+    const measured = new Map(sides.map((side) => [side, { durations: [] as number[], web: 0, postgres: 0 }]));
+    for (let done = 0; done < bookings; done += turn) {
+      // Each server goes first in every other turn, and in every other round (--turn as large as a
+      // round: the whole round of each in turn, as this bench first did).
+      for (const side of (round + done / turn) % 2 ? sides : [...sides].reverse()) {
+        const m = measured.get(side)!;
+        const web = processCpuMs(side.server.pid!);
+        const postgres = await postgresCpuSnapshot(sql);
+        m.durations.push(...(await bookInTurn(side, Math.min(turn, bookings - done))));
+        m.web += processCpuMs(side.server.pid!) - web;
+        m.postgres += cpuUsedSince(postgres, await postgresCpuSnapshot(sql));
+      }
+    }
+    for (const side of sides) {
+      const m = measured.get(side)!;
+      const durations = m.durations.sort((a, b) => a - b);
       const result = {
         p50: percentile(durations, 50),
         p90: percentile(durations, 90),
-        web: (processCpuMs(side.server.pid!) - web) / bookings,
-        postgres: cpuUsedSince(postgres, await postgresCpuSnapshot(sql)) / bookings,
+        web: m.web / bookings,
+        postgres: m.postgres / bookings,
       };
       results.get(side.label)!.push(result);
       console.log(

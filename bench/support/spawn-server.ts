@@ -4,6 +4,7 @@ import { profileFlags } from './profiling.js';
 
 /**
  * Starts a server script in its own process (so that the load generator does not share its event loop) and waits for the port.
+ * A `.ts` script runs through tsx; a `.js` one (a compiled build, dist/, as `npm start` runs it) by Node alone.
  * `nodeOptions`: Node's own flags, e.g. `--cpu-prof` (not accepted in NODE_OPTIONS); under `npm run
  * profile` the process is profiled as the role its script names (web for src/server.ts).
  */
@@ -11,9 +12,10 @@ export async function spawnServer(
   script: string,
   env: Record<string, string>,
   port: number,
-  nodeOptions: string[] = profileFlags(path.basename(script, '.ts') === 'server' ? 'web' : path.basename(script, '.ts')),
+  nodeOptions: string[] = profileFlags(roleOf(script)),
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', script], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeOptions, ...loader, script], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -29,4 +31,10 @@ export async function spawnServer(
   }
   child.kill('SIGKILL');
   throw new Error(`${script} did not start on port ${port}`);
+}
+
+/** The role a server script runs: web for server.ts or server.js, else the script's name. */
+function roleOf(script: string): string {
+  const name = path.basename(script).replace(/\.[jt]s$/, '');
+  return name === 'server' ? 'web' : name;
 }
