@@ -29,6 +29,8 @@ const { addDays, instantToLocal } = await import('../src/lib/local-time.js');
 
 interface Side {
   label: string;
+  /** The checkout whose server it runs. */
+  dir: string;
   port: number;
   tenant: BookingVenues;
   /** A connection to the side's database: its backends' CPU, its checks. */
@@ -49,11 +51,11 @@ if (values.code) {
     },
   );
   const tenant = JSON.parse(seeded.trim().split('\n').at(-1)!) as BookingVenues;
-  sides.push({ label: values.code, port: 3943, tenant, sql: postgres(tenant.databaseUrl, { max: 2, onnotice: () => {} }) });
+  sides.push({ label: values.code, dir, port: 3943, tenant, sql: postgres(tenant.databaseUrl, { max: 2, onnotice: () => {} }) });
 }
 {
   const tenant = await seedBookingVenues('floorline_bench_reservations', venueCount);
-  sides.push({ label: 'this code', port: 3942, tenant, sql: (await import('../src/db/client.js')).pool() });
+  sides.push({ label: 'this code', dir: path.resolve('.'), port: 3942, tenant, sql: (await import('../src/db/client.js')).pool() });
 }
 try {
   for (const side of sides) {
@@ -65,11 +67,7 @@ try {
       // No metrics port: two servers would want the same one.
       METRICS_PORT: '0',
     };
-    side.server = await spawnServer(
-      values.code && side.label !== 'this code' ? path.join(path.resolve(values.code), 'src/server.ts') : 'src/server.ts',
-      env,
-      side.port,
-    );
+    side.server = await spawnServer(path.join(side.dir, 'src/server.ts'), env, side.port);
   }
 } catch (err) {
   for (const side of sides) side.server?.kill('SIGTERM');
