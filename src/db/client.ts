@@ -200,12 +200,26 @@ export type Tx = ReturnType<typeof drizzleOverCallback>;
 /** Either the pool or an open transaction: services take this so callers choose the boundary. */
 export type DbOrTx = Db | Tx;
 
+export interface TransactionOptions {
+  /**
+   * The transaction's last statement, sent in its COMMIT's round trip: called once the work has
+   * returned (and the signal was checked), it must send its statement with runSql's `atOnce`, before
+   * it returns, so that the driver queues it ahead of the COMMIT it sends next on the connection.
+   * Should it fail, the transaction is aborted and PostgreSQL answers the COMMIT with a ROLLBACK:
+   * transaction() then rejects with its error. The driver sends a prepared statement that failed for
+   * a replanning reason (a table's column changed type meanwhile) once more, and that one follows
+   * the COMMIT, outside the transaction: it must fail there (openTransactionGuard; insertRows'
+   * `withCommit`). `undefined`: none.
+   */
+  sendWithCommit?: (tx: Tx) => Promise<unknown> | undefined;
+}
+
 export interface Database {
   /** The driver's pool: statements outside transactions, LISTEN-free. */
   sql: ReturnType<typeof createPool>;
   db: Db;
   /** `signal`: the caller's (AuthContext.signal); once it aborts the transaction is cancelled (createDatabase). */
-  transaction: <T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal) => Promise<T>;
+  transaction: <T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal, options?: TransactionOptions) => Promise<T>;
   /** Ends its connections (the pool's, and the one that cancels): running statements get `timeoutSeconds`. */
   end: (timeoutSeconds: number) => Promise<void>;
 }
@@ -231,15 +245,17 @@ export function createDatabase(options: DatabaseOptions): Database {
   const settings =
     options.pooler === 'transaction'
       ? statement.raw(
-          `select set_config('statement_timeout', '${options.statementTimeoutMs}', true), set_config('idle_in_transaction_session_timeout', '${idleInTransactionMs}', true)`,
+          `select set_config('statement_timeout', '${options.statementTimeoutMs}', true), set_config('idle_in_transaction_session_timeout', '${idleInTransactionMs}', true), ${markOpen}`,
         )
       : null;
 
-  async function transaction<T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async function transaction<T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal, options: TransactionOptions = {}): Promise<T> {
     if (signal?.aborted) throw clientGone();
     let committing = false;
+    let last: { sent: Promise<unknown> } | undefined;
+    let result: T;
     try {
-      return (await sql.begin(async (connection) => {
+      result = (await sql.begin(async (connection) => {
         const tx = transactionOver(connection);
         // The request may have waited for a connection, and its client left meanwhile.
         if (signal?.aborted) throw clientGone();
@@ -251,6 +267,7 @@ export function createDatabase(options: DatabaseOptions): Database {
         try {
           const result = await work(tx);
           if (signal?.aborted) throw clientGone();
+          if (options.sendWithCommit) last = await sendLast(tx, options.sendWithCommit, Boolean(settings || session));
           committing = true;
           return result;
         } finally {
@@ -260,10 +277,13 @@ export function createDatabase(options: DatabaseOptions): Database {
     } catch (err) {
       throw committing ? commitNotConfirmed(err) : err;
     }
+    // Its failure aborted the transaction: PostgreSQL answered the COMMIT with a ROLLBACK.
+    await last?.sent;
+    return result;
   }
   // While tracing is on, a span from BEGIN to COMMIT around the transaction's statement spans.
-  const traced = <T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal) =>
-    inSpan('transaction', transactionSpan, () => transaction(work, signal));
+  const traced = <T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal, options?: TransactionOptions) =>
+    inSpan('transaction', transactionSpan, () => transaction(work, signal, options));
   const end = async (timeoutSeconds: number) => {
     await Promise.all([sql.end({ timeout: timeoutSeconds }), cancelPool?.end({ timeout: timeoutSeconds })]);
   };
@@ -271,6 +291,51 @@ export function createDatabase(options: DatabaseOptions): Database {
 }
 
 const transactionSpan = { kind: 'client', attributes: { 'db.system.name': 'postgresql' } } as const;
+
+/**
+ * Marks the transaction open until its end (a setting local to it), for openTransactionGuard: a
+ * column of a statement the transaction sends anyway (the pooler's settings, the request's session),
+ * else a statement of its own, sent with its last (sendLast).
+ */
+const markOpen = "set_config('floorline.transaction', 'open', true)";
+const markOpenStatement: Query = { sql: `select ${markOpen}`, params: [] };
+
+/**
+ * True in a transaction of transaction() that is still open and sends a last statement with its
+ * COMMIT (TransactionOptions.sendWithCommit), false (or null) anywhere else: after that COMMIT or
+ * ROLLBACK, in another transaction, on another connection. What such a statement checks so that,
+ * sent again by the driver after the COMMIT, it does nothing (insertRows' `withCommit`).
+ */
+export const openTransactionGuard = "current_setting('floorline.transaction', true) = 'open'";
+
+/**
+ * Sends `send`'s statement as the transaction's last, ahead of the COMMIT the driver sends once the
+ * transaction's callback returns (TransactionOptions), the transaction marked open first if none of
+ * its statements did. `sent`: its outcome, to await after the COMMIT. A statement that failed before
+ * it reached the connection (its values could not be encoded) fails here, and the transaction rolls
+ * back: the COMMIT would otherwise store the work without it.
+ */
+async function sendLast(
+  tx: Tx,
+  send: (tx: Tx) => Promise<unknown> | undefined,
+  marked: boolean,
+): Promise<{ sent: Promise<unknown> } | undefined> {
+  // Its failure aborts the transaction, and with it the last statement's.
+  if (!marked) runSql(tx, markOpenStatement, { atOnce: true }).catch(() => {});
+  const before = sentAtOnce.get(tx) ?? 0;
+  const sent = send(tx);
+  if (!sent) return undefined;
+  if (sentAtOnce.get(tx) === before) {
+    await sent;
+    throw new Error('sendWithCommit: its statement was not sent at once (runSql with atOnce)');
+  }
+  // Settled after the COMMIT (transaction); a COMMIT that fails leaves it unawaited.
+  sent.catch(() => {});
+  return { sent };
+}
+
+/** The statements runSql has handed to a transaction's connection at once (`atOnce`), for sendLast. */
+const sentAtOnce = new WeakMap<Tx, number>();
 
 /**
  * Each open transaction's (and savepoint's) own connection: the driver's transaction `sql`, on which
@@ -318,8 +383,9 @@ function trackSession(open: OpenTransactions, tx: Tx, cancels: TransactionSessio
   return session;
 }
 // Its text as the driver takes it: nothing for drizzle to render in every request's transaction.
+// It marks the transaction open as well (openTransactionGuard).
 const sessionStatement: Query = {
-  sql: 'select pg_backend_pid() as pid, ((extract(epoch from now()) * 1000000)::bigint)::text as started',
+  sql: `select pg_backend_pid() as pid, ((extract(epoch from now()) * 1000000)::bigint)::text as started, ${markOpen} as open`,
   params: [],
 };
 
@@ -361,8 +427,8 @@ export function pool(): ReturnType<typeof createPool> {
   return database().sql;
 }
 /** Opens a transaction on this process's database: see createDatabase (`signal`: the caller's, AuthContext.signal). */
-export function transaction<T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal): Promise<T> {
-  return database().transaction(work, signal);
+export function transaction<T>(work: (tx: Tx) => Promise<T>, signal?: AbortSignal, options?: TransactionOptions): Promise<T> {
+  return database().transaction(work, signal, options);
 }
 
 /**
@@ -420,20 +486,23 @@ export function prepareSql<T extends object>(built: SQL): (values: Record<string
  * transaction pooler nothing is prepared (createPool). Statements given together (Promise.all) are
  * pipelined on the connection. `built`: drizzle's `sql`, rendered at each call, or a statement's
  * text and parameters (a statement rendered once: renderOnce; insertRows' own). `values`: the
- * values of the statement's named placeholders.
+ * values of the statement's named placeholders. `atOnce`: handed to the connection before runSql
+ * returns (the driver's `execute()`), not when first awaited: a transaction's last statement, which
+ * must be queued ahead of the COMMIT the driver sends next (TransactionOptions.sendWithCommit).
  */
 export async function runSql<T extends object>(
   conn: DbOrTx,
   built: SQL | Query,
-  options: { prepare?: boolean; values?: Record<string, unknown> } = {},
+  options: { prepare?: boolean; values?: Record<string, unknown>; atOnce?: boolean } = {},
 ): Promise<T[]> {
   const client = connectionOf.get(conn as Tx) ?? (conn as Db).$client;
   const query = is(built, SQL) ? dialect.sqlToQuery(built) : built;
   const params = options.values ? fillPlaceholders(query.params, options.values) : query.params;
-  return traceStatement(
-    query.sql,
-    async () => (await client.unsafe(query.sql, params as never[], { prepare: options.prepare ?? true })) as unknown as T[],
-  );
+  return traceStatement(query.sql, async () => {
+    const sent = client.unsafe(query.sql, params as never[], { prepare: options.prepare ?? true });
+    if (options.atOnce) sentAtOnce.set(conn as Tx, (sentAtOnce.get(conn as Tx) ?? 0) + 1);
+    return (await (options.atOnce ? sent.execute() : sent)) as unknown as T[];
+  });
 }
 
 /**

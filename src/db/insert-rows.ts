@@ -1,6 +1,6 @@
 import { getTableName, type Column } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { runSql, type DbOrTx } from './client.js';
+import { openTransactionGuard, runSql, type DbOrTx } from './client.js';
 import { columnsOf, decodeJsonRow } from './json-rows.js';
 
 export interface InsertRowsOptions<T extends PgTable, K extends keyof T['$inferSelect'] & string> {
@@ -24,6 +24,13 @@ export interface InsertRowsOptions<T extends PgTable, K extends keyof T['$inferS
    * would each stay prepared on the connection.
    */
   prepare?: boolean;
+  /**
+   * The transaction's last statement, sent with its COMMIT (TransactionOptions.sendWithCommit): sent
+   * at once (runSql's `atOnce`), and its rows refused (a null in the first not-null column given a
+   * value) unless the transaction it runs in is still open (openTransactionGuard): the driver may
+   * send it again after that COMMIT.
+   */
+  withCommit?: boolean;
 }
 
 /**
@@ -51,6 +58,10 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
   // Many rows (a bulk write's chunk): a parameter per value, since PostgreSQL reads the whole array
   // again at each place, which grows with the square of the values.
   const asOneArray = rows.length <= oneArrayRows;
+  // The column whose value carries the guard of `withCommit`: null outside the transaction, refused.
+  const guarded = options.withCommit ? given.find(([key, column]) => column.notNull && !computed[key])?.[0] : undefined;
+  if (options.withCommit && !guarded)
+    throw new Error(`insertRows: withCommit needs a not-null column given a value (${getTableName(table)})`);
   const values: Array<string | null> = [];
   const params: unknown[] = [];
   let text = `insert into "${getTableName(table)}" (${given.map(([, column]) => `"${column.name}"`).join(', ')}) values `;
@@ -63,13 +74,15 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
       let value = (row as Record<string, unknown>)[key];
       if (value === undefined && column.defaultFn) value = column.defaultFn();
       if (value === undefined) return void (text += 'default');
-      if (!asOneArray) {
+      let placed: string;
+      if (asOneArray) {
+        values.push(value === null ? null : textOf(column.mapToDriverValue(value)));
+        placed = `($1::text[])[${values.length}]::${column.getSQLType()}`;
+      } else {
         params.push(value === null ? null : column.mapToDriverValue(value));
-        text += `$${params.length}`;
-        return;
+        placed = `$${params.length}`;
       }
-      values.push(value === null ? null : textOf(column.mapToDriverValue(value)));
-      text += `($1::text[])[${values.length}]::${column.getSQLType()}`;
+      text += key === guarded ? `case when ${openTransactionGuard} then ${placed} end` : placed;
     });
     text += ')';
   });
@@ -80,7 +93,11 @@ export async function insertRows<T extends PgTable, K extends keyof T['$inferSel
   text += `${conflictClause(columns, options)} returning ${returnedList}`;
   // Its own text and parameters, straight to the driver: nothing for drizzle to render.
   if (values.length) params.push(values);
-  const inserted = await runSql<Record<string, unknown>>(conn, { sql: text, params }, { prepare: options.prepare });
+  const inserted = await runSql<Record<string, unknown>>(
+    conn,
+    { sql: text, params },
+    { prepare: options.prepare, atOnce: options.withCommit },
+  );
   return inserted.map((raw) => decodeJsonRow<Pick<T['$inferSelect'], K>>(returned, raw));
 }
 

@@ -101,7 +101,7 @@ afterAll(async () => {
 });
 
 describe('round trips of a booking', () => {
-  it('a booking sends 13 statements: 8 in its transaction (begin, its backend, the venue lock, the venue day, its row, its table, its event, commit), 5 numbering its event', async () => {
+  it('a booking sends 13 statements: 8 in its transaction (begin, its backend, the venue lock, the venue day, its row, its table, its event sent with the commit), 5 numbering its event', async () => {
     const statements = await statementsOf(() => book());
     expect(statements).toHaveLength(13);
   });

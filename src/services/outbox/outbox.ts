@@ -50,6 +50,9 @@ export type Emit = (event: NewEvent) => void;
  * enqueues those events. `actor` is recorded in every event row (reservation history). Enqueueing is best effort: the sweeper of worker-timers picks up
  * whatever Redis did not take, so a request never fails or waits because Redis is down. `signal`:
  * the request's (AuthContext.signal), which cancels the transaction once its client has gone.
+ * A change's few events (a booking's one or two) are its transaction's last statement, sent in the
+ * round trip of its COMMIT (docs/architecture.md "Write path"); more go in statements of their own
+ * before it.
  */
 export async function transactionWithEvents<T>(
   actor: Actor,
@@ -60,19 +63,26 @@ export async function transactionWithEvents<T>(
   const pending: NewEvent[] = [];
   // The outbox write's span, which the events' jobs continue (undefined while tracing is off).
   let trace: TraceCarrier | undefined;
-  const { result, ids } = await transaction(async (tx) => {
-    const result = await work(tx, (event) => pending.push(event));
-    const inserted = await inSpan('outbox write', { attributes: { 'floorline.outbox.events': pending.length } }, async () => {
+  let outboxWrite: ReturnType<typeof insertEventRows> | undefined;
+  const writeOutbox = (tx: Tx, withCommit: boolean) =>
+    (outboxWrite = inSpan('outbox write', { attributes: { 'floorline.outbox.events': pending.length } }, async () => {
       trace = activeTraceCarrier();
       // Stored with each event (undefined while off: the column is left out of the insert), so that
       // an event the outbox sweep hands back is processed in this trace too.
-      return insertEventRows(
-        tx,
-        pending.map(({ actor: eventActor, ...event }) => ({ ...event, actor: eventActor ?? actor, traceContext: trace })),
-      );
-    });
-    return { result, ids: inserted.filter((r) => r.published) };
-  }, signal);
+      const rows = pending.map(({ actor: eventActor, ...event }) => ({ ...event, actor: eventActor ?? actor, traceContext: trace }));
+      return insertEventRows(tx, rows, withCommit);
+    }));
+  const result = await transaction(
+    async (tx) => {
+      const result = await work(tx, (event) => pending.push(event));
+      if (pending.length > preparedEventRows) await writeOutbox(tx, false);
+      return result;
+    },
+    signal,
+    { sendWithCommit: (tx) => (pending.length && pending.length <= preparedEventRows ? writeOutbox(tx, true) : undefined) },
+  );
+  // Settled: transaction() has awaited it after the COMMIT.
+  const ids = (outboxWrite ? await outboxWrite : []).filter((r) => r.published);
   if (ids.length) {
     sequenceEventsSoon(new Set(ids.map((e) => e.organisationId)));
     enqueueEvents(trace ? ids.map((e) => ({ ...e, trace })) : ids, log);
@@ -91,15 +101,17 @@ export async function recordHistoryOnlyEvent(tx: Tx, event: NewEvent, actor: Act
 /**
  * Inserts a change's events in bounded chunks. Events of one change are 1 ms apart, so that GET
  * /events lists them in the order they were emitted; a history-only row (published false) is never
- * listed, streamed or dispatched (dispatchedAt set at once).
+ * listed, streamed or dispatched (dispatchedAt set at once). `withCommit`: the transaction's last
+ * statement, sent with its COMMIT (insertRows' withCommit).
  */
-function insertEventRows(tx: Tx, rows: Array<typeof events.$inferInsert>) {
+function insertEventRows(tx: Tx, rows: Array<typeof events.$inferInsert>, withCommit = false) {
   return mapInChunks(rows, (chunk, start) =>
     insertRows(tx, events, chunk, {
       computed: {
         createdAt: (_, i) => `clock_timestamp() + interval '${start + i} milliseconds'`,
         dispatchedAt: (row) => (row.published === false ? 'clock_timestamp()' : 'default'),
       },
+      withCommit,
       returning: ['id', 'organisationId', 'venueId', 'type', 'published'],
       // A change's few events (a booking's one) as a prepared statement, planned once per connection;
       // a bulk change's chunks are not, so that each connection keeps a bounded set of statements.
@@ -108,7 +120,7 @@ function insertEventRows(tx: Tx, rows: Array<typeof events.$inferInsert>) {
   );
 }
 
-/** Up to this many events per statement are inserted by a prepared statement. */
+/** Up to this many events per statement are inserted by a prepared statement, sent with the COMMIT. */
 const preparedEventRows = 4;
 
 /**
